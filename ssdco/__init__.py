@@ -1,0 +1,1 @@
+"""ssdco: SSD-controller hardware/software co-design."""

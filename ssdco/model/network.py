@@ -1,0 +1,241 @@
+"""Configuration -> queueing network (stations and the request's route). No solving here.
+
+The controller is a tandem network that every request walks through:
+
+    fetch (fixed PCIe latency) -> parse -> [per transaction: cache_lookup -> translate -> dispatch
+    -> die (array busy tR / tPROG) -> channel bus (page transfer)] -> PCIe data transfer -> complete
+    -> completion post (fixed PCIe latency)
+
+Stations:
+
+* ``pcie`` - the host link, one server; occupancy = (request bytes + command bytes) / bandwidth.
+* ``cores:<group>`` - a core group of ``count`` cores serving all its modules FCFS (multi-server).
+* ``accel:<module>`` - ``units`` hardware units; each unit is busy for the initiation interval and the
+  rest of its latency is a pipeline delay that does not hold the unit.
+* ``die`` - ``copies`` = number of dies. **Address-routed**: a transaction goes to the one die its address
+  maps to (uniformly at random by default) and waits there even if another die is idle. This is *not* a
+  single shared queue with ``dies`` servers (which would let any idle die take any transaction and so
+  would overstate throughput at moderate load). Inside a die, planes are servers when the device reads
+  planes independently.
+* ``channel`` - ``copies`` = number of channels; a transaction uses the bus of its die's channel.
+
+Identical address-routed copies are one :class:`Station` with ``copies > 1``; solvers exploit the
+symmetry (each copy has the same demand) so cost does not grow with the die count.
+
+Requests of several sizes split into ``ceil(size / mapping unit)`` transactions that run in parallel
+(fork-join) in the DES; the analytic model sums their demands (visit ratio = mean transactions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from ..spec import KIB, MODULES, Config
+
+ROUTING = ("single", "uniform", "die_channel")
+
+
+@dataclass(frozen=True)
+class Station:
+    """A service centre. ``servers`` per copy; ``copies`` identical address-routed replicas."""
+
+    name: str
+    kind: str  # "link" | "cores" | "accel" | "die" | "channel"
+    servers: int
+    copies: int = 1
+
+
+@dataclass(frozen=True)
+class Step:
+    """One visit on the request's route.
+
+    Service time of a visit = (``read_us`` for a read, ``write_us`` for a write)
+    + ``per_byte_us`` x request bytes; then ``delay_us`` of pure latency that holds no server.
+    ``station`` is None for a pure delay. ``per_request`` False means once per transaction.
+    """
+
+    label: str
+    station: str | None
+    per_request: bool
+    read_us: float
+    write_us: float
+    per_byte_us: float = 0.0
+    scv: float = 0.0
+    delay_us: float = 0.0
+    routing: str = "single"
+    dram_accesses: float = 0.0
+
+
+@dataclass(frozen=True)
+class StationLoad:
+    """Per-request load on one copy of a station (what MVA and the open solver need)."""
+
+    name: str
+    kind: str
+    servers: int
+    copies: int
+    visits: float  # visits per request to one copy
+    service_us: float  # mean per-visit service time
+    scv: float  # squared coefficient of variation of a visit's service time
+
+    @property
+    def demand_us(self) -> float:
+        """Service demand per request on one copy (visits x service), us."""
+        return self.visits * self.service_us
+
+
+@dataclass(frozen=True)
+class Network:
+    """Stations, the ordered route, and the workload facts the route depends on."""
+
+    stations: tuple[Station, ...]
+    steps: tuple[Step, ...]
+    read_fraction: float
+    request_bytes: tuple[float, ...]
+    request_probs: tuple[float, ...]
+    transactions: tuple[int, ...]
+    queue_depth: int | None
+    arrival_iops: float | None
+
+    @property
+    def mean_transactions(self) -> float:
+        """Mean transactions per request."""
+        return float(np.dot(self.transactions, self.request_probs))
+
+    @property
+    def mean_request_bytes(self) -> float:
+        """Mean request size in bytes."""
+        return float(np.dot(self.request_bytes, self.request_probs))
+
+    def station(self, name: str) -> Station:
+        """The station called ``name``."""
+        for s in self.stations:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def visits(self, step: Step) -> float:
+        """Mean visits per request made by ``step`` (1, or mean transactions)."""
+        return 1.0 if step.per_request else self.mean_transactions
+
+    def step_moments(self, step: Step) -> tuple[float, float]:
+        """First and second moment (us, us^2) of one visit's service time, mixing reads/writes and sizes."""
+        m1 = m2 = 0.0
+        for is_read, p_op in ((True, self.read_fraction), (False, 1.0 - self.read_fraction)):
+            if p_op <= 0:
+                continue
+            base = step.read_us if is_read else step.write_us
+            sizes = self.request_bytes if step.per_request else (0.0,)
+            probs = self.request_probs if step.per_request else (1.0,)
+            for b, p in zip(sizes, probs):
+                mean = base + step.per_byte_us * b
+                m1 += p_op * p * mean
+                m2 += p_op * p * mean * mean * (1.0 + step.scv)
+        return m1, m2
+
+    @property
+    def delay_us(self) -> float:
+        """Total pure delay per request (us): fixed host latencies and accelerator pipeline tails."""
+        return float(sum(self.visits(s) * s.delay_us for s in self.steps))
+
+    def loads(self) -> tuple[StationLoad, ...]:
+        """Per-copy load of every station, aggregating the steps that visit it (mixture service)."""
+        out = []
+        for st in self.stations:
+            v_tot = m1 = m2 = 0.0
+            for step in self.steps:
+                if step.station != st.name:
+                    continue
+                v = self.visits(step)
+                s1, s2 = self.step_moments(step)
+                v_tot += v
+                m1 += v * s1
+                m2 += v * s2
+            if v_tot == 0:
+                continue
+            mean = m1 / v_tot
+            second = m2 / v_tot
+            scv = max(second / (mean * mean) - 1.0, 0.0) if mean > 0 else 0.0
+            out.append(StationLoad(name=st.name, kind=st.kind, servers=st.servers, copies=st.copies,
+                                   visits=v_tot / st.copies, service_us=mean, scv=scv))
+        return tuple(out)
+
+    def graph(self) -> nx.DiGraph:
+        """The station graph: nodes are stations (attrs servers, copies, kind, demand_us), edges follow the
+        route with ``visits`` per request. Draw it with ``networkx.draw`` or inspect ``G.nodes(data=True)``."""
+        g = nx.DiGraph()
+        g.add_node("host", kind="source", servers=0, copies=1, demand_us=0.0)
+        for ld in self.loads():
+            g.add_node(ld.name, kind=ld.kind, servers=ld.servers, copies=ld.copies,
+                       demand_us=ld.demand_us * ld.copies)
+        prev = "host"
+        for step in self.steps:
+            if step.station is None:
+                continue
+            v = self.visits(step)
+            if g.has_edge(prev, step.station):
+                g[prev][step.station]["visits"] += v
+                g[prev][step.station]["labels"].append(step.label)
+            else:
+                g.add_edge(prev, step.station, visits=v, labels=[step.label])
+            prev = step.station
+        g.add_edge(prev, "host", visits=1.0, labels=["done"])
+        return g
+
+
+def build_network(config: Config) -> Network:
+    """Build the station graph and route for ``config`` (its controller, device and workload)."""
+    nand, host, w, var = config.nand, config.host, config.workload, config.variability
+    ctrl = config.controller
+    stations: list[Station] = [Station("pcie", "link", 1)]
+    for g in ctrl.core_groups:
+        stations.append(Station(f"cores:{g.name}", "cores", g.count))
+    for m, units in ctrl.accelerator_units.items():
+        stations.append(Station(f"accel:{m}", "accel", units))
+    stations.append(Station("die", "die", nand.read_servers_per_die, nand.dies))
+    stations.append(Station("channel", "channel", 1, nand.channels))
+
+    def module_step(m: str) -> Step:
+        spec = config.modules[m]
+        kind, where = ctrl.placement(m)
+        if kind == "accel":
+            a = config.accelerator_specs[m]
+            ii = a.initiation_interval_us
+            return Step(m, f"accel:{m}", spec.per_request, ii, ii, scv=0.0,
+                        delay_us=a.latency_us - ii, dram_accesses=spec.dram_accesses_per_visit)
+        group = next(g for g in ctrl.core_groups if g.name == where)
+        t = spec.service_on(config.core_specs[group.spec])
+        return Step(m, f"cores:{group.name}", spec.per_request, t, t, scv=var.firmware_scv,
+                    dram_accesses=spec.dram_accesses_per_visit)
+
+    unit_bytes = w.mapping_unit_kib * KIB
+    transfer = nand.transfer_us(unit_bytes)
+    link = 1.0 / host.bytes_per_us
+    steps = [
+        Step("fetch", None, True, 0.0, 0.0, delay_us=host.command_fetch_us),
+        module_step("parse"),
+        module_step("cache_lookup"),
+        module_step("translate"),
+        module_step("dispatch"),
+        Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=var.nand_scv, routing="uniform"),
+        Step("nand_transfer", "channel", False, transfer, transfer, scv=var.nand_scv, routing="die_channel"),
+        Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
+             per_byte_us=link, scv=var.host_scv),
+        module_step("complete"),
+        Step("completion", None, True, 0.0, 0.0, delay_us=host.completion_post_us),
+    ]
+    assert [s.label for s in steps if s.label in MODULES] == list(MODULES)
+    sizes = tuple(s * KIB for s in w.request_sizes_kib)
+    return Network(
+        stations=tuple(stations),
+        steps=tuple(steps),
+        read_fraction=w.read_fraction,
+        request_bytes=sizes,
+        request_probs=w.request_size_probs,
+        transactions=tuple(w.transactions_for(s) for s in w.request_sizes_kib),
+        queue_depth=w.queue_depth,
+        arrival_iops=w.arrival_iops,
+    )

@@ -1,0 +1,759 @@
+"""Configuration: TOML files -> validated, frozen dataclasses.
+
+This is the only module that reads files. A configuration is one *device* file (NAND, host interface,
+core specs, firmware modules, accelerator specs, DRAM, workload, budgets) plus one *controller* (which
+firmware module runs on which core group or accelerator). The controller is either inline in the device
+file (``[controller]``), named by ``controller = "c01"`` (looked up in ``<config dir>/controllers/``), or
+given on the command line (``--controller c07`` or a path).
+
+Every user error raises :class:`ssdco.errors.ConfigError` naming the file, the field, the bad value and
+what is allowed. Internally times are microseconds, powers milliwatts, energies nanojoules, sizes bytes;
+the unit is part of every field name.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import MISSING, ConfigError
+
+SCHEMA_VERSION = 1
+MODULES: tuple[str, ...] = ("parse", "cache_lookup", "translate", "dispatch", "complete")
+PER_REQUEST_MODULES = frozenset({"parse", "complete"})
+KIB = 1024
+
+# PCIe per-lane raw rate (GT/s) and line-code efficiency by generation (PCI-SIG base specs).
+PCIE_GT_PER_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
+PCIE_ENCODING = {1: 8 / 10, 2: 8 / 10, 3: 128 / 130, 4: 128 / 130, 5: 128 / 130, 6: 242 / 256}
+
+
+# --------------------------------------------------------------------------------------------------
+# Frozen specs
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NandSpec:
+    """NAND array geometry and timing."""
+
+    channels: int
+    ways_per_channel: int
+    dies_per_chip: int
+    planes_per_die: int
+    page_size_kib: float
+    pages_per_block: int
+    blocks_per_plane: int
+    t_read_us: float
+    t_prog_us: float
+    t_erase_us: float
+    channel_rate_mts: float
+    channel_width_bits: int
+    ecc_overhead_fraction: float
+    independent_plane_reads: bool
+    over_provisioning: float
+
+    @property
+    def dies(self) -> int:
+        """Total number of dies (channels x ways x dies per chip)."""
+        return self.channels * self.ways_per_channel * self.dies_per_chip
+
+    @property
+    def channel_bytes_per_us(self) -> float:
+        """Channel bus bandwidth in bytes per microsecond (MT/s x bus width / 8)."""
+        return self.channel_rate_mts * self.channel_width_bits / 8.0
+
+    def transfer_us(self, payload_bytes: float) -> float:
+        """Time (us) to move ``payload_bytes`` plus ECC spare over one channel bus."""
+        return payload_bytes * (1.0 + self.ecc_overhead_fraction) / self.channel_bytes_per_us
+
+    @property
+    def read_servers_per_die(self) -> int:
+        """Concurrent array reads a die can serve: planes if they read independently, else 1."""
+        return self.planes_per_die if self.independent_plane_reads else 1
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """Host interface: PCIe link and fixed per-command overheads."""
+
+    pcie_gen: int
+    pcie_lanes: int
+    link_efficiency: float
+    command_fetch_us: float
+    completion_post_us: float
+    command_bytes: int
+
+    @property
+    def bytes_per_us(self) -> float:
+        """Effective one-direction link bandwidth in bytes/us (lanes x GT/s x encoding x efficiency / 8)."""
+        gts = PCIE_GT_PER_S[self.pcie_gen]
+        return self.pcie_lanes * gts * 1e3 * PCIE_ENCODING[self.pcie_gen] * self.link_efficiency / 8.0
+
+
+@dataclass(frozen=True)
+class CoreSpec:
+    """An embedded core type (e.g. a 1 GHz Cortex-R class core)."""
+
+    name: str
+    frequency_mhz: float
+    idle_mw: float
+    active_mw: float
+    cycle_scale: float
+    cost: float
+
+
+@dataclass(frozen=True)
+class ModuleSpec:
+    """A firmware module's software cost and DRAM traffic.
+
+    Service on a core spec = cycles x spec.cycle_scale / frequency + memory_stall_us, unless
+    ``service_us`` names an explicit time for that spec.
+    """
+
+    name: str
+    cycles: float
+    memory_stall_us: float
+    dram_accesses_per_visit: float
+    service_us: Mapping[str, float]
+
+    @property
+    def per_request(self) -> bool:
+        """True for modules visited once per request (parse, complete); else once per transaction."""
+        return self.name in PER_REQUEST_MODULES
+
+    def service_on(self, core: CoreSpec) -> float:
+        """Per-visit service time (us) of this module on ``core``."""
+        if core.name in self.service_us:
+            return float(self.service_us[core.name])
+        return self.cycles * core.cycle_scale / core.frequency_mhz + self.memory_stall_us
+
+
+@dataclass(frozen=True)
+class AcceleratorSpec:
+    """A hardware unit that replaces one firmware module. ``initiation_interval_us`` <= ``latency_us``."""
+
+    module: str
+    latency_us: float
+    initiation_interval_us: float
+    idle_mw: float
+    energy_per_op_nj: float
+    unit_cost: float
+    development_cost: float
+
+
+@dataclass(frozen=True)
+class DramSpec:
+    """Controller DRAM: background power per GiB plus energy per random access and per streamed bit."""
+
+    size_gib: float
+    background_mw_per_gib: float
+    access_energy_nj: float
+    stream_energy_pj_per_bit: float
+    data_passes_per_io: float
+    cost_per_gib: float
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Host workload. Exactly one of ``queue_depth`` (closed) or ``arrival_iops`` (open) is set."""
+
+    read_fraction: float
+    request_sizes_kib: tuple[float, ...]
+    request_size_probs: tuple[float, ...]
+    queue_depth: int | None
+    arrival_iops: float | None
+    address_pattern: str
+    hot_access_fraction: float
+    hot_space_fraction: float
+    mapping_unit_kib: float
+
+    @property
+    def closed(self) -> bool:
+        """True for a closed (fixed queue depth) workload."""
+        return self.queue_depth is not None
+
+    @property
+    def mean_request_bytes(self) -> float:
+        """Mean request size in bytes."""
+        return sum(s * p for s, p in zip(self.request_sizes_kib, self.request_size_probs)) * KIB
+
+    def transactions_for(self, size_kib: float) -> int:
+        """Transactions (mapping units) one aligned request of ``size_kib`` splits into."""
+        return max(1, math.ceil(size_kib / self.mapping_unit_kib - 1e-9))
+
+    @property
+    def mean_transactions(self) -> float:
+        """Mean transactions per request."""
+        return sum(self.transactions_for(s) * p for s, p in zip(self.request_sizes_kib, self.request_size_probs))
+
+
+@dataclass(frozen=True)
+class Variability:
+    """Squared coefficients of variation of service times (0 = deterministic, the default)."""
+
+    firmware_scv: float
+    nand_scv: float
+    host_scv: float
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Design limits. ``core_power_mw`` covers cores plus accelerators (the controller's compute side)."""
+
+    core_power_mw: float
+    dram_power_mw: float
+    min_iops: float
+
+
+@dataclass(frozen=True)
+class CoreGroup:
+    """``count`` identical cores of ``spec`` sharing FCFS the work of ``modules``."""
+
+    name: str
+    spec: str
+    count: int
+    modules: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Controller:
+    """A hardware/software split: each module on exactly one core group or accelerator."""
+
+    name: str
+    description: str
+    core_groups: tuple[CoreGroup, ...]
+    accelerator_units: Mapping[str, int]
+
+    def placement(self, module: str) -> tuple[str, str]:
+        """Where ``module`` runs: ``("core", group name)`` or ``("accel", module)``."""
+        if module in self.accelerator_units:
+            return ("accel", module)
+        for g in self.core_groups:
+            if module in g.modules:
+                return ("core", g.name)
+        raise KeyError(module)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A complete, validated configuration: device, workload, budgets and one controller."""
+
+    name: str
+    source: str
+    nand: NandSpec
+    host: HostSpec
+    core_specs: Mapping[str, CoreSpec]
+    modules: Mapping[str, ModuleSpec]
+    accelerator_specs: Mapping[str, AcceleratorSpec]
+    dram: DramSpec
+    workload: Workload
+    variability: Variability
+    budgets: Budgets
+    controller: Controller
+    raw: Mapping[str, Any] = field(repr=False, compare=False, hash=False, default_factory=dict)
+
+    def with_controller(self, controller: Controller) -> "Config":
+        """A copy with another controller (validated against this device's specs)."""
+        _check_controller(self.source, controller, self.core_specs, self.accelerator_specs)
+        return replace(self, controller=controller)
+
+
+# --------------------------------------------------------------------------------------------------
+# Field validation helpers
+# --------------------------------------------------------------------------------------------------
+class _Reader:
+    """Reads typed fields out of a TOML table, raising ConfigError with full paths."""
+
+    def __init__(self, source: str, table: Mapping[str, Any], path: str):
+        self.source = source
+        self.table = table
+        self.path = path
+        self.used: set[str] = set()
+        if not isinstance(table, Mapping):
+            raise ConfigError(source, path or "<root>", table, "expected a table")
+
+    def _name(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def error(self, key: str, value: Any, allowed: str) -> ConfigError:
+        return ConfigError(self.source, self._name(key), value, allowed)
+
+    def get(self, key: str, default: Any = MISSING) -> Any:
+        self.used.add(key)
+        if key in self.table:
+            return self.table[key]
+        if default is MISSING:
+            raise self.error(key, MISSING, "required field is missing")
+        return default
+
+    def number(self, key: str, default: Any = MISSING, *, lo: float | None = None, hi: float | None = None,
+               lo_open: bool = False, hi_open: bool = False) -> float:
+        v = self.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise self.error(key, v, f"expected a finite number{_range_text(lo, hi, lo_open, hi_open)}")
+        if (lo is not None and (v < lo or (lo_open and v == lo))) or (
+                hi is not None and (v > hi or (hi_open and v == hi))):
+            raise self.error(key, v, f"out of range: allowed{_range_text(lo, hi, lo_open, hi_open)}")
+        return float(v)
+
+    def integer(self, key: str, default: Any = MISSING, *, lo: int | None = None, hi: int | None = None) -> int:
+        v = self.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise self.error(key, v, f"expected an integer{_range_text(lo, hi)}")
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise self.error(key, v, f"out of range: allowed{_range_text(lo, hi)}")
+        return int(v)
+
+    def boolean(self, key: str, default: Any = MISSING) -> bool:
+        v = self.get(key, default)
+        if not isinstance(v, bool):
+            raise self.error(key, v, "expected true or false")
+        return v
+
+    def string(self, key: str, default: Any = MISSING, *, choices: tuple[str, ...] | None = None) -> str:
+        v = self.get(key, default)
+        if not isinstance(v, str):
+            raise self.error(key, v, "expected a string" + (f": one of {', '.join(choices)}" if choices else ""))
+        if choices is not None and v not in choices:
+            raise self.error(key, v, f"expected one of {', '.join(choices)}")
+        return v
+
+    def sub(self, key: str, default: Any = MISSING) -> "_Reader":
+        v = self.get(key, default)
+        if not isinstance(v, Mapping):
+            raise self.error(key, v, "expected a table")
+        return _Reader(self.source, v, self._name(key))
+
+    def finish(self) -> None:
+        """Reject keys nobody asked for (typos must not pass silently)."""
+        extra = sorted(set(self.table) - self.used)
+        if extra:
+            key = extra[0]
+            allowed = ", ".join(sorted(self.used)) or "no fields"
+            raise self.error(key, self.table[key], f"unknown field; allowed here: {allowed}")
+
+
+def _range_text(lo, hi, lo_open=False, hi_open=False) -> str:
+    if lo is None and hi is None:
+        return ""
+    left = "" if lo is None else (f" > {lo}" if lo_open else f" >= {lo}")
+    right = "" if hi is None else (f" < {hi}" if hi_open else f" <= {hi}")
+    return (left + ("," if left and right else "") + right)
+
+
+# --------------------------------------------------------------------------------------------------
+# Section parsers
+# --------------------------------------------------------------------------------------------------
+def _parse_nand(r: _Reader) -> NandSpec:
+    spec = NandSpec(
+        channels=r.integer("channels", lo=1, hi=256),
+        ways_per_channel=r.integer("ways_per_channel", lo=1, hi=64),
+        dies_per_chip=r.integer("dies_per_chip", 1, lo=1, hi=16),
+        planes_per_die=r.integer("planes_per_die", 1, lo=1, hi=16),
+        page_size_kib=r.number("page_size_kib", 16, lo=0.5, hi=1024),
+        pages_per_block=r.integer("pages_per_block", 1152, lo=1),
+        blocks_per_plane=r.integer("blocks_per_plane", 1000, lo=1),
+        t_read_us=r.number("t_read_us", lo=0, lo_open=True),
+        t_prog_us=r.number("t_prog_us", lo=0, lo_open=True),
+        t_erase_us=r.number("t_erase_us", 5000, lo=0, lo_open=True),
+        channel_rate_mts=r.number("channel_rate_mts", lo=0, lo_open=True),
+        channel_width_bits=r.integer("channel_width_bits", 8, lo=1, hi=64),
+        ecc_overhead_fraction=r.number("ecc_overhead_fraction", 0.0, lo=0, hi=1),
+        independent_plane_reads=r.boolean("independent_plane_reads", False),
+        over_provisioning=r.number("over_provisioning", 0.07, lo=0, lo_open=True, hi=4),
+    )
+    r.finish()
+    return spec
+
+
+def _parse_host(r: _Reader) -> HostSpec:
+    gen = r.integer("pcie_gen", 4)
+    if gen not in PCIE_GT_PER_S:
+        raise r.error("pcie_gen", gen, f"expected one of {', '.join(map(str, PCIE_GT_PER_S))}")
+    lanes = r.integer("pcie_lanes", 4)
+    if lanes not in (1, 2, 4, 8, 16):
+        raise r.error("pcie_lanes", lanes, "expected one of 1, 2, 4, 8, 16")
+    spec = HostSpec(
+        pcie_gen=gen,
+        pcie_lanes=lanes,
+        link_efficiency=r.number("link_efficiency", 0.9, lo=0, lo_open=True, hi=1),
+        command_fetch_us=r.number("command_fetch_us", 0.6, lo=0),
+        completion_post_us=r.number("completion_post_us", 0.25, lo=0),
+        command_bytes=r.integer("command_bytes", 88, lo=0),
+    )
+    r.finish()
+    return spec
+
+
+def _parse_core_specs(r: _Reader) -> dict[str, CoreSpec]:
+    specs = {}
+    for name in list(r.table):
+        s = r.sub(name)
+        idle = s.number("idle_mw", lo=0)
+        active = s.number("active_mw", lo=0)
+        if active < idle:
+            raise s.error("active_mw", active, f"must be >= idle_mw ({idle})")
+        specs[name] = CoreSpec(
+            name=name,
+            frequency_mhz=s.number("frequency_mhz", lo=0, lo_open=True),
+            idle_mw=idle,
+            active_mw=active,
+            cycle_scale=s.number("cycle_scale", 1.0, lo=0, lo_open=True),
+            cost=s.number("cost", 1.0, lo=0),
+        )
+        s.finish()
+    if not specs:
+        raise ConfigError(r.source, r.path, {}, "at least one core spec table is required")
+    r.finish()
+    return specs
+
+
+def _parse_modules(r: _Reader, core_specs: Mapping[str, CoreSpec]) -> dict[str, ModuleSpec]:
+    modules = {}
+    for name in MODULES:
+        s = r.sub(name)
+        overrides = s.sub("service_us", {})
+        times = {}
+        for spec_name in list(overrides.table):
+            if spec_name not in core_specs:
+                raise overrides.error(spec_name, overrides.table[spec_name],
+                                      f"unknown core spec; defined: {', '.join(core_specs)}")
+            times[spec_name] = overrides.number(spec_name, lo=0, lo_open=True)
+        overrides.finish()
+        modules[name] = ModuleSpec(
+            name=name,
+            cycles=s.number("cycles", lo=0),
+            memory_stall_us=s.number("memory_stall_us", 0.0, lo=0),
+            dram_accesses_per_visit=s.number("dram_accesses_per_visit", 0.0, lo=0),
+            service_us=times,
+        )
+        s.finish()
+    r.finish()
+    return modules
+
+
+def _parse_accelerators(r: _Reader) -> dict[str, AcceleratorSpec]:
+    accels = {}
+    for name in list(r.table):
+        if name not in MODULES:
+            raise r.error(name, r.table[name], f"unknown module; expected one of {', '.join(MODULES)}")
+        s = r.sub(name)
+        latency = s.number("latency_us", lo=0, lo_open=True)
+        ii = s.number("initiation_interval_us", latency, lo=0, lo_open=True)
+        if ii > latency:
+            raise s.error("initiation_interval_us", ii, f"must be <= latency_us ({latency})")
+        accels[name] = AcceleratorSpec(
+            module=name,
+            latency_us=latency,
+            initiation_interval_us=ii,
+            idle_mw=s.number("idle_mw", lo=0),
+            energy_per_op_nj=s.number("energy_per_op_nj", lo=0),
+            unit_cost=s.number("unit_cost", 1.0, lo=0),
+            development_cost=s.number("development_cost", 0.0, lo=0),
+        )
+        s.finish()
+    r.finish()
+    return accels
+
+
+def _parse_dram(r: _Reader) -> DramSpec:
+    spec = DramSpec(
+        size_gib=r.number("size_gib", lo=0),
+        background_mw_per_gib=r.number("background_mw_per_gib", lo=0),
+        access_energy_nj=r.number("access_energy_nj", lo=0),
+        stream_energy_pj_per_bit=r.number("stream_energy_pj_per_bit", 0.0, lo=0),
+        data_passes_per_io=r.number("data_passes_per_io", 0.0, lo=0),
+        cost_per_gib=r.number("cost_per_gib", 0.0, lo=0),
+    )
+    r.finish()
+    return spec
+
+
+ADDRESS_PATTERNS = ("uniform", "hot_cold")
+
+
+def _parse_workload(r: _Reader) -> Workload:
+    read_fraction = r.number("read_fraction", 1.0, lo=0, hi=1)
+    raw_size = r.get("request_size_kib", 4)
+    if isinstance(raw_size, Mapping):
+        s = r.sub("request_size_kib")
+        sizes, probs = s.get("sizes"), s.get("probabilities")
+        for key, seq in (("sizes", sizes), ("probabilities", probs)):
+            if (not isinstance(seq, list) or not seq
+                    or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in seq)):
+                raise s.error(key, seq, "expected a non-empty list of numbers")
+        if len(sizes) != len(probs):
+            raise s.error("probabilities", probs, f"expected {len(sizes)} entries, one per size")
+        if any(x <= 0 for x in sizes):
+            raise s.error("sizes", sizes, "every size must be > 0 KiB")
+        if any(p < 0 for p in probs) or abs(sum(probs) - 1.0) > 1e-6:
+            raise s.error("probabilities", probs, "expected non-negative numbers summing to 1")
+        s.finish()
+        sizes_t, probs_t = tuple(float(x) for x in sizes), tuple(float(p) for p in probs)
+    else:
+        size = r.number("request_size_kib", 4, lo=0, lo_open=True)
+        sizes_t, probs_t = (size,), (1.0,)
+    qd = r.get("queue_depth", None)
+    arrival = r.get("arrival_iops", None)
+    if (qd is None) == (arrival is None):
+        raise r.error("queue_depth", qd if qd is not None else MISSING,
+                      "set exactly one of queue_depth (closed workload) or arrival_iops (open workload)")
+    if qd is not None:
+        qd = r.integer("queue_depth", lo=1, hi=4096)
+    if arrival is not None:
+        arrival = r.number("arrival_iops", lo=0, lo_open=True)
+    pattern = r.string("address_pattern", "uniform", choices=ADDRESS_PATTERNS)
+    w = Workload(
+        read_fraction=read_fraction,
+        request_sizes_kib=sizes_t,
+        request_size_probs=probs_t,
+        queue_depth=qd,
+        arrival_iops=arrival,
+        address_pattern=pattern,
+        hot_access_fraction=r.number("hot_access_fraction", 0.8, lo=0, hi=1),
+        hot_space_fraction=r.number("hot_space_fraction", 0.2, lo=0, lo_open=True, hi=1),
+        mapping_unit_kib=r.number("mapping_unit_kib", 4, lo=0.5, hi=1024),
+    )
+    r.finish()
+    return w
+
+
+def _parse_variability(r: _Reader) -> Variability:
+    v = Variability(
+        firmware_scv=r.number("firmware_scv", 0.0, lo=0, hi=100),
+        nand_scv=r.number("nand_scv", 0.0, lo=0, hi=100),
+        host_scv=r.number("host_scv", 0.0, lo=0, hi=100),
+    )
+    r.finish()
+    return v
+
+
+def _parse_budgets(r: _Reader) -> Budgets:
+    b = Budgets(
+        core_power_mw=r.number("core_power_mw", math.inf, lo=0, lo_open=True),
+        dram_power_mw=r.number("dram_power_mw", math.inf, lo=0, lo_open=True),
+        min_iops=r.number("min_iops", 0.0, lo=0),
+    )
+    r.finish()
+    return b
+
+
+def parse_controller(source: str, table: Mapping[str, Any], default_name: str = "controller") -> Controller:
+    """Build a :class:`Controller` from a TOML table (``[[core_groups]]`` + ``[accelerators]``)."""
+    r = _Reader(source, table, "")
+    name = r.string("name", default_name)
+    description = r.string("description", "")
+    groups_raw = r.get("core_groups", [])
+    if not isinstance(groups_raw, list):
+        raise r.error("core_groups", groups_raw, "expected an array of tables [[core_groups]]")
+    groups = []
+    for i, g in enumerate(groups_raw):
+        gr = _Reader(source, g, f"core_groups[{i}]")
+        mods = gr.get("modules")
+        if not isinstance(mods, list) or not mods or not all(isinstance(m, str) for m in mods):
+            raise gr.error("modules", mods, f"expected a non-empty list of module names from {', '.join(MODULES)}")
+        for m in mods:
+            if m not in MODULES:
+                raise gr.error("modules", mods, f"unknown module '{m}'; expected names from {', '.join(MODULES)}")
+        groups.append(CoreGroup(
+            name=gr.string("name", f"g{i + 1}"),
+            spec=gr.string("spec"),
+            count=gr.integer("count", 1, lo=1, hi=256),
+            modules=tuple(mods),
+        ))
+        gr.finish()
+    acc = r.sub("accelerators", {})
+    units = {}
+    for m in list(acc.table):
+        if m not in MODULES:
+            raise acc.error(m, acc.table[m], f"unknown module; expected one of {', '.join(MODULES)}")
+        units[m] = acc.integer(m, lo=1, hi=256)
+    acc.finish()
+    r.finish()
+    return Controller(name=name, description=description, core_groups=tuple(groups), accelerator_units=units)
+
+
+def _check_controller(source: str, c: Controller, core_specs: Mapping[str, CoreSpec],
+                      accel_specs: Mapping[str, AcceleratorSpec]) -> None:
+    """Every module placed exactly once, on a known core spec or an accelerator that has a spec."""
+    seen: dict[str, str] = {}
+    names = set()
+    for i, g in enumerate(c.core_groups):
+        if g.spec not in core_specs:
+            raise ConfigError(source, f"core_groups[{i}].spec", g.spec,
+                              f"unknown core spec; defined: {', '.join(core_specs)}")
+        if g.name in names:
+            raise ConfigError(source, f"core_groups[{i}].name", g.name, "core group names must be unique")
+        names.add(g.name)
+        for m in g.modules:
+            if m in seen:
+                raise ConfigError(source, f"core_groups[{i}].modules", list(g.modules),
+                                  f"module '{m}' is already placed on {seen[m]}; place each module exactly once")
+            seen[m] = f"core group '{g.name}'"
+    for m in c.accelerator_units:
+        if m in seen:
+            raise ConfigError(source, f"accelerators.{m}", c.accelerator_units[m],
+                              f"module '{m}' is already placed on {seen[m]}; place each module exactly once")
+        if m not in accel_specs:
+            raise ConfigError(source, f"accelerators.{m}", c.accelerator_units[m],
+                              f"no accelerator_specs.{m} in the device file; defined: {', '.join(accel_specs) or 'none'}")
+        seen[m] = "an accelerator"
+    missing = [m for m in MODULES if m not in seen]
+    if missing:
+        raise ConfigError(source, "core_groups", [list(g.modules) for g in c.core_groups],
+                          f"modules not placed on any core group or accelerator: {', '.join(missing)}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------------
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(str(path), "<file>", str(path), "file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(str(path), "<file>", str(path), "expected a TOML file, got a directory") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(str(path), "<syntax>", str(e), "the file must be valid TOML") from None
+    except UnicodeDecodeError:
+        raise ConfigError(str(path), "<file>", str(path), "the file must be UTF-8 text") from None
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """Parse one ``--set path.to.field=value`` override; the value is a TOML literal or a bare string."""
+    if "=" not in text:
+        raise ConfigError("--set", text, text, "expected path.to.field=value")
+    key, value_text = text.split("=", 1)
+    key = key.strip()
+    parts = key.split(".")
+    if not key or any(not p for p in parts):
+        raise ConfigError("--set", key, text, "expected a dotted field path such as workload.queue_depth")
+    try:
+        value = tomllib.loads(f"v = {value_text.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = value_text.strip()
+    return parts, value
+
+
+def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Return a deep copy of ``raw`` with each ``path=value`` override applied."""
+    import copy
+
+    out = copy.deepcopy(raw)
+    for text in overrides:
+        parts, value = parse_override(text)
+        node = out
+        for p in parts[:-1]:
+            nxt = node.get(p)
+            if nxt is None:
+                nxt = node[p] = {}
+            if not isinstance(nxt, dict):
+                raise ConfigError("--set", ".".join(parts), value, f"'{p}' is not a table, cannot set a field inside it")
+            node = nxt
+        node[parts[-1]] = value
+    return out
+
+
+def _resolve_controller_path(ref: str, base_dir: Path) -> Path:
+    p = Path(ref)
+    if p.suffix == ".toml" or p.exists():
+        return p if p.is_absolute() or p.exists() else base_dir / p
+    for cand in (base_dir / "controllers" / f"{ref}.toml", Path("configs/controllers") / f"{ref}.toml"):
+        if cand.exists():
+            return cand
+    raise ConfigError(str(base_dir / "controllers"), "controller", ref,
+                      "no such controller preset or file; presets: " + ", ".join(list_controller_presets(base_dir)))
+
+
+def list_controller_presets(base_dir: Path) -> list[str]:
+    """Names of the controller presets next to a device config (``controllers/*.toml``)."""
+    d = Path(base_dir) / "controllers"
+    return sorted(p.stem for p in d.glob("*.toml")) if d.is_dir() else []
+
+
+def load_controller(ref: str, base_dir: Path | str = "configs") -> Controller:
+    """Load a controller by preset name (``c07``) or by path of a controller TOML file."""
+    path = _resolve_controller_path(ref, Path(base_dir))
+    raw = _read_toml(path)
+    _check_schema(str(path), raw)
+    raw = {k: v for k, v in raw.items() if k != "schema_version"}
+    return parse_controller(str(path), raw, default_name=path.stem)
+
+
+def _check_schema(source: str, raw: Mapping[str, Any]) -> None:
+    v = raw.get("schema_version", SCHEMA_VERSION)
+    if v != SCHEMA_VERSION:
+        raise ConfigError(source, "schema_version", v, f"this ssdco reads schema_version = {SCHEMA_VERSION}")
+
+
+def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: Path | str = ".",
+                     controller: str | Controller | None = None) -> Config:
+    """Validate a configuration given as a (TOML-shaped) dict. See :func:`load_config`."""
+    _check_schema(source, raw)
+    r = _Reader(source, raw, "")
+    r.get("schema_version", SCHEMA_VERSION)
+    name = r.string("name", Path(source).stem)
+    r.string("description", "")
+    r.get("sources", {})  # free-form provenance notes, kept in raw
+    nand = _parse_nand(r.sub("nand"))
+    host = _parse_host(r.sub("host", {}))
+    core_specs = _parse_core_specs(r.sub("core_specs"))
+    modules = _parse_modules(r.sub("modules"), core_specs)
+    accel_specs = _parse_accelerators(r.sub("accelerator_specs", {}))
+    dram = _parse_dram(r.sub("dram"))
+    workload = _parse_workload(r.sub("workload"))
+    variability = _parse_variability(r.sub("variability", {}))
+    budgets = _parse_budgets(r.sub("budgets", {}))
+    inline = r.get("controller", None)
+    r.get("optimizer", None)  # read by ssdco.optimizer
+    r.finish()
+
+    if isinstance(controller, Controller):
+        ctrl = controller
+    elif controller is not None:
+        ctrl = load_controller(controller, base_dir)
+    elif isinstance(inline, Mapping):
+        ctrl = parse_controller(source, inline, default_name="inline")
+    elif isinstance(inline, str):
+        ctrl = load_controller(inline, base_dir)
+    elif inline is None:
+        raise ConfigError(source, "controller", MISSING,
+                          "give a [controller] table, controller = \"<preset>\", or --controller")
+    else:
+        raise ConfigError(source, "controller", inline, "expected a preset name, a file path or a table")
+    _check_controller(source if not isinstance(controller, str) else f"{source} + controller {controller}",
+                      ctrl, core_specs, accel_specs)
+    return Config(name=name, source=source, nand=nand, host=host, core_specs=core_specs, modules=modules,
+                  accelerator_specs=accel_specs, dram=dram, workload=workload, variability=variability,
+                  budgets=budgets, controller=ctrl, raw=dict(raw))
+
+
+def load_config(path: str | Path, controller: str | Controller | None = None,
+                overrides: list[str] | None = None) -> Config:
+    """Load and validate a device configuration TOML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The device configuration (e.g. ``configs/pm9a3-960.toml``).
+    controller : str, Controller or None
+        A preset name (``"c07"``, looked up in ``<config dir>/controllers/``), a controller file path, a
+        :class:`Controller`, or None to use the file's own ``controller`` entry.
+    overrides : list of str
+        ``path.to.field=value`` overrides applied before validation (TOML literals).
+
+    Raises
+    ------
+    ConfigError
+        On any malformed file or value, naming the file, field, value and what is allowed.
+    """
+    path = Path(path)
+    raw = _read_toml(path)
+    if overrides:
+        raw = apply_overrides(raw, overrides)
+    return config_from_dict(raw, source=str(path), base_dir=path.parent, controller=controller)
+
