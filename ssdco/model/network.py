@@ -54,7 +54,8 @@ class Step:
 
     Service time of a visit = (``read_us`` for a read, ``write_us`` for a write)
     + ``per_byte_us`` x request bytes; then ``delay_us`` of pure latency that holds no server.
-    ``station`` is None for a pure delay. ``per_request`` False means once per transaction.
+    ``station`` is None for a pure delay (infinite server): then the service part is itself a delay,
+    drawn with ``scv`` like any service. ``per_request`` False means once per transaction.
     """
 
     label: str
@@ -138,8 +139,14 @@ class Network:
 
     @property
     def delay_us(self) -> float:
-        """Total pure delay per request (us): fixed host latencies and accelerator pipeline tails."""
-        return float(sum(self.visits(s) * s.delay_us for s in self.steps))
+        """Total pure delay per request (us): fixed host latencies, accelerator pipeline tails and the
+        service part of station-less steps (a station-less step is an infinite-server delay)."""
+        total = 0.0
+        for s in self.steps:
+            total += self.visits(s) * s.delay_us
+            if s.station is None:
+                total += self.visits(s) * self.step_moments(s)[0]
+        return float(total)
 
     def loads(self) -> tuple[StationLoad, ...]:
         """Per-copy load of every station, aggregating the steps that visit it (mixture service)."""
