@@ -1,0 +1,42 @@
+"""Asymptotic (operational) bounds on throughput and the bottleneck station.
+
+X(N) <= min( N / (Z + sum_k m_k D_k),  min_k c_k / D_k )  with D_k the per-copy demand, c_k the servers
+and m_k the copies of station k, Z the pure delay. Denning & Buzen, "The operational analysis of
+queueing network models", Computing Surveys 10(3), 1978; Lazowska et al. 1984, Ch. 5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Throughput bounds in requests per us, and the station with the smallest capacity."""
+
+    capacity_per_us: float  # min_k c_k / D_k: the bottleneck's saturation throughput
+    population_per_us: float  # N / (Z + sum D): the no-queueing bound (inf for open workloads)
+    zero_load_latency_us: float  # Z + sum D
+    bottleneck: str
+    bottleneck_index: int
+
+    @property
+    def upper_per_us(self) -> float:
+        """The tighter of the two upper bounds."""
+        return min(self.capacity_per_us, self.population_per_us)
+
+
+def asymptotic_bounds(names, demand_us, servers, copies, delay_us: float, population: int | None) -> Bounds:
+    """Compute the asymptotic throughput bounds and name the bottleneck (largest D_k / c_k)."""
+    d = np.asarray(demand_us, dtype=float)
+    c = np.asarray(servers, dtype=float)
+    m = np.asarray(copies, dtype=float)
+    per_server = np.where(d > 0, d / c, 0.0)
+    k = int(np.argmax(per_server))
+    capacity = float(1.0 / per_server[k]) if per_server[k] > 0 else float("inf")
+    zero_load = float(delay_us + np.dot(m, d))
+    pop_bound = float(population / zero_load) if population is not None and zero_load > 0 else float("inf")
+    return Bounds(capacity_per_us=capacity, population_per_us=pop_bound, zero_load_latency_us=zero_load,
+                  bottleneck=str(names[k]), bottleneck_index=k)
