@@ -25,10 +25,7 @@ from typing import Union
 
 import numpy as np
 
-SeedLike = Union[int, np.integer, np.random.Generator]
-
 __all__ = [
-    "SeedLike",
     "UniformPattern",
     "ZonedPattern",
     "SequentialPattern",
@@ -42,21 +39,6 @@ __all__ = [
 ]
 
 _FRACTION_TOL = 1e-9
-
-
-def _as_generator(seed: SeedLike) -> np.random.Generator:
-    """Return a Generator for ``seed`` (an int gives ``default_rng(seed)``, a Generator is used as is).
-
-    ``None`` and ``bool`` are rejected on purpose: every stochastic entry point of ssdco must be
-    reproducible from an explicit seed.
-    """
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an int or a numpy.random.Generator, got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    return np.random.default_rng(int(seed))
 
 
 def _check_count(name: str, value: int, minimum: int = 0) -> int:

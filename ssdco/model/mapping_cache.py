@@ -38,6 +38,7 @@ from typing import Sequence, Union
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.special import digamma
 
 __all__ = [
     "ZonePopularity",
@@ -399,6 +400,11 @@ class DftlCost:
     max_nand_reads_per_read: int
     max_nand_writes_per_read: int
 
+    @property
+    def miss_ratio(self) -> float:
+        """``1 - h``: translation-page fetches per host request."""
+        return 1.0 - self.hit_ratio
+
 
 def dftl_cost(
     popularity: PopularityLike,
@@ -494,15 +500,24 @@ def batch_update_entries_per_flush(
 ) -> tuple[float, float]:
     """Greedy batch update: dirty entries and host writes covered by one translation-page flush.
 
-    Fluid model of the entry-logged dirty area of seed 002 (§III.2, Fig. 4): every host write
-    logs its (LPN, PPN) entry in the dirty area, grouped by translation page; when the area
-    (``D`` entries) is full, the page with the most dirty entries is written back in one
-    batch. In the fluid limit greedy keeps every page on a saw-tooth from 0 to the same
-    threshold ``b`` distinct dirty entries, whatever its write rate. A page whose ``E`` entries
-    are written uniformly holds ``E (1 - exp(-m / E))`` distinct entries after ``m`` writes, so
-    it is flushed every ``m* = -E ln(1 - b / E)`` writes to it, and holds on average
-    ``E - E b / m*`` distinct entries. Summing over the ``P`` pages that receive writes,
-    ``D = P (E - E b / m*)`` fixes ``b`` (for ``b << E`` this is ``b = 2 D / P``).
+    Model of the entry-logged dirty area of seed 002 (§III.2, Fig. 4): every host write logs
+    its (LPN, PPN) entry in the dirty area, grouped by translation page; when the area (``D``
+    entries) is full, the page with the most dirty entries is written back in one batch.
+
+    Fluid limit: greedy keeps every written page on a saw-tooth from 0 to one common threshold
+    ``b_f`` distinct dirty entries, whatever its write rate. A page whose ``E`` entries are
+    written uniformly holds ``E (1 - exp(-m / E))`` distinct entries after ``m`` writes, so it
+    is flushed every ``-E ln(1 - b_f / E)`` writes to it and holds on average
+    ``E - E b_f / m`` distinct entries; summing over the ``P`` pages that receive writes,
+    ``D = P (E - E b_f / m)`` fixes ``b_f`` (``b_f = 2 D / P`` for ``b_f << E``).
+
+    Discrete correction: counts are integers; a page spends about one inter-write interval at
+    each count ``0 .. b-1`` and is flushed soon after reaching ``b`` (flushes are far more
+    frequent than writes to one page), so its mean content is that of a fluid saw-tooth to
+    ``b - 1``: ``b = b_f + 1`` (at least one entry per flush, as it must be). Host writes per
+    flush are the expected writes to collect ``b`` distinct entries out of ``E``,
+    ``m* = E (psi(E + 1) - psi(E - b + 1))`` (``~ b + b^2 / (2E)``). Checked against
+    :func:`ssdco.validation.ftlsim.simulate_partitioned_cache` in the tests.
 
     Pages straddling zone boundaries are treated as if uniform inside; pages with no writes
     hold nothing.
@@ -524,8 +539,9 @@ def batch_update_entries_per_flush(
 
     References
     ----------
-    Seed 002 (§III.2 batch update, greedy victim page); fluid argument as in Desnoyers (SYSTOR
-    2012) for greedy cleaning.
+    Seed 002 (§III.2 batch update, greedy victim page). The fluid saw-tooth argument is the
+    one Desnoyers (SYSTOR 2012) uses for cleaning; the discrete correction is this module's
+    own (validated by simulation, not taken from a paper).
     """
     e = _check_int("entries_per_page", entries_per_page, 1)
     dcap = float(dirty_capacity_entries)
@@ -542,8 +558,10 @@ def batch_update_entries_per_flush(
         return e - e * b / m_star
 
     # mean_content rises monotonically from 0 (b -> 0) to E (b -> E).
-    b = brentq(lambda x: mean_content(x) - target, 1e-12 * e, e * (1.0 - 1e-15), xtol=1e-12, maxiter=500)
-    return b, -e * math.log1p(-b / e)
+    b_fluid = brentq(lambda x: mean_content(x) - target, 1e-12 * e, e * (1.0 - 1e-15), xtol=1e-12, maxiter=500)
+    b = min(b_fluid + 1.0, float(e))
+    m_star = e * float(digamma(e + 1.0) - digamma(e - b + 1.0))
+    return b, m_star
 
 
 @dataclass(frozen=True)
@@ -552,9 +570,15 @@ class PartitionedCacheCost:
 
     Attributes
     ----------
+    clean_hit_ratio : float
+        Probability that a host read finds its translation page in the clean area (Che's
+        approximation over translation-page popularity).
+    dirty_hit_probability : float
+        Probability that a read's entry is in the dirty area, ``D / N_w`` (``N_w`` entries in
+        pages that receive writes: in the greedy fluid model every written page holds the same
+        mean number of dirty entries).
     read_hit_ratio : float
-        Probability that a host read finds its mapping in the clean area (Che over translation
-        pages; dirty-area hits ignored, so this is a lower bound).
+        ``h_clean + (1 - h_clean) * p_dirty`` (the two areas taken as independent).
     translation_reads_per_read : float
         ``1 - read_hit_ratio``: one translation-page read per read miss.
     translation_writes_per_read : float
@@ -572,6 +596,8 @@ class PartitionedCacheCost:
         page that is also in the clean area needs no read).
     """
 
+    clean_hit_ratio: float
+    dirty_hit_probability: float
     read_hit_ratio: float
     translation_reads_per_read: float
     translation_writes_per_read: float
@@ -625,9 +651,15 @@ def partitioned_cache_cost(
     c = float(clean_capacity_pages)
     if not math.isfinite(c) or c < 0.0:
         raise ValueError(f"clean_capacity_pages must be >= 0, got {clean_capacity_pages!r}")
-    h = che_hit_ratio(page_pop, min(c, n_pages)).hit_ratio
+    h_clean = che_hit_ratio(page_pop, min(c, n_pages)).hit_ratio
     b, m_star = batch_update_entries_per_flush(popularity, dirty_capacity_entries, e)
+    page_counts, page_q = _groups(page_pop)
+    n_written_entries = min(float(page_counts[page_q > 0.0].sum()) * e, float(_groups(popularity)[0].sum()))
+    p_dirty = min(1.0, float(dirty_capacity_entries) / n_written_entries)
+    h = h_clean + (1.0 - h_clean) * p_dirty
     return PartitionedCacheCost(
+        clean_hit_ratio=h_clean,
+        dirty_hit_probability=p_dirty,
         read_hit_ratio=h,
         translation_reads_per_read=1.0 - h,
         translation_writes_per_read=0.0,

@@ -235,6 +235,12 @@ def waf_hot_cold(
     (Eq. 16). A zone with ``r_i = 0`` (static data) contributes its limit ``f_i A / alpha``.
     One zone with ``r = f = 1`` reduces to :func:`waf_fifo` / :func:`waf_greedy`.
 
+    Accuracy: the FIFO form matches a page-mapped FTL simulator to within 1 % (JESD219 skew,
+    two-zone skew, static data). The greedy form (Eq. 16) ignores that greedy leaves blocks of
+    cold data alone, so it *overestimates* greedy WAF under skew: by about 3 % for the JESD219
+    skew at ``alpha = 1.07`` and 8 % at ``alpha = 1.28`` (``Np = 64``, our simulator), and
+    grossly when a zone is static (``r_i = 0``).
+
     Parameters
     ----------
     alpha : float

@@ -12,7 +12,8 @@
 
 The inner loops are numba ``@njit`` kernels (O(1) work per page operation: bucketed greedy
 victim selection, intrusive doubly linked LRU lists). Addresses are drawn with numpy from an
-explicit generator in chunks, so a run is reproduced exactly by its seed.
+explicit generator in chunks (seed convention of :mod:`ssdco.rng`), so a run is reproduced
+exactly by its seed.
 
 References
 ----------
@@ -29,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ssdco.model.address_patterns import AddressPattern, SeedLike, UniformPattern, _as_generator
+from ssdco.model.address_patterns import AddressPattern, UniformPattern
+from ssdco.rng import SeedLike, as_generator
 
 __all__ = [
     "FtlSimResult",
@@ -268,7 +270,8 @@ def simulate_ftl(
     alpha : float
         Requested physical/logical ratio ``T / U`` (> 1).
     seed : int or numpy.random.Generator
-        Randomness of the address stream; the same seed reproduces the run exactly.
+        Randomness of the address stream (see :func:`ssdco.rng.as_generator`); the same int
+        seed reproduces the run exactly. Required: there is no default.
     policy : {"greedy", "fifo"}
         Victim selection.
     pattern : AddressPattern
@@ -297,12 +300,15 @@ def simulate_ftl(
             f"too little spare space: {n_blocks} blocks of {npb} pages for {u} logical pages; "
             f"need more than {2 * _MIN_FREE_BLOCKS} spare blocks (raise alpha or logical_pages)"
         )
+    if n_blocks * npb >= 2**31:
+        raise ValueError(f"at most 2**31 - 1 physical pages are supported, got {n_blocks * npb}")
     n_meas = 4 * u if host_writes is None else _check_int("host_writes", host_writes, 1)
     n_warm = 4 * u if warmup_host_writes is None else _check_int("warmup_host_writes", warmup_host_writes, 0)
-    rng = _as_generator(seed)
+    rng = as_generator(seed)
 
-    l2p = np.full(u, -1, dtype=np.int64)
-    p2l = np.full(n_blocks * npb, -1, dtype=np.int64)
+    # int32 page maps halve the memory traffic of the random l2p/p2l accesses (~1.5x faster).
+    l2p = np.full(u, -1, dtype=np.int32)
+    p2l = np.full(n_blocks * npb, -1, dtype=np.int32)
     valid = np.zeros(n_blocks, dtype=np.int64)
     free_stack = np.arange(n_blocks - 1, -1, -1, dtype=np.int64)
     fifo = np.zeros(n_blocks, dtype=np.int64)
@@ -603,7 +609,7 @@ def simulate_lru_cache(
     cap_entries = cap * epu
     n_meas = max(100_000, 20 * cap_entries) if requests is None else _check_int("requests", requests, 1)
     n_warm = 5 * cap_entries if warmup_requests is None else _check_int("warmup_requests", warmup_requests, 0)
-    rng = _as_generator(seed)
+    rng = as_generator(seed)
     prev, nxt, incache, dirty, st, ctr = _lru_state(n_units)
     total = n_warm + n_meas
     for s in range(0, total, _CHUNK):
@@ -833,7 +839,7 @@ def simulate_partitioned_cache(
         n_warm = int(min(10_000_000, 5 * scale / m)) if m > 0 else 5 * scale
     else:
         n_warm = _check_int("warmup_requests", warmup_requests, 0)
-    rng = _as_generator(seed)
+    rng = as_generator(seed)
     cprev = np.full(n_pages, -1, dtype=np.int64)
     cnext = np.full(n_pages, -1, dtype=np.int64)
     cin = np.zeros(n_pages, dtype=np.bool_)
