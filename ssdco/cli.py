@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("whatif", help="analytic IOPS, latency, utilisation, power and budgets of one design")
     _common(w)
     w.add_argument("--exact", action="store_true",
-                   help="exponential exact MVA instead of the deterministic-service corrected MVA")
+                   help="exact exponential product-form solution instead of the deterministic-service corrected MVA")
     return p
 
 

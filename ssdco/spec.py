@@ -326,12 +326,12 @@ class _Reader:
             raise self.error(key, v, "expected a table")
         return _Reader(self.source, v, self._name(key))
 
-    def finish(self) -> None:
+    def finish(self, also_allowed: tuple[str, ...] = ()) -> None:
         """Reject keys nobody asked for (typos must not pass silently)."""
-        extra = sorted(set(self.table) - self.used)
+        extra = sorted(set(self.table) - self.used - set(also_allowed))
         if extra:
             key = extra[0]
-            allowed = ", ".join(sorted(self.used)) or "no fields"
+            allowed = ", ".join(sorted(self.used | set(also_allowed))) or "no fields"
             raise self.error(key, self.table[key], f"unknown field; allowed here: {allowed}")
 
 
@@ -531,18 +531,24 @@ def _parse_variability(r: _Reader) -> Variability:
 
 
 def _parse_budgets(r: _Reader) -> Budgets:
+    def limit(key: str) -> float:  # an absent budget is unlimited
+        return r.number(key, lo=0, lo_open=True) if key in r.table else math.inf
+
     b = Budgets(
-        core_power_mw=r.number("core_power_mw", math.inf, lo=0, lo_open=True),
-        dram_power_mw=r.number("dram_power_mw", math.inf, lo=0, lo_open=True),
+        core_power_mw=limit("core_power_mw"),
+        dram_power_mw=limit("dram_power_mw"),
         min_iops=r.number("min_iops", 0.0, lo=0),
     )
-    r.finish()
+    r.finish(also_allowed=("core_power_mw", "dram_power_mw"))
     return b
 
 
-def parse_controller(source: str, table: Mapping[str, Any], default_name: str = "controller") -> Controller:
-    """Build a :class:`Controller` from a TOML table (``[[core_groups]]`` + ``[accelerators]``)."""
-    r = _Reader(source, table, "")
+def parse_controller(source: str, table: Mapping[str, Any], default_name: str = "controller",
+                     prefix: str = "") -> Controller:
+    """Build a :class:`Controller` from a TOML table (``[[core_groups]]`` + ``[accelerators]``).
+
+    ``prefix`` is the table's dotted path in its file (``"controller"`` for an inline table)."""
+    r = _Reader(source, table, prefix)
     name = r.string("name", default_name)
     description = r.string("description", "")
     groups_raw = r.get("core_groups", [])
@@ -550,7 +556,7 @@ def parse_controller(source: str, table: Mapping[str, Any], default_name: str = 
         raise r.error("core_groups", groups_raw, "expected an array of tables [[core_groups]]")
     groups = []
     for i, g in enumerate(groups_raw):
-        gr = _Reader(source, g, f"core_groups[{i}]")
+        gr = _Reader(source, g, r._name(f"core_groups[{i}]"))
         mods = gr.get("modules")
         if not isinstance(mods, list) or not mods or not all(isinstance(m, str) for m in mods):
             raise gr.error("modules", mods, f"expected a non-empty list of module names from {', '.join(MODULES)}")
@@ -576,33 +582,34 @@ def parse_controller(source: str, table: Mapping[str, Any], default_name: str = 
 
 
 def _check_controller(source: str, c: Controller, core_specs: Mapping[str, CoreSpec],
-                      accel_specs: Mapping[str, AcceleratorSpec]) -> None:
+                      accel_specs: Mapping[str, AcceleratorSpec], prefix: str = "") -> None:
     """Every module placed exactly once, on a known core spec or an accelerator that has a spec."""
+    pre = f"{prefix}." if prefix else ""
     seen: dict[str, str] = {}
     names = set()
     for i, g in enumerate(c.core_groups):
         if g.spec not in core_specs:
-            raise ConfigError(source, f"core_groups[{i}].spec", g.spec,
+            raise ConfigError(source, f"{pre}core_groups[{i}].spec", g.spec,
                               f"unknown core spec; defined: {', '.join(core_specs)}")
         if g.name in names:
-            raise ConfigError(source, f"core_groups[{i}].name", g.name, "core group names must be unique")
+            raise ConfigError(source, f"{pre}core_groups[{i}].name", g.name, "core group names must be unique")
         names.add(g.name)
         for m in g.modules:
             if m in seen:
-                raise ConfigError(source, f"core_groups[{i}].modules", list(g.modules),
+                raise ConfigError(source, f"{pre}core_groups[{i}].modules", list(g.modules),
                                   f"module '{m}' is already placed on {seen[m]}; place each module exactly once")
             seen[m] = f"core group '{g.name}'"
     for m in c.accelerator_units:
         if m in seen:
-            raise ConfigError(source, f"accelerators.{m}", c.accelerator_units[m],
+            raise ConfigError(source, f"{pre}accelerators.{m}", c.accelerator_units[m],
                               f"module '{m}' is already placed on {seen[m]}; place each module exactly once")
         if m not in accel_specs:
-            raise ConfigError(source, f"accelerators.{m}", c.accelerator_units[m],
+            raise ConfigError(source, f"{pre}accelerators.{m}", c.accelerator_units[m],
                               f"no accelerator_specs.{m} in the device file; defined: {', '.join(accel_specs) or 'none'}")
         seen[m] = "an accelerator"
     missing = [m for m in MODULES if m not in seen]
     if missing:
-        raise ConfigError(source, "core_groups", [list(g.modules) for g in c.core_groups],
+        raise ConfigError(source, f"{pre}core_groups", [list(g.modules) for g in c.core_groups],
                           f"modules not placed on any core group or accelerator: {', '.join(missing)}")
 
 
@@ -717,7 +724,7 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     elif controller is not None:
         ctrl = load_controller(controller, base_dir)
     elif isinstance(inline, Mapping):
-        ctrl = parse_controller(source, inline, default_name="inline")
+        ctrl = parse_controller(source, inline, default_name="inline", prefix="controller")
     elif isinstance(inline, str):
         ctrl = load_controller(inline, base_dir)
     elif inline is None:
@@ -725,8 +732,12 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
                           "give a [controller] table, controller = \"<preset>\", or --controller")
     else:
         raise ConfigError(source, "controller", inline, "expected a preset name, a file path or a table")
-    _check_controller(source if not isinstance(controller, str) else f"{source} + controller {controller}",
-                      ctrl, core_specs, accel_specs)
+    if isinstance(controller, str):
+        _check_controller(f"{source} + controller {controller}", ctrl, core_specs, accel_specs)
+    elif controller is None and isinstance(inline, Mapping):
+        _check_controller(source, ctrl, core_specs, accel_specs, prefix="controller")
+    else:
+        _check_controller(source, ctrl, core_specs, accel_specs)
     return Config(name=name, source=source, nand=nand, host=host, core_specs=core_specs, modules=modules,
                   accelerator_specs=accel_specs, dram=dram, workload=workload, variability=variability,
                   budgets=budgets, controller=ctrl, raw=dict(raw))

@@ -1,11 +1,15 @@
 """Mean value analysis of the closed (queue-depth N) network, single class.
 
-Two variants share one compiled kernel:
+One compiled kernel, two variants:
 
-* ``exact`` - Reiser & Lavenberg's exact MVA for product-form networks with load-dependent
-  (multi-server) stations via marginal queue-length probabilities [1]_, [2]_ (Ch. 8). Exponential
-  service; exact for the network it describes.
-* ``corrected`` (the default for the controller model) - the same recursion with a residual-service
+* exponential (``scv = 1`` everywhere) - Reiser & Lavenberg's exact MVA for product-form networks
+  with load-dependent (multi-server) stations via marginal queue-length probabilities [1]_, [2]_
+  (Ch. 8). In double precision the idle probability of a multi-server station, 1 - sum(marginals),
+  loses its digits just before that station saturates and the error grows through the recursion
+  (about 1e-8 relative at worst, in a narrow window of populations); ``solve_closed(exact=True)``
+  therefore uses the log-space convolution algorithm (``convolution.py``), which has no
+  subtraction.
+* residual-corrected (the default for the controller model) - the same recursion with a residual-service
   correction for non-exponential FCFS service: a job arriving at a busy server waits for the
   *residual* of the job in service, S(1 + scv)/2 instead of S [3]_ (Reiser's heuristic for FCFS
   general service), and for multi-server stations the queueing delay is scaled by (1 + scv)/2, as in
@@ -35,7 +39,7 @@ import numpy as np
 
 
 @nb.njit(cache=True)
-def _mva_kernel(demand, servers, copies, scv, delay, n_max, exact):
+def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
     """Run the MVA recursion to population ``n_max``.
 
     All station arrays have length K (per-copy quantities, us). Returns
@@ -51,17 +55,25 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exact):
     # marginal probabilities p[k, j] of j jobs at one copy of k (only used when servers > 1)
     marg = np.zeros((k_count, n_max + 1))
     marg[:, 0] = 1.0
+    capacity = np.inf
+    for k in range(k_count):
+        if demand[k] > 0.0:
+            capacity = min(capacity, servers[k] / demand[k])
     for n in range(1, n_max + 1):
         total = delay
         for k in range(k_count):
             d = demand[k]
             c = servers[k]
-            factor = 1.0 if exact else 0.5 * (1.0 + scv[k])
+            factor = 1.0 if exponential else 0.5 * (1.0 + scv[k])
             if d <= 0.0:
                 residence[k] = 0.0
                 p_wait[k] = 0.0
                 continue
-            if c == 1:
+            if c >= n:
+                # no more jobs than servers: an arrival never queues
+                residence[k] = d
+                p_wait[k] = 0.0
+            elif c == 1:
                 # arrival theorem: the arriving job sees the (n-1)-population state
                 busy = min(util[k], 1.0)
                 residence[k] = d * (1.0 + queue[k]) + (factor - 1.0) * d * busy
@@ -75,16 +87,19 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exact):
                 residence[k] = d + factor * (d / c) * wait
                 p_wait[k] = pw
             total += copies[k] * residence[k]
-        x = n / total
+        # The residual discount can push the heuristic a hair past saturation; throughput can never
+        # exceed the bottleneck's capacity c_k / D_k (the exponential recursion never reaches this clamp).
+        x = min(n / total, capacity)
         x_by_n[n] = x
         for k in range(k_count):
             queue[k] = x * residence[k]
             util[k] = x * demand[k] / servers[k] if servers[k] == 1 else 0.0
             c = servers[k]
             if c > 1 and demand[k] > 0.0:
+                xd = x * demand[k]
                 s = 0.0
                 for j in range(n, 0, -1):
-                    marg[k, j] = x * demand[k] / min(j, c) * marg[k, j - 1]
+                    marg[k, j] = xd / (j if j < c else c) * marg[k, j - 1]
                     s += marg[k, j]
                 p0 = 1.0 - s
                 if p0 < 0.0:
@@ -97,12 +112,12 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exact):
 
 
 @nb.njit(cache=True, parallel=True)
-def _mva_batch_kernel(demand, servers, copies, scv, delay, n_max, exact):
+def _mva_batch_kernel(demand, servers, copies, scv, delay, n_max, exponential):
     """Vectorised over B configurations (rows); returns throughput (1/us) at ``n_max`` per row."""
     b_count = demand.shape[0]
     out = np.zeros(b_count)
     for b in nb.prange(b_count):
-        xs, _, _, _ = _mva_kernel(demand[b], servers[b], copies[b], scv[b], delay[b], n_max, exact)
+        xs, _, _, _ = _mva_kernel(demand[b], servers[b], copies[b], scv[b], delay[b], n_max, exponential)
         out[b] = xs[n_max]
     return out
 
@@ -134,22 +149,28 @@ def solve_closed(demand_us, servers, copies, scv, delay_us: float, population: i
     population : int
         Number of requests in the system (queue depth).
     exact : bool
-        True: exponential exact MVA. False: residual-corrected MVA for general (e.g. deterministic) service.
+        True: the exact exponential product-form solution (log-space convolution, numerically stable).
+        False: residual-corrected MVA for general (e.g. deterministic) service; with every scv = 1 this
+        is the exponential MVA recursion.
     """
+    if exact:
+        from .convolution import solve_closed_convolution
+
+        return solve_closed_convolution(demand_us, servers, copies, delay_us, population)
     d = np.ascontiguousarray(demand_us, dtype=np.float64)
     c = np.ascontiguousarray(servers, dtype=np.int64)
     m = np.ascontiguousarray(copies, dtype=np.float64)
     v = np.ascontiguousarray(scv, dtype=np.float64)
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
-    xs, res, q, pw = _mva_kernel(d, c, m, v, float(delay_us), int(population), bool(exact))
+    xs, res, q, pw = _mva_kernel(d, c, m, v, float(delay_us), int(population), False)
     x = float(xs[population])
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs,
                           residence_us=res, queue=q, p_wait=pw, response_us=population / x)
 
 
 def solve_closed_batch(demand_us, servers, copies, scv, delay_us, population: int,
-                       exact: bool = False) -> np.ndarray:
+                       exponential: bool = False) -> np.ndarray:
     """Throughput (requests/us) of B closed networks at once; arrays are (B, K), ``delay_us`` is (B,).
 
     Pad networks with fewer stations with zero-demand columns (servers 1, copies 0)."""
@@ -157,4 +178,4 @@ def solve_closed_batch(demand_us, servers, copies, scv, delay_us, population: in
                              np.ascontiguousarray(servers, dtype=np.int64),
                              np.ascontiguousarray(copies, dtype=np.float64),
                              np.ascontiguousarray(scv, dtype=np.float64),
-                             np.ascontiguousarray(delay_us, dtype=np.float64), int(population), bool(exact))
+                             np.ascontiguousarray(delay_us, dtype=np.float64), int(population), bool(exponential))

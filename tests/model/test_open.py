@@ -1,0 +1,55 @@
+"""Open-network formulas against Erlang C and Pollaczek-Khinchine computed independently."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ssdco.model.open import solve_open
+from ssdco.model.references import erlang_c, mg1_mean_wait, mmc_mean_wait
+
+
+def erlang_c_textbook(c: int, a: float) -> float:
+    """Erlang C from its defining sum (Kleinrock 3.5), independent of the recursion under test."""
+    rho = a / c
+    top = a ** c / math.factorial(c) / (1 - rho)
+    return top / (sum(a ** k / math.factorial(k) for k in range(c)) + top)
+
+
+@given(c=st.integers(1, 12), rho=st.floats(0.01, 0.98))
+def test_erlang_c_matches_textbook(c, rho):
+    assert erlang_c(c, rho * c) == pytest.approx(erlang_c_textbook(c, rho * c), rel=1e-9)
+
+
+@given(c=st.integers(1, 8), rho=st.floats(0.05, 0.95), s=st.floats(0.1, 10.0))
+@settings(max_examples=50)
+def test_open_station_is_mmc(c, rho, s):
+    lam = rho * c / s
+    sol = solve_open([s], [1.0], [c], [1], [1.0], 0.0, lam)
+    assert sol.residence_us[0] == pytest.approx(s + erlang_c_textbook(c, lam * s) * s / (c - lam * s), rel=1e-9)
+    assert sol.residence_us[0] == pytest.approx(s + mmc_mean_wait(lam, s, c), rel=1e-12)
+
+
+@given(rho=st.floats(0.05, 0.95), s=st.floats(0.1, 10.0), scv=st.sampled_from([0.0, 0.25, 1.0, 3.0]))
+@settings(max_examples=50)
+def test_open_single_server_is_pollaczek_khinchine(rho, s, scv):
+    lam = rho / s
+    sol = solve_open([s], [1.0], [1], [1], [scv], 0.0, lam)
+    pk = lam * (s * s * (1 + scv)) / (2 * (1 - rho))  # lambda E[S^2] / (2 (1 - rho))
+    assert sol.residence_us[0] - s == pytest.approx(pk, rel=1e-9)
+    assert mg1_mean_wait(lam, s, scv) == pytest.approx(pk, rel=1e-12)
+
+
+def test_unstable_when_utilisation_reaches_one():
+    sol = solve_open([2.0, 1.0], [1.0, 1.0], [1, 1], [1, 1], [0.0, 0.0], 0.0, 0.5)
+    assert not sol.stable and math.isinf(sol.response_us)
+    assert solve_open([2.0, 1.0], [1.0, 1.0], [1, 1], [1, 1], [0.0, 0.0], 0.0, 0.49).stable
+
+
+def test_copies_and_visits_split_the_load():
+    # 4 copies each visited 0.25 times per request: per-copy arrival rate is lambda / 4
+    sol = solve_open([0.25 * 8.0], [0.25], [1], [4], [1.0], 1.0, 0.3)
+    lam_copy = 0.3 * 0.25
+    expected = 1.0 + 4 * 0.25 * (8.0 + mmc_mean_wait(lam_copy, 8.0, 1))
+    assert sol.response_us == pytest.approx(expected, rel=1e-12)

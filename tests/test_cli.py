@@ -1,0 +1,51 @@
+"""CLI behaviour: readable table, stable JSON schema, overrides, exit codes."""
+
+import json
+
+from ssdco.cli import main, write_atomic
+
+from tests.conftest import PM9A3
+
+WHATIF_KEYS = {"iops", "latency_us", "utilization", "bottleneck", "power_mw", "energy_per_io_nj", "budgets"}
+
+
+def test_whatif_table(capsys):
+    assert main(["whatif", str(PM9A3), "--controller", "c01"]) == 0
+    out = capsys.readouterr().out
+    for word in ("IOPS", "latency mean", "utilisation", "bottleneck", "power", "core_power", "dram_power"):
+        assert word in out
+
+
+def test_whatif_json_schema(capsys):
+    assert main(["whatif", str(PM9A3), "-c", "c07", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert WHATIF_KEYS <= set(doc)
+    assert set(doc["latency_us"]) == {"mean", "p99"}
+    assert {"cores", "accelerators", "dram", "total"} <= set(doc["power_mw"])
+    for name in ("core_power", "dram_power"):
+        assert set(doc["budgets"][name]) == {"limit_mw", "value_mw", "met"}
+    assert doc["controller"] == "c07"
+    total = doc["power_mw"]["cores"] + doc["power_mw"]["accelerators"] + doc["power_mw"]["dram"]
+    assert abs(doc["power_mw"]["total"] - total) < 1e-9
+    assert abs(doc["energy_per_io_nj"] - doc["power_mw"]["total"] / doc["iops"] * 1e6) < 1e-6
+
+
+def test_set_override_changes_answer(capsys):
+    main(["whatif", str(PM9A3), "--json"])
+    qd32 = json.loads(capsys.readouterr().out)["iops"]
+    main(["whatif", str(PM9A3), "--json", "--set", "workload.queue_depth=4"])
+    qd4 = json.loads(capsys.readouterr().out)["iops"]
+    assert qd4 < qd32
+
+
+def test_controller_by_path(capsys, tmp_path):
+    assert main(["whatif", str(PM9A3), "-c", str(PM9A3.parent / "controllers" / "c09.toml"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["controller"] == "c09"
+
+
+def test_write_atomic_leaves_no_temp_files(tmp_path):
+    target = tmp_path / "sub" / "out.txt"
+    write_atomic(target, "hello")
+    write_atomic(target, "world")
+    assert target.read_text() == "world"
+    assert [p.name for p in target.parent.iterdir()] == ["out.txt"]
