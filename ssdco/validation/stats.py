@@ -176,7 +176,7 @@ def hist_percentile(counts, edges, q: float, vmin: float | None = None, vmax: fl
     return float(min(max(x, lo_v), hi_v))
 
 
-def hist_cdf(counts, edges, vmin: float | None = None, vmax: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def hist_cdf(counts, edges, vmax: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Empirical CDF at the upper edge of every occupied bin range: ``(x, F(x))``, trimmed to the bins from
     the first to the last non-empty one (the last x is the observed maximum when given)."""
     c = np.asarray(counts, dtype=np.int64)
@@ -186,10 +186,9 @@ def hist_cdf(counts, edges, vmin: float | None = None, vmax: float | None = None
         return np.empty(0), np.empty(0)
     nz = np.flatnonzero(c)
     first, last = int(nz[0]), int(nz[-1])
-    uppers = np.concatenate(([e[0]], e[1:], [np.inf if vmax is None else max(vmax, e[-1])]))
+    uppers = np.concatenate((e, [np.inf]))  # upper bound of bin i is uppers[i] (underflow: edges[0])
     x = uppers[first:last + 1].copy()
     if vmax is not None:
-        x[-1] = min(x[-1], vmax) if last <= e.size - 1 else vmax
         x[-1] = vmax
     f = np.cumsum(c)[first:last + 1] / n
     return x, f

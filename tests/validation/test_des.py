@@ -1,0 +1,439 @@
+"""The embedded DES against queueing theory, sample-path laws, fork-join and routing semantics.
+
+Theory checks compare a closed form with the DES's own 95 % confidence interval. A correct simulator
+misses one 95 % interval 5 % of the time, so each check runs three independent replications (fixed seeds
+0, 1, 2, not tuned) and requires that at least two of the three intervals contain the theory and that every
+interval is narrow (so the check has teeth): a correct simulator fails such a check with probability
+3 x 0.05^2 x 0.95 + 0.05^3 = 0.7 %, a biased one by more than an interval width fails most of the time.
+The oracles are written out here from the textbook formulas (Kleinrock Vol. 1).
+"""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ssdco.model.network import Network, Station, Step, build_network
+from ssdco.spec import load_config
+from ssdco.validation import stats as S
+from ssdco.validation.des import DesError, compile_network, simulate
+
+ONE = dict(read_fraction=1.0, request_bytes=(4096.0,), request_probs=(1.0,), transactions=(1,))
+
+
+def net(stations, steps, *, qd=None, iops=None, **kw) -> Network:
+    w = dict(ONE)
+    w.update(kw)
+    return Network(stations=tuple(stations), steps=tuple(steps), queue_depth=qd, arrival_iops=iops, **w)
+
+
+def single_queue(servers: int, service_us: float, scv: float, iops: float) -> Network:
+    return net([Station("q", "cores", servers)], [Step("serve", "q", True, service_us, service_us, scv=scv)],
+               iops=iops)
+
+
+# --------------------------------------------------------------------------------------------------
+# Oracles (closed forms written here on purpose)
+# --------------------------------------------------------------------------------------------------
+def erlang_c(c: int, a: float) -> float:
+    """P(wait) in M/M/c with offered load a = lambda S < c."""
+    term = sum(a**k / math.factorial(k) for k in range(c))
+    top = a**c / math.factorial(c) * c / (c - a)
+    return top / (term + top)
+
+
+def mmc_response(lam: float, s: float, c: int) -> float:
+    a = lam * s
+    return erlang_c(c, a) * s / (c - a) + s
+
+
+def mg1_response(lam: float, s: float, scv: float) -> float:
+    """Pollaczek-Khinchine: W = S + rho S (1 + scv) / (2 (1 - rho))."""
+    rho = lam * s
+    return s + rho * s * (1 + scv) / (2 * (1 - rho))
+
+
+def repairman_throughput(n: int, think: float, repair: float) -> float:
+    """Finite-source M/M/1//N: X = (1 - p0) / S, p_k proportional to N!/(N-k)! (S/Z)^k."""
+    w = [math.factorial(n) / math.factorial(n - k) * (repair / think) ** k for k in range(n + 1)]
+    return (1.0 - w[0] / sum(w)) / repair
+
+
+def exact_mva(n: int, think: float, demands: list[float]) -> float:
+    """Exact MVA for single-server exponential FCFS stations (demand = visits x service) and a delay."""
+    q = np.zeros(len(demands))
+    x = 0.0
+    for k in range(1, n + 1):
+        r = np.asarray(demands) * (1.0 + q)
+        x = k / (think + r.sum())
+        q = x * r
+    return x
+
+
+SEEDS = (0, 1, 2)
+
+
+def replicate(network: Network, requests: int, **kw) -> list:
+    """Independent replications with the fixed seeds."""
+    return [simulate(network, requests=requests, seed=seed, **kw) for seed in SEEDS]
+
+
+def assert_theory(results, metric: str, truth: float, max_rel_hw: float):
+    """>= 2 of the replications' 95 % intervals of ``metric`` contain ``truth``; all are narrow."""
+    ests = [getattr(r, metric) for r in results]
+    for e in ests:
+        assert e.confidence == 0.95
+        assert e.relative_half_width < max_rel_hw, f"interval too wide to mean anything: {e}"
+    hits = sum(e.contains(truth) for e in ests)
+    assert hits >= len(ests) - 1, f"theory {truth:.6g} outside the DES intervals {[str(e) for e in ests]}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Open single-station queues
+# --------------------------------------------------------------------------------------------------
+def test_mm1_response_throughput_and_utilisation():
+    lam, s = 0.8, 1.0  # per us, us
+    rs = replicate(single_queue(1, s, 1.0, lam * 1e6), 400_000)
+    assert_theory(rs, "mean_latency_us", 1.0 / (1.0 / s - lam), 0.05)
+    assert_theory(rs, "iops", lam * 1e6, 0.01)
+    for r in rs:
+        assert r.utilization["q"] == pytest.approx(lam * s, rel=0.01)
+
+
+def test_mmc_erlang_c():
+    lam, s, c = 1.2, 2.0, 3  # rho = 0.8
+    rs = replicate(single_queue(c, s, 1.0, lam * 1e6), 400_000)
+    assert_theory(rs, "mean_latency_us", mmc_response(lam, s, c), 0.03)
+    for r in rs:
+        assert r.utilization["q"] == pytest.approx(lam * s / c, rel=0.01)
+        assert r.mean_busy_servers["q"] == pytest.approx(lam * s, rel=0.01)
+
+
+def test_md1_pollaczek_khinchine():
+    lam, s = 0.7, 1.0
+    rs = replicate(single_queue(1, s, 0.0, lam * 1e6), 300_000)
+    assert_theory(rs, "mean_latency_us", mg1_response(lam, s, 0.0), 0.02)
+    assert rs[0].station_service_us["q"] == pytest.approx(s, rel=1e-9)  # deterministic service
+
+
+def test_mg1_lognormal_and_forced_exponential():
+    lam, s, scv = 0.5, 1.0, 2.0
+    q = single_queue(1, s, scv, lam * 1e6)
+    assert_theory(replicate(q, 400_000), "mean_latency_us", mg1_response(lam, s, scv), 0.03)  # auto: log-normal
+    assert_theory(replicate(q, 400_000, service_family="exponential"), "mean_latency_us",
+                  mg1_response(lam, s, 1.0), 0.03)
+    # "lognormal" forced on an scv-1 step: M/G/1 with log-normal service of scv 1 (same P-K value as M/M/1)
+    q1 = single_queue(1, s, 1.0, lam * 1e6)
+    assert_theory(replicate(q1, 300_000, service_family="lognormal"), "mean_latency_us",
+                  mg1_response(lam, s, 1.0), 0.03)
+
+
+def test_lognormal_service_has_the_requested_mean_and_scv():
+    """Light load, so latency = service time: its histogram gives the sampled distribution's moments."""
+    n = single_queue(1, 2.0, 3.0, 1e3)  # rho = 0.002: almost never a wait
+    r = simulate(n, requests=200_000, trace_requests=200_000, warmup_fraction=0.0)
+    x = r.trace.latency_us
+    assert x.mean() == pytest.approx(2.0, rel=0.03)
+    assert x.var() / x.mean() ** 2 == pytest.approx(3.0, rel=0.2)
+    assert np.log(x).std() == pytest.approx(math.sqrt(math.log(4.0)), rel=0.02)  # sigma^2 = ln(1 + scv)
+
+
+def test_pure_delay_step_is_an_infinite_server():
+    """A station-less step delays every request by its own sample: response = delay, whatever the load."""
+    n = net([], [Step("wire", None, True, 3.0, 3.0, scv=1.0, delay_us=2.0)], iops=2e6)  # 10 in flight
+    rs = replicate(n, 200_000)
+    assert_theory(rs, "mean_latency_us", 5.0, 0.02)
+    for r in rs:
+        assert r.mean_in_system == pytest.approx(r.iops.value / 1e6 * r.mean_latency_us.value, rel=0.01)
+
+
+# --------------------------------------------------------------------------------------------------
+# Closed networks
+# --------------------------------------------------------------------------------------------------
+def test_machine_repairman():
+    n_mach, think, repair = 5, 4.0, 1.0
+    n = net([Station("repair", "cores", 1)],
+            [Step("think", None, True, think, think, scv=1.0), Step("fix", "repair", True, repair, repair, scv=1.0)],
+            qd=n_mach)
+    rs = replicate(n, 300_000)
+    x = repairman_throughput(n_mach, think, repair)
+    assert_theory(rs, "iops", x * 1e6, 0.01)
+    assert_theory(rs, "mean_latency_us", n_mach / x, 0.01)  # Little: N = X (Z + R)
+    for r in rs:
+        assert r.mean_in_system == pytest.approx(n_mach)
+        assert r.utilization["repair"] == pytest.approx(r.iops.value / 1e6 * repair, rel=0.01)
+
+
+def test_closed_product_form_with_address_routing():
+    """Delay + one queue + a 2-copy uniformly routed station: BCMP product form, exact MVA (visits 1/2 per copy)."""
+    think, sa, sb, n = 3.0, 1.0, 1.6, 6
+    netw = net([Station("a", "cores", 1), Station("b", "die", 1, copies=2)],
+               [Step("think", None, True, think, think, scv=1.0),
+                Step("sa", "a", True, sa, sa, scv=1.0),
+                Step("sb", "b", True, sb, sb, scv=1.0, routing="uniform")], qd=n)
+    rs = replicate(netw, 300_000)
+    x = exact_mva(n, think, [sa, sb / 2, sb / 2])
+    assert_theory(rs, "iops", x * 1e6, 0.01)
+    for r in rs:  # utilisation per copy of b = X * (1/2) * S_b
+        assert r.utilization["b"] == pytest.approx(x * sb / 2, rel=0.02)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rho", [0.5, 0.9, 0.95])
+@pytest.mark.parametrize("c", [1, 4])
+def test_mmc_long_runs(rho, c):
+    s = 1.0
+    lam = rho * c / s
+    rs = replicate(single_queue(c, s, 1.0, lam * 1e6), 3_000_000, batches=30)
+    assert_theory(rs, "mean_latency_us", mmc_response(lam, s, c), 0.06)
+
+
+# --------------------------------------------------------------------------------------------------
+# Sample-path laws
+# --------------------------------------------------------------------------------------------------
+def test_littles_law_and_utilisation_law_per_station():
+    stations = [Station("cpu", "cores", 2), Station("disk", "die", 1, copies=3), Station("bus", "channel", 1)]
+    steps = [Step("in", None, True, 0.5, 0.5, scv=1.0),
+             Step("cpu", "cpu", True, 1.0, 1.5, scv=0.5, delay_us=0.3),
+             Step("disk", "disk", False, 2.0, 4.0, scv=1.0, routing="uniform"),
+             Step("bus", "bus", False, 0.4, 0.4, routing="single"),
+             Step("cpu2", "cpu", True, 0.2, 0.2, scv=2.0)]
+    n = net(stations, steps, iops=400_000, read_fraction=0.7, request_bytes=(4096.0, 8192.0),
+            request_probs=(0.6, 0.4), transactions=(1, 2))
+    r = simulate(n, requests=200_000)
+    x = r.iops.value / 1e6
+    assert r.mean_in_system == pytest.approx(x * r.mean_latency_us.value, rel=0.01)
+    for name in ("cpu", "disk", "bus"):
+        st_ = n.station(name)
+        v = r.station_visits_per_s[name] / 1e6
+        assert r.mean_in_station[name] == pytest.approx(v * r.station_residence_us[name], rel=0.01)
+        assert r.mean_busy_servers[name] == pytest.approx(v * r.station_service_us[name], rel=0.01)
+        ld = next(ld for ld in n.loads() if ld.name == name)
+        assert r.utilization[name] == pytest.approx(x * ld.demand_us / ld.servers, rel=0.03)
+        assert r.utilization[name] == pytest.approx(r.mean_busy_servers[name] / (st_.servers * st_.copies))
+    # visits: per-transaction steps are visited mean-transactions times per request
+    assert r.step_visits_per_s["disk"] / r.iops.value == pytest.approx(n.mean_transactions, rel=0.01)
+    assert r.step_wait_us["in"] == 0.0
+
+
+@st.composite
+def small_networks(draw):
+    k = draw(st.integers(1, 3))
+    stations, steps = [], []
+    sizes = draw(st.sampled_from([((4096.0,), (1.0,), (1,)), ((4096.0, 16384.0), (0.5, 0.5), (1, 3))]))
+    for i in range(k):
+        copies = draw(st.integers(1, 3))
+        stations.append(Station(f"s{i}", "cores", draw(st.integers(1, 3)), copies))
+        svc = draw(st.floats(0.1, 3.0))
+        steps.append(Step(f"p{i}", f"s{i}", draw(st.booleans()), svc, svc * draw(st.floats(0.5, 2.0)),
+                          scv=draw(st.sampled_from([0.0, 0.5, 1.0, 2.0])),
+                          delay_us=draw(st.sampled_from([0.0, 0.7])),
+                          routing="uniform" if copies > 1 else "single"))
+    if draw(st.booleans()):
+        steps.insert(0, Step("d", None, True, 1.0, 1.0, scv=draw(st.sampled_from([0.0, 1.0]))))
+    return net(stations, steps, qd=draw(st.integers(1, 12)), read_fraction=draw(st.sampled_from([0.0, 0.3, 1.0])),
+               request_bytes=sizes[0], request_probs=sizes[1], transactions=sizes[2])
+
+
+@settings(max_examples=15, deadline=None)
+@given(small_networks(), st.integers(0, 2**32 - 1))
+def test_invariants_on_random_closed_networks(n, seed):
+    r = simulate(n, requests=20_000, seed=seed, batches=10)
+    x = r.iops.value / 1e6
+    assert r.mean_in_system == pytest.approx(n.queue_depth)
+    assert r.mean_in_system == pytest.approx(x * r.mean_latency_us.value, rel=0.02)  # Little
+    for ld in n.loads():
+        v = r.station_visits_per_s[ld.name] / 1e6
+        assert r.mean_in_station[ld.name] == pytest.approx(v * r.station_residence_us[ld.name], rel=0.02)
+        assert 0.0 <= r.utilization[ld.name] <= 1.0 + 1e-9
+        assert r.utilization[ld.name] == pytest.approx(x * ld.demand_us / ld.servers, rel=0.08, abs=1e-3)
+    assert r.latency_min_us <= r.p50_us <= r.p99_us <= r.p999_us <= r.latency_max_us
+    again = simulate(n, requests=20_000, seed=seed, batches=10)
+    assert again.fingerprint() == r.fingerprint()
+
+
+# --------------------------------------------------------------------------------------------------
+# Fork-join and routing
+# --------------------------------------------------------------------------------------------------
+def test_fork_join_on_idle_parallel_servers_takes_one_service_time():
+    t = 4
+    n = net([Station("die", "die", t)], [Step("array", "die", False, 50.0, 50.0)], qd=1,
+            request_bytes=(16384.0,), transactions=(t,))
+    r = simulate(n, requests=100, trace_requests=10, warmup_fraction=0.0, batches=2)
+    assert r.latency_min_us == r.latency_max_us == 50.0  # not 4 x 50
+    tr = r.trace
+    assert np.all(tr.transactions == t)
+    assert np.all(tr.tx_latency_us == 50.0)
+
+
+def test_address_routed_dies_serialise_on_collisions():
+    """T transactions pick dies at random; a die holds one at a time, so latency = die time x the largest
+    number of transactions that picked one die, and is >= each transaction's latency."""
+    t, dies, die_us = 4, 4, 50.0
+    n = net([Station("die", "die", 1, copies=dies)],
+            [Step("pre", None, True, 1.0, 1.0), Step("array", "die", False, die_us, die_us, routing="uniform"),
+             Step("post", None, True, 2.0, 2.0)],
+            qd=1, request_bytes=(16384.0,), transactions=(t,))
+    k = 4000
+    r = simulate(n, requests=k, trace_requests=k, warmup_fraction=0.0, batches=4)
+    tr = r.trace
+    worst = np.array([np.bincount(row, minlength=dies).max() for row in tr.tx_copy])
+    assert np.all(tr.tx_copy >= 0) and np.all(tr.tx_copy < dies)
+    assert np.allclose(tr.latency_us, 1.0 + die_us * worst + 2.0)
+    assert np.all(tr.latency_us[:, None] >= tr.tx_latency_us)
+    # all four on distinct dies with probability 4!/4^4
+    p = math.factorial(dies) / dies**t
+    frac = float(np.mean(worst == 1))
+    assert abs(frac - p) < 5 * math.sqrt(p * (1 - p) / k)
+    # each die is equally likely
+    counts = np.bincount(tr.tx_copy.ravel(), minlength=dies)
+    assert np.all(np.abs(counts / counts.sum() - 1 / dies) < 0.02)
+
+
+def test_die_channel_routing_follows_the_chosen_die():
+    """Two requests start together; die d transfers on channel d % 2. Their latencies reveal the sharing."""
+    die_us, bus_us = 10.0, 3.0
+    n = net([Station("die", "die", 1, copies=4), Station("ch", "channel", 1, copies=2)],
+            [Step("array", "die", False, die_us, die_us, routing="uniform"),
+             Step("xfer", "ch", False, bus_us, bus_us, routing="die_channel")], qd=2)
+    seen = set()
+    for seed in range(30):
+        r = simulate(n, requests=2, trace_requests=2, warmup_fraction=0.0, batches=2, seed=seed)
+        d = r.trace.tx_copy[:, 0]
+        lat = sorted(r.trace.latency_us)
+        if d[0] == d[1]:
+            expect, kind = [die_us + bus_us, 2 * die_us + bus_us], "same die"
+        elif d[0] % 2 == d[1] % 2:
+            expect, kind = [die_us + bus_us, die_us + 2 * bus_us], "same channel"
+        else:
+            expect, kind = [die_us + bus_us, die_us + bus_us], "independent"
+        assert lat == pytest.approx(expect), (d, lat)
+        seen.add(kind)
+    assert seen == {"same die", "same channel", "independent"}
+
+
+def test_die_channel_without_a_uniform_step_is_rejected():
+    n = net([Station("ch", "channel", 1, copies=2)], [Step("x", "ch", False, 1.0, 1.0, routing="die_channel")], qd=1)
+    with pytest.raises(DesError, match="die_channel"):
+        compile_network(n)
+
+
+def test_shared_station_has_one_fcfs_queue():
+    """Two steps on one single-server station: it serves both, so the closed throughput is 1/(s1 + s2)."""
+    n = net([Station("core", "cores", 1)],
+            [Step("a", "core", True, 1.0, 1.0), Step("b", "core", True, 3.0, 3.0)], qd=8)
+    r = simulate(n, requests=10_000)
+    assert r.iops.value == pytest.approx(1e6 / 4.0, rel=1e-6)
+    assert r.utilization["core"] == pytest.approx(1.0)
+
+
+def test_pipeline_delay_holds_no_server():
+    """An accelerator with initiation interval 0.1 us and latency 1.0 us (0.9 pipeline tail): 5 requests
+    flow at 5 per us with latency 1.0; 20 saturate the unit at 10 per us (if the tail held the unit: 1 per us)."""
+    for qd, x, lat in ((5, 5.0, 1.0), (20, 10.0, 2.0)):
+        n = net([Station("acc", "accel", 1)], [Step("op", "acc", True, 0.1, 0.1, delay_us=0.9)], qd=qd)
+        r = simulate(n, requests=20_000)
+        assert r.iops.value == pytest.approx(x * 1e6, rel=1e-6)
+        assert r.mean_latency_us.value == pytest.approx(lat, rel=1e-6)
+        assert r.station_service_us["acc"] == pytest.approx(0.1)
+        assert r.utilization["acc"] == pytest.approx(x * 0.1, rel=1e-6)
+
+
+# --------------------------------------------------------------------------------------------------
+# The PM9A3 c01 network
+# --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pm9a3(pm9a3_path):
+    return build_network(load_config(str(pm9a3_path), controller="c01"))
+
+
+def test_pm9a3_zero_load_latency_is_the_sum_of_the_route(pm9a3):
+    one = dataclasses.replace(pm9a3, queue_depth=1, arrival_iops=None)
+    r = simulate(one, requests=2_000)
+    zero_load = sum(one.visits(s) * (one.step_moments(s)[0] + s.delay_us) for s in one.steps)
+    assert r.latency_min_us == pytest.approx(zero_load, rel=1e-9)
+    assert r.latency_max_us == pytest.approx(zero_load, rel=1e-9)
+    assert r.p50_us == pytest.approx(zero_load, rel=1e-9) and r.p999_us == pytest.approx(zero_load, rel=1e-9)
+
+
+def test_pm9a3_station_keys_and_utilisation_law(pm9a3):
+    r = simulate(pm9a3, requests=50_000)
+    names = [s.name for s in pm9a3.stations]
+    for d in (r.utilization, r.mean_in_station, r.mean_busy_servers, r.station_residence_us):
+        assert list(d) == names
+    assert list(r.step_visits_per_s) == [s.label for s in pm9a3.steps]
+    x = r.iops.value / 1e6
+    for ld in pm9a3.loads():
+        assert r.utilization[ld.name] == pytest.approx(x * ld.demand_us / ld.servers, rel=0.01)
+    assert r.mean_in_system == pytest.approx(pm9a3.queue_depth)
+    assert r.latency_min_us <= r.p50_us <= r.p99_us <= r.p999_us <= r.latency_max_us
+    xs, f = r.latency_cdf_us
+    assert np.all(np.diff(f) >= 0) and f[-1] == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------------------------------
+# Determinism, histogram bookkeeping, options
+# --------------------------------------------------------------------------------------------------
+def test_same_seed_is_bit_identical_and_chunking_does_not_matter(pm9a3):
+    a = simulate(pm9a3, requests=30_000, seed=11)
+    b = simulate(pm9a3, requests=30_000, seed=11, progress=True)
+    c = simulate(pm9a3, requests=30_000, seed=12)
+    assert a.fingerprint() == b.fingerprint()
+    assert a.to_dict() == b.to_dict()  # (no NaN fields in this run)
+    assert a.fingerprint() != c.fingerprint()
+    assert a.iops.value != c.iops.value and a.numba_seed != c.numba_seed
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    assert simulate(pm9a3, requests=5_000, seed=g1).fingerprint() == simulate(pm9a3, requests=5_000, seed=g2).fingerprint()
+    assert a.events > 0 and a.events_per_second > 0 and "wall_seconds" not in a.to_dict()
+
+
+def test_traced_runs_are_reproducible_with_nan_fields():
+    n = single_queue(1, 1.0, 1.0, 0.5e6)
+    a = simulate(n, requests=2_000, trace_requests=5_000, seed=3)  # untouched trace rows stay NaN
+    b = simulate(n, requests=2_000, trace_requests=5_000, seed=3)
+    assert np.isnan(a.trace.end_us[-1])
+    assert a.fingerprint() == b.fingerprint()
+
+
+def test_histogram_matches_the_traced_latencies():
+    """FCFS single server: completions follow starts, so the traced latencies are the histogrammed ones."""
+    k = 20_000
+    r = simulate(single_queue(1, 1.0, 1.0, 0.7e6), requests=k, trace_requests=k, warmup_fraction=0.0)
+    lat = r.trace.latency_us
+    expect = S.histogram(lat, r.hist_edges_us[0], r.hist_edges_us[-1], r.hist_edges_us.size - 1)
+    assert np.array_equal(r.hist_counts, expect)
+    assert r.mean_latency_us.value == pytest.approx(lat.mean(), rel=1e-12)
+    assert r.latency_max_us == lat.max()
+    srt = np.sort(lat)
+    for q in (50.0, 99.0, 99.9):
+        exact = srt[math.ceil(q / 100 * k - 1e-9) - 1]  # smallest x with F(x) >= q
+        assert r.latency_percentiles_us[q] == pytest.approx(exact, rel=0.003)
+
+
+def test_open_overflow_and_instability_are_clear_errors():
+    with pytest.raises(DesError, match="unstable"):
+        simulate(single_queue(1, 1.0, 1.0, 1.2e6), requests=1_000)
+    with pytest.raises(DesError, match="overflowed"):
+        simulate(single_queue(1, 1.0, 1.0, 0.95e6), requests=50_000, max_in_system=4)
+
+
+@pytest.mark.parametrize("kw", [dict(service_family="gamma"), dict(batches=1), dict(requests=0),
+                                dict(warmup_fraction=1.0), dict(requests=10, batches=20)])
+def test_bad_options(kw):
+    args = dict(requests=1_000)
+    args.update(kw)
+    with pytest.raises(DesError):
+        simulate(single_queue(1, 1.0, 0.0, 1e5), **args)
+
+
+def test_bad_networks():
+    ok = single_queue(1, 1.0, 0.0, 1e5)
+    for bad in (dataclasses.replace(ok, queue_depth=4),
+                dataclasses.replace(ok, arrival_iops=None),
+                dataclasses.replace(ok, request_probs=(0.5,)),
+                dataclasses.replace(ok, steps=(Step("x", "nowhere", True, 1.0, 1.0),))):
+        with pytest.raises(DesError):
+            simulate(bad, requests=1_000)
