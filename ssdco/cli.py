@@ -36,7 +36,25 @@ def build_parser() -> argparse.ArgumentParser:
     _common(w)
     w.add_argument("--exact", action="store_true",
                    help="exact exponential product-form solution instead of the deterministic-service corrected MVA")
+    v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
+    _common(v)
+    v.add_argument("--requests", type=_positive_int, default=200_000, metavar="N",
+                   help="requests the DES completes (default 200000; 10%% warm-up discarded)")
+    v.add_argument("--seed", type=int, default=0, help="DES seed (same seed => identical results)")
+    v.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="progress bar on stderr (auto: when stderr is a terminal)")
+    # ---- more subcommands register here ----
     return p
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -108,7 +126,53 @@ def _cmd_whatif(args) -> int:
     return 0
 
 
-COMMANDS = {"whatif": _cmd_whatif}
+def format_validation(v) -> str:
+    """Human-readable side-by-side table of a :class:`~ssdco.validation.compare.Validation`."""
+    from .validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, UTILIZATION_TOLERANCE
+
+    a, d = v.analytic, v.des
+    rel = v.relative_error
+    lines = [f"ssdco validate: {a.config_name}  controller {a.controller}  "
+             f"({d.measured_requests:,} requests measured after {d.warmup_requests:,} warm-up, seed {v.des.numba_seed})",
+             "",
+             "  metric              analytic          DES (95% CI)                      rel. error  tolerance",
+             f"  IOPS            {a.iops:>12,.0f}   {d.iops.value:>12,.0f} +- {d.iops.half_width:<10,.0f}        "
+             f"{rel['iops']:>+8.2%}    {IOPS_TOLERANCE:.0%}",
+             f"  latency mean    {a.latency_mean_us:>12.2f}   {d.mean_latency_us.value:>12.2f} +- "
+             f"{d.mean_latency_us.half_width:<10.3f}        {rel['latency_mean_us']:>+8.2%}    {LATENCY_TOLERANCE:.0%}",
+             f"  latency p99     {_fmt(a.latency_p99_us, '', 2):>12}   {d.p99_us:>12.2f}   (p50 {d.p50_us:.2f}, "
+             f"p99.9 {d.p999_us:.2f})   " + (f"{rel['latency_p99_us']:>+8.2%}    (estimate)" if "latency_p99_us" in rel else ""),
+             f"  power total     {a.power.total_mw:>12.1f}   {v.des_power_mw['total']:>12.1f}   (from measured busy time)"
+             f"         {rel['power_total_mw']:>+8.2%}",
+             "",
+             f"  station                 util analytic   util DES    abs. error (tolerance {UTILIZATION_TOLERANCE})"]
+    for name, err in v.utilization_error.items():
+        lines.append(f"  {name:<24}{a.utilization[name]:>10.3f}   {d.utilization[name]:>10.3f}   {err:>+10.3f}")
+    lines += ["",
+              f"  DES speed: {d.events:,} events in {d.wall_seconds:.2f} s = {d.events_per_second / 1e6:.1f} M events/s",
+              "",
+              "  verdict: " + ("AGREE - analytic model and DES within tolerance" if v.agrees else
+                               "DISAGREE - " + ", ".join(n for n, ok in (("IOPS", v.iops_ok), ("latency", v.latency_ok),
+                                                                         ("utilisation", v.utilization_ok)) if not ok)
+                               + " outside tolerance")]
+    return "\n".join(lines)
+
+
+def _cmd_validate(args) -> int:
+    from . import load_config
+    from .validation.compare import validate
+
+    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+    progress = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
+    v = validate(config, requests=args.requests, seed=args.seed, progress=progress)
+    if args.json:
+        print(json.dumps(v.to_dict(), indent=2))
+    else:
+        print(format_validation(v))
+    return 0
+
+
+COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

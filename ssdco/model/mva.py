@@ -87,9 +87,12 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
                 residence[k] = d + factor * (d / c) * wait
                 p_wait[k] = pw
             total += copies[k] * residence[k]
-        # The residual discount can push the heuristic a hair past saturation; throughput can never
-        # exceed the bottleneck's capacity c_k / D_k (the exponential recursion never reaches this clamp).
-        x = min(n / total, capacity)
+        # Two safeguards for the residual heuristic (the exponential recursion never triggers either):
+        # the discount for scv < 1 can push it a hair past saturation, but throughput never exceeds
+        # the bottleneck's capacity c_k / D_k; the inflation for scv > 1 assumes Poisson arrivals and
+        # at small n can make X(n) < X(n-1), but closed-network throughput does not fall when a job
+        # is added (Shanthikumar & Yao, Oper. Res. 37(4), 1989), so X(n) is floored at X(n-1).
+        x = min(max(n / total, x_by_n[n - 1]), capacity)
         x_by_n[n] = x
         for k in range(k_count):
             queue[k] = x * residence[k]

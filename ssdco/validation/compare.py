@@ -1,0 +1,128 @@
+"""Model vs DES: run both on one configuration and line their numbers up.
+
+The DES result is turned into the same keys as ``ssdco whatif --json`` (its power computed from the
+*measured* busy servers with the same power model), plus confidence intervals and measured percentiles;
+``relative_error`` = analytic / DES - 1 per metric and per station utilisation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..model.network import Network, build_network
+from ..model.power import compute_power
+from ..model.whatif import Result, _num, check_budgets, evaluate_network
+from ..rng import SeedLike
+from ..spec import Config
+from .des import DesResult, simulate
+
+# Agreement the model must reach against the DES on closed, deterministic configurations
+# (issue "DES and ssdco validate"): IOPS within 3 %, mean latency within 10 %.
+IOPS_TOLERANCE = 0.03
+LATENCY_TOLERANCE = 0.10
+UTILIZATION_TOLERANCE = 0.05  # absolute, per station (reported, part of the verdict)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Analytic and DES answers for one configuration and their relative errors."""
+
+    config: Config
+    analytic: Result
+    des: DesResult
+    des_power_mw: Mapping[str, float]
+    relative_error: Mapping[str, float]
+    utilization_error: Mapping[str, float]  # analytic - DES, absolute
+
+    @property
+    def iops_ok(self) -> bool:
+        """IOPS within :data:`IOPS_TOLERANCE`."""
+        return abs(self.relative_error["iops"]) <= IOPS_TOLERANCE
+
+    @property
+    def latency_ok(self) -> bool:
+        """Mean latency within :data:`LATENCY_TOLERANCE`."""
+        return abs(self.relative_error["latency_mean_us"]) <= LATENCY_TOLERANCE
+
+    @property
+    def utilization_ok(self) -> bool:
+        """Every station's utilisation within :data:`UTILIZATION_TOLERANCE` (absolute)."""
+        return all(abs(e) <= UTILIZATION_TOLERANCE for e in self.utilization_error.values())
+
+    @property
+    def agrees(self) -> bool:
+        """The verdict: all three checks hold."""
+        return self.iops_ok and self.latency_ok and self.utilization_ok
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``ssdco validate --json`` document."""
+        return {
+            "schema": "ssdco.validate/1",
+            "analytic": self.analytic.to_dict(),
+            "des": des_to_dict(self.config, self.des, self.des_power_mw),
+            "relative_error": {k: _num(v) for k, v in self.relative_error.items()},
+            "utilization_error": {k: _num(v) for k, v in self.utilization_error.items()},
+            "tolerances": {"iops": IOPS_TOLERANCE, "latency_mean_us": LATENCY_TOLERANCE,
+                           "utilization_abs": UTILIZATION_TOLERANCE},
+            "agrees": self.agrees,
+        }
+
+
+def des_power(config: Config, network: Network, des: DesResult):
+    """Power from the DES's measured throughput and busy servers (same model as the analytic path)."""
+    return compute_power(config, network, des.iops.value, des.mean_busy_servers)
+
+
+def des_to_dict(config: Config, des: DesResult, power_mw: Mapping[str, float]) -> dict[str, Any]:
+    """DES metrics under the ``whatif --json`` keys, plus CIs, percentiles, CDF and speed."""
+    iops = des.iops.value
+    total = power_mw["total"]
+    return {
+        "iops": _num(iops),
+        "iops_ci95": [_num(des.iops.low), _num(des.iops.high)],
+        "latency_us": {"mean": _num(des.mean_latency_us.value), "p50": _num(des.p50_us),
+                       "p99": _num(des.p99_us), "p99_9": _num(des.p999_us)},
+        "latency_mean_ci95_us": [_num(des.mean_latency_us.low), _num(des.mean_latency_us.high)],
+        "utilization": {k: _num(v) for k, v in des.utilization.items()},
+        "mean_jobs": {k: _num(v) for k, v in des.mean_in_station.items()},
+        "bottleneck": max(des.utilization, key=des.utilization.get),
+        "power_mw": {k: _num(v) for k, v in power_mw.items()},
+        "energy_per_io_nj": _num(total / iops * 1e6 if iops > 0 else math.inf),
+        "budgets": {k: {"limit_mw": _num(b.limit), "value_mw": _num(b.value), "met": b.met}
+                    if k != "min_iops" else {"limit": _num(b.limit), "value": _num(b.value), "met": b.met}
+                    for k, b in _des_budgets(config, des, power_mw).items()},
+        "requests_measured": des.measured_requests,
+        "events": des.events,
+        "events_per_second": _num(des.events_per_second),
+        "wall_seconds": _num(des.wall_seconds),
+    }
+
+
+def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
+    class _P:  # the attributes check_budgets reads
+        core_side_mw = power_mw["cores"] + power_mw["accelerators"]
+        dram_mw = power_mw["dram"]
+
+    return check_budgets(config, des.iops.value, _P)
+
+
+def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, progress: bool = False,
+             service_family: str = "auto") -> Validation:
+    """Run the analytic model and the DES on ``config`` and compare them."""
+    network = build_network(config)
+    analytic = evaluate_network(config, network)
+    des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)
+    p = des_power(config, network, des)
+    power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw}
+    rel = {
+        "iops": analytic.iops / des.iops.value - 1.0,
+        "latency_mean_us": analytic.latency_mean_us / des.mean_latency_us.value - 1.0,
+        "power_total_mw": analytic.power.total_mw / p.total_mw - 1.0,
+    }
+    if analytic.latency_p99_us is not None and des.p99_us > 0:
+        rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0
+    util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
+    return Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
+                      utilization_error=util_err)
