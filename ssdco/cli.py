@@ -43,6 +43,35 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=int, default=0, help="DES seed (same seed => identical results)")
     v.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (auto: when stderr is a terminal)")
+    st = sub.add_parser("study", help="the PM9A3 co-design study as a regenerable report (Markdown, CSV, PNG plots)")
+    st.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml); presets from controllers/")
+    st.add_argument("--out", default="reports/pm9a3-study", metavar="DIR",
+                    help="output directory (default reports/pm9a3-study)")
+    st.add_argument("--requests", type=_positive_int, default=200_000, metavar="N",
+                    help="requests each DES run completes (default 200000)")
+    st.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same for every design (default 0)")
+    st.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                    help="progress bars on stderr (auto: when stderr is a terminal)")
+    sw = sub.add_parser("sweep", help="evaluate a grid of parameter values into a resumable CSV (optionally Parquet)")
+    sw.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml)")
+    sw.add_argument("--controller", "-c", metavar="NAME|FILE",
+                    help="controller preset name or file (or sweep it: --grid controller=c01,c07)")
+    sw.add_argument("--set", dest="overrides", action="append", default=[], metavar="FIELD=VALUE",
+                    help="fixed override applied at every grid point (repeatable)")
+    sw.add_argument("--grid", action="append", default=[], metavar="FIELD=V1,V2,...", required=True,
+                    help="grid axis, values are TOML literals as for --set (repeatable; cartesian product)")
+    sw.add_argument("--out", default="sweep.csv", metavar="FILE.csv",
+                    help="CSV output; an existing file of the same sweep is resumed (default sweep.csv)")
+    sw.add_argument("--parquet", metavar="FILE.parquet", help="also write Parquet (needs pyarrow)")
+    sw.add_argument("--des-requests", type=_nonnegative_int, default=0, metavar="N",
+                    help="also run the DES with N requests per point (default 0: analytic model only)")
+    sw.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same at every point (default 0)")
+    sw.add_argument("--workers", type=_positive_int, default=1, metavar="K",
+                    help="local worker processes (default 1: run in this process)")
+    sw.add_argument("--scheduler", metavar="ADDRESS",
+                    help="run the points on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs the sweep extra)")
+    sw.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                    help="progress bar on stderr (auto: when stderr is a terminal)")
     # ---- more subcommands register here ----
     return p
 
@@ -54,6 +83,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return value
 
 
@@ -172,7 +211,37 @@ def _cmd_validate(args) -> int:
     return 0
 
 
-COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate}
+def _progress(choice: str) -> bool:
+    return sys.stderr.isatty() if choice == "auto" else choice == "on"
+
+
+def _cmd_study(args) -> int:
+    from .report import default_command, run_study, write_study
+
+    command = default_command(args.config, out=args.out, requests=args.requests, seed=args.seed)
+    study = run_study(args.config, requests=args.requests, seed=args.seed, progress=_progress(args.progress),
+                      command=command)
+    paths = write_study(study, args.out)
+    print(f"ssdco study: wrote {len(paths)} files to {args.out}/")
+    for t in study.trends:
+        print(f"  {t.verdict:<38} {t.title}")
+    return 0
+
+
+def _cmd_sweep(args) -> int:
+    from .sweep import plan_sweep, run_sweep
+
+    plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
+                      des_requests=args.des_requests, seed=args.seed)
+    s = run_sweep(plan, args.out, workers=args.workers, scheduler=args.scheduler, parquet=args.parquet,
+                  progress=_progress(args.progress))
+    where = f"{s.path}" + (f" and {s.parquet}" if s.parquet else "")
+    print(f"ssdco sweep: {s.points} points ({s.resumed} already done, {s.computed} computed"
+          + (f", {s.errors} with errors" if s.errors else "") + f") -> {where}")
+    return 0
+
+
+COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate, "study": _cmd_study, "sweep": _cmd_sweep}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

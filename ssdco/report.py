@@ -1,0 +1,927 @@
+"""The PM9A3 co-design study as a regenerable report: Markdown, CSV and PNG plots.
+
+:func:`run_study` evaluates every controller preset next to the device file (``controllers/*.toml``,
+c01-c10 for the PM9A3) and the optimizer's pick with the analytic model *and* the embedded DES (one seed for
+all designs: common random numbers), checks the reference study's reported trends against both, and reads
+every parameter's source from the ``#`` comments of the device TOML. :func:`write_study` writes
+``report.md``, ``results.csv`` and four PNG plots.
+
+Determinism: the DES is seeded, every number is formatted with fixed precision, nothing depends on the
+clock or on the machine's speed, and the plots are drawn by the Agg canvas with fixed fonts (DejaVu Sans,
+shipped with matplotlib), DPI and sizes, without the PNG ``Software`` tag. The same command in the same
+environment (same ssdco, NumPy and matplotlib versions) therefore rewrites byte-identical files.
+
+matplotlib is imported only by :func:`write_plots` (extra ``plot``: ``pip install 'ssdco[plot]'``).
+
+References
+----------
+The study: PowerSim (MS thesis, seed 000), chapter 4 section 4 "실험 결과" and figures 13-14;
+budgets 192 mW (cores) and 800 mW (DRAM) from its chapter 4 section 2.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .errors import SsdcoError
+from .spec import MODULES, Config, Controller, list_controller_presets, load_config
+
+__all__ = ["ControllerRun", "ParamSource", "Study", "Trend", "parameter_sources", "run_study", "write_study",
+           "study_csv", "study_markdown", "write_plots", "PLOT_FILES"]
+
+# --------------------------------------------------------------------------------------------------
+# The study's reported trends (seed 000, ch. 4 §4, text around figures 13 and 14)
+# --------------------------------------------------------------------------------------------------
+STUDY_C02_CORE_POWER_CHANGE = -0.41  # "컨트롤러2는 ... 코어 전력이 41% 감소"
+STUDY_C02_IOPS_CHANGE = -0.19  # "IOPS 또한 19% 낮아진 수치"
+STUDY_BEST_SINGLE_ACCELERATOR = "cache_lookup"  # "데이터 캐시 탐색 모듈을 하드웨어 가속하였을 때 가장 높은 개선율"
+# How close a reported percentage change must be to count as reproduced (the study's figures are read
+# off bar charts and our presets are calibrated by hand): same sign and within 5 percentage points.
+CHANGE_TOLERANCE_PP = 5.0
+# "Highest"/"lowest" comparisons treat values within 0.5 % as a tie (below the model's error vs the DES).
+TIE_TOLERANCE = 0.005
+# c01 "achieves a bit lower IOPS than the real PM9A3": below the datasheet figure, by at most 20 %.
+SLIGHTLY_BELOW = (0.80, 1.0)
+
+PLOT_FILES = {
+    "iops_power": "iops_power.png",
+    "energy": "energy_per_io.png",
+    "pareto": "pareto.png",
+    "cdf": "latency_cdf.png",
+}
+DPI = 110
+CDF_CONTROLLERS = ("c01", "c02", "<best single accelerator>", "c09")
+
+
+# --------------------------------------------------------------------------------------------------
+# Parameter sources: the '#' comments of the device TOML
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParamSource:
+    """One ``key = value  # comment`` line of the device TOML."""
+
+    field: str  # dotted, e.g. "nand.t_read_us"
+    value: str  # as written
+    kind: str  # leading tag of the comment (S, D, E, PD, C, C/E, study, ...), "" if none
+    comment: str  # the full comment, "" if the line has none
+
+
+@dataclass(frozen=True)
+class SourceNotes:
+    """All source information found in a device TOML."""
+
+    path: str
+    header: tuple[str, ...]  # the file's leading comment block
+    table_notes: Mapping[str, tuple[str, ...]]  # comment block right before a [table]
+    params: tuple[ParamSource, ...]
+    sources_table: Mapping[str, str]  # the free-form [sources] table
+
+
+_TABLE_RE = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_KEY_RE = re.compile(r"^([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=\s*(.*)$")
+_KIND_RE = re.compile(r"^((?:S|D|E|PD|C)(?:/(?:S|D|E|PD|C))*(?:-class)?|study)\b")
+
+
+def _split_comment(rest: str) -> tuple[str, str]:
+    """Split ``value  # comment`` at the first ``#`` outside a string."""
+    quote = ""
+    i = 0
+    while i < len(rest):
+        ch = rest[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return rest[:i].strip(), rest[i + 1:].strip()
+        i += 1
+    return rest.strip(), ""
+
+
+def parameter_sources(path: str | Path) -> SourceNotes:
+    """Read every parameter's value and source comment from a device TOML (its ``#`` comments)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        raw = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise SsdcoError(f"{path}: cannot read the parameter sources: {e}") from None
+    header: list[str] = []
+    notes: dict[str, tuple[str, ...]] = {}
+    params: list[ParamSource] = []
+    pending: list[str] = []
+    table = ""
+    seen_code = False
+    for line in text.splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith("#"):
+            pending.append(s.lstrip("#").strip())
+            continue
+        if not seen_code:
+            header, pending = pending, []
+            seen_code = True
+        m = _TABLE_RE.match(s)
+        if m:
+            table = re.sub(r"\s+", "", m.group(1))
+            if pending:
+                notes[table] = tuple(pending)
+            pending = []
+            continue
+        m = _KEY_RE.match(s)
+        if m:
+            key = re.sub(r"\s+", "", m.group(1))
+            value, comment = _split_comment(m.group(2))
+            if pending:
+                notes[table] = notes.get(table, ()) + tuple(pending)
+                pending = []
+            km = _KIND_RE.match(comment)
+            params.append(ParamSource(field=f"{table}.{key}" if table else key, value=value,
+                                      kind=km.group(1) if km else "", comment=comment))
+    sources = {k: str(v) for k, v in raw.get("sources", {}).items()} if isinstance(raw.get("sources"), dict) else {}
+    return SourceNotes(path=str(path), header=tuple(header), table_notes=notes, params=tuple(params),
+                       sources_table=sources)
+
+
+# --------------------------------------------------------------------------------------------------
+# Running the designs
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Metrics:
+    """One design's figures from one method (analytic model or DES). Powers mW, energy nJ per I/O."""
+
+    iops: float
+    latency_mean_us: float
+    latency_p99_us: float | None
+    cores_mw: float
+    accelerators_mw: float
+    dram_mw: float
+    core_limit_mw: float
+    dram_limit_mw: float
+
+    @property
+    def core_side_mw(self) -> float:
+        return self.cores_mw + self.accelerators_mw
+
+    @property
+    def total_mw(self) -> float:
+        return self.cores_mw + self.accelerators_mw + self.dram_mw
+
+    @property
+    def energy_per_io_nj(self) -> float:
+        return self.total_mw / self.iops * 1e6 if self.iops > 0 else math.inf
+
+    @property
+    def core_met(self) -> bool:
+        return self.core_side_mw <= self.core_limit_mw
+
+    @property
+    def dram_met(self) -> bool:
+        return self.dram_mw <= self.dram_limit_mw
+
+    @property
+    def both_met(self) -> bool:
+        return self.core_met and self.dram_met
+
+
+@dataclass(frozen=True)
+class ControllerRun:
+    """One design evaluated both ways."""
+
+    name: str
+    origin: str  # "preset" or "optimizer"
+    controller: Controller
+    analytic: Metrics
+    des: Metrics
+    des_iops_half_width: float
+    relative_error: Mapping[str, float]  # analytic / DES - 1
+    agrees: bool
+    cost: float | None
+    latency_cdf_us: tuple[Any, Any] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Trend:
+    """One reported trend of the study and whether ssdco's analytic model and DES reproduce it."""
+
+    title: str
+    study: str
+    analytic: str
+    des: str
+    analytic_ok: bool | None  # None: could not be evaluated (a controller is missing)
+    des_ok: bool | None
+
+    @property
+    def verdict(self) -> str:
+        """"reproduced", "not reproduced", or which method reproduces it."""
+        a, d = self.analytic_ok, self.des_ok
+        if a is None or d is None:
+            return "not evaluated"
+        if a and d:
+            return "reproduced"
+        if not a and not d:
+            return "not reproduced"
+        return "reproduced by the analytic model only" if a else "reproduced by the DES only"
+
+
+@dataclass(frozen=True)
+class Pareto:
+    """The optimizer's design space (cost, IOPS, core-side power per candidate), front and pick."""
+
+    costs: Any
+    iops: Any
+    core_side_mw: Any
+    front: Any  # indices into the arrays above, sorted by cost
+    pick_label: str
+    method: str
+
+
+@dataclass(frozen=True)
+class Study:
+    """Everything the report shows. Build with :func:`run_study`."""
+
+    config_path: str
+    config: Config
+    requests: int
+    seed: int
+    runs: tuple[ControllerRun, ...]
+    trends: tuple[Trend, ...]
+    sources: SourceNotes
+    pareto: Pareto | None
+    optimizer_note: str
+    command: str
+
+    def run(self, name: str) -> ControllerRun | None:
+        """The run called ``name`` (None if absent)."""
+        return next((r for r in self.runs if r.name == name), None)
+
+
+def _metrics_from_result(result, config: Config) -> Metrics:
+    p = result.power
+    return Metrics(iops=result.iops, latency_mean_us=result.latency_mean_us, latency_p99_us=result.latency_p99_us,
+                   cores_mw=p.cores_mw, accelerators_mw=p.accelerators_mw, dram_mw=p.dram_mw,
+                   core_limit_mw=config.budgets.core_power_mw, dram_limit_mw=config.budgets.dram_power_mw)
+
+
+def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed: int, progress: bool,
+                     cost: float | None) -> ControllerRun:
+    from .validation.compare import validate
+
+    v = validate(config, requests=requests, seed=seed, progress=progress)
+    d = v.des
+    pw = v.des_power_mw
+    des = Metrics(iops=d.iops.value, latency_mean_us=d.mean_latency_us.value, latency_p99_us=d.p99_us,
+                  cores_mw=pw["cores"], accelerators_mw=pw["accelerators"], dram_mw=pw["dram"],
+                  core_limit_mw=config.budgets.core_power_mw, dram_limit_mw=config.budgets.dram_power_mw)
+    return ControllerRun(name=name, origin=origin, controller=config.controller,
+                         analytic=_metrics_from_result(v.analytic, config), des=des,
+                         des_iops_half_width=d.iops.half_width, relative_error=dict(v.relative_error),
+                         agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us)
+
+
+def _optimizer(config: Config):
+    """The optimizer's pick and design space, or ``(None, None, note)`` when the optimizer is unavailable.
+
+    Returns ``(pick_controller, pareto, note, cost_function)``."""
+    try:
+        from .optimizer import search  # noqa: F401
+    except ImportError as e:
+        return None, None, f"the optimizer is not available ({e})", None
+    return _optimizer_adapter(config)
+
+
+def _optimizer_adapter(config: Config):  # pragma: no cover - replaced once the optimizer API is known
+    return None, None, "the optimizer's API is not wired into the report yet", None
+
+
+def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0, progress: bool = False,
+              command: str | None = None) -> Study:
+    """Evaluate every controller preset and the optimizer's pick; check the study's trends.
+
+    Parameters
+    ----------
+    config_path : path
+        The device TOML (``configs/pm9a3-960.toml``); presets come from ``controllers/`` beside it.
+    requests : int
+        Requests each DES run completes (10 % warm-up discarded).
+    seed : int
+        DES seed, the same for every design (common random numbers).
+    progress : bool
+        tqdm bars on stderr.
+    command : str, optional
+        The command line to print in the report (default: the equivalent ``ssdco study`` command).
+    """
+    path = Path(config_path)
+    base = load_config(path)
+    presets = list_controller_presets(path.parent)
+    if not presets:
+        raise SsdcoError(f"{path.parent / 'controllers'}: no controller presets (*.toml) to study")
+    pick, pareto, note, cost_fn = _optimizer(base)
+    runs = []
+    for name in presets:
+        cfg = load_config(path, controller=name)
+        runs.append(_evaluate_design(name, "preset", cfg, requests, seed, progress,
+                                     cost_fn(cfg) if cost_fn else None))
+    if pick is not None:
+        cfg = base.with_controller(pick)
+        runs.append(_evaluate_design("pick", "optimizer", cfg, requests, seed, progress,
+                                     cost_fn(cfg) if cost_fn else None))
+    runs_t = tuple(runs)
+    notes = parameter_sources(path)
+    return Study(config_path=str(config_path), config=base, requests=requests, seed=seed, runs=runs_t,
+                 trends=tuple(check_trends(runs_t, base, notes)), sources=notes, pareto=pareto, optimizer_note=note,
+                 command=command or default_command(config_path, requests=requests, seed=seed))
+
+
+def default_command(config_path: str | Path, *, out: str | None = None, requests: int = 200_000,
+                    seed: int = 0) -> str:
+    """The ``ssdco study`` command line (options shown only when not at their defaults)."""
+    parts = ["ssdco", "study", str(config_path)]
+    if out is not None and out != DEFAULT_OUT:
+        parts += ["--out", str(out)]
+    if requests != 200_000:
+        parts += ["--requests", str(requests)]
+    if seed != 0:
+        parts += ["--seed", str(seed)]
+    return " ".join(parts)
+
+
+DEFAULT_OUT = "reports/pm9a3-study"
+
+
+# --------------------------------------------------------------------------------------------------
+# Trends
+# --------------------------------------------------------------------------------------------------
+def _pct(x: float) -> str:
+    return f"{x * 100:+.1f} %"
+
+
+def _accelerated(c: Controller) -> tuple[str, ...]:
+    return tuple(m for m in MODULES if m in c.accelerator_units)
+
+
+def _datasheet_iops(notes: SourceNotes) -> float | None:
+    """The datasheet random-read figure from the device file's ``[sources]`` (e.g. "about 580 K IOPS")."""
+    for text in notes.sources_table.values():
+        m = re.search(r"(\d+(?:\.\d+)?)\s*([KM])\s*IOPS", text)
+        if m and "random read" in text:
+            return float(m.group(1)) * (1e3 if m.group(2) == "K" else 1e6)
+    return None
+
+
+def check_trends(runs: Sequence[ControllerRun], config: Config, notes: SourceNotes) -> list[Trend]:
+    """Compare the study's reported trends with the analytic model and the DES (each on its own)."""
+    by = {r.name: r for r in runs if r.origin == "preset"}
+    trends = []
+
+    def both(fn):
+        return fn("analytic"), fn("des")
+
+    # 0. c01 vs the real drive
+    ds = _datasheet_iops(notes)
+    if "c01" in by and ds:
+        def t0(m):
+            ratio = getattr(by["c01"], m).iops / ds
+            return f"c01 {getattr(by['c01'], m).iops:,.0f} IOPS = {_pct(ratio - 1)} vs {ds:,.0f}", \
+                SLIGHTLY_BELOW[0] <= ratio < SLIGHTLY_BELOW[1]
+        (a_txt, a_ok), (d_txt, d_ok) = both(t0)
+        trends.append(Trend("c01 (MQSim-like) reaches a bit less than the real PM9A3's random-read IOPS",
+                            f"\"slightly lower IOPS than the real PM9A3\" (datasheet about {ds:,.0f} IOPS, "
+                            f"kind E in the device file); counted as reproduced when within "
+                            f"{(1 - SLIGHTLY_BELOW[0]) * 100:.0f} % below", a_txt, d_txt, a_ok, d_ok))
+
+    # 1. c02 vs c01
+    if "c01" in by and "c02" in by:
+        def t1(m):
+            a, b = getattr(by["c01"], m), getattr(by["c02"], m)
+            dp = b.core_side_mw / a.core_side_mw - 1 if a.core_side_mw > 0 else math.nan
+            di = b.iops / a.iops - 1
+            ok = all(math.copysign(1, got) == math.copysign(1, want) and abs(got - want) * 100 <= CHANGE_TOLERANCE_PP
+                     for got, want in ((dp, STUDY_C02_CORE_POWER_CHANGE), (di, STUDY_C02_IOPS_CHANGE)))
+            return f"core power {_pct(dp)}, IOPS {_pct(di)}", ok
+        (a_txt, a_ok), (d_txt, d_ok) = both(t1)
+        trends.append(Trend("c02 vs c01: slower cores cut core power but also IOPS",
+                            f"core power {_pct(STUDY_C02_CORE_POWER_CHANGE)}, IOPS {_pct(STUDY_C02_IOPS_CHANGE)} "
+                            f"(reproduced: same sign, within {CHANGE_TOLERANCE_PP:.0f} percentage points)",
+                            a_txt, d_txt, a_ok, d_ok))
+
+    # 2. single accelerators c03-c06
+    singles = [by[n] for n in ("c03", "c04", "c05", "c06") if n in by and len(_accelerated(by[n].controller)) == 1]
+    if len(singles) == 4 and "c01" in by:
+        def t2(m):
+            best = max(singles, key=lambda r: getattr(r, m).iops)
+            bm = getattr(best, m)
+            mod = _accelerated(best.controller)[0]
+            gain = bm.iops / getattr(by["c01"], m).iops - 1
+            lowest_power = min(singles, key=lambda r: getattr(r, m).core_side_mw) is best
+            ok = mod == STUDY_BEST_SINGLE_ACCELERATOR and not bm.core_met
+            txt = (f"best is {best.name} ({mod}): IOPS {_pct(gain)} vs c01, core-side power "
+                   f"{bm.core_side_mw:.0f} mW {'>' if not bm.core_met else '<='} {bm.core_limit_mw:.0f} mW"
+                   f"{'; also the lowest core power of the four' if lowest_power else ''}")
+            return txt, ok
+        (a_txt, a_ok), (d_txt, d_ok) = both(t2)
+        trends.append(Trend("c03-c06 (one module accelerated): cache lookup helps most, still over the core budget",
+                            "accelerating the data-cache lookup gives the largest improvement, but core power still "
+                            "exceeds the budget", a_txt, d_txt, a_ok, d_ok))
+
+    # 3. c07-c10 meet both budgets
+    group = [by[n] for n in ("c07", "c08", "c09", "c10") if n in by]
+    if len(group) == 4:
+        def t3(m):
+            meet = [r.name for r in by.values() if getattr(r, m).both_met]
+            ok = all(getattr(r, m).both_met for r in group)
+            others = [n for n in meet if n not in ("c07", "c08", "c09", "c10")]
+            txt = f"meet both: {', '.join(meet) or 'none'}"
+            if others:
+                txt += f" (besides c07-c10: {', '.join(others)})"
+            return txt, ok
+        (a_txt, a_ok), (d_txt, d_ok) = both(t3)
+        trends.append(Trend("c07-c10 meet both power budgets",
+                            f"c07-c10 all meet the core ({config.budgets.core_power_mw:g} mW) and DRAM "
+                            f"({config.budgets.dram_power_mw:g} mW) budgets", a_txt, d_txt, a_ok, d_ok))
+
+    # 4. c09/c10 best
+    if "c09" in by and "c10" in by and len(by) > 2:
+        def t4(m):
+            top = [by["c09"], by["c10"]]
+            rest = [r for n, r in by.items() if n not in ("c09", "c10")]
+
+            def best(metric, higher):
+                vals = [getattr(getattr(r, m), metric) for r in rest]
+                ref = max(vals) if higher else min(vals)
+                return all((getattr(getattr(r, m), metric) >= ref * (1 - TIE_TOLERANCE)) if higher else
+                           (getattr(getattr(r, m), metric) <= ref * (1 + TIE_TOLERANCE)) for r in top)
+
+            checks = {"IOPS": best("iops", True), "core-side power": best("core_side_mw", False),
+                      "total power": best("total_mw", False), "energy per I/O": best("energy_per_io_nj", False)}
+            ok = all(checks.values())
+            runner = max(rest, key=lambda r: getattr(r, m).iops)
+            txt = (", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in checks.items())
+                   + f"; c09 {getattr(by['c09'], m).iops:,.0f} / c10 {getattr(by['c10'], m).iops:,.0f} IOPS,"
+                     f" next best {runner.name} {getattr(runner, m).iops:,.0f}")
+            return txt, ok
+        (a_txt, a_ok), (d_txt, d_ok) = both(t4)
+        trends.append(Trend("c09/c10 (critical path fully in hardware): highest IOPS, lowest power and energy",
+                            "c09 and c10 show the highest performance, the lowest power and the lowest energy "
+                            f"(ties within {TIE_TOLERANCE:.1%} count as equal)", a_txt, d_txt, a_ok, d_ok))
+    return trends
+
+
+# --------------------------------------------------------------------------------------------------
+# CSV
+# --------------------------------------------------------------------------------------------------
+CSV_COLUMNS = (
+    "controller", "origin", "placement", "cost",
+    "analytic_iops", "des_iops", "des_iops_ci95_half_width",
+    "analytic_latency_mean_us", "des_latency_mean_us", "analytic_latency_p99_us", "des_latency_p99_us",
+    "analytic_core_power_mw", "analytic_accelerator_power_mw", "analytic_core_side_power_mw",
+    "analytic_dram_power_mw", "analytic_total_power_mw",
+    "des_core_power_mw", "des_accelerator_power_mw", "des_core_side_power_mw", "des_dram_power_mw",
+    "des_total_power_mw",
+    "analytic_energy_per_io_nj", "des_energy_per_io_nj",
+    "core_budget_mw", "dram_budget_mw", "core_budget_met", "dram_budget_met", "budgets_met",
+    "des_core_budget_met", "des_dram_budget_met",
+    "error_iops", "error_latency_mean", "error_latency_p99", "error_power_total", "model_des_agree",
+)
+
+
+def _g(x: float | None, digits: int = 6) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return ""
+    return f"{x:.{digits}g}"
+
+
+def placement_text(c: Controller) -> str:
+    """Compact description of where each module runs, e.g. ``parse,cache_lookup: 1x r1g; translate: accel x1``."""
+    parts = []
+    for g in c.core_groups:
+        parts.append(f"{'+'.join(g.modules)}: {g.count}x {g.spec}")
+    for m in MODULES:
+        if m in c.accelerator_units:
+            parts.append(f"{m}: {c.accelerator_units[m]}x accel")
+    return "; ".join(parts)
+
+
+def study_csv(study: Study) -> str:
+    """``results.csv``: one row per design (presets, then the optimizer's pick)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in study.runs:
+        a, d, e = r.analytic, r.des, r.relative_error
+        w.writerow([
+            r.name, r.origin, placement_text(r.controller), _g(r.cost),
+            _g(a.iops), _g(d.iops), _g(r.des_iops_half_width, 3),
+            _g(a.latency_mean_us), _g(d.latency_mean_us), _g(a.latency_p99_us), _g(d.latency_p99_us),
+            _g(a.cores_mw), _g(a.accelerators_mw), _g(a.core_side_mw), _g(a.dram_mw), _g(a.total_mw),
+            _g(d.cores_mw), _g(d.accelerators_mw), _g(d.core_side_mw), _g(d.dram_mw), _g(d.total_mw),
+            _g(a.energy_per_io_nj), _g(d.energy_per_io_nj),
+            _g(a.core_limit_mw), _g(a.dram_limit_mw), str(a.core_met).lower(), str(a.dram_met).lower(),
+            str(a.both_met).lower(), str(d.core_met).lower(), str(d.dram_met).lower(),
+            _g(e.get("iops"), 4), _g(e.get("latency_mean_us"), 4), _g(e.get("latency_p99_us"), 4),
+            _g(e.get("power_total_mw"), 4), str(r.agrees).lower(),
+        ])
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------------------
+# Markdown
+# --------------------------------------------------------------------------------------------------
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|")
+
+
+def _yes(b: bool) -> str:
+    return "yes" if b else "**no**"
+
+
+def _best_single(study: Study) -> str | None:
+    singles = [r for r in study.runs if r.origin == "preset" and r.name in ("c03", "c04", "c05", "c06")
+               and len(_accelerated(r.controller)) == 1]
+    return max(singles, key=lambda r: r.des.iops).name if singles else None
+
+
+def cdf_controllers(study: Study) -> list[str]:
+    """The designs whose DES latency CDF is plotted: c01, c02, the best single accelerator, c09."""
+    names = []
+    for n in CDF_CONTROLLERS:
+        n = _best_single(study) if n.startswith("<") else n
+        if n and study.run(n) is not None and n not in names:
+            names.append(n)
+    return names
+
+
+def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> str:
+    """``report.md``. ``versions`` (package -> version) is printed for provenance."""
+    cfg = study.config
+    b = cfg.budgets
+    L: list[str] = []
+    L += [f"# PM9A3 co-design study: {cfg.name}", "",
+          f"Regenerate with `{study.command}` (this file, `results.csv` and the plots are rewritten; "
+          f"the same command in the same environment gives byte-identical files; there is no timestamp).", "",
+          f"Device: {cfg.raw.get('description') or cfg.name}. Workload: "
+          + (f"closed, queue depth {cfg.workload.queue_depth}" if cfg.workload.closed
+             else f"open, {cfg.workload.arrival_iops:,.0f} IOPS")
+          + f", read fraction {cfg.workload.read_fraction:g}, {cfg.workload.mean_request_bytes / 1024:g} KiB requests. "
+          f"Budgets: core side (cores + accelerators) <= {b.core_power_mw:g} mW, DRAM <= {b.dram_power_mw:g} mW.", "",
+          f"Every design is solved by the analytic model (`ssdco whatif`) and simulated by the embedded DES "
+          f"(`ssdco validate`: {study.requests:,} requests, 10 % warm-up discarded, seed {study.seed} for every "
+          f"design). Model-vs-DES errors are analytic / DES - 1.", ""]
+    if versions:
+        L += ["Software: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".", ""]
+
+    # trends
+    L += ["## The study's reported trends", "",
+          "The reference study (PowerSim thesis, seed 000, ch. 4 §4, figures 13-14) reports these trends for "
+          "its controllers 1-10; ssdco recomputes each from its own numbers, separately for the analytic model "
+          "and the DES.", "",
+          "| trend | study reports | ssdco analytic | ssdco DES | verdict |", "|---|---|---|---|---|"]
+    for t in study.trends:
+        mark = lambda ok: "" if ok is None else (" (reproduced)" if ok else " (**not reproduced**)")
+        L.append(f"| {_md_escape(t.title)} | {_md_escape(t.study)} | {_md_escape(t.analytic)}{mark(t.analytic_ok)} | "
+                 f"{_md_escape(t.des)}{mark(t.des_ok)} | **{t.verdict}** |")
+    L.append("")
+
+    # designs
+    L += ["## Designs", "", "| design | origin | placement (module: units) | description | cost |", "|---|---|---|---|---|"]
+    for r in study.runs:
+        L.append(f"| {r.name} | {r.origin} | {_md_escape(placement_text(r.controller))} | "
+                 f"{_md_escape(r.controller.description)} | {_g(r.cost, 4) or 'n/a'} |")
+    L += ["", f"Optimizer: {study.optimizer_note}", ""]
+
+    # results
+    L += ["## Performance, power and energy", "",
+          "Analytic model / DES. Power in mW (DES power: the same power model fed with the measured busy time), "
+          "energy per I/O in nJ (cores + accelerators + DRAM).", "",
+          "| design | IOPS | latency mean (us) | latency p99 (us) | cores | accelerators | DRAM | total | energy/IO (nJ) |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for r in study.runs:
+        a, d = r.analytic, r.des
+        L.append(f"| {r.name} | {a.iops:,.0f} / {d.iops:,.0f} | {a.latency_mean_us:.2f} / {d.latency_mean_us:.2f} | "
+                 f"{_g(a.latency_p99_us, 4) or 'n/a'} / {d.latency_p99_us:.2f} | {a.cores_mw:.1f} / {d.cores_mw:.1f} | "
+                 f"{a.accelerators_mw:.1f} / {d.accelerators_mw:.1f} | {a.dram_mw:.1f} / {d.dram_mw:.1f} | "
+                 f"{a.total_mw:.1f} / {d.total_mw:.1f} | {a.energy_per_io_nj:,.0f} / {d.energy_per_io_nj:,.0f} |")
+    L.append("")
+
+    # budgets
+    L += ["## Budgets", "",
+          f"Core-side power (cores + accelerators) against {b.core_power_mw:g} mW and DRAM power against "
+          f"{b.dram_power_mw:g} mW, from the analytic model; the DES agrees unless noted.", "",
+          "| design | core side (mW) | core budget met | DRAM (mW) | DRAM budget met | both met |", "|---|---|---|---|---|---|"]
+    for r in study.runs:
+        a, d = r.analytic, r.des
+        note = "" if (a.core_met, a.dram_met) == (d.core_met, d.dram_met) else " (DES differs)"
+        L.append(f"| {r.name} | {a.core_side_mw:.1f} | {_yes(a.core_met)} | {a.dram_mw:.1f} | {_yes(a.dram_met)} | "
+                 f"{_yes(a.both_met)}{note} |")
+    meet_core = [r.name for r in study.runs if r.analytic.core_met]
+    meet_dram = [r.name for r in study.runs if r.analytic.dram_met]
+    meet_both = [r.name for r in study.runs if r.analytic.both_met]
+    L += ["", f"Core budget met by: {', '.join(meet_core) or 'none'}. DRAM budget met by: "
+              f"{', '.join(meet_dram) or 'none'}. Both: {', '.join(meet_both) or 'none'}.", ""]
+
+    # model vs DES
+    from .validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
+
+    L += ["## Model vs DES", "",
+          f"Relative error of the analytic model against the DES (tolerances of `ssdco validate`: IOPS "
+          f"{IOPS_TOLERANCE:.0%}, mean latency {LATENCY_TOLERANCE:.0%}, station utilisation 0.05 absolute; the "
+          f"p99 is a two-moment estimate and has no tolerance). DES IOPS 95 % CI half-width in brackets.", "",
+          "| design | IOPS error | mean latency error | p99 error | total power error | verdict |", "|---|---|---|---|---|---|"]
+    for r in study.runs:
+        e = r.relative_error
+        f = lambda k: _pct(e[k]) if k in e and math.isfinite(e[k]) else "n/a"
+        L.append(f"| {r.name} | {f('iops')} (+-{r.des_iops_half_width:,.0f}) | {f('latency_mean_us')} | "
+                 f"{f('latency_p99_us')} | {f('power_total_mw')} | {'agree' if r.agrees else 'disagree'} |")
+    L.append("")
+
+    # plots
+    L += ["## Plots", "",
+          f"![IOPS and power per design](./{PLOT_FILES['iops_power']})", "",
+          f"![Energy per I/O per design](./{PLOT_FILES['energy']})", ""]
+    if study.pareto is not None:
+        L += [f"![Pareto front: cost vs IOPS](./{PLOT_FILES['pareto']})", ""]
+    L += [f"![DES latency CDFs](./{PLOT_FILES['cdf']})", "",
+          f"The CDF plot shows {', '.join(cdf_controllers(study))} (c01, c02, the best single accelerator, c09).", ""]
+
+    # parameters
+    src = study.sources
+    L += ["## Parameters and their sources", "",
+          f"Read from the comments of `{src.path}` (kinds as the file's header defines them). Fields absent from "
+          f"the file take the schema defaults of `ssdco/spec.py`. The file's header:", ""]
+    L += [f"> {_md_escape(h)}" for h in src.header]
+    L += ["", "| parameter | value | kind | source (the line's comment) |", "|---|---|---|---|"]
+    last_table = None
+    for p in src.params:
+        table = p.field.rsplit(".", 1)[0] if "." in p.field else ""
+        if table != last_table and table in src.table_notes:
+            L.append(f"| *[{table}]* | | | *{_md_escape(' '.join(src.table_notes[table]))}* |")
+        last_table = table
+        L.append(f"| `{p.field}` | `{_md_escape(p.value)}` | {p.kind or '-'} | "
+                 f"{_md_escape(p.comment) if p.comment else '(no comment in the file)'} |")
+    if src.sources_table:
+        L += ["", "Free-form notes in `[sources]`:", ""]
+        L += [f"* `{k}`: {v}" for k, v in src.sources_table.items()]
+    L += ["", "Controller presets are described in `controllers/*.toml` (descriptions above).", ""]
+    return "\n".join(L)
+
+
+# --------------------------------------------------------------------------------------------------
+# Plots
+# --------------------------------------------------------------------------------------------------
+_RC = {
+    "font.family": "DejaVu Sans", "font.size": 9.0, "axes.titlesize": 10.0, "axes.labelsize": 9.0,
+    "xtick.labelsize": 8.0, "ytick.labelsize": 8.0, "legend.fontsize": 8.0, "figure.dpi": 100.0,
+    "savefig.dpi": float(DPI), "text.hinting": "force_autohint", "text.hinting_factor": 8,
+    "text.antialiased": True, "lines.antialiased": True, "patch.antialiased": True, "svg.hashsalt": "ssdco",
+    "path.simplify": True, "axes.grid": True, "grid.alpha": 0.3, "grid.linestyle": "-", "axes.axisbelow": True,
+    "image.cmap": "viridis",
+}
+_COLORS = {"analytic": "#1f77b4", "des": "#ff7f0e", "cores": "#d62728", "accel": "#9467bd", "dram": "#2ca02c",
+           "budget": "#000000"}
+
+
+def _import_matplotlib():
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise SsdcoError("the study's plots need matplotlib, which is not installed: pip install 'ssdco[plot]' "
+                         "(or pip install matplotlib)") from None
+    return matplotlib, Figure, FigureCanvasAgg
+
+
+def _png_bytes(fig, canvas_cls) -> bytes:
+    canvas_cls(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _plot_iops_power(study: Study, Figure):
+    import numpy as np
+
+    runs = study.runs
+    names = [r.name for r in runs]
+    x = np.arange(len(runs))
+    w = 0.38
+    fig = Figure(figsize=(8.0, 7.6))
+    ax1, ax2, ax3 = fig.subplots(3, 1, sharex=True)
+    ha = ax1.bar(x - w / 2, [r.analytic.iops / 1e3 for r in runs], w, label="analytic model",
+                 color=_COLORS["analytic"])
+    hd = ax1.bar(x + w / 2, [r.des.iops / 1e3 for r in runs], w, label="DES", color=_COLORS["des"])
+    ax1.set_ylabel("IOPS (thousands)")
+    wl = study.config.workload
+    ax1.set_title("Throughput" + (f" (closed workload, QD{wl.queue_depth})" if wl.closed else ""))
+    ax1.set_ylim(0, max(max(r.analytic.iops, r.des.iops) for r in runs) / 1e3 * 1.12)
+    for xi, r in zip(x, runs):
+        ax1.text(xi, max(r.analytic.iops, r.des.iops) / 1e3 * 1.01, f"{r.analytic.iops / 1e3:.0f}",
+                 ha="center", va="bottom", fontsize=7)
+
+    b = study.config.budgets
+    for ax, attr, limit, label, title in (
+            (ax2, "core_side_mw", b.core_power_mw, "core-side power", "Core-side power (cores + accelerators)"),
+            (ax3, "dram_mw", b.dram_power_mw, "DRAM power", "DRAM power")):
+        va = [getattr(r.analytic, attr) for r in runs]
+        vd = [getattr(r.des, attr) for r in runs]
+        ax.bar(x - w / 2, va, w, color=_COLORS["analytic"])
+        ax.bar(x + w / 2, vd, w, color=_COLORS["des"])
+        top = max(max(va), max(vd), limit if math.isfinite(limit) else 0.0)
+        if math.isfinite(limit):
+            hb = ax.axhline(limit, color=_COLORS["budget"], linestyle="--", linewidth=1.2)
+            ax.text(x[-1] + 0.5, limit + top * 0.015, f"budget {limit:g} mW", ha="right", va="bottom",
+                    fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0})
+        ax.set_ylabel(f"{label} (mW)")
+        ax.set_title(title)
+        ax.set_ylim(0, top * 1.15)
+    ax3.set_xticks(x, names)
+    ax3.set_xlim(-0.6, len(runs) - 0.4)
+    ax3.set_xlabel("design" + (" (pick = the optimizer's choice)" if any(r.origin == "optimizer" for r in runs)
+                               else ""))
+    handles = [ha, hd] + ([hb] if math.isfinite(b.core_power_mw) or math.isfinite(b.dram_power_mw) else [])
+    fig.legend(handles, ["analytic model", "DES", "power budget"][:len(handles)], loc="upper center", ncols=3,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.965))
+    return fig
+
+
+def _plot_energy(study: Study, Figure):
+    import numpy as np
+
+    runs = study.runs
+    x = np.arange(len(runs))
+    fig = Figure(figsize=(8.0, 4.2))
+    ax = fig.subplots()
+    cores = np.array([r.analytic.cores_mw / r.analytic.iops * 1e6 for r in runs])
+    acc = np.array([r.analytic.accelerators_mw / r.analytic.iops * 1e6 for r in runs])
+    dram = np.array([r.analytic.dram_mw / r.analytic.iops * 1e6 for r in runs])
+    ax.bar(x, dram, 0.6, label="DRAM", color=_COLORS["dram"])
+    ax.bar(x, cores, 0.6, bottom=dram, label="cores", color=_COLORS["cores"])
+    ax.bar(x, acc, 0.6, bottom=dram + cores, label="accelerators", color=_COLORS["accel"])
+    ax.plot(x, [r.des.energy_per_io_nj for r in runs], "D", color="black", markersize=5,
+            label="DES total")
+    for xi, tot in zip(x, dram + cores + acc):
+        ax.text(xi, tot * 1.01, f"{tot:,.0f}", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(x, [r.name for r in runs])
+    ax.set_ylabel("energy per I/O (nJ)")
+    ax.set_xlabel("design (bars: analytic model, by component)")
+    ax.set_title("Controller energy per I/O (cores + accelerators + DRAM)")
+    ax.set_ylim(0, float((dram + cores + acc).max()) * 1.15)
+    ax.legend(loc="upper right", ncols=4)
+    fig.tight_layout()
+    return fig
+
+
+def _plot_pareto(study: Study, Figure):
+    import numpy as np
+
+    p = study.pareto
+    fig = Figure(figsize=(8.0, 5.2))
+    ax = fig.subplots()
+    costs, iops, power = (np.asarray(v, dtype=float) for v in (p.costs, p.iops, p.core_side_mw))
+    vmax = max(float(power.max()), study.config.budgets.core_power_mw if math.isfinite(
+        study.config.budgets.core_power_mw) else 0.0)
+    sc = ax.scatter(costs, iops / 1e3, c=power, cmap="viridis", vmin=0.0, vmax=vmax, s=12, alpha=0.55,
+                    linewidths=0, label="design space (colour: core-side power)")
+    front = np.asarray(p.front, dtype=int)
+    if front.size:
+        order = front[np.argsort(costs[front], kind="stable")]
+        ax.step(costs[order], iops[order] / 1e3, where="post", color="black", linewidth=1.2,
+                label="Pareto front")
+        ax.scatter(costs[order], iops[order] / 1e3, c=power[order], cmap="viridis", vmin=0.0, vmax=vmax, s=30,
+                   edgecolors="black", linewidths=0.8)
+    for r in study.runs:
+        if r.cost is None:
+            continue
+        marker, size = ("*", 260) if r.origin == "optimizer" else ("s", 50)
+        ax.scatter([r.cost], [r.analytic.iops / 1e3], marker=marker, s=size, c=[r.analytic.core_side_mw],
+                   cmap="viridis", vmin=0.0, vmax=vmax, edgecolors="red", linewidths=1.2, zorder=5)
+        ax.annotate(r.name if r.origin == "preset" else "optimizer pick", (r.cost, r.analytic.iops / 1e3),
+                    textcoords="offset points", xytext=(5, 4), fontsize=7, color="darkred", zorder=6)
+    ax.scatter([], [], marker="s", s=50, facecolors="none", edgecolors="red", label="presets c01-c10")
+    ax.scatter([], [], marker="*", s=160, facecolors="none", edgecolors="red", label="optimizer pick")
+    cb = fig.colorbar(sc, ax=ax)
+    cb.set_label("core-side power (mW)")
+    if math.isfinite(study.config.budgets.core_power_mw):
+        cb.ax.axhline(study.config.budgets.core_power_mw, color="red", linewidth=1.5)
+    ax.set_xlabel("cost (relative units: core area + accelerator units and development + DRAM)")
+    ax.set_ylabel("IOPS (thousands, analytic model)")
+    ax.set_title(f"Design space and Pareto front ({p.method})")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def _plot_cdf(study: Study, Figure):
+    import numpy as np
+
+    fig = Figure(figsize=(8.0, 4.4))
+    ax = fig.subplots()
+    lo, hi = math.inf, 0.0
+    for n in cdf_controllers(study):
+        r = study.run(n)
+        xs, fs = (np.asarray(v, dtype=float) for v in r.latency_cdf_us)
+        if xs.size == 0:
+            continue
+        xs, fs = np.concatenate(([xs[0]], xs)), np.concatenate(([0.0], fs))  # rise from 0 at the minimum
+        ax.step(xs, fs, where="post", linewidth=1.4,
+                label=f"{n} (mean {r.des.latency_mean_us:.1f} us, p99 {r.des.latency_p99_us:.1f} us)")
+        lo = min(lo, float(xs[0]))
+        hi = max(hi, float(np.interp(0.999, fs, xs)))
+    ax.axhline(0.99, color="grey", linestyle=":", linewidth=1.0, label="p99")
+    if math.isfinite(lo) and hi > lo:
+        pad = (hi - lo) * 0.05
+        ax.set_xlim(lo - pad, hi + pad)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("request latency (us)")
+    ax.set_ylabel("fraction of requests (CDF)")
+    ax.set_title(f"DES latency CDFs ({study.requests:,} requests, seed {study.seed}; x axis to p99.9)")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def render_plots(study: Study) -> dict[str, bytes]:
+    """The study's PNG plots as bytes, keyed by file name."""
+    matplotlib, Figure, Canvas = _import_matplotlib()
+    out = {}
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()
+        matplotlib.rcParams.update(_RC)
+        makers = [("iops_power", _plot_iops_power), ("energy", _plot_energy), ("cdf", _plot_cdf)]
+        if study.pareto is not None:
+            makers.insert(2, ("pareto", _plot_pareto))
+        for key, make in makers:
+            out[PLOT_FILES[key]] = _png_bytes(make(study, Figure), Canvas)
+    return out
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> None:
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_plots(study: Study, out_dir: str | Path) -> list[Path]:
+    """Write the PNG plots atomically into ``out_dir``; returns their paths."""
+    out_dir = Path(out_dir)
+    paths = []
+    for name, data in render_plots(study).items():
+        p = out_dir / name
+        _write_bytes_atomic(p, data)
+        paths.append(p)
+    return paths
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for pkg in ("ssdco", "numpy", "matplotlib"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def write_study(study: Study, out_dir: str | Path) -> list[Path]:
+    """Write ``report.md``, ``results.csv`` and the plots into ``out_dir`` (each file atomically).
+
+    The plots are rendered first, so a missing matplotlib fails before anything is written."""
+    from .cli import write_atomic
+
+    out_dir = Path(out_dir)
+    plots = render_plots(study)
+    paths = []
+    for name, data in plots.items():
+        _write_bytes_atomic(out_dir / name, data)
+        paths.append(out_dir / name)
+    stale = set(PLOT_FILES.values()) - set(plots)
+    for name in stale:  # e.g. no Pareto plot when the optimizer is unavailable
+        if (out_dir / name).exists():
+            (out_dir / name).unlink()
+    write_atomic(out_dir / "results.csv", study_csv(study))
+    write_atomic(out_dir / "report.md", study_markdown(study, _versions()))
+    return [out_dir / "report.md", out_dir / "results.csv", *paths]

@@ -1,0 +1,591 @@
+"""Parameter sweeps: a cartesian grid of ``--set``-style overrides, evaluated point by point into a CSV.
+
+A grid is one or more axes ``path.to.field=v1,v2,...``; every value is a TOML literal exactly as for
+``ssdco whatif --set`` (a bare word that is not valid TOML is taken as a string, so
+``--grid controller=c01,c07`` works). Commas inside ``[...]``, ``{...}`` or quotes do not split values,
+so ``--grid 'workload.request_size_kib=4,[4, 8]'`` has two values. Points are the cartesian product in
+the order given (the last axis varies fastest). Every point's configuration is validated before
+anything runs: a bad axis or value raises :class:`~ssdco.errors.ConfigError` naming the field and value.
+
+Each point is solved by the analytic model (:func:`ssdco.evaluate`) and, when ``des_requests > 0``, also
+simulated (:func:`ssdco.validation.compare.validate`, same ``seed`` at every point: common random numbers).
+The result is flattened into one CSV row (columns in :func:`sweep_columns`).
+
+**Resumable output.** Rows are appended strictly in grid order (results that finish early wait in memory
+until the rows before them are written), each row is flushed at once and fsync'ed at least every
+``FSYNC_SECONDS``. Every row carries its grid ``index``, a readable ``key`` and a ``sweep_id`` (a hash of
+the configuration, controller, grid, DES settings and seed). Running the same sweep again reads the file,
+checks that the header and every row's index, key and sweep_id match, drops a half-written last line, and
+continues after the last complete row: nothing is lost or written twice, and the finished file is
+byte-identical to an uninterrupted run (every value is deterministic; no wall-clock columns).
+
+**Where points run.** In this process (``workers=1``), in a local process pool
+(:class:`concurrent.futures.ProcessPoolExecutor`, ``workers > 1``), or on a Dask cluster
+(``scheduler="tcp://host:8786"``; needs the ``sweep`` extra, ``pip install 'ssdco[sweep]'``, and ssdco
+installed on the workers). Optional Parquet output needs ``pyarrow`` (same extra).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .errors import ConfigError, SsdcoError
+from .spec import apply_overrides, config_from_dict, load_config, parse_override
+
+__all__ = ["GridAxis", "GridPoint", "SweepError", "SweepPlan", "SweepSummary", "parse_grid", "parse_grid_spec",
+           "plan_sweep", "run_sweep", "sweep_columns", "evaluate_point", "read_sweep_csv"]
+
+GRID_SOURCE = "--grid"
+FSYNC_SECONDS = 0.5
+BUDGET_NAMES = ("core_power", "dram_power", "min_iops")  # the keys of Result.to_dict()["budgets"]
+POWER_PARTS = ("cores", "accelerators", "dram", "total")
+WINDOW_PER_WORKER = 4  # points in flight (submitted or finished but not yet written) per worker
+
+
+class SweepError(SsdcoError):
+    """A sweep cannot run: missing optional dependency, unreachable scheduler, or a foreign output file."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Grid parsing
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GridAxis:
+    """One grid axis: a dotted config field and its values (literal text and parsed value)."""
+
+    field: str
+    tokens: tuple[str, ...]
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """One point of the grid: its position, a readable key and the ``--set`` overrides that make it."""
+
+    index: int
+    key: str
+    tokens: tuple[str, ...]
+    overrides: tuple[str, ...]
+
+
+def _split_values(text: str) -> list[str]:
+    """Split on commas that are not inside brackets, braces or quotes."""
+    parts, buf, depth, quote = [], [], 0, ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            buf.append(ch)
+            if ch == "\\" and quote == '"' and i + 1 < len(text):
+                buf.append(text[i + 1])
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+            buf.append(ch)
+        elif ch in "[{":
+            depth += 1
+            buf.append(ch)
+        elif ch in "]}":
+            depth -= 1
+            buf.append(ch)
+        elif ch == "," and depth == 0:
+            parts.append("".join(buf).strip())
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    parts.append("".join(buf).strip())
+    return parts
+
+
+def parse_grid_spec(text: str) -> GridAxis:
+    """Parse one ``path.to.field=v1,v2,...`` axis (values are TOML literals, as for ``--set``)."""
+    if "=" not in text:
+        raise ConfigError(GRID_SOURCE, text, text, "expected path.to.field=value1,value2,...")
+    field, values_text = (s.strip() for s in text.split("=", 1))
+    if not field or any(not p for p in field.split(".")):
+        raise ConfigError(GRID_SOURCE, field or "<empty>", text,
+                          "expected a dotted field path such as workload.queue_depth")
+    tokens = _split_values(values_text)
+    if any(not t for t in tokens):
+        raise ConfigError(GRID_SOURCE, field, values_text,
+                          "expected a comma-separated list of values with no empty entries")
+    values = tuple(parse_override(f"{field}={t}")[1] for t in tokens)
+    if len(set(tokens)) != len(tokens):
+        dup = next(t for t in tokens if tokens.count(t) > 1)
+        raise ConfigError(GRID_SOURCE, field, dup, "each value may appear once per axis")
+    return GridAxis(field=field, tokens=tuple(tokens), values=values)
+
+
+def parse_grid(specs: Iterable[str]) -> tuple[GridAxis, ...]:
+    """Parse every ``--grid`` argument; at least one axis, each field at most once."""
+    axes = tuple(parse_grid_spec(s) for s in specs)
+    if not axes:
+        raise ConfigError(GRID_SOURCE, "<none>", [], "give at least one --grid path.to.field=v1,v2,...")
+    seen: set[str] = set()
+    for a in axes:
+        if a.field in seen:
+            raise ConfigError(GRID_SOURCE, a.field, list(a.tokens), "each field may be one grid axis only")
+        seen.add(a.field)
+    return axes
+
+
+def grid_points(axes: Sequence[GridAxis]) -> list[GridPoint]:
+    """The cartesian product of ``axes`` in order (last axis fastest)."""
+    points = []
+    for i, tokens in enumerate(itertools.product(*(a.tokens for a in axes))):
+        overrides = tuple(f"{a.field}={t}" for a, t in zip(axes, tokens))
+        points.append(GridPoint(index=i, key=";".join(overrides), tokens=tuple(tokens), overrides=overrides))
+    return points
+
+
+# --------------------------------------------------------------------------------------------------
+# Columns and rows
+# --------------------------------------------------------------------------------------------------
+def sweep_columns(grid_fields: Sequence[str], stations: Sequence[str], des: bool) -> list[str]:
+    """CSV header: identity columns, grid values, analytic metrics, then DES metrics when ``des``."""
+    metric = ["controller", "stable", "bottleneck", "iops", "latency_us.mean", "latency_us.p99", "bounds.capacity_iops"]
+    # a grid field named like a metric column (only "controller" can be) replaces it: the grid value is kept
+    cols = ["index", "key", "sweep_id", *grid_fields, "error", *(c for c in metric if c not in grid_fields)]
+    cols += [f"utilization.{s}" for s in stations]
+    cols += [f"power_mw.{p}" for p in POWER_PARTS]
+    cols += ["energy_per_io_nj"]
+    for b in BUDGET_NAMES:
+        cols += [f"budgets.{b}.value", f"budgets.{b}.met"]
+    if des:
+        cols += ["des.iops", "des.iops_ci95_low", "des.iops_ci95_high", "des.latency_us.mean", "des.latency_us.p50",
+                 "des.latency_us.p99", "des.latency_us.p99_9"]
+        cols += [f"des.utilization.{s}" for s in stations]
+        cols += [f"des.power_mw.{p}" for p in POWER_PARTS]
+        cols += ["des.energy_per_io_nj"] + [f"des.budgets.{b}.met" for b in BUDGET_NAMES]
+        cols += ["rel_error.iops", "rel_error.latency_mean_us", "rel_error.latency_p99_us",
+                 "rel_error.power_total_mw", "agrees"]
+    return cols
+
+
+def _flatten_budgets(prefix: str, budgets: Mapping[str, Any], out: dict[str, Any], values: bool) -> None:
+    for name, b in budgets.items():
+        if values:
+            out[f"{prefix}budgets.{name}.value"] = b.get("value_mw", b.get("value"))
+        out[f"{prefix}budgets.{name}.met"] = b["met"]
+
+
+def flatten_whatif(d: Mapping[str, Any]) -> dict[str, Any]:
+    """The sweep's analytic columns from a ``Result.to_dict()`` (``ssdco whatif --json``) document."""
+    out: dict[str, Any] = {
+        "controller": d["controller"], "stable": d["stable"], "bottleneck": d["bottleneck"], "iops": d["iops"],
+        "latency_us.mean": d["latency_us"]["mean"], "latency_us.p99": d["latency_us"]["p99"],
+        "bounds.capacity_iops": d["bounds"]["capacity_iops"], "energy_per_io_nj": d["energy_per_io_nj"],
+    }
+    out.update({f"utilization.{k}": v for k, v in d["utilization"].items()})
+    out.update({f"power_mw.{p}": d["power_mw"][p] for p in POWER_PARTS})
+    _flatten_budgets("", d["budgets"], out, values=True)
+    return out
+
+
+def flatten_validation(d: Mapping[str, Any]) -> dict[str, Any]:
+    """Analytic plus DES columns from a ``Validation.to_dict()`` (``ssdco validate --json``) document.
+
+    Wall-clock fields (events per second, seconds) are left out so a row depends only on its inputs."""
+    out = flatten_whatif(d["analytic"])
+    des = d["des"]
+    lo, hi = des["iops_ci95"]
+    out.update({"des.iops": des["iops"], "des.iops_ci95_low": lo, "des.iops_ci95_high": hi})
+    out.update({f"des.latency_us.{k}": v for k, v in des["latency_us"].items()})
+    out.update({f"des.utilization.{k}": v for k, v in des["utilization"].items()})
+    out.update({f"des.power_mw.{p}": des["power_mw"][p] for p in POWER_PARTS})
+    out["des.energy_per_io_nj"] = des["energy_per_io_nj"]
+    _flatten_budgets("des.", des["budgets"], out, values=False)
+    out.update({f"rel_error.{k}": v for k, v in d["relative_error"].items()})
+    out["agrees"] = d["agrees"]
+    return out
+
+
+def _cell(v: Any) -> str:
+    """Deterministic text of one value: shortest round-trip floats, true/false, empty for missing."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else ""
+    return str(v)
+
+
+def _csv_line(cells: Sequence[str]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(cells)
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------------------
+# Evaluating one point (runs in a worker: module-level and picklable)
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PointTask:
+    """Everything a worker needs to evaluate one grid point (plain data, picklable)."""
+
+    index: int
+    raw: Mapping[str, Any]
+    source: str
+    base_dir: str
+    controller: str | None
+    des_requests: int
+    seed: int
+
+
+def evaluate_point(task: PointTask) -> tuple[int, dict[str, Any]]:
+    """Evaluate one grid point; returns ``(index, flat metrics)``. A model error becomes an ``error`` cell."""
+    from .model.whatif import evaluate
+
+    try:
+        config = config_from_dict(task.raw, source=task.source, base_dir=task.base_dir, controller=task.controller)
+        if task.des_requests > 0:
+            from .validation.compare import validate
+
+            row = flatten_validation(validate(config, requests=task.des_requests, seed=task.seed).to_dict())
+        else:
+            row = flatten_whatif(evaluate(config).to_dict())
+    except SsdcoError as e:
+        row = {"error": f"{type(e).__name__}: {e}"}
+    return task.index, row
+
+
+# --------------------------------------------------------------------------------------------------
+# Planning
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SweepPlan:
+    """A validated sweep: base configuration, grid points, CSV header and identity hash."""
+
+    config_path: str
+    base_raw: Mapping[str, Any]
+    controller: str | None
+    axes: tuple[GridAxis, ...]
+    points: tuple[GridPoint, ...]
+    columns: tuple[str, ...]
+    sweep_id: str
+    des_requests: int
+    seed: int
+
+    def task(self, point: GridPoint) -> PointTask:
+        """The worker task of ``point``."""
+        path = Path(self.config_path)
+        return PointTask(index=point.index, raw=apply_overrides(dict(self.base_raw), list(point.overrides)),
+                         source=str(path), base_dir=str(path.parent), controller=self.controller,
+                         des_requests=self.des_requests, seed=self.seed)
+
+
+def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str | None = None,
+               overrides: Sequence[str] = (), des_requests: int = 0, seed: int = 0) -> SweepPlan:
+    """Parse the grid and validate every point's configuration before anything runs.
+
+    Raises
+    ------
+    ConfigError
+        A malformed axis, or a value that makes an invalid configuration (naming the field and value).
+    """
+    from .model.network import build_network
+
+    if isinstance(des_requests, bool) or int(des_requests) != des_requests or des_requests < 0:
+        raise ConfigError("--des-requests", "des_requests", des_requests, "expected an integer >= 0")
+    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
+        raise ConfigError("--seed", "seed", seed, "expected an integer >= 0")
+    axes = parse_grid(grid)
+    if controller is not None and any(a.field == "controller" for a in axes):
+        raise ConfigError(GRID_SOURCE, "controller", controller,
+                          "a grid over 'controller' cannot be combined with --controller")
+    path = Path(config_path)
+    base = load_config(path, controller=controller, overrides=list(overrides))
+    base_raw = dict(base.raw)
+    points = grid_points(axes)
+    stations: dict[str, None] = {}
+    for p in points:
+        raw = apply_overrides(base_raw, list(p.overrides))
+        try:
+            cfg = config_from_dict(raw, source=str(path), base_dir=path.parent, controller=controller)
+        except ConfigError as e:
+            raise ConfigError(f"{GRID_SOURCE} point {p.key}", e.field, e.value, e.allowed) from None
+        for ld in build_network(cfg).loads():
+            stations.setdefault(ld.name)
+    columns = tuple(sweep_columns([a.field for a in axes], list(stations), des_requests > 0))
+    identity = {"config": base_raw, "controller": controller, "resolved_controller": asdict(base.controller),
+                "grid": [[a.field, list(a.tokens)] for a in axes], "des_requests": int(des_requests),
+                "seed": int(seed), "columns": list(columns)}
+    sweep_id = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return SweepPlan(config_path=str(path), base_raw=base_raw, controller=controller, axes=axes,
+                     points=tuple(points), columns=columns, sweep_id=sweep_id, des_requests=int(des_requests),
+                     seed=int(seed))
+
+
+def _row_cells(plan: SweepPlan, point: GridPoint, metrics: Mapping[str, Any]) -> list[str]:
+    values: dict[str, Any] = {"index": point.index, "key": point.key, "sweep_id": plan.sweep_id}
+    values.update(metrics)
+    values.update({a.field: t for a, t in zip(plan.axes, point.tokens)})
+    return [_cell(values.get(c)) for c in plan.columns]
+
+
+# --------------------------------------------------------------------------------------------------
+# Resumable CSV
+# --------------------------------------------------------------------------------------------------
+def _foreign(path: Path, what: str, value: Any) -> ConfigError:
+    return ConfigError(str(path), what, value,
+                       "the existing file was written by a different sweep (grid, config, controller, DES requests "
+                       "or seed differ); delete it or choose another --out")
+
+
+def resume_point(path: Path, plan: SweepPlan) -> int:
+    """Prepare ``path`` for appending; return how many grid points it already holds.
+
+    A missing or empty file (or one holding only a partial header) gets a fresh header. Otherwise the header
+    must match, every complete row must be the next grid point of this sweep, and a half-written last line
+    (no newline at its end) is cut off."""
+    header = _csv_line(plan.columns)
+    if not path.exists() or path.stat().st_size == 0:
+        _write_bytes_atomic(path, header.encode())
+        return 0
+    data = path.read_bytes()
+    first_nl = data.find(b"\n")
+    if first_nl < 0:  # killed while writing the header
+        _write_bytes_atomic(path, header.encode())
+        return 0
+    if data[:first_nl + 1].decode("utf-8", "replace") != header:
+        got = data[:first_nl].decode("utf-8", "replace")
+        raise _foreign(path, "header", got[:120] + ("..." if len(got) > 120 else ""))
+    last_nl = data.rfind(b"\n")
+    if last_nl + 1 < len(data):  # a half-written last line: drop it
+        with open(path, "r+b") as f:
+            f.truncate(last_nl + 1)
+            f.flush()
+            os.fsync(f.fileno())
+    body = data[first_nl + 1:last_nl + 1].decode("utf-8")
+    rows = list(csv.reader(io.StringIO(body)))
+    if len(rows) > len(plan.points):
+        raise _foreign(path, "rows", len(rows))
+    for i, row in enumerate(rows):
+        if len(row) != len(plan.columns):
+            raise _foreign(path, f"row {i + 1}", f"{len(row)} fields, header has {len(plan.columns)}")
+        if row[0] != str(i) or row[1] != plan.points[i].key or row[2] != plan.sweep_id:
+            raise _foreign(path, f"row {i + 1}", ",".join(row[:3]))
+    return len(rows)
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if tmp.exists():
+            tmp.unlink()
+        raise
+
+
+def read_sweep_csv(path: str | Path) -> list[dict[str, str]]:
+    """Rows of a sweep CSV as dicts of strings (complete lines only)."""
+    text = Path(path).read_text(encoding="utf-8")
+    if not text.endswith("\n"):
+        text = text[:text.rfind("\n") + 1]
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def write_parquet(csv_path: str | Path, parquet_path: str | Path) -> None:
+    """Convert a finished sweep CSV to Parquet (atomically). Needs ``pyarrow``."""
+    pa_csv, pq = _import_pyarrow()
+    table = pa_csv.read_csv(str(csv_path))
+    out = Path(parquet_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.{os.getpid()}.tmp"
+    try:
+        pq.write_table(table, str(tmp))
+        os.replace(tmp, out)
+    except BaseException:
+        if tmp.exists():
+            tmp.unlink()
+        raise
+
+
+def _import_pyarrow():
+    try:
+        import pyarrow.csv as pa_csv
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise SweepError("--parquet needs pyarrow, which is not installed: pip install 'ssdco[sweep]' "
+                         "(or pip install pyarrow)") from None
+    return pa_csv, pq
+
+
+# --------------------------------------------------------------------------------------------------
+# Executors
+# --------------------------------------------------------------------------------------------------
+class _Done:
+    """An already finished 'future'."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+class _Serial:
+    """Evaluates in this process; ``submit`` returns the finished result."""
+
+    window = 1
+
+    def submit(self, task: PointTask):
+        return _Done(evaluate_point(task))
+
+    def close(self) -> None:
+        pass
+
+
+class _Pool:
+    """A local process pool."""
+
+    def __init__(self, workers: int):
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn: workers start clean (no inherited threads, e.g. tqdm's monitor) on every platform
+        self.ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        self.window = WINDOW_PER_WORKER * workers
+
+    def submit(self, task: PointTask):
+        return self.ex.submit(evaluate_point, task)
+
+    def close(self) -> None:
+        self.ex.shutdown(wait=True, cancel_futures=True)
+
+
+class _Dask:
+    """A Dask cluster reached through its scheduler address."""
+
+    def __init__(self, address: str):
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise SweepError("--scheduler needs dask.distributed, which is not installed: "
+                             "pip install 'ssdco[sweep]' (or pip install 'dask[distributed]')") from None
+        try:
+            self.client = Client(address, timeout="20s", set_as_default=False)
+        except (OSError, TimeoutError) as e:
+            raise SweepError(f"cannot connect to the Dask scheduler at {address!r}: {e}") from None
+        threads = sum(self.client.nthreads().values())
+        self.window = WINDOW_PER_WORKER * max(1, threads)
+
+    def submit(self, task: PointTask):
+        return self.client.submit(evaluate_point, task, pure=False)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# Running
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SweepSummary:
+    """What a run did: the file, how many points the grid has, were already there, were computed now."""
+
+    path: Path
+    parquet: Path | None
+    points: int
+    resumed: int
+    computed: int
+    errors: int
+    sweep_id: str
+
+
+def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: str | None = None,
+              parquet: str | Path | None = None, progress: bool = False,
+              on_row: Callable[[int], None] | None = None) -> SweepSummary:
+    """Evaluate every point of ``plan`` not yet in ``out`` and append its row, in grid order.
+
+    Parameters
+    ----------
+    plan : SweepPlan
+        From :func:`plan_sweep`.
+    out : path
+        The CSV file (created, or resumed when it holds rows of the same sweep).
+    workers : int
+        Local worker processes (1 = evaluate in this process).
+    scheduler : str, optional
+        A Dask scheduler address; the points then run on that cluster instead.
+    parquet : path, optional
+        Also write the finished table as Parquet (needs pyarrow; checked before anything runs).
+    progress : bool
+        A tqdm bar on stderr.
+    on_row : callable, optional
+        Called with the grid index after each row is durably appended (tests use it).
+    """
+    if isinstance(workers, bool) or int(workers) != workers or workers < 1:
+        raise ConfigError("--workers", "workers", workers, "expected an integer >= 1")
+    if parquet is not None:
+        _import_pyarrow()
+    path = Path(out)
+    done = resume_point(path, plan)
+    n = len(plan.points)
+    if done < n:
+        executor = _Dask(scheduler) if scheduler else (_Pool(int(workers)) if workers > 1 else _Serial())
+        try:
+            _drive(plan, path, done, executor, progress, on_row)
+        finally:
+            executor.close()
+    if parquet is not None:
+        write_parquet(path, parquet)
+    errors = sum(1 for r in read_sweep_csv(path) if r.get("error"))
+    return SweepSummary(path=path, parquet=Path(parquet) if parquet is not None else None, points=n,
+                        resumed=done, computed=n - done, errors=errors, sweep_id=plan.sweep_id)
+
+
+def _drive(plan: SweepPlan, path: Path, start: int, executor, progress: bool,
+           on_row: Callable[[int], None] | None) -> None:
+    """Keep up to ``executor.window`` points in flight; write their rows strictly in grid order."""
+    from collections import deque
+
+    from tqdm.auto import tqdm
+
+    n = len(plan.points)
+    in_flight: deque = deque()
+    next_submit = start
+    last_sync = time.monotonic()
+    with open(path, "a", encoding="utf-8", newline="") as f, \
+            tqdm(total=n, initial=start, unit="pt", desc="sweep", file=sys.stderr, disable=not progress,
+                 leave=False) as bar:
+        try:
+            for next_write in range(start, n):
+                while next_submit < n and len(in_flight) < executor.window:
+                    in_flight.append(executor.submit(plan.task(plan.points[next_submit])))
+                    next_submit += 1
+                index, metrics = in_flight.popleft().result()  # later points keep running meanwhile
+                if index != next_write:  # pragma: no cover - guards the ordering invariant
+                    raise RuntimeError(f"sweep result {index} arrived in place of {next_write}")
+                f.write(_csv_line(_row_cells(plan, plan.points[next_write], metrics)))
+                f.flush()
+                if time.monotonic() - last_sync >= FSYNC_SECONDS:
+                    os.fsync(f.fileno())
+                    last_sync = time.monotonic()
+                bar.update(1)
+                if on_row is not None:
+                    on_row(next_write)
+        finally:
+            f.flush()
+            os.fsync(f.fileno())

@@ -1,0 +1,239 @@
+"""ssdco sweep: grid parsing, deterministic rows, resumable CSV (killed and truncated runs), executors."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from ssdco.cli import main
+from ssdco.errors import ConfigError
+from ssdco.sweep import (SweepError, grid_points, parse_grid, parse_grid_spec, plan_sweep, read_sweep_csv,
+                         run_sweep)
+
+from tests.conftest import PM9A3, ROOT
+
+GRID = ["workload.queue_depth=1,2,4,8", "workload.read_fraction=1.0,0.7"]
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return plan_sweep(PM9A3, GRID, controller="c01")
+
+
+@pytest.fixture(scope="module")
+def reference(plan, tmp_path_factory):
+    """An uninterrupted run: the bytes every other way of running must reproduce."""
+    out = tmp_path_factory.mktemp("ref") / "ref.csv"
+    run_sweep(plan, out)
+    return out.read_bytes()
+
+
+# ---- grid parsing ---------------------------------------------------------------------------------
+def test_values_are_toml_literals_and_brackets_do_not_split():
+    axis = parse_grid_spec("workload.request_size_kib=4, 8.5 ,[4, 8],'a,b'")
+    assert axis.field == "workload.request_size_kib"
+    assert axis.tokens == ("4", "8.5", "[4, 8]", "'a,b'")
+    assert axis.values == (4, 8.5, [4, 8], "a,b")
+    assert parse_grid_spec("controller=c01,c07").values == ("c01", "c07")  # bare words are strings
+
+
+def test_cartesian_product_in_order_last_axis_fastest():
+    points = grid_points(parse_grid(GRID))
+    assert len(points) == 8
+    assert [p.index for p in points] == list(range(8))
+    assert points[0].key == "workload.queue_depth=1;workload.read_fraction=1.0"
+    assert points[1].key == "workload.queue_depth=1;workload.read_fraction=0.7"
+    assert points[-1].overrides == ("workload.queue_depth=8", "workload.read_fraction=0.7")
+
+
+@pytest.mark.parametrize("spec, field, value", [
+    ("workload.queue_depth", "workload.queue_depth", "workload.queue_depth"),  # no '='
+    ("=1,2", "<empty>", "=1,2"),
+    ("workload..queue_depth=1", "workload..queue_depth", "workload..queue_depth=1"),
+    ("workload.queue_depth=1,,2", "workload.queue_depth", "1,,2"),
+    ("workload.queue_depth=1,2,1", "workload.queue_depth", "1"),
+])
+def test_malformed_axis_names_field_and_value(spec, field, value):
+    with pytest.raises(ConfigError) as e:
+        parse_grid_spec(spec)
+    assert e.value.field == field and e.value.value == value
+
+
+def test_bad_values_are_rejected_before_anything_runs(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        plan_sweep(PM9A3, ["workload.queue_depth=4,0"])
+    assert e.value.field == "workload.queue_depth" and e.value.value == 0
+    assert "workload.queue_depth=0" in e.value.source
+    with pytest.raises(ConfigError) as e:
+        plan_sweep(PM9A3, ["workload.queue_dept=4"])
+    assert e.value.field == "workload.queue_dept"
+    with pytest.raises(ConfigError, match="one grid axis"):
+        plan_sweep(PM9A3, ["workload.queue_depth=1", "workload.queue_depth=2"])
+    with pytest.raises(ConfigError, match="--controller"):
+        plan_sweep(PM9A3, ["controller=c01,c09"], controller="c01")
+    with pytest.raises(ConfigError):
+        plan_sweep(PM9A3, [])
+
+
+def test_cli_bad_grid_exits_2_naming_the_field(tmp_path, capsys):
+    out = tmp_path / "x.csv"
+    assert main(["sweep", str(PM9A3), "--grid", "nand.t_read_us=50,-1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "nand.t_read_us" in err and "-1" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+# ---- rows -------------------------------------------------------------------------------------------
+def test_rows_hold_grid_values_and_flattened_metrics(plan, reference, tmp_path):
+    out = tmp_path / "s.csv"
+    out.write_bytes(reference)
+    rows = read_sweep_csv(out)
+    assert [r["key"] for r in rows] == [p.key for p in plan.points]
+    assert {r["sweep_id"] for r in rows} == {plan.sweep_id}
+    for col in ("iops", "latency_us.mean", "latency_us.p99", "utilization.die", "utilization.cores:cache",
+                "power_mw.cores", "power_mw.dram", "power_mw.total", "energy_per_io_nj",
+                "budgets.core_power.met", "budgets.dram_power.met"):
+        assert col in rows[0]
+    assert all(r["error"] == "" for r in rows)
+    qd = {(r["workload.queue_depth"], r["workload.read_fraction"]): float(r["iops"]) for r in rows}
+    assert qd[("1", "1.0")] < qd[("8", "1.0")]  # more queue depth, more IOPS
+    assert qd[("8", "0.7")] < qd[("8", "1.0")]  # writes are slower than reads
+
+
+def test_grid_over_controllers_and_des_columns(tmp_path):
+    out = tmp_path / "c.csv"
+    plan = plan_sweep(PM9A3, ["controller=c01,c09"], des_requests=3000, seed=3)
+    assert run_sweep(plan, out).computed == 2
+    rows = read_sweep_csv(out)
+    assert [r["controller"] for r in rows] == ["c01", "c09"]
+    assert float(rows[1]["power_mw.cores"]) == 0.0  # c09 has no cores
+    for r in rows:
+        assert float(r["des.iops"]) > 0 and r["agrees"] in ("true", "false")
+        assert abs(float(r["rel_error.iops"])) < 0.2
+
+
+# ---- resumability -----------------------------------------------------------------------------------
+def test_second_run_is_a_no_op(plan, reference, tmp_path):
+    out = tmp_path / "s.csv"
+    out.write_bytes(reference)
+    s = run_sweep(plan, out)
+    assert (s.resumed, s.computed) == (8, 0)
+    assert out.read_bytes() == reference
+
+
+@pytest.mark.parametrize("cut", ["mid_row", "after_row", "mid_header", "header_only", "empty"])
+def test_truncated_file_resumes_to_identical_bytes(plan, reference, tmp_path, cut):
+    lines = reference.split(b"\n")
+    header, rows = lines[0] + b"\n", [ln + b"\n" for ln in lines[1:-1]]
+    partial = {
+        "mid_row": header + b"".join(rows[:3]) + rows[3][: len(rows[3]) // 2],
+        "after_row": header + b"".join(rows[:5]),
+        "mid_header": header[:17],
+        "header_only": header,
+        "empty": b"",
+    }[cut]
+    out = tmp_path / "s.csv"
+    out.write_bytes(partial)
+    s = run_sweep(plan, out)
+    assert s.resumed == {"mid_row": 3, "after_row": 5}.get(cut, 0)
+    assert out.read_bytes() == reference
+
+
+def test_killed_sweep_resumes_to_identical_bytes(plan, reference, tmp_path):
+    """A sweep process killed (SIGKILL) after a few rows, then run again, gives the uninterrupted bytes."""
+    out = tmp_path / "killed.csv"
+    script = textwrap.dedent(f"""
+        import time
+        from ssdco.sweep import plan_sweep, run_sweep
+        plan = plan_sweep({str(PM9A3)!r}, {GRID!r}, controller="c01")
+        run_sweep(plan, {str(out)!r}, on_row=lambda i: time.sleep(0.4))  # slow points, so we can kill mid-way
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if out.exists() and out.read_bytes().count(b"\n") >= 4:  # header + 3 rows
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"sweep subprocess ended early with {proc.returncode}")
+            time.sleep(0.02)
+        proc.kill()
+    finally:
+        proc.wait(timeout=30)
+    killed = out.read_bytes()
+    assert 3 <= killed.count(b"\n") - 1 < 8, "the sweep was not interrupted mid-way"
+    s = run_sweep(plan, out)
+    assert s.resumed == killed.count(b"\n") - 1 and s.resumed + s.computed == 8
+    assert out.read_bytes() == reference
+
+
+def test_foreign_file_is_refused(plan, reference, tmp_path):
+    out = tmp_path / "s.csv"
+    out.write_bytes(reference)
+    other_seed = plan_sweep(PM9A3, GRID, controller="c01", overrides=["nand.t_read_us=60"])
+    with pytest.raises(ConfigError, match="different sweep"):
+        run_sweep(other_seed, out)  # same header, other configuration: sweep_id differs
+    other_grid = plan_sweep(PM9A3, ["workload.queue_depth=1,2"], controller="c01")
+    with pytest.raises(ConfigError, match="different sweep"):
+        run_sweep(other_grid, out)
+    assert out.read_bytes() == reference
+
+
+# ---- executors and outputs --------------------------------------------------------------------------
+def test_process_pool_matches_serial_bytes(plan, reference, tmp_path):
+    out = tmp_path / "pool.csv"
+    run_sweep(plan, out, workers=2)
+    assert out.read_bytes() == reference
+
+
+def test_dask_local_cluster_matches_serial_bytes(plan, reference, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "dask.csv"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        s = run_sweep(plan, out, scheduler=cluster.scheduler_address)
+    assert s.computed == 8
+    assert out.read_bytes() == reference
+
+
+def test_parquet_output(plan, reference, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    out, pout = tmp_path / "s.csv", tmp_path / "s.parquet"
+    out.write_bytes(reference)
+    run_sweep(plan, out, parquet=pout)
+    table = pq.read_table(pout)
+    rows = read_sweep_csv(out)
+    assert table.num_rows == len(rows) == 8
+    assert table.column_names == list(rows[0])
+    assert table.column("iops").to_pylist() == [float(r["iops"]) for r in rows]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp files left
+
+
+def test_missing_optional_dependencies_fail_clearly_before_running(plan, tmp_path, monkeypatch, capsys):
+    for mod in ("pyarrow", "pyarrow.csv", "pyarrow.parquet", "dask", "dask.distributed"):
+        monkeypatch.setitem(sys.modules, mod, None)  # makes `import mod` raise ImportError
+    out = tmp_path / "s.csv"
+    with pytest.raises(SweepError, match="pyarrow"):
+        run_sweep(plan, out, parquet=tmp_path / "s.parquet")
+    assert not out.exists()
+    with pytest.raises(SweepError, match="dask"):
+        run_sweep(plan, out, scheduler="tcp://127.0.0.1:1")
+    assert main(["sweep", str(PM9A3), "--grid", "workload.queue_depth=1", "--out", str(out),
+                 "--parquet", str(tmp_path / "p.parquet")]) == 2
+    assert "pyarrow" in capsys.readouterr().err
+
+
+def test_cli_sweep_writes_and_resumes(tmp_path, capsys):
+    out = tmp_path / "cli.csv"
+    args = ["sweep", str(PM9A3), "-c", "c07", "--grid", "workload.queue_depth=2,16", "--out", str(out),
+            "--progress", "off"]
+    assert main(args) == 0
+    assert "2 points (0 already done, 2 computed)" in capsys.readouterr().out
+    first = out.read_bytes()
+    assert main(args) == 0
+    assert "2 points (2 already done, 0 computed)" in capsys.readouterr().out
+    assert out.read_bytes() == first
+    assert os.listdir(tmp_path) == ["cli.csv"]
