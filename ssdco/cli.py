@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--requests", type=_positive_int, default=200_000, metavar="N",
                     help="requests each DES run completes (default 200000)")
     st.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same for every design (default 0)")
+    st.add_argument("--min-iops", type=float, default=None, metavar="X",
+                    help="IOPS target of the optimizer's pick (default: budgets.min_iops if set, else c01's IOPS)")
     st.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bars on stderr (auto: when stderr is a terminal)")
     sw = sub.add_parser("sweep", help="evaluate a grid of parameter values into a resumable CSV (optionally Parquet)")
@@ -216,11 +218,13 @@ def _progress(choice: str) -> bool:
 
 
 def _cmd_study(args) -> int:
-    from .report import default_command, run_study, write_study
+    from .report import default_command, require_matplotlib, run_study, write_study
 
-    command = default_command(args.config, out=args.out, requests=args.requests, seed=args.seed)
+    require_matplotlib()  # before the long run, not after it
+    command = default_command(args.config, out=args.out, requests=args.requests, seed=args.seed,
+                              min_iops=args.min_iops)
     study = run_study(args.config, requests=args.requests, seed=args.seed, progress=_progress(args.progress),
-                      command=command)
+                      min_iops=args.min_iops, command=command)
     paths = write_study(study, args.out)
     print(f"ssdco study: wrote {len(paths)} files to {args.out}/")
     for t in study.trends:

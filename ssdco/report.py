@@ -31,18 +31,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .errors import SsdcoError
+from .errors import ConfigError, SsdcoError
 from .spec import MODULES, Config, Controller, list_controller_presets, load_config
 
 __all__ = ["ControllerRun", "ParamSource", "Study", "Trend", "parameter_sources", "run_study", "write_study",
-           "study_csv", "study_markdown", "write_plots", "PLOT_FILES"]
+           "study_csv", "study_markdown", "write_plots", "render_plots", "require_matplotlib", "PLOT_FILES"]
 
 # --------------------------------------------------------------------------------------------------
 # The study's reported trends (seed 000, ch. 4 §4, text around figures 13 and 14)
 # --------------------------------------------------------------------------------------------------
 STUDY_C02_CORE_POWER_CHANGE = -0.41  # "컨트롤러2는 ... 코어 전력이 41% 감소"
 STUDY_C02_IOPS_CHANGE = -0.19  # "IOPS 또한 19% 낮아진 수치"
-STUDY_BEST_SINGLE_ACCELERATOR = "cache_lookup"  # "데이터 캐시 탐색 모듈을 하드웨어 가속하였을 때 가장 높은 개선율"
+# "데이터 캐시 탐색 모듈을 하드웨어 가속하였을 때 가장 높은 개선율"
+STUDY_BEST_SINGLE_ACCELERATOR = "cache_lookup"
 # How close a reported percentage change must be to count as reproduced (the study's figures are read
 # off bar charts and our presets are calibrated by hand): same sign and within 5 percentage points.
 CHANGE_TOLERANCE_PP = 5.0
@@ -238,14 +239,28 @@ class Trend:
 
 @dataclass(frozen=True)
 class Pareto:
-    """The optimizer's design space (cost, IOPS, core-side power per candidate), front and pick."""
+    """The optimizer's Pareto front over (cost min, IOPS max, core-side power min), one entry per design."""
 
-    costs: Any
-    iops: Any
-    core_side_mw: Any
-    front: Any  # indices into the arrays above, sorted by cost
-    pick_label: str
-    method: str
+    costs: tuple[float, ...]
+    iops: tuple[float, ...]  # analytic (MVA) IOPS at the workload's queue depth
+    core_side_mw: tuple[float, ...]
+    meets_targets: tuple[bool, ...]
+    labels: tuple[str, ...]
+    front_2d: tuple[int, ...]  # the subset non-dominated in cost x IOPS alone, sorted by cost
+    space_size: int
+
+
+@dataclass(frozen=True)
+class OptimizerSummary:
+    """What the report says about the optimizer's run."""
+
+    status: str
+    message: str
+    target_iops: float
+    target_source: str
+    pick_label: str | None
+    pick_cost: float | None
+    pick_on_front: bool | None
 
 
 @dataclass(frozen=True)
@@ -260,6 +275,7 @@ class Study:
     trends: tuple[Trend, ...]
     sources: SourceNotes
     pareto: Pareto | None
+    optimizer: OptimizerSummary | None
     optimizer_note: str
     command: str
 
@@ -291,23 +307,38 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
                          agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us)
 
 
-def _optimizer(config: Config):
-    """The optimizer's pick and design space, or ``(None, None, note)`` when the optimizer is unavailable.
+def _run_optimizer(config: Config, target_iops: float):
+    """``ssdco.optimizer.search.optimize`` at ``target_iops`` within the config's power budgets.
 
-    Returns ``(pick_controller, pareto, note, cost_function)``."""
+    Returns ``(OptimizeResult or None, cost function or None, note)``; the cost function prices any
+    controller with the optimizer's own cost model (None for a design outside its space)."""
     try:
-        from .optimizer import search  # noqa: F401
-    except ImportError as e:
-        return None, None, f"the optimizer is not available ({e})", None
-    return _optimizer_adapter(config)
+        from .optimizer.problem import LinearModel
+        from .optimizer.search import optimize
+        from .optimizer.space import Design
+    except ImportError as e:  # pragma: no cover - the optimizer ships with ssdco
+        return None, None, f"the optimizer is not available ({e})"
+    note = ""
+    try:
+        res = optimize(config, min_iops=target_iops, pareto_front=True)
+    except ConfigError as e:
+        if e.field != "optimizer.enumeration_limit":
+            raise
+        res = optimize(config, min_iops=target_iops, pareto_front=False)
+        note = f" No Pareto front: {e.allowed}."
+    model = LinearModel(res.space, res.targets)
 
+    def cost(c: Controller) -> float | None:
+        try:
+            return model.cost(Design.from_controller(c))
+        except (ValueError, KeyError):
+            return None
 
-def _optimizer_adapter(config: Config):  # pragma: no cover - replaced once the optimizer API is known
-    return None, None, "the optimizer's API is not wired into the report yet", None
+    return res, cost, note
 
 
 def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0, progress: bool = False,
-              command: str | None = None) -> Study:
+              min_iops: float | None = None, command: str | None = None) -> Study:
     """Evaluate every controller preset and the optimizer's pick; check the study's trends.
 
     Parameters
@@ -320,33 +351,71 @@ def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0
         DES seed, the same for every design (common random numbers).
     progress : bool
         tqdm bars on stderr.
+    min_iops : float, optional
+        IOPS target of the optimizer's pick. Default: the config's ``budgets.min_iops`` when it is set,
+        else the analytic IOPS of the first preset (c01, the study's MQSim-like baseline): "the cheapest
+        design that meets both power budgets at the baseline's throughput".
     command : str, optional
         The command line to print in the report (default: the equivalent ``ssdco study`` command).
     """
+    from .model.whatif import evaluate
+
+    if min_iops is not None and not (math.isfinite(min_iops) and min_iops >= 0):
+        raise ConfigError("--min-iops", "min_iops", min_iops, "expected a finite number >= 0")
     path = Path(config_path)
     base = load_config(path)
     presets = list_controller_presets(path.parent)
     if not presets:
         raise SsdcoError(f"{path.parent / 'controllers'}: no controller presets (*.toml) to study")
-    pick, pareto, note, cost_fn = _optimizer(base)
-    runs = []
-    for name in presets:
-        cfg = load_config(path, controller=name)
-        runs.append(_evaluate_design(name, "preset", cfg, requests, seed, progress,
-                                     cost_fn(cfg) if cost_fn else None))
-    if pick is not None:
-        cfg = base.with_controller(pick)
-        runs.append(_evaluate_design("pick", "optimizer", cfg, requests, seed, progress,
-                                     cost_fn(cfg) if cost_fn else None))
+    preset_cfgs = [load_config(path, controller=name) for name in presets]
+    if min_iops is not None:
+        target, target_source = float(min_iops), "given on the command line (--min-iops)"
+    elif base.budgets.min_iops > 0:
+        target, target_source = base.budgets.min_iops, "the config's budgets.min_iops"
+    else:
+        target = evaluate(preset_cfgs[0]).iops
+        target_source = f"the analytic IOPS of {presets[0]}, the baseline (meet the budgets at its throughput)"
+    res, cost_fn, extra_note = _run_optimizer(base, target)
+    runs = [_evaluate_design(name, "preset", cfg, requests, seed, progress,
+                             cost_fn(cfg.controller) if cost_fn else None)
+            for name, cfg in zip(presets, preset_cfgs)]
+    pareto = summary = None
+    note = "the optimizer is not available" + extra_note
+    if res is not None:
+        pick_label = res.pick.label() if res.pick is not None else None
+        if res.pick is not None:
+            ctrl = res.pick.to_controller("pick", f"optimizer's pick: {pick_label}")
+            runs.append(_evaluate_design("pick", "optimizer", base.with_controller(ctrl), requests, seed, progress,
+                                         cost_fn(ctrl)))
+        if res.pareto is not None:
+            from .optimizer.enumerate import pareto_front
+
+            pts = res.pareto
+            costs = tuple(float(p.cost) for p in pts)
+            iops = tuple(float(p.iops) for p in pts)
+            front2 = pareto_front(costs, iops, [0.0] * len(pts))
+            pareto = Pareto(costs=costs, iops=iops, core_side_mw=tuple(float(p.core_power_mw) for p in pts),
+                            meets_targets=tuple(bool(p.meets_targets) for p in pts),
+                            labels=tuple(p.design.label() for p in pts), front_2d=tuple(int(i) for i in front2),
+                            space_size=int(res.space_size))
+        on_front = (None if pareto is None or res.pick is None else
+                    any(p.design == res.pick for p in res.pareto))
+        summary = OptimizerSummary(status=res.status, message=res.message, target_iops=target,
+                                   target_source=target_source, pick_label=pick_label, pick_cost=res.cost,
+                                   pick_on_front=on_front)
+        note = (f"`ssdco.optimizer.search.optimize` over {res.space_size:,} designs, IOPS target "
+                f"{target:,.0f} ({target_source}), budgets core side <= {res.targets.core_power_mw:g} mW and "
+                f"DRAM <= {res.targets.dram_power_mw:g} mW: {res.status}; {res.message}." + extra_note)
     runs_t = tuple(runs)
     notes = parameter_sources(path)
     return Study(config_path=str(config_path), config=base, requests=requests, seed=seed, runs=runs_t,
-                 trends=tuple(check_trends(runs_t, base, notes)), sources=notes, pareto=pareto, optimizer_note=note,
-                 command=command or default_command(config_path, requests=requests, seed=seed))
+                 trends=tuple(check_trends(runs_t, base, notes)), sources=notes, pareto=pareto, optimizer=summary,
+                 optimizer_note=note,
+                 command=command or default_command(config_path, requests=requests, seed=seed, min_iops=min_iops))
 
 
 def default_command(config_path: str | Path, *, out: str | None = None, requests: int = 200_000,
-                    seed: int = 0) -> str:
+                    seed: int = 0, min_iops: float | None = None) -> str:
     """The ``ssdco study`` command line (options shown only when not at their defaults)."""
     parts = ["ssdco", "study", str(config_path)]
     if out is not None and out != DEFAULT_OUT:
@@ -355,10 +424,13 @@ def default_command(config_path: str | Path, *, out: str | None = None, requests
         parts += ["--requests", str(requests)]
     if seed != 0:
         parts += ["--seed", str(seed)]
+    if min_iops is not None:
+        parts += ["--min-iops", f"{min_iops:g}"]
     return " ".join(parts)
 
 
 DEFAULT_OUT = "reports/pm9a3-study"
+META_FIELDS = ("schema_version", "name", "description")  # file metadata, not model parameters
 
 
 # --------------------------------------------------------------------------------------------------
@@ -440,12 +512,11 @@ def check_trends(runs: Sequence[ControllerRun], config: Config, notes: SourceNot
     group = [by[n] for n in ("c07", "c08", "c09", "c10") if n in by]
     if len(group) == 4:
         def t3(m):
-            meet = [r.name for r in by.values() if getattr(r, m).both_met]
             ok = all(getattr(r, m).both_met for r in group)
-            others = [n for n in meet if n not in ("c07", "c08", "c09", "c10")]
-            txt = f"meet both: {', '.join(meet) or 'none'}"
-            if others:
-                txt += f" (besides c07-c10: {', '.join(others)})"
+            miss = [r.name for r in group if not getattr(r, m).both_met]
+            others = [n for n, r in by.items() if n not in ("c07", "c08", "c09", "c10") and getattr(r, m).both_met]
+            txt = "c07-c10 all meet both" if ok else f"not met by {', '.join(miss)}"
+            txt += f"; also meeting both: {', '.join(others)}" if others else "; no other preset meets both"
             return txt, ok
         (a_txt, a_ok), (d_txt, d_ok) = both(t3)
         trends.append(Trend("c07-c10 meet both power budgets",
@@ -553,14 +624,39 @@ def _best_single(study: Study) -> str | None:
     return max(singles, key=lambda r: r.des.iops).name if singles else None
 
 
+def _optimizer_section(study: Study) -> list[str]:
+    L = ["## The optimizer's pick", "", f"Optimizer: {study.optimizer_note}", ""]
+    o = study.optimizer
+    pick = next((r for r in study.runs if r.origin == "optimizer"), None)
+    if o is None or pick is None:
+        return L
+    a, d = pick.analytic, pick.des
+    L.append(f"The pick `{o.pick_label}` costs {_g(pick.cost, 4)} and reaches {a.iops:,.0f} IOPS (DES "
+             f"{d.iops:,.0f}) at {a.core_side_mw:.1f} mW core-side and {a.dram_mw:.1f} mW DRAM power; budgets met: "
+             f"analytic {'yes' if a.both_met else 'no'}, DES {'yes' if d.both_met else 'no'}"
+             + ("" if o.pick_on_front is None else
+                f"; it is {'on' if o.pick_on_front else 'not on'} the Pareto front") + ".")
+    ok = [r for r in study.runs if r.origin == "preset" and r.cost is not None and r.analytic.both_met
+          and r.analytic.iops >= o.target_iops]
+    if ok:
+        best = min(ok, key=lambda r: (r.cost, -r.analytic.iops))
+        L.append(f"The cheapest preset that meets both budgets and the target is {best.name} (cost "
+                 f"{_g(best.cost, 4)}, {best.analytic.iops:,.0f} IOPS): the pick costs "
+                 f"{_pct(pick.cost / best.cost - 1)} relative to it.")
+    else:
+        L.append("No preset meets both budgets and the IOPS target.")
+    L.append("")
+    return L
+
+
 def cdf_controllers(study: Study) -> list[str]:
-    """The designs whose DES latency CDF is plotted: c01, c02, the best single accelerator, c09."""
+    """The designs whose DES latency CDF is plotted: c01, c02, the best single accelerator, c09, the pick."""
     names = []
     for n in CDF_CONTROLLERS:
         n = _best_single(study) if n.startswith("<") else n
         if n and study.run(n) is not None and n not in names:
             names.append(n)
-    return names
+    return names + [r.name for r in study.runs if r.origin == "optimizer"]
 
 
 def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> str:
@@ -595,17 +691,20 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
     L.append("")
 
     # designs
-    L += ["## Designs", "", "| design | origin | placement (module: units) | description | cost |", "|---|---|---|---|---|"]
+    L += ["## Designs", "", "| design | origin | placement (module: units) | description | cost |",
+          "|---|---|---|---|---|"]
     for r in study.runs:
         L.append(f"| {r.name} | {r.origin} | {_md_escape(placement_text(r.controller))} | "
                  f"{_md_escape(r.controller.description)} | {_g(r.cost, 4) or 'n/a'} |")
-    L += ["", f"Optimizer: {study.optimizer_note}", ""]
+    L += [""]
+    L += _optimizer_section(study)
 
     # results
     L += ["## Performance, power and energy", "",
           "Analytic model / DES. Power in mW (DES power: the same power model fed with the measured busy time), "
           "energy per I/O in nJ (cores + accelerators + DRAM).", "",
-          "| design | IOPS | latency mean (us) | latency p99 (us) | cores | accelerators | DRAM | total | energy/IO (nJ) |",
+          "| design | IOPS | latency mean (us) | latency p99 (us) | cores | accelerators | DRAM | total "
+          "| energy/IO (nJ) |",
           "|---|---|---|---|---|---|---|---|---|"]
     for r in study.runs:
         a, d = r.analytic, r.des
@@ -619,7 +718,8 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
     L += ["## Budgets", "",
           f"Core-side power (cores + accelerators) against {b.core_power_mw:g} mW and DRAM power against "
           f"{b.dram_power_mw:g} mW, from the analytic model; the DES agrees unless noted.", "",
-          "| design | core side (mW) | core budget met | DRAM (mW) | DRAM budget met | both met |", "|---|---|---|---|---|---|"]
+          "| design | core side (mW) | core budget met | DRAM (mW) | DRAM budget met | both met |",
+          "|---|---|---|---|---|---|"]
     for r in study.runs:
         a, d = r.analytic, r.des
         note = "" if (a.core_met, a.dram_met) == (d.core_met, d.dram_met) else " (DES differs)"
@@ -638,7 +738,8 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
           f"Relative error of the analytic model against the DES (tolerances of `ssdco validate`: IOPS "
           f"{IOPS_TOLERANCE:.0%}, mean latency {LATENCY_TOLERANCE:.0%}, station utilisation 0.05 absolute; the "
           f"p99 is a two-moment estimate and has no tolerance). DES IOPS 95 % CI half-width in brackets.", "",
-          "| design | IOPS error | mean latency error | p99 error | total power error | verdict |", "|---|---|---|---|---|---|"]
+          "| design | IOPS error | mean latency error | p99 error | total power error | verdict |",
+          "|---|---|---|---|---|---|"]
     for r in study.runs:
         e = r.relative_error
         f = lambda k: _pct(e[k]) if k in e and math.isfinite(e[k]) else "n/a"
@@ -653,7 +754,8 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
     if study.pareto is not None:
         L += [f"![Pareto front: cost vs IOPS](./{PLOT_FILES['pareto']})", ""]
     L += [f"![DES latency CDFs](./{PLOT_FILES['cdf']})", "",
-          f"The CDF plot shows {', '.join(cdf_controllers(study))} (c01, c02, the best single accelerator, c09).", ""]
+          f"The CDF plot shows {', '.join(cdf_controllers(study))} (c01, c02, the best single accelerator, c09 and "
+          f"the optimizer's pick).", ""]
 
     # parameters
     src = study.sources
@@ -663,13 +765,23 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
     L += [f"> {_md_escape(h)}" for h in src.header]
     L += ["", "| parameter | value | kind | source (the line's comment) |", "|---|---|---|---|"]
     last_table = None
+    group_note: dict[str, str] = {}  # a note before [a.b] also covers the [a.*] tables after it
     for p in src.params:
+        if p.field in META_FIELDS or p.field.startswith("sources."):
+            continue
         table = p.field.rsplit(".", 1)[0] if "." in p.field else ""
+        group = table.split(".")[0]
         if table != last_table and table in src.table_notes:
+            group_note[group] = table
             L.append(f"| *[{table}]* | | | *{_md_escape(' '.join(src.table_notes[table]))}* |")
         last_table = table
-        L.append(f"| `{p.field}` | `{_md_escape(p.value)}` | {p.kind or '-'} | "
-                 f"{_md_escape(p.comment) if p.comment else '(no comment in the file)'} |")
+        if p.comment:
+            text = _md_escape(p.comment)
+        elif group in group_note:
+            text = f"(no line comment; see the note on [{group_note[group]}])"
+        else:
+            text = "(no comment in the file)"
+        L.append(f"| `{p.field}` | `{_md_escape(p.value)}` | {p.kind or '-'} | {text} |")
     if src.sources_table:
         L += ["", "Free-form notes in `[sources]`:", ""]
         L += [f"* `{k}`: {v}" for k, v in src.sources_table.items()]
@@ -683,7 +795,7 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
 _RC = {
     "font.family": "DejaVu Sans", "font.size": 9.0, "axes.titlesize": 10.0, "axes.labelsize": 9.0,
     "xtick.labelsize": 8.0, "ytick.labelsize": 8.0, "legend.fontsize": 8.0, "figure.dpi": 100.0,
-    "savefig.dpi": float(DPI), "text.hinting": "force_autohint", "text.hinting_factor": 8,
+    "savefig.dpi": float(DPI), "text.hinting": "force_autohint",
     "text.antialiased": True, "lines.antialiased": True, "patch.antialiased": True, "svg.hashsalt": "ssdco",
     "path.simplify": True, "axes.grid": True, "grid.alpha": 0.3, "grid.linestyle": "-", "axes.axisbelow": True,
     "image.cmap": "viridis",
@@ -701,6 +813,11 @@ def _import_matplotlib():
         raise SsdcoError("the study's plots need matplotlib, which is not installed: pip install 'ssdco[plot]' "
                          "(or pip install matplotlib)") from None
     return matplotlib, Figure, FigureCanvasAgg
+
+
+def require_matplotlib() -> None:
+    """Raise :class:`SsdcoError` with an install hint when matplotlib is missing (check before long runs)."""
+    _import_matplotlib()
 
 
 def _png_bytes(fig, canvas_cls) -> bytes:
@@ -784,43 +901,109 @@ def _plot_energy(study: Study, Figure):
     return fig
 
 
+def _spread_labels(points: list[tuple[float, float, str]], min_dy: float, near_dx: float) -> list[float]:
+    """Label heights (data units) so labels of nearby points are at least ``min_dy`` apart (greedy, top down)."""
+    order = sorted(range(len(points)), key=lambda i: (-points[i][1], points[i][0], points[i][2]))
+    placed: list[tuple[float, float]] = []  # (x, label y)
+    out = [0.0] * len(points)
+    for i in order:
+        x, y, _ = points[i]
+        ly = y
+        for px, py in sorted(placed, key=lambda t: -t[1]):
+            if abs(px - x) <= near_dx and ly > py - min_dy:
+                ly = py - min_dy
+        placed.append((x, ly))
+        out[i] = ly
+    return out
+
+
 def _plot_pareto(study: Study, Figure):
     import numpy as np
+    from matplotlib.patches import Rectangle
 
     p = study.pareto
-    fig = Figure(figsize=(8.0, 5.2))
-    ax = fig.subplots()
-    costs, iops, power = (np.asarray(v, dtype=float) for v in (p.costs, p.iops, p.core_side_mw))
-    vmax = max(float(power.max()), study.config.budgets.core_power_mw if math.isfinite(
-        study.config.budgets.core_power_mw) else 0.0)
-    sc = ax.scatter(costs, iops / 1e3, c=power, cmap="viridis", vmin=0.0, vmax=vmax, s=12, alpha=0.55,
-                    linewidths=0, label="design space (colour: core-side power)")
-    front = np.asarray(p.front, dtype=int)
-    if front.size:
-        order = front[np.argsort(costs[front], kind="stable")]
-        ax.step(costs[order], iops[order] / 1e3, where="post", color="black", linewidth=1.2,
-                label="Pareto front")
-        ax.scatter(costs[order], iops[order] / 1e3, c=power[order], cmap="viridis", vmin=0.0, vmax=vmax, s=30,
-                   edgecolors="black", linewidths=0.8)
-    for r in study.runs:
-        if r.cost is None:
+    fig = Figure(figsize=(11.0, 5.4))
+    gs = fig.add_gridspec(1, 3, width_ratios=(1.0, 1.15, 0.045), wspace=0.2)
+    ax_all, ax_zoom, cax = fig.add_subplot(gs[0]), fig.add_subplot(gs[1]), fig.add_subplot(gs[2])
+    costs, iops = np.asarray(p.costs, dtype=float), np.asarray(p.iops, dtype=float) / 1e3
+    power = np.asarray(p.core_side_mw, dtype=float)
+    meets = np.asarray(p.meets_targets, dtype=bool)
+    marked = [r for r in study.runs if r.cost is not None]
+    budget = study.config.budgets.core_power_mw
+    vmax = max([float(power.max())] + [r.analytic.core_side_mw for r in marked]
+               + ([budget] if math.isfinite(budget) else []))
+    kw = {"cmap": "viridis", "vmin": 0.0, "vmax": vmax}
+    target = study.optimizer.target_iops / 1e3 if study.optimizer is not None else None
+    f2 = np.asarray(p.front_2d, dtype=int)
+
+    # zoom window: the designs near the top of the front (where the presets and the pick sit)
+    top = max(float(iops.max()), max((r.analytic.iops / 1e3 for r in marked), default=0.0))
+    ys = [r.analytic.iops / 1e3 for r in marked if r.analytic.iops / 1e3 >= 0.85 * top]
+    if target is not None:
+        ys.append(target)
+    y0, y1 = min(ys) - 0.04 * top, top * 1.015
+    sel = (iops >= y0) & (iops <= y1)
+    xs = list(costs[sel]) + [r.cost for r in marked if y0 <= r.analytic.iops / 1e3 <= y1]
+    x0, x1 = min(xs) - 0.25, max(xs) + 0.55
+
+    sc = None
+    for ax in (ax_all, ax_zoom):
+        sc = ax.scatter(costs[meets], iops[meets], c=power[meets], s=30, marker="o", edgecolors="black",
+                        linewidths=0.4, zorder=3, label="front design meeting every target", **kw)
+        ax.scatter(costs[~meets], iops[~meets], c=power[~meets], s=16, marker="v", alpha=0.85, linewidths=0,
+                   zorder=2, label="front design missing a target", **kw)
+        if f2.size:
+            ax.step(costs[f2], iops[f2], where="post", color="black", linewidth=1.0, zorder=1,
+                    label="cost-IOPS front (power ignored)")
+        if target is not None:
+            ax.axhline(target, color="grey", linestyle="--", linewidth=1.0, zorder=1,
+                       label=f"IOPS target {target:,.0f} k")
+        for r in marked:
+            star = r.origin == "optimizer"
+            ax.scatter([r.cost], [r.analytic.iops / 1e3], marker="*" if star else "s", s=320 if star else 48,
+                       c=[r.analytic.core_side_mw], edgecolors="red", linewidths=1.3, zorder=7 if star else 5, **kw)
+    ax_all.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, edgecolor="black", linestyle=":",
+                               linewidth=1.0, zorder=8))
+    ax_all.set_ylim(0, top * 1.06)
+    ax_zoom.set_xlim(x0, x1)
+    ax_zoom.set_ylim(y0, y1)
+    # labels: outside the zoom on the left panel, inside it on the right one
+    inside = [r for r in marked if y0 <= r.analytic.iops / 1e3 <= y1 and x0 <= r.cost <= x1]
+    for r in marked:
+        if r in inside:
             continue
-        marker, size = ("*", 260) if r.origin == "optimizer" else ("s", 50)
-        ax.scatter([r.cost], [r.analytic.iops / 1e3], marker=marker, s=size, c=[r.analytic.core_side_mw],
-                   cmap="viridis", vmin=0.0, vmax=vmax, edgecolors="red", linewidths=1.2, zorder=5)
-        ax.annotate(r.name if r.origin == "preset" else "optimizer pick", (r.cost, r.analytic.iops / 1e3),
-                    textcoords="offset points", xytext=(5, 4), fontsize=7, color="darkred", zorder=6)
-    ax.scatter([], [], marker="s", s=50, facecolors="none", edgecolors="red", label="presets c01-c10")
-    ax.scatter([], [], marker="*", s=160, facecolors="none", edgecolors="red", label="optimizer pick")
-    cb = fig.colorbar(sc, ax=ax)
-    cb.set_label("core-side power (mW)")
-    if math.isfinite(study.config.budgets.core_power_mw):
-        cb.ax.axhline(study.config.budgets.core_power_mw, color="red", linewidth=1.5)
-    ax.set_xlabel("cost (relative units: core area + accelerator units and development + DRAM)")
-    ax.set_ylabel("IOPS (thousands, analytic model)")
-    ax.set_title(f"Design space and Pareto front ({p.method})")
-    ax.legend(loc="lower right")
-    fig.tight_layout()
+        ax_all.annotate(r.name if r.origin == "preset" else "optimizer pick", (r.cost, r.analytic.iops / 1e3),
+                        textcoords="offset points", xytext=(7, -3), fontsize=7, color="darkred", zorder=9)
+    pts = [(r.cost, r.analytic.iops / 1e3, r.name) for r in inside]
+    heights = _spread_labels(pts, min_dy=(y1 - y0) * 0.045, near_dx=(x1 - x0) * 0.12)
+    for r, ly in zip(inside, heights):
+        name = r.name if r.origin == "preset" else "optimizer pick"
+        ax_zoom.annotate(name, (r.cost, r.analytic.iops / 1e3), xytext=(r.cost + (x1 - x0) * 0.035, ly),
+                         textcoords="data", va="center", fontsize=7.5, color="darkred",
+                         weight="bold" if r.origin == "optimizer" else "normal", zorder=9,
+                         arrowprops={"arrowstyle": "-", "color": "darkred", "linewidth": 0.5})
+    ax_all.scatter([], [], marker="s", s=48, facecolors="none", edgecolors="red", linewidths=1.3,
+                   label="presets c01-c10")
+    ax_all.scatter([], [], marker="*", s=160, facecolors="none", edgecolors="red", linewidths=1.3,
+                   label="optimizer pick")
+    ax_all.legend(loc="lower right", fontsize=7)
+    for ax in (ax_all, ax_zoom):
+        ax.set_xlabel("cost (relative: cores + accelerators + DRAM)")
+    ax_all.set_ylabel("IOPS (thousands, analytic model)")
+    ax_all.set_title(f"Pareto front: {len(costs):,} of {p.space_size:,} designs")
+    ax_zoom.set_title("zoom on the dotted box")
+    cb = fig.colorbar(sc, cax=cax)
+    cb.set_label("core-side power, cores + accelerators (mW)")
+    if math.isfinite(budget) and budget <= vmax:
+        cb.ax.axhline(budget, color="red", linewidth=1.8)
+        step = 50.0 if vmax > 120 else 20.0
+        ticks = [t for t in np.arange(0.0, vmax + 1e-9, step) if abs(t - budget) > 0.12 * vmax] + [budget]
+        cb.set_ticks(sorted(ticks))
+        cb.set_ticklabels([f"budget {t:g}" if t == budget else f"{t:g}" for t in sorted(ticks)])
+        for lab in cb.ax.get_yticklabels():
+            if lab.get_text().startswith("budget"):
+                lab.set_color("red")
+    fig.subplots_adjust(left=0.06, right=0.9, top=0.92, bottom=0.11)
     return fig
 
 
@@ -836,8 +1019,9 @@ def _plot_cdf(study: Study, Figure):
         if xs.size == 0:
             continue
         xs, fs = np.concatenate(([xs[0]], xs)), np.concatenate(([0.0], fs))  # rise from 0 at the minimum
-        ax.step(xs, fs, where="post", linewidth=1.4,
-                label=f"{n} (mean {r.des.latency_mean_us:.1f} us, p99 {r.des.latency_p99_us:.1f} us)")
+        ax.step(xs, fs, where="post", linewidth=1.4, linestyle="--" if r.origin == "optimizer" else "-",
+                label=f"{'optimizer pick' if r.origin == 'optimizer' else n} (mean {r.des.latency_mean_us:.1f} us, "
+                      f"p99 {r.des.latency_p99_us:.1f} us)")
         lo = min(lo, float(xs[0]))
         hi = max(hi, float(np.interp(0.999, fs, xs)))
     ax.axhline(0.99, color="grey", linestyle=":", linewidth=1.0, label="p99")

@@ -1,0 +1,176 @@
+"""ssdco study: byte-identical regeneration, parameter sources read from TOML comments, trend verdicts."""
+
+import csv
+import importlib.util
+import io
+import sys
+
+import pytest
+
+from ssdco.cli import main
+from ssdco.errors import SsdcoError
+from ssdco.report import PLOT_FILES, ControllerRun, Metrics, check_trends, parameter_sources
+from ssdco.spec import load_config
+
+from tests.conftest import PM9A3
+
+REQUESTS = "4000"
+MIN_IOPS = "300000"  # a low optimizer target keeps its search short (the default target is c01's IOPS)
+HAS_OPTIMIZER = importlib.util.find_spec("ssdco.optimizer.search") is not None
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """The study run twice, each from its own working directory with the same relative --out."""
+    import os
+
+    dirs = []
+    for name in ("a", "b"):
+        d = tmp_path_factory.mktemp(name)
+        old = os.getcwd()
+        os.chdir(d)
+        try:
+            assert main(["study", str(PM9A3), "--out", "study", "--requests", REQUESTS, "--min-iops", MIN_IOPS,
+                         "--progress", "off"]) == 0
+        finally:
+            os.chdir(old)
+        dirs.append(d / "study")
+    return dirs
+
+
+def test_study_regenerates_byte_identically(two_runs):
+    a, b = two_runs
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir())
+    plots = set(PLOT_FILES.values()) - (set() if HAS_OPTIMIZER else {PLOT_FILES["pareto"]})
+    assert set(names) == {"report.md", "results.csv", *plots}
+    for n in names:
+        assert (a / n).read_bytes() == (b / n).read_bytes(), n
+    assert not [n for n in names if n.startswith(".")]  # no temp files left behind
+
+
+def test_pngs_are_plain_pngs_without_software_tag(two_runs):
+    for p in two_runs[0].glob("*.png"):
+        data = p.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert b"Software" not in data and b"matplotlib" not in data
+
+
+def test_report_names_its_command_trends_budgets_and_sources(two_runs):
+    md = (two_runs[0] / "report.md").read_text()
+    assert f"`ssdco study {PM9A3} --out study --requests {REQUESTS} --min-iops {MIN_IOPS}`" in md
+    for c in [f"c{i:02d}" for i in range(1, 11)]:
+        assert f"| {c} |" in md
+    for word in ("reproduced", "Model vs DES", "Budgets", "core budget met", "c02 vs c01", "## The optimizer's pick"):
+        assert word in md
+    # every commented parameter line of the preset is quoted with its comment
+    for p in parameter_sources(PM9A3).params:
+        if p.comment and not p.field.startswith("sources."):
+            assert p.comment.replace("|", "\\|") in md, p.field
+
+
+def test_results_csv_has_one_row_per_design(two_runs):
+    rows = list(csv.DictReader(io.StringIO((two_runs[0] / "results.csv").read_text())))
+    names = [r["controller"] for r in rows]
+    assert names == [f"c{i:02d}" for i in range(1, 11)] + (["pick"] if HAS_OPTIMIZER else [])
+    if HAS_OPTIMIZER:
+        pick = rows[-1]
+        assert pick["origin"] == "optimizer" and pick["budgets_met"] == "true"
+        assert float(pick["analytic_iops"]) >= float(MIN_IOPS)
+        assert all(r["cost"] for r in rows)  # priced by the optimizer's cost model
+    for r in rows:
+        for col in ("analytic_iops", "des_iops", "analytic_latency_mean_us", "des_latency_p99_us",
+                    "analytic_core_power_mw", "analytic_accelerator_power_mw", "analytic_dram_power_mw",
+                    "analytic_energy_per_io_nj", "budgets_met", "error_iops", "error_latency_mean"):
+            assert r[col] != "", (r["controller"], col)
+        assert abs(float(r["error_iops"])) < 0.2
+        assert r["budgets_met"] == str(r["core_budget_met"] == r["dram_budget_met"] == "true").lower()
+
+
+# ---- parameter sources ----------------------------------------------------------------------------
+def test_parameter_sources_parse_comments(tmp_path):
+    p = tmp_path / "dev.toml"
+    p.write_text(
+        "# header line one\n"
+        "# Kinds: S sourced\n"
+        "name = \"x # not a comment\"   # the name\n"
+        "\n"
+        "# note for the table\n"
+        "[nand]\n"
+        "t_read_us = 50.0   # PD/E: RP §9\n"
+        "channels = 8\n"
+        "[sources]\n"
+        "datasheet = \"about 580 K IOPS 4 KiB random read\"\n", encoding="utf-8")
+    s = parameter_sources(p)
+    assert s.header == ("header line one", "Kinds: S sourced")
+    by = {q.field: q for q in s.params}
+    assert by["name"].value == '"x # not a comment"' and by["name"].comment == "the name"
+    assert by["nand.t_read_us"].kind == "PD/E" and by["nand.t_read_us"].comment == "PD/E: RP §9"
+    assert by["nand.channels"].comment == "" and by["nand.channels"].kind == ""
+    assert s.table_notes["nand"] == ("note for the table",)
+    assert s.sources_table == {"datasheet": "about 580 K IOPS 4 KiB random read"}
+
+
+def test_preset_sources_cover_every_nand_field():
+    import tomllib
+
+    raw = tomllib.loads(PM9A3.read_text())
+    fields = {p.field for p in parameter_sources(PM9A3).params}
+    assert {f"nand.{k}" for k in raw["nand"]} <= fields
+    assert {f"budgets.{k}" for k in raw["budgets"]} <= fields
+
+
+# ---- trend verdicts ---------------------------------------------------------------------------------
+def _run(name, iops, cores_mw, accel_mw=0.0, dram_mw=500.0):
+    cfg = load_config(PM9A3, controller=name)
+    m = Metrics(iops=iops, latency_mean_us=32 / iops * 1e6, latency_p99_us=None, cores_mw=cores_mw,
+                accelerators_mw=accel_mw, dram_mw=dram_mw, core_limit_mw=192.0, dram_limit_mw=800.0)
+    return ControllerRun(name=name, origin="preset", controller=cfg.controller, analytic=m, des=m,
+                         des_iops_half_width=0.0, relative_error={}, agrees=True, cost=None, latency_cdf_us=((), ()))
+
+
+def _study_like(c02_iops=420e3, c04_iops=550e3, c03_iops=540e3, c09_iops=570e3, c08_cores=80.0):
+    runs = [_run("c01", 520e3, 280.0), _run("c02", c02_iops, 165.0), _run("c03", c03_iops, 210.0, 2.0),
+            _run("c04", c04_iops, 200.0, 2.0), _run("c05", 530e3, 235.0, 2.0), _run("c06", 525e3, 238.0, 1.0),
+            _run("c07", 560e3, 127.0, 4.0), _run("c08", 565e3, c08_cores, 7.0), _run("c09", c09_iops, 0.0, 9.0),
+            _run("c10", c09_iops, 0.0, 13.0)]
+    cfg = load_config(PM9A3)
+    return check_trends(runs, cfg, parameter_sources(PM9A3))
+
+
+def test_trends_reproduced_on_study_like_numbers():
+    trends = _study_like()
+    assert len(trends) == 5
+    assert all(t.verdict == "reproduced" for t in trends), [(t.title, t.analytic) for t in trends]
+
+
+def test_trends_not_reproduced_when_the_numbers_disagree():
+    by = {t.title.split(":")[0]: t for t in _study_like(c02_iops=260e3)}
+    assert by["c02 vs c01"].verdict == "not reproduced"  # -50 % IOPS is far from the reported -19 %
+    by = {t.title.split(" ")[0]: t for t in _study_like(c03_iops=560e3)}
+    assert by["c03-c06"].verdict == "not reproduced"  # parse, not cache lookup, would help most
+    by = {t.title.split(" ")[0]: t for t in _study_like(c08_cores=400.0)}
+    assert by["c07-c10"].verdict == "not reproduced"  # c08 over the core budget
+    by = {t.title.split(" ")[0]: t for t in _study_like(c09_iops=500e3)}
+    assert by["c09/c10"].verdict == "not reproduced"  # no longer the highest IOPS
+
+
+# ---- optional matplotlib ------------------------------------------------------------------------------
+def test_bad_min_iops_exits_2(tmp_path, capsys):
+    assert main(["study", str(PM9A3), "--out", str(tmp_path / "r"), "--min-iops", "-5"]) == 2
+    assert "--min-iops" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_missing_matplotlib_fails_clearly_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    from ssdco import report
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setattr(report, "run_study", lambda *a, **k: pytest.fail("must check matplotlib first"))
+    out = tmp_path / "r"
+    assert main(["study", str(PM9A3), "--out", str(out), "--requests", "2000"]) == 2
+    err = capsys.readouterr().err
+    assert "matplotlib" in err and "ssdco[plot]" in err
+    assert not out.exists()
+    with pytest.raises(SsdcoError, match="matplotlib"):
+        report.render_plots(None)
