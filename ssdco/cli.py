@@ -74,6 +74,25 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run the points on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs the sweep extra)")
     sw.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bar on stderr (auto: when stderr is a terminal)")
+    op = sub.add_parser("optimize", help="cheapest controller design that meets IOPS/latency and power budgets "
+                                         "(ILP over the [optimizer] space, verified by the analytic model and the DES)")
+    _common(op)  # --controller is accepted but ignored: the search replaces the controller
+    op.add_argument("--min-iops", type=float, default=None, metavar="N",
+                    help="IOPS target at the workload's queue depth (default budgets.min_iops)")
+    op.add_argument("--core-mw", type=float, default=None, metavar="MW",
+                    help="core-side power budget, cores + accelerators (default budgets.core_power_mw)")
+    op.add_argument("--dram-mw", type=float, default=None, metavar="MW",
+                    help="DRAM power budget (default budgets.dram_power_mw)")
+    op.add_argument("--max-latency-us", type=float, default=None, metavar="L",
+                    help="mean-latency target; at queue depth N it is the IOPS target N / L (Little's law)")
+    op.add_argument("--pareto", metavar="FILE.csv",
+                    help="enumerate the space and write the Pareto front (cost, IOPS, core-side power) as CSV")
+    op.add_argument("--explain", action="store_true",
+                    help="sensitivity: how far each budget/target can move before the pick changes, and to what")
+    op.add_argument("--write-design", metavar="FILE.toml",
+                    help="write the pick as a controller file for whatif/validate --controller FILE.toml")
+    op.add_argument("--no-des", action="store_true",
+                    help="verify with the analytic model only (same as --set optimizer.verify_des=false)")
     # ---- more subcommands register here ----
     return p
 
@@ -245,7 +264,49 @@ def _cmd_sweep(args) -> int:
     return 0
 
 
-COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate, "study": _cmd_study, "sweep": _cmd_sweep}
+def _cmd_optimize(args) -> int:
+    """``ssdco optimize``: exit 0 also when nothing qualifies (then ``feasible`` is false and the report says
+    which constraint binds and which designs come closest); no design file is written in that case."""
+    from . import load_config
+    from .optimizer import optimize
+    from .optimizer.report import design_toml, format_text, pareto_csv, to_json
+
+    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+    result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
+                      max_latency_us=args.max_latency_us, explain=args.explain, pareto_front=args.pareto is not None,
+                      options={"verify_des": False} if args.no_des else None)
+    files: dict[str, str | None] = {}
+    notes = []
+    if args.pareto is not None and result.pareto is not None:
+        write_atomic(args.pareto, pareto_csv(result.pareto))
+        files["pareto"] = str(args.pareto)
+        notes.append(f"wrote the Pareto front ({len(result.pareto)} designs) to {args.pareto}")
+    if args.write_design is not None:
+        if result.pick is None:
+            files["design"] = None
+            notes.append(f"nothing qualifies: {args.write_design} not written")
+        else:
+            name = Path(args.write_design).stem
+            t = result.targets
+            desc = (f"ssdco optimize pick for {result.config.name}: >= {t.target_iops:,.0f} IOPS at QD{t.queue_depth}, "
+                    f"core-side <= {t.core_power_mw:g} mW, DRAM <= {t.dram_power_mw:g} mW; cost {result.cost:.4g}")
+            write_atomic(args.write_design, design_toml(result.pick, name, desc))
+            files["design"] = str(args.write_design)
+            notes.append(f"wrote the pick to {args.write_design} (use: ssdco whatif {args.config} --controller "
+                         f"{args.write_design})")
+    if args.json:
+        doc = to_json(result)
+        doc["files"] = files
+        print(json.dumps(doc, indent=2))
+    else:
+        print(format_text(result))
+        for n in notes:
+            print(n)
+    return 0
+
+
+COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate, "study": _cmd_study, "sweep": _cmd_sweep,
+            "optimize": _cmd_optimize}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

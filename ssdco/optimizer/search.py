@@ -1,0 +1,857 @@
+"""``optimize(config, ...)``: the cheapest verified design, runners-up, binding constraints and sensitivity.
+
+The verify/tighten loop
+-----------------------
+1. Solve the ILP (``ilp.py``) of the linear model (``problem.py``) at the target throughput X, with every
+   no-good cut collected so far. Infeasible => stop: nothing in the space meets the target (explained
+   below).
+2. Verify the ILP's pick with the closed-network analytic model at the workload's queue depth
+   (``ssdco.model.whatif.evaluate``): IOPS >= target, mean latency <= target (if any), core-side and DRAM
+   power *at the operating point the design really runs at* within budget. Then (``verify_des``) with the
+   embedded DES (``ssdco.validation.compare.validate``, ``des_requests`` requests, seeded): the same
+   checks on the measured numbers.
+3. If a check fails, *tighten*: add a no-good cut that excludes exactly that design and go to 1.
+
+The returned pick is therefore the cheapest design (ties: lowest core-side power) that meets the linear
+model *and* passes verification, provided the loop ends by itself: every design excluded was either
+outside the linear model or failed verification, so nothing cheaper that passes was skipped.
+
+Termination: the space is finite (``DesignSpace.size``), every iteration either returns or adds a cut
+for a design not cut before (the ILP cannot return a cut design, and cuts are never removed), so after at
+most ``size + 1`` iterations the ILP is infeasible and the loop ends. ``optimizer.max_iterations``
+(default 1000 designs verified) bounds the work in practice; hitting it ends the search with ``status = "iteration_cap"``
+and a message naming the option to raise. Designs whose verification failed are remembered (the analytic
+model and the seeded DES are deterministic), so re-solves for runners-up, binding constraints and
+sensitivity start from those cuts.
+
+Answers
+-------
+* runners-up: the cheaper designs rejected by verification (what they lack), the next-cheapest verified
+  designs (how much more they cost), and for each budget/target the cheapest design that breaks only it;
+* binding: a budget or target binds when relaxing it alone admits a cheaper verified design (feasible
+  case) or makes the problem feasible at all (infeasible case);
+* infeasible: the rows an elastic ILP must violate least, the lowest-power design meeting the IOPS target,
+  and the highest-IOPS design within the power budgets;
+* sensitivity (``explain=True``): per parameter, how far it can tighten before the pick fails (the pick's
+  own requirement, exact) and how far it must loosen before a cheaper design wins (bisection with
+  re-solves), and what the pick becomes. Sensitivity re-solves verify with the analytic model only.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import SsdcoError
+from ..model.whatif import Result, evaluate
+from ..spec import Budgets, Config
+from . import ilp
+from .enumerate import DesignTable, ParetoPoint, enumerate_space, linear_feasible, linear_optimum, pareto
+from .problem import FAMILIES, US_PER_S, Evaluation, LinearModel, Targets, make_targets, row_family
+from .space import Design, DesignSpace
+
+REL_STEP = 1e-3  # how far past a threshold the "becomes" re-solve looks (relative)
+BISECT_REL_TOL = 5e-3
+BISECT_MAX_STEPS = 12
+SUB_SEARCH_CAP = 200  # designs verified per auxiliary search (runners-up, binding, sensitivity)
+SUB_SEARCH_CAP_ILP = 25  # the same without an enumeration table (each candidate costs an ILP re-solve)
+
+
+# --------------------------------------------------------------------------------------------------
+# Records
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Verdict:
+    """Verification of one design: analytic result, optional DES validation, and what failed."""
+
+    design: Design
+    analytic: Result
+    validation: Any | None  # ssdco.validation.compare.Validation
+    failures: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        """No check failed."""
+        return not self.failures
+
+    @property
+    def stage(self) -> str:
+        """"des" when the DES was run, else "analytic"."""
+        return "des" if self.validation is not None else "analytic"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A design reported beside the pick: its cost, what it lacks, and its analytic metrics."""
+
+    design: Design | None  # None only for a "closest" entry saying that nothing comes close
+    cost: float
+    delta_cost: float
+    kind: str  # "rejected" (cheaper, failed verification) | "costlier" | "breaks:<family>" | "closest:<what>"
+    lacks: tuple[str, ...]
+    iops: float
+    latency_mean_us: float
+    core_power_mw: float
+    dram_power_mw: float
+    verified_by: str  # "analytic" | "des"
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A budget or target and whether it binds the pick (or the infeasibility)."""
+
+    name: str  # core_power_mw | dram_power_mw | min_iops | utilization_cap
+    limit: float
+    value: float | None  # the pick's requirement (None when infeasible)
+    binds: bool | None  # None: undetermined (the check's search hit its cap)
+    effect: str  # one sentence
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """How far one parameter can move before the pick changes, each way."""
+
+    parameter: str
+    current: float
+    binding: bool
+    tighten_limit: float | None  # past this the pick no longer qualifies
+    tighten_becomes: Design | None
+    tighten_becomes_cost: float | None
+    loosen_limit: float | None  # past this a cheaper design wins (None: loosening never changes the pick)
+    loosen_becomes: Design | None
+    loosen_becomes_cost: float | None
+
+
+@dataclass(frozen=True)
+class Infeasibility:
+    """Why nothing qualifies: violated rows of the least-violating design and the closest designs."""
+
+    rows: Mapping[str, tuple[float, float, str]]  # row -> (value needed, limit, explanation)
+    least_violating: Design | None
+    closest: tuple[Candidate, ...]
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """ILP optimum vs brute-force enumeration of the same linear model."""
+
+    ilp_cost: float | None
+    enumeration_cost: float | None
+    agree: bool
+    designs: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    """Everything ``ssdco optimize`` reports (formatting in ``report.py``)."""
+
+    config: Config = field(repr=False)
+    space: DesignSpace = field(repr=False)
+    targets: Targets
+    status: str  # "optimal" | "infeasible" | "iteration_cap"
+    message: str
+    pick: Design | None
+    cost: float | None
+    cost_breakdown: Mapping[str, float]
+    linear: Evaluation | None
+    verdict: Verdict | None
+    runners_up: tuple[Candidate, ...]
+    binding: tuple[Binding, ...]
+    infeasibility: Infeasibility | None
+    sensitivity: tuple[Sensitivity, ...] | None
+    cross_check: CrossCheck | None
+    pareto: tuple[ParetoPoint, ...] | None
+    pareto_seconds: float | None
+    history: tuple[tuple[int, str, float, str], ...]  # (iteration, design label, cost, verdict)
+    space_size: int
+    solver: str
+    solve_seconds: float
+    time_to_optimum_seconds: float | None  # first ILP solve: the exact optimum of the linear model
+    timing: Mapping[str, float]
+
+    @property
+    def feasible(self) -> bool:
+        """True when a verified pick was found."""
+        return self.pick is not None
+
+    def pick_config(self, name: str = "optimized", description: str = "") -> Config:
+        """The device configuration running the pick (budgets = targets)."""
+        if self.pick is None:
+            raise ValueError("no feasible design")
+        return self.config.with_controller(self.pick.to_controller(name, description))
+
+
+@dataclass
+class _Outcome:
+    pick: Design | None
+    status: str
+    rejected: list[Verdict]
+    iterations: int
+    first_cost: float | None = None
+    first_seconds: float | None = None
+
+
+# --------------------------------------------------------------------------------------------------
+# The searcher: caches, ILP calls, verification
+# --------------------------------------------------------------------------------------------------
+class _Searcher:
+    def __init__(self, space: DesignSpace, model: LinearModel, config: Config, table: DesignTable | None = None):
+        self.table = table
+        self.space = space
+        self.model = model
+        self.config = config
+        self.opts = space.options
+        self.solver = ilp.solver_name(self.opts.solver)
+        self.analytic_cache: dict[Design, Result] = {}
+        self.des_cache: dict[Design, Any] = {}
+        self.ilp_solves = 0
+        self.ilp_seconds = 0.0
+        self.verify_seconds = 0.0
+        self.des_seconds = 0.0
+        self.pick_cache: dict[tuple, _Outcome] = {}
+        self.history: list[tuple[int, str, float, str]] = []
+
+    # ---- ILP
+    def solve(self, model: LinearModel, **kw) -> ilp.IlpSolution:
+        sol = ilp.solve(model, solver=self.solver, **kw)
+        self.ilp_solves += 1
+        self.ilp_seconds += sol.seconds
+        return sol
+
+    # ---- verification
+    def analytic(self, design: Design) -> Result:
+        r = self.analytic_cache.get(design)
+        if r is None:
+            t0 = time.perf_counter()
+            r = evaluate(self.space.config_for(design, "optimized"))
+            self.verify_seconds += time.perf_counter() - t0
+            self.analytic_cache[design] = r
+        return r
+
+    def des(self, design: Design):
+        v = self.des_cache.get(design)
+        if v is None:
+            from ..validation.compare import validate
+
+            t0 = time.perf_counter()
+            try:
+                v = validate(self.space.config_for(design, "optimized"), requests=self.opts.des_requests,
+                             seed=self.opts.des_seed)
+            except SsdcoError as e:  # the DES refuses a design: report it as a failed check
+                v = e
+            self.des_seconds += time.perf_counter() - t0
+            self.des_cache[design] = v
+        return v
+
+    @staticmethod
+    def _checks(t: Targets, iops: float, latency: float, core: float, dram: float, who: str) -> list[str]:
+        out = []
+        if iops < t.min_iops:
+            out.append(f"{who} IOPS {iops:,.0f} < target {t.min_iops:,.0f}")
+        if t.max_latency_us is not None and latency > t.max_latency_us:
+            out.append(f"{who} mean latency {latency:.2f} us > target {t.max_latency_us:.2f} us")
+        if core > t.core_power_mw:
+            out.append(f"{who} core-side power {core:.1f} mW > budget {t.core_power_mw:.1f} mW")
+        if dram > t.dram_power_mw:
+            out.append(f"{who} DRAM power {dram:.1f} mW > budget {t.dram_power_mw:.1f} mW")
+        return out
+
+    def analytic_failures(self, design: Design, t: Targets) -> list[str]:
+        r = self.analytic(design)
+        return self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw, "analytic")
+
+    def des_failures(self, design: Design, t: Targets) -> list[str]:
+        v = self.des(design)
+        if isinstance(v, Exception):
+            return [f"DES could not run: {v}"]
+        p = v.des_power_mw
+        return self._checks(t, v.des.iops.value, v.des.mean_latency_us.value, p["cores"] + p["accelerators"],
+                            p["dram"], "DES")
+
+    def verdict(self, design: Design, t: Targets, des: bool) -> Verdict:
+        fails = self.analytic_failures(design, t)
+        val = None
+        if not fails and des:
+            fails = self.des_failures(design, t)
+            v = self.des(design)
+            val = None if isinstance(v, Exception) else v
+        return Verdict(design, self.analytic(design), val, tuple(fails))
+
+    def known_failures(self, t: Targets) -> list[Design]:
+        """Designs already verified that fail under ``t`` (deterministic, so they can be cut up front)."""
+        out = [d for d in self.analytic_cache if self.analytic_failures(d, t)]
+        out += [d for d in self.des_cache if d not in out and self.des_failures(d, t)]
+        return out
+
+    # ---- the loop
+    def search(self, t: Targets, *, des: bool, drop: tuple[str, ...] = (), cost_cap: float | None = None,
+               objective: str = "cost", extra_cuts: tuple[Design, ...] = (), record: bool = False,
+               max_iterations: int | None = None, use_table: bool = True,
+               cost_floor: float | None = None) -> _Outcome:
+        """The verify/tighten loop (module docstring) under targets ``t``; cached by its arguments.
+
+        ``use_table`` (and a table present): candidates come from the enumeration in the ILP's objective
+        order instead of re-solves (the same linear model); the recorded main search still starts with
+        the ILP solve, whose optimum the cross-check compares with the enumeration."""
+        key = (t, des, drop, cost_cap, objective, extra_cuts, max_iterations, use_table, cost_floor)
+        if not record and key in self.pick_cache:
+            return self.pick_cache[key]
+        model = self.model.at(t)
+        if self.table is None or not use_table:
+            max_iterations = min(max_iterations or self.opts.max_iterations, self.opts.max_iterations) \
+                if record else min(max_iterations or SUB_SEARCH_CAP_ILP, SUB_SEARCH_CAP_ILP)
+        lo = -math.inf if cost_floor is None else cost_floor
+        hi = math.inf if cost_cap is None else cost_cap
+        known = [d for d in self.known_failures(t) if lo <= model.cost(d) <= hi]  # only cuts that can bind
+        out = _Outcome(None, "iteration_cap", [], 0)
+        cap = max_iterations or self.opts.max_iterations
+        excluded = set(extra_cuts) | set(known)
+        tried: set[Design] = set()
+
+        def verify(cand: Design) -> bool:
+            tried.add(cand)
+            v = self._verify(model, cand, t, des, drop)
+            out.iterations += 1
+            if record:
+                self.history.append((len(self.history) + 1, cand.label(), model.cost(cand),
+                                     "pass" if v.passed else "; ".join(v.failures)))
+            if v.passed:
+                out.pick, out.status = cand, "optimal"
+                return True
+            out.rejected.append(v)
+            return False
+
+        if use_table and self.table is not None and not record:
+            # auxiliary searches: the enumeration answers in the ILP's order without a solver call
+            self._walk_table(model, t, drop, cost_cap, objective, excluded, verify, out, cap, cost_floor)
+            self.pick_cache[key] = out
+            return out
+        # first solve: the ILP (the exact optimum of the linear model)
+        sol = self.solve(model, cuts=list(dict.fromkeys(list(extra_cuts) + known)), drop=drop, cost_cap=cost_cap,
+                         cost_floor=cost_floor, objective=objective)
+        out.first_seconds = sol.seconds
+        if not sol.feasible:
+            out.status = "infeasible"
+        else:
+            out.first_cost = model.cost(sol.design)
+            if not verify(sol.design):
+                if use_table and self.table is not None:
+                    self._walk_table(model, t, drop, cost_cap, objective, excluded | tried, verify, out, cap,
+                                     cost_floor)
+                else:
+                    self._walk_ilp(model, drop, cost_cap, objective, list(extra_cuts), known, tried, sol.design,
+                                   verify, out, cap, cost_floor)
+        self.pick_cache[key] = out
+        return out
+
+    def _walk_table(self, model, t, drop, cost_cap, objective, excluded, verify, out, cap, cost_floor) -> None:
+        """Candidates in the ILP's objective order from the enumeration (cost, then core power at target)."""
+        tab = self.table
+        mask = linear_feasible(tab, model, drop)
+        if cost_cap is not None:
+            mask &= tab.cost <= cost_cap
+        if cost_floor is not None:
+            mask &= tab.cost >= cost_floor
+        rows = np.flatnonzero(mask)
+        power = tab.idle_mw[rows] + t.target_iops * tab.busy_mw_per_iops[rows]
+        cost_key = np.round(tab.cost[rows] / ilp.COST_TOL)
+        order = rows[np.lexsort((rows, power, cost_key)) if objective == "cost" else np.lexsort((rows, cost_key, power))]
+        for b in order:
+            d = tab.design(int(b))
+            if d in excluded:
+                continue
+            if verify(d) or out.iterations >= cap:
+                return
+        out.status = "infeasible"
+
+    def _walk_ilp(self, model, drop, cost_cap, objective, permanent, known, tried, first, verify, out, cap,
+                  cost_floor) -> None:
+        """Re-solve the ILP after each failure: a no-good cut per failed design of the current cost level;
+        once the ILP moves to a higher cost, one ``cost_floor`` row replaces that level's cuts."""
+        by_level = objective == "cost"
+        floor: float | None = cost_floor
+        level_cost = model.cost(first)
+        level_cuts = [first]
+        solves = 0
+        while out.iterations < cap and solves <= cap:
+            cuts = list(dict.fromkeys(permanent + level_cuts + [d for d in known if floor is None or
+                                                                 model.cost(d) >= floor]))
+            sol = self.solve(model, cuts=cuts, drop=drop, cost_cap=cost_cap, cost_floor=floor, objective=objective)
+            solves += 1
+            if not sol.feasible:
+                out.status = "infeasible"
+                return
+            d = sol.design
+            c = model.cost(d)
+            if d in tried:  # solver tolerance let a tried design back in: cut it explicitly
+                level_cuts.append(d)
+                continue
+            tol = ilp.COST_TOL * max(1.0, abs(c))
+            if by_level and c > level_cost + tol:
+                # the previous cost level is exhausted: one floor row replaces its no-good cuts
+                floor, level_cuts, level_cost = 0.5 * (level_cost + tol + c), [], c
+            if verify(d):
+                return
+            level_cuts.append(d)
+
+    def _verify(self, model: LinearModel, d: Design, t: Targets, des: bool, drop) -> Verdict:
+        ev = model.evaluate(d)
+        lin_fail = [r for r in ev.violated() if row_family(r) not in set(drop)]
+        if lin_fail:  # outside the linear model (only at the solver's tolerance edge)
+            return Verdict(d, self.analytic(d), None, tuple(f"linear row {r} violated" for r in lin_fail))
+        return self.verdict(d, t, des)
+
+
+# --------------------------------------------------------------------------------------------------
+# optimize
+# --------------------------------------------------------------------------------------------------
+def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: float | None = None,
+             dram_power_mw: float | None = None, max_latency_us: float | None = None,
+             options: Mapping[str, Any] | None = None, explain: bool = False, pareto_front: bool = False,
+             cross_check: bool | None = None) -> OptimizeResult:
+    """Find the cheapest controller design meeting the IOPS/latency target and the power budgets.
+
+    Parameters
+    ----------
+    config : Config
+        The device configuration (its controller is ignored; ``[optimizer]`` describes the space).
+    min_iops, core_power_mw, dram_power_mw : float, optional
+        Targets; default to the config's ``[budgets]`` (an absent budget is unlimited).
+    max_latency_us : float, optional
+        Mean-latency target L; at queue depth N it is the throughput target N / L (Little's law).
+    options : mapping, optional
+        Overrides of ``[optimizer]`` keys (e.g. ``{"verify_des": False}``).
+    explain : bool
+        Compute the sensitivity of the pick to each budget and target.
+    pareto_front : bool
+        Enumerate the space and return the Pareto front (cost, analytic IOPS, core-side power).
+        Raises ConfigError when the space exceeds ``optimizer.enumeration_limit``.
+    cross_check : bool, optional
+        Compare the ILP optimum with brute-force enumeration (default: when the space is within the limit).
+
+    Returns
+    -------
+    OptimizeResult
+        Never raises for an infeasible target: ``status`` says what happened and the result explains it.
+    """
+    t_start = time.perf_counter()
+    space = DesignSpace.from_config(config, options)
+    targets = make_targets(space, min_iops=min_iops, core_power_mw=core_power_mw, dram_power_mw=dram_power_mw,
+                           max_latency_us=max_latency_us)
+    size = space.size()
+    if pareto_front and size > space.options.enumeration_limit:
+        from ..errors import ConfigError
+
+        raise ConfigError(config.source, "optimizer.enumeration_limit", space.options.enumeration_limit,
+                          f"the design space has {size:,} designs; raise the limit to at least that to "
+                          "enumerate it for --pareto (or shrink the space: max_cores_per_group, max_units, core_specs)")
+    cfg = replace(config, budgets=Budgets(core_power_mw=targets.core_power_mw, dram_power_mw=targets.dram_power_mw,
+                                          min_iops=targets.min_iops))
+    space = replace(space, config=cfg)
+    model = LinearModel(space, targets)
+    opts = space.options
+    table = None
+    enum_seconds = 0.0
+    if size <= opts.enumeration_limit:  # small enough: verify whole cost levels per ILP solve
+        t0 = time.perf_counter()
+        table = enumerate_space(space, model.coef)
+        enum_seconds = time.perf_counter() - t0
+    s = _Searcher(space, model, cfg, table)
+
+    main = s.search(targets, des=opts.verify_des, record=True)
+    pick = main.pick
+    verdict = s.verdict(pick, targets, opts.verify_des) if pick is not None else None
+    linear = model.evaluate(pick) if pick is not None else None
+    cost = linear.cost if linear is not None else None
+
+    runners: list[Candidate] = []
+    binding: list[Binding] = []
+    infeas = None
+    if pick is not None:
+        runners, binding = _runners_and_binding(s, targets, pick, cost, main)
+        status, message = "optimal", _pick_message(pick, cost, main)
+    else:
+        status = main.status
+        infeas, binding = _explain_infeasible(s, targets, main)
+        message = _infeasible_message(s, targets, main, binding)
+        runners = [_candidate(s, targets, v.design, None, "rejected", list(v.failures), v.stage) for v in main.rejected]
+
+    sens = _sensitivity(s, targets, pick, verdict) if (explain and pick is not None) else None
+
+    xc = None
+    if cross_check is None:
+        cross_check = table is not None
+    if cross_check and table is not None:
+        t0 = time.perf_counter()
+        b, ecost = linear_optimum(table, model)
+        ilp_cost = main.first_cost
+        if main.first_cost is None and main.iterations == 0:
+            ilp_cost = None
+        agree = (ecost is None and ilp_cost is None) or (
+            ecost is not None and ilp_cost is not None and abs(ecost - ilp_cost) <= ilp.COST_TOL * max(1.0, abs(ecost)))
+        xc = CrossCheck(ilp_cost, ecost, bool(agree), len(table), enum_seconds + time.perf_counter() - t0)
+    front, front_seconds = None, None
+    if pareto_front and table is not None:
+        pts, front_seconds = pareto(table, model)
+        front = tuple(replace(p, iops_whatif=float(s.analytic(p.design).iops)) for p in pts)
+
+    total = time.perf_counter() - t_start
+    breakdown = _cost_breakdown(space, pick) if pick is not None else {}
+    return OptimizeResult(
+        config=cfg, space=space, targets=targets, status=status, message=message, pick=pick, cost=cost,
+        cost_breakdown=breakdown, linear=linear, verdict=verdict, runners_up=tuple(runners),
+        binding=tuple(binding), infeasibility=infeas, sensitivity=tuple(sens) if sens is not None else None,
+        cross_check=xc, pareto=front, pareto_seconds=front_seconds, history=tuple(s.history), space_size=size,
+        solver=s.solver, solve_seconds=total, time_to_optimum_seconds=main.first_seconds,
+        timing={"ilp_seconds": s.ilp_seconds, "ilp_solves": s.ilp_solves, "verify_iterations": main.iterations,
+                "analytic_seconds": s.verify_seconds, "des_seconds": s.des_seconds,
+                "enumeration_seconds": enum_seconds, "pareto_mva_seconds": front_seconds or 0.0},
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------------
+def _cost_breakdown(space: DesignSpace, d: Design) -> dict[str, float]:
+    cfg = space.config
+    cores = sum(g.count * cfg.core_specs[g.spec].cost for g in d.groups)
+    units = sum(u * cfg.accelerator_specs[m].unit_cost for m, u in d.hardware)
+    dev = sum(cfg.accelerator_specs[m].development_cost for m, _ in d.hardware)
+    dram = cfg.dram.size_gib * cfg.dram.cost_per_gib
+    return {"cores": cores, "accelerator_units": units, "development": dev, "dram": dram,
+            "total": cores + units + dev + dram}
+
+
+def _candidate(s: _Searcher, t: Targets, d: Design, pick_cost: float | None, kind: str, lacks: list[str],
+               verified_by: str = "analytic") -> Candidate:
+    r = s.analytic(d)
+    c = s.model.cost(d)
+    return Candidate(design=d, cost=c, delta_cost=(c - pick_cost) if pick_cost is not None else math.nan,
+                     kind=kind, lacks=tuple(lacks), iops=r.iops, latency_mean_us=r.latency_mean_us,
+                     core_power_mw=r.power.core_side_mw, dram_power_mw=r.power.dram_mw, verified_by=verified_by)
+
+
+def _row_text(model: LinearModel, ev: Evaluation, row: str) -> str:
+    """What a violated row means, in units a person reads."""
+    t = model.targets
+    x = t.target_iops
+    if row == "core_power":
+        return f"needs {ev.core_power_mw:.1f} mW core-side power at {x:,.0f} IOPS > budget {t.core_power_mw:.1f} mW"
+    if row == "dram_power":
+        return f"needs {ev.dram_power_mw:.1f} mW DRAM power at {x:,.0f} IOPS > budget {t.dram_power_mw:.1f} mW"
+    if row == "population_bound":
+        need = x * ev.zero_load_latency_us / US_PER_S
+        return (f"zero-load latency {ev.zero_load_latency_us:.2f} us allows at most "
+                f"{t.queue_depth / ev.zero_load_latency_us * US_PER_S:,.0f} IOPS at QD{t.queue_depth} "
+                f"(needs {need:.1f} requests in flight)")
+    if row.startswith("util_"):
+        name = row[5:]
+        station = next((k for k in ev.utilization if k.endswith(":" + name) or k == name
+                        or name in k.split(":")[-1].split("+")), name)
+        return f"{station} would be {ev.utilization.get(station, float('nan')):.0%} busy at {x:,.0f} IOPS > cap {t.utilization_cap:.0%}"
+    return row
+
+
+def _linear_lacks(model: LinearModel, d: Design, families: set[str] | None = None) -> list[str]:
+    ev = model.evaluate(d)
+    out, seen = [], set()
+    for r in ev.violated():
+        if families is not None and row_family(r) not in families:
+            continue
+        text = _row_text(model, ev, r)
+        if text not in seen:
+            seen.add(text)
+            out.append(text)
+    return out
+
+
+PARAM_OF_FAMILY = {"core_power": "core_power_mw", "dram_power": "dram_power_mw", "utilization": "utilization_cap",
+                   "iops": "min_iops"}
+
+
+def _relaxed(t: Targets, family: str) -> tuple[Targets, tuple[str, ...]]:
+    """Targets and dropped ILP families that relax one budget/target entirely."""
+    if family == "core_power":
+        return t.replace(core_power_mw=math.inf), ()
+    if family == "dram_power":
+        return t.replace(dram_power_mw=math.inf), ()
+    if family == "utilization":
+        return t, ("utilization",)
+    return t.replace(min_iops=0.0, max_latency_us=None), ()  # the IOPS / latency target
+
+
+def _family_limit(t: Targets, family: str) -> float:
+    return {"core_power": t.core_power_mw, "dram_power": t.dram_power_mw, "utilization": t.utilization_cap,
+            "iops": t.target_iops}[family]
+
+
+def _runners_and_binding(s: _Searcher, t: Targets, pick: Design, cost: float, main: _Outcome):
+    opts = s.opts
+    runners: list[Candidate] = []
+    seen = {pick}
+    for v in main.rejected:
+        if v.design not in seen:
+            seen.add(v.design)
+            runners.append(_candidate(s, t, v.design, cost, "rejected", list(v.failures), v.stage))
+    # next-cheapest designs that pass the analytic verification
+    extra: tuple[Design, ...] = (pick,)
+    floor = cost - ilp.COST_TOL * max(1.0, cost)  # everything cheaper was verified (and failed) by the main loop
+    for _ in range(opts.runners_up):
+        o = s.search(t, des=False, extra_cuts=extra, max_iterations=min(opts.max_iterations, SUB_SEARCH_CAP),
+                     cost_floor=floor)
+        if o.pick is None:
+            break
+        extra = extra + (o.pick,)
+        if o.pick not in seen:
+            seen.add(o.pick)
+            c = s.model.cost(o.pick)
+            lacks = [f"costs {c - cost:+.3g} more" if c - cost > ilp.COST_TOL else
+                     "same cost, more core-side power at the target"]
+            runners.append(_candidate(s, t, o.pick, cost, "costlier", lacks, "analytic"))
+    # binding budgets/targets: relaxing one alone admits a cheaper verified design
+    binding: list[Binding] = []
+    lin = s.model.evaluate(pick)
+    r = s.analytic(pick)
+    values = {"core_power": max(lin.core_power_mw, r.power.core_side_mw),
+              "dram_power": max(lin.dram_power_mw, r.power.dram_mw),
+              "utilization": float(lin.max_utilization),
+              "iops": r.iops}
+    for fam in ("core_power", "dram_power", "utilization", "iops"):
+        limit = _family_limit(t, fam)
+        if fam in ("core_power", "dram_power") and not math.isfinite(limit):
+            continue
+        if fam == "iops" and limit <= 0:
+            continue
+        tr, drop = _relaxed(t, fam)
+        o = s.search(tr, des=False, drop=drop, cost_cap=cost - ilp.COST_TOL * max(1.0, cost),
+                     max_iterations=min(opts.max_iterations, SUB_SEARCH_CAP))
+        binds = o.pick is not None if o.status != "iteration_cap" else None
+        name = PARAM_OF_FAMILY[fam]
+        if binds is None:
+            effect = (f"undetermined: relaxing it admits {o.iterations} cheaper design(s) of the linear model, all "
+                      "failing verification, and the check stopped there")
+        elif binds:
+            d = o.pick
+            lacks = s.analytic_failures(d, t)
+            lacks += _linear_lacks(s.model, d, {fam} if fam != "iops" else {"utilization", "population"})
+            lacks = lacks or [f"breaks {name}"]
+            if d not in seen:
+                seen.add(d)
+                runners.append(_candidate(s, t, d, cost, f"breaks:{name}", lacks, "analytic"))
+            effect = f"binds: without it a design costing {s.model.cost(d):.3g} ({s.model.cost(d) - cost:+.3g}) qualifies"
+        else:
+            effect = "not binding: relaxing it alone admits nothing cheaper"
+        binding.append(Binding(name, limit, values[fam], binds, effect))
+    runners.sort(key=lambda c: (c.cost, c.kind))
+    return runners, binding
+
+
+def _pick_message(pick: Design, cost: float, main: _Outcome) -> str:
+    n = len(main.rejected)
+    return (f"cheapest verified design: cost {cost:.4g}; {main.iterations} design(s) verified"
+            + (f", {n} cheaper or tied design(s) failed verification and were cut" if n else ""))
+
+
+def _explain_infeasible(s: _Searcher, t: Targets, main: _Outcome):
+    model = s.model
+    # 1. least relative violation (elastic ILP, no verification cuts)
+    el = s.solve(model, elastic=True)
+    rows: dict[str, tuple[float, float, str]] = {}
+    least = el.design if el.feasible else None
+    if least is not None:
+        ev = model.evaluate(least)
+        for r in ev.violated():
+            rows[r] = (float(ev.rhs[r] - ev.slack[r]), float(ev.rhs[r]), _row_text(model, ev, r))
+    # 2. binding families: relaxing one alone makes the search succeed
+    binding: list[Binding] = []
+    for fam in ("core_power", "dram_power", "utilization", "iops"):
+        limit = _family_limit(t, fam)
+        if fam in ("core_power", "dram_power") and not math.isfinite(limit):
+            continue
+        if fam == "iops" and limit <= 0:
+            continue
+        tr, drop = _relaxed(t, fam)
+        o = s.search(tr, des=False, drop=drop, max_iterations=min(s.opts.max_iterations, SUB_SEARCH_CAP))
+        name = PARAM_OF_FAMILY[fam]
+        if o.pick is not None:
+            effect = f"binds: relaxing {name} alone admits a design (cost {s.model.cost(o.pick):.3g})"
+        else:
+            effect = f"relaxing {name} alone is not enough"
+        binding.append(Binding(name, limit, None, o.pick is not None, effect))
+    # 3. closest designs
+    closest: list[Candidate] = []
+    if math.isfinite(t.core_power_mw):
+        o = s.search(t.replace(core_power_mw=math.inf), des=False, objective="core_power",
+                     max_iterations=min(s.opts.max_iterations, SUB_SEARCH_CAP))
+        if o.pick is not None:
+            r = s.analytic(o.pick)
+            need = max(model.at(t).evaluate(o.pick).core_power_mw, r.power.core_side_mw)
+            closest.append(_candidate(s, t, o.pick, None, "closest:lowest_power_meeting_iops",
+                                      [f"needs {need:.1f} mW core-side power > budget {t.core_power_mw:.1f} mW; "
+                                       "lowest-power design meeting the IOPS target"]))
+    if t.target_iops > 0:
+        best = _max_iops_within_budgets(s, t)
+        if best is None and (math.isfinite(t.core_power_mw) or math.isfinite(t.dram_power_mw)):
+            closest.append(_candidate_none("closest:highest_iops_within_budgets",
+                                           "no design meets the power budgets at any throughput (idle power alone "
+                                           "exceeds them)"))
+        if best is not None:
+            r = s.analytic(best)
+            closest.append(_candidate(s, t, best, None, "closest:highest_iops_within_budgets",
+                                      [f"reaches {r.iops:,.0f} IOPS < target {t.target_iops:,.0f}; "
+                                       "highest-IOPS design within the power budgets"]))
+    if main.rejected:
+        v = max(main.rejected, key=lambda v: v.analytic.iops)
+        closest.append(_candidate(s, t, v.design, None, "closest:best_rejected", list(v.failures), v.stage))
+    return Infeasibility(rows, least, tuple(closest)), binding
+
+
+def _candidate_none(kind: str, text: str) -> Candidate:
+    """A 'closest design' entry that has no design (nothing qualifies even loosely)."""
+    nan = math.nan
+    return Candidate(design=None, cost=nan, delta_cost=nan, kind=kind, lacks=(text,), iops=nan, latency_mean_us=nan,
+                     core_power_mw=nan, dram_power_mw=nan, verified_by="linear")
+
+
+def _max_iops_within_budgets(s: _Searcher, t: Targets) -> Design | None:
+    """Bisection on the IOPS target for the highest one a design meets within the power budgets."""
+    base = t.replace(min_iops=0.0, max_latency_us=None)
+    o = s.search(base, des=False, max_iterations=min(s.opts.max_iterations, SUB_SEARCH_CAP))
+    if o.pick is None:
+        return None
+    found = [o.pick]
+    lo, hi = s.analytic(o.pick).iops, t.target_iops
+    for _ in range(2 * BISECT_MAX_STEPS):  # to 1e-4: the last design found is then the highest-IOPS one
+        if lo >= hi or hi - lo <= 1e-4 * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        o = s.search(base.replace(min_iops=mid), des=False, max_iterations=min(s.opts.max_iterations, SUB_SEARCH_CAP))
+        if o.pick is not None:
+            found.append(o.pick)
+            lo = max(mid, s.analytic(o.pick).iops)
+        else:
+            hi = mid
+    return max(found, key=lambda d: s.analytic(d).iops)
+
+
+def _infeasible_message(s: _Searcher, t: Targets, main: _Outcome, binding: list[Binding]) -> str:
+    binds = [b.name for b in binding if b.binds]
+    if main.status == "iteration_cap":
+        head = (f"stopped after {main.iterations} verify/tighten iterations (optimizer.max_iterations): the "
+                f"cheapest designs meeting the linear model all fell short when verified; raise "
+                "optimizer.max_iterations, lower optimizer.utilization_cap, or relax the target")
+    elif main.rejected:
+        head = (f"no design qualifies: the {len(main.rejected)} design(s) meeting the linear model all failed "
+                "verification")
+    else:
+        head = "no design in the space meets the targets"
+    if binds:
+        head += "; binding: " + ", ".join(binds)
+    return head
+
+
+# --------------------------------------------------------------------------------------------------
+# sensitivity
+# --------------------------------------------------------------------------------------------------
+def _with_param(t: Targets, name: str, value: float) -> Targets:
+    if name == "min_iops":
+        return t.replace(min_iops=value, max_latency_us=None)
+    return t.replace(**{name: value})
+
+
+def _sensitivity(s: _Searcher, t: Targets, pick: Design, verdict: Verdict) -> list[Sensitivity]:
+    model = s.model
+    lin = model.evaluate(pick)
+    r = s.analytic(pick)
+    cost = lin.cost
+    tol = ilp.COST_TOL * max(1.0, cost)
+    des_core = des_dram = None
+    des_iops = math.inf
+    if verdict is not None and verdict.validation is not None:
+        p = verdict.validation.des_power_mw
+        des_core, des_dram = p["cores"] + p["accelerators"], p["dram"]
+        des_iops = verdict.validation.des.iops.value
+    needs = {
+        "core_power_mw": max(lin.core_power_mw, r.power.core_side_mw, des_core or 0.0),
+        "dram_power_mw": max(lin.dram_power_mw, r.power.dram_mw, des_dram or 0.0),
+        "min_iops": min(model.max_iops(pick), r.iops, des_iops),
+        "utilization_cap": lin.max_utilization,
+    }
+    current = {"core_power_mw": t.core_power_mw, "dram_power_mw": t.dram_power_mw, "min_iops": t.target_iops,
+               "utilization_cap": t.utilization_cap}
+    # loosening direction: +1 raises the value, -1 lowers it; the extreme is the loosest value
+    spec = {"core_power_mw": (+1, math.inf), "dram_power_mw": (+1, math.inf), "min_iops": (-1, 0.0),
+            "utilization_cap": (+1, 1.0)}
+
+    def pick_at(name: str, value: float) -> Design | None:
+        if name == "utilization_cap" and value > 1.0:
+            return None
+        return s.search(_with_param(t, name, value), des=False, max_iterations=min(s.opts.max_iterations, SUB_SEARCH_CAP)).pick
+
+    out = []
+    for name, (direction, extreme) in spec.items():
+        cur = current[name]
+        need = needs[name]
+        # tighten: the pick qualifies until the parameter passes its own requirement
+        if name == "min_iops":
+            t_lim = need
+            beyond = need * (1 + REL_STEP) + 1.0
+        else:
+            t_lim = need
+            beyond = need * (1 - REL_STEP)
+        if not math.isfinite(cur) and name != "min_iops":
+            t_lim = need
+        tb = pick_at(name, beyond) if beyond > 0 else None
+        # loosen: bisection for the first value where a cheaper design qualifies
+        l_lim = lb = None
+        if math.isfinite(cur) or name == "min_iops":
+            d_ext = pick_at(name, extreme) if extreme != cur else None
+            if d_ext is not None and model.cost(d_ext) < cost - tol:
+                if direction > 0:
+                    lo, hi = cur, (_need_of(s, t, d_ext, name) if not math.isfinite(extreme) else extreme)
+                    hi = max(hi, cur)
+                    best = d_ext
+                    for _ in range(BISECT_MAX_STEPS):
+                        if hi - lo <= BISECT_REL_TOL * max(abs(hi), 1e-12):
+                            break
+                        mid = 0.5 * (lo + hi)
+                        d = pick_at(name, mid)
+                        if d is not None and model.cost(d) < cost - tol:
+                            hi, best = mid, d
+                        else:
+                            lo = mid
+                    d_hi = pick_at(name, hi)
+                    l_lim, lb = hi, d_hi if d_hi is not None else best
+                else:
+                    lo, hi = extreme, cur  # cheaper at lo, the pick at hi
+                    best = d_ext
+                    for _ in range(BISECT_MAX_STEPS):
+                        if hi - lo <= BISECT_REL_TOL * max(abs(hi), 1e-12):
+                            break
+                        mid = 0.5 * (lo + hi)
+                        d = pick_at(name, mid)
+                        if d is not None and model.cost(d) < cost - tol:
+                            lo, best = mid, d
+                        else:
+                            hi = mid
+                    d_lo = pick_at(name, lo)
+                    l_lim, lb = lo, d_lo if d_lo is not None else best
+        out.append(Sensitivity(
+            parameter=name, current=cur, binding=l_lim is not None, tighten_limit=t_lim,
+            tighten_becomes=tb, tighten_becomes_cost=model.cost(tb) if tb is not None else None,
+            loosen_limit=l_lim, loosen_becomes=lb, loosen_becomes_cost=model.cost(lb) if lb is not None else None))
+    return out
+
+
+def _need_of(s: _Searcher, t: Targets, d: Design, name: str) -> float:
+    """The value of budget ``name`` that design ``d`` needs (linear at the target and analytic)."""
+    lin = s.model.at(t).evaluate(d)
+    r = s.analytic(d)
+    if name == "core_power_mw":
+        return max(lin.core_power_mw, r.power.core_side_mw)
+    return max(lin.dram_power_mw, r.power.dram_mw)

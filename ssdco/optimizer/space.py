@@ -1,0 +1,347 @@
+"""The design space of ``ssdco optimize``: what may vary, read from the config's ``[optimizer]`` table.
+
+A *design* places every firmware module (``ssdco.spec.MODULES``) exactly once:
+
+* **hardware** - ``1..max_units`` accelerator units (only modules listed in ``hardware_modules``, which
+  defaults to every module with an ``[accelerator_specs.<module>]`` entry), or
+* **software** on a *core group* = (core spec, ``1..max_cores_per_group`` identical cores, the set of
+  software modules it serves FCFS). Which modules share a group is part of the decision: the software
+  modules are split into groups by every set partition of them (Bell(n) ways), and each group picks its
+  spec and core count independently.
+
+The space is therefore a union over hardware subsets H of
+``prod_{m in H} max_units  x  T_{|SW|}(specs x max_cores)``, where ``T_n(x) = sum_k S(n, k) x^k`` is the
+Touchard polynomial (S = Stirling numbers of the second kind): a partition into k groups has
+``(specs x max_cores)^k`` spec/count choices. :func:`DesignSpace.size` evaluates that closed form;
+:meth:`DesignSpace.designs` walks the same space one design at a time (the test oracle for the vectorised
+enumeration in ``enumerate.py``).
+
+``[optimizer]`` keys and defaults (documented in ``configs/pm9a3-960.toml``):
+
+================================  ========================  ==================================================
+key                               default                   meaning
+================================  ========================  ==================================================
+core_specs                        every ``[core_specs]``    core types a group may use
+max_cores_per_group               4                         cores per group: 1..this
+hardware_modules                  modules with a spec       modules that may be replaced by accelerators
+max_units                         2                         accelerator units per hardware module: 1..this
+utilization_cap                   0.9                       every station's utilisation at the target <= cap
+max_iterations                    1000                      cap on designs the verify/tighten loop verifies
+verify_des                        true                      verify the pick with the DES too (not only MVA)
+des_requests                      20000                     DES requests per verification (10 % warm-up)
+des_seed                          0                         DES seed (same seed => same verdict)
+enumeration_limit                 250000                    enumerate (cross-check, Pareto) up to this size
+runners_up                        3                         next-cheapest feasible designs to report
+solver                            "auto"                    "cbc", "highs" (needs highspy) or "auto"
+================================  ========================  ==================================================
+
+Hook for device options (a later issue): ``[optimizer.nand]`` and ``[optimizer.dram]`` are reserved for
+NAND-geometry and DRAM/mapping choices. A device option changes only the *fixed* part of the model (the
+pcie/die/channel stations, the fixed delays, DRAM power and DRAM cost) unless it also changes module
+demands. :attr:`DesignSpace.device_variants` already carries the device as a tuple of variants (today
+exactly one, "as configured"); the linear model and the ILP select one variant with a binary variable,
+so adding variants means adding entries here plus their fixed coefficients in ``problem.py``. Until then
+those tables are rejected with a ConfigError rather than silently ignored.
+
+Cost model (all relative units, from the device file): ``core_specs.<spec>.cost`` per core (default
+1.0), ``accelerator_specs.<m>.unit_cost`` per unit (default 1.0) plus ``development_cost`` once per
+accelerated module type (default 0.0), and ``dram.cost_per_gib`` x ``dram.size_gib`` (default 0.0; a
+constant while DRAM is not a decision).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterator, Mapping
+
+from ..errors import MISSING, ConfigError
+from ..spec import MODULES, Config, Controller, CoreGroup
+
+SOLVERS = ("auto", "cbc", "highs")
+RESERVED_TABLES = ("nand", "dram")
+
+DEFAULTS: dict[str, Any] = {
+    "max_cores_per_group": 4,
+    "max_units": 2,
+    "utilization_cap": 0.9,
+    "max_iterations": 1000,
+    "verify_des": True,
+    "des_requests": 20_000,
+    "des_seed": 0,
+    "enumeration_limit": 250_000,
+    "runners_up": 3,
+    "solver": "auto",
+}
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """The validated ``[optimizer]`` table (see the module docstring for meanings and defaults)."""
+
+    core_specs: tuple[str, ...]
+    max_cores_per_group: int
+    hardware_modules: tuple[str, ...]
+    max_units: int
+    utilization_cap: float
+    max_iterations: int
+    verify_des: bool
+    des_requests: int
+    des_seed: int
+    enumeration_limit: int
+    runners_up: int
+    solver: str
+
+
+@dataclass(frozen=True)
+class Group:
+    """``count`` cores of ``spec`` serving ``modules`` (in ``MODULES`` order)."""
+
+    spec: str
+    count: int
+    modules: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        """Core-group name used in controllers and station names (``cores:<name>``)."""
+        return "+".join(self.modules)
+
+
+@dataclass(frozen=True)
+class Design:
+    """One point of the space: software groups and hardware modules (``(module, units)`` pairs).
+
+    Always canonical (groups ordered by their first module, modules and hardware in ``MODULES`` order), so
+    equal designs compare and hash equal.
+    """
+
+    groups: tuple[Group, ...]
+    hardware: tuple[tuple[str, int], ...]
+
+    @staticmethod
+    def make(groups, hardware) -> "Design":
+        """Canonical design from any iterable of :class:`Group` and a mapping or pairs module -> units."""
+        order = {m: i for i, m in enumerate(MODULES)}
+        gs = tuple(sorted((Group(g.spec, int(g.count), tuple(sorted(g.modules, key=order.__getitem__)))
+                           for g in groups), key=lambda g: order[g.modules[0]]))
+        hw_items = hardware.items() if isinstance(hardware, Mapping) else hardware
+        hw = tuple(sorted(((m, int(u)) for m, u in hw_items), key=lambda p: order[p[0]]))
+        return Design(gs, hw)
+
+    @property
+    def units(self) -> dict[str, int]:
+        """Accelerator units by module."""
+        return dict(self.hardware)
+
+    def placement(self, module: str) -> tuple[str, Any]:
+        """``("hardware", units)`` or ``("software", group)``."""
+        for m, u in self.hardware:
+            if m == module:
+                return ("hardware", u)
+        for g in self.groups:
+            if module in g.modules:
+                return ("software", g)
+        raise KeyError(module)
+
+    def label(self) -> str:
+        """Compact one-line description, e.g. ``[parse+cache_lookup]2xr1g [translate]1xr100m HW(complete x1)``."""
+        parts = [f"[{g.name}]{g.count}x{g.spec}" for g in self.groups]
+        if self.hardware:
+            parts.append("HW(" + ", ".join(f"{m} x{u}" for m, u in self.hardware) + ")")
+        return " ".join(parts)
+
+    def to_controller(self, name: str = "optimized", description: str = "") -> Controller:
+        """The :class:`ssdco.spec.Controller` this design describes."""
+        return Controller(name=name, description=description,
+                          core_groups=tuple(CoreGroup(g.name, g.spec, g.count, g.modules) for g in self.groups),
+                          accelerator_units=dict(self.hardware))
+
+    @staticmethod
+    def from_controller(controller: Controller) -> "Design":
+        """The design of an existing controller (group names are dropped)."""
+        return Design.make((Group(g.spec, g.count, g.modules) for g in controller.core_groups),
+                           controller.accelerator_units)
+
+
+@dataclass(frozen=True)
+class DeviceVariant:
+    """A NAND/DRAM/mapping choice. Today only the configured device ("as configured"); see the module
+    docstring for how a later issue adds variants."""
+
+    name: str
+    config: Config = field(repr=False)
+
+
+def set_partitions(items: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], ...]]:
+    """Every partition of ``items`` into non-empty blocks (Bell(n) of them), blocks in first-item order."""
+    if not items:
+        yield ()
+        return
+    first, rest = items[0], items[1:]
+    for part in set_partitions(rest):
+        yield ((first,),) + part
+        for i in range(len(part)):
+            yield part[:i] + ((first,) + part[i],) + part[i + 1:]
+
+
+def _stirling2(n: int, k: int) -> int:
+    return sum((-1) ** j * math.comb(k, j) * (k - j) ** n for j in range(k + 1)) // math.factorial(k)
+
+
+def touchard(n: int, x: int) -> int:
+    """``T_n(x) = sum_k S(n, k) x^k``: partitions of n items, each block with x independent choices."""
+    return 1 if n == 0 else sum(_stirling2(n, k) * x ** k for k in range(1, n + 1))
+
+
+@dataclass(frozen=True)
+class DesignSpace:
+    """The space for one device configuration (see the module docstring)."""
+
+    config: Config = field(repr=False)
+    options: SearchOptions
+    device_variants: tuple[DeviceVariant, ...] = field(repr=False, default=())
+
+    @staticmethod
+    def from_config(config: Config, overrides: Mapping[str, Any] | None = None) -> "DesignSpace":
+        """Read and validate ``config.raw["optimizer"]`` (plus ``overrides`` of the same keys)."""
+        raw = config.raw.get("optimizer", {}) or {}
+        if not isinstance(raw, Mapping):
+            raise ConfigError(config.source, "optimizer", raw, "expected a table [optimizer]")
+        merged = dict(raw)
+        merged.update(overrides or {})
+        options = parse_options(config, merged)
+        return DesignSpace(config=config, options=options,
+                           device_variants=(DeviceVariant("as configured", config),))
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The firmware modules every design places."""
+        return MODULES
+
+    @property
+    def group_choices(self) -> int:
+        """(spec, count) choices per core group."""
+        return len(self.options.core_specs) * self.options.max_cores_per_group
+
+    def size(self) -> int:
+        """Number of designs (closed form, see the module docstring)."""
+        hw = self.options.hardware_modules
+        total = 0
+        for h in range(len(hw) + 1):
+            total += math.comb(len(hw), h) * self.options.max_units ** h * touchard(len(MODULES) - h,
+                                                                                      self.group_choices)
+        return total
+
+    def group_options(self) -> tuple[tuple[str, int], ...]:
+        """(spec, count) pairs in the fixed order used by the ILP columns and the enumeration."""
+        return tuple((s, c) for s in self.options.core_specs for c in range(1, self.options.max_cores_per_group + 1))
+
+    def hardware_choices(self) -> Iterator[tuple[tuple[str, int], ...]]:
+        """Every hardware assignment: a subset of ``hardware_modules`` with units for each."""
+        hw = self.options.hardware_modules
+        for h in range(len(hw) + 1):
+            for subset in itertools.combinations(hw, h):
+                for units in itertools.product(range(1, self.options.max_units + 1), repeat=h):
+                    yield tuple(zip(subset, units))
+
+    def designs(self) -> Iterator[Design]:
+        """Every design, one at a time (slow; for tests and tiny spaces)."""
+        opts = self.group_options()
+        for hw in self.hardware_choices():
+            in_hw = {m for m, _ in hw}
+            sw = tuple(m for m in MODULES if m not in in_hw)
+            for part in set_partitions(sw):
+                for choice in itertools.product(opts, repeat=len(part)):
+                    yield Design.make((Group(s, c, blk) for blk, (s, c) in zip(part, choice)), hw)
+
+    def contains(self, design: Design) -> bool:
+        """True when ``design`` is a point of this space."""
+        placed = [m for g in design.groups for m in g.modules] + [m for m, _ in design.hardware]
+        if sorted(placed) != sorted(MODULES):
+            return False
+        if any(g.spec not in self.options.core_specs or not 1 <= g.count <= self.options.max_cores_per_group
+               for g in design.groups):
+            return False
+        return all(m in self.options.hardware_modules and 1 <= u <= self.options.max_units
+                   for m, u in design.hardware)
+
+    def config_for(self, design: Design, name: str = "optimized", description: str = "") -> Config:
+        """The device configuration running ``design`` (validated by :meth:`Config.with_controller`)."""
+        return self.config.with_controller(design.to_controller(name, description))
+
+    def with_options(self, **changes: Any) -> "DesignSpace":
+        """A copy with some options replaced (no re-validation; for internal what-ifs)."""
+        return replace(self, options=replace(self.options, **changes))
+
+
+def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
+    """Validate the ``[optimizer]`` table; every bad value raises ConfigError naming the field."""
+    src = config.source
+
+    def err(key: str, value: Any, allowed: str) -> ConfigError:
+        return ConfigError(src, f"optimizer.{key}", value, allowed)
+
+    def integer(key: str, lo: int, hi: int) -> int:
+        v = raw.get(key, DEFAULTS[key])
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise err(key, v, f"expected an integer from {lo} to {hi}")
+        if not lo <= v <= hi:
+            raise err(key, v, f"out of range: allowed {lo}..{hi}")
+        return int(v)
+
+    def names(key: str, universe: tuple[str, ...], default: tuple[str, ...], what: str,
+              allow_empty: bool) -> tuple[str, ...]:
+        v = raw.get(key, list(default))
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v) or (not v and not allow_empty):
+            raise err(key, v, f"expected a {'' if allow_empty else 'non-empty '}list of {what} from "
+                              f"{', '.join(universe) or 'none'}")
+        for x in v:
+            if x not in universe:
+                raise err(key, v, f"unknown name '{x}'; expected {what} from {', '.join(universe) or 'none'}")
+        if len(set(v)) != len(v):
+            raise err(key, v, "names must not repeat")
+        return tuple(x for x in universe if x in v)  # canonical order
+
+    known = set(DEFAULTS) | {"core_specs", "hardware_modules"} | set(RESERVED_TABLES)
+    for key in raw:
+        if key not in known:
+            raise err(key, raw[key], "unknown field; allowed here: " + ", ".join(sorted(known)))
+    for key in RESERVED_TABLES:
+        if key in raw:
+            raise err(key, raw[key], "reserved for device options (NAND geometry, DRAM/mapping) that a later "
+                                     "version searches; not supported yet - remove the table")
+
+    core_specs = names("core_specs", tuple(config.core_specs), tuple(config.core_specs), "core spec names", False)
+    hw_universe = tuple(m for m in MODULES if m in config.accelerator_specs)
+    hw = raw.get("hardware_modules", MISSING)
+    if hw is not MISSING and isinstance(hw, list):
+        for x in hw:
+            if isinstance(x, str) and x in MODULES and x not in config.accelerator_specs:
+                raise err("hardware_modules", hw, f"module '{x}' has no [accelerator_specs.{x}] in the device file; "
+                                                  f"modules with a spec: {', '.join(hw_universe) or 'none'}")
+    hardware_modules = names("hardware_modules", hw_universe, hw_universe, "module names", True)
+
+    cap = raw.get("utilization_cap", DEFAULTS["utilization_cap"])
+    if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap) or not 0 < cap <= 1:
+        raise err("utilization_cap", cap, "expected a number in (0, 1]")
+    verify_des = raw.get("verify_des", DEFAULTS["verify_des"])
+    if not isinstance(verify_des, bool):
+        raise err("verify_des", verify_des, "expected true or false")
+    solver = raw.get("solver", DEFAULTS["solver"])
+    if solver not in SOLVERS:
+        raise err("solver", solver, f"expected one of {', '.join(SOLVERS)}")
+    return SearchOptions(
+        core_specs=core_specs,
+        max_cores_per_group=integer("max_cores_per_group", 1, 64),
+        hardware_modules=hardware_modules,
+        max_units=integer("max_units", 1, 16),
+        utilization_cap=float(cap),
+        max_iterations=integer("max_iterations", 1, 100_000),
+        verify_des=verify_des,
+        des_requests=integer("des_requests", 1_000, 10_000_000),
+        des_seed=integer("des_seed", 0, 2**32 - 1),
+        enumeration_limit=integer("enumeration_limit", 0, 50_000_000),
+        runners_up=integer("runners_up", 0, 20),
+        solver=solver,
+    )
