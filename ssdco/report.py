@@ -11,7 +11,8 @@ clock or on the machine's speed, and the plots are drawn by the Agg canvas with 
 shipped with matplotlib), DPI and sizes, without the PNG ``Software`` tag. The same command in the same
 environment (same ssdco, NumPy and matplotlib versions) therefore rewrites byte-identical files.
 
-matplotlib is imported only by :func:`write_plots` (extra ``plot``: ``pip install 'ssdco[plot]'``).
+matplotlib is imported only when plots are drawn (:func:`render_plots`; extra ``plot``:
+``pip install 'ssdco[plot]'``); :func:`require_matplotlib` checks for it up front.
 
 References
 ----------
@@ -425,7 +426,7 @@ def default_command(config_path: str | Path, *, out: str | None = None, requests
     if seed != 0:
         parts += ["--seed", str(seed)]
     if min_iops is not None:
-        parts += ["--min-iops", f"{min_iops:g}"]
+        parts += ["--min-iops", f"{min_iops:.15g}"]
     return " ".join(parts)
 
 
