@@ -1011,7 +1011,7 @@ def _plot_pareto(study: Study, Figure):
 def _plot_cdf(study: Study, Figure):
     import numpy as np
 
-    fig = Figure(figsize=(8.0, 4.4))
+    fig = Figure(figsize=(8.0, 5.0))
     ax = fig.subplots()
     lo, hi = math.inf, 0.0
     for n in cdf_controllers(study):
@@ -1033,7 +1033,7 @@ def _plot_cdf(study: Study, Figure):
     ax.set_xlabel("request latency (us)")
     ax.set_ylabel("fraction of requests (CDF)")
     ax.set_title(f"DES latency CDFs ({study.requests:,} requests, seed {study.seed}; x axis to p99.9)")
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=3, frameon=False)
     fig.tight_layout()
     return fig
 
@@ -1053,6 +1053,13 @@ def render_plots(study: Study) -> dict[str, bytes]:
     return out
 
 
+def _umask_mode() -> int:
+    """The mode a plainly created file gets (0o666 minus the umask); mkstemp's files are 0o600."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _write_bytes_atomic(path: Path, data: bytes) -> None:
     import tempfile
 
@@ -1061,6 +1068,7 @@ def _write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -1107,6 +1115,7 @@ def write_study(study: Study, out_dir: str | Path) -> list[Path]:
     for name in stale:  # e.g. no Pareto plot when the optimizer is unavailable
         if (out_dir / name).exists():
             (out_dir / name).unlink()
-    write_atomic(out_dir / "results.csv", study_csv(study))
-    write_atomic(out_dir / "report.md", study_markdown(study, _versions()))
+    for name, text in (("results.csv", study_csv(study)), ("report.md", study_markdown(study, _versions()))):
+        write_atomic(out_dir / name, text)
+        os.chmod(out_dir / name, _umask_mode())  # write_atomic's temp file is 0o600
     return [out_dir / "report.md", out_dir / "results.csv", *paths]
