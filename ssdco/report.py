@@ -212,6 +212,7 @@ class ControllerRun:
     agrees: bool
     cost: float | None
     latency_cdf_us: tuple[Any, Any] = field(repr=False)
+    disagreements: tuple[str, ...] = ()  # the validate checks that failed: "IOPS", "latency", "utilisation"
 
 
 @dataclass(frozen=True)
@@ -305,7 +306,9 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
     return ControllerRun(name=name, origin=origin, controller=config.controller,
                          analytic=_metrics_from_result(v.analytic, config), des=des,
                          des_iops_half_width=d.iops.half_width, relative_error=dict(v.relative_error),
-                         agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us)
+                         agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us,
+                         disagreements=tuple(n for n, ok in (("IOPS", v.iops_ok), ("latency", v.latency_ok),
+                                                             ("utilisation", v.utilization_ok)) if not ok))
 
 
 def _run_optimizer(config: Config, target_iops: float):
@@ -375,7 +378,7 @@ def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0
         target, target_source = base.budgets.min_iops, "the config's budgets.min_iops"
     else:
         target = evaluate(preset_cfgs[0]).iops
-        target_source = f"the analytic IOPS of {presets[0]}, the baseline (meet the budgets at its throughput)"
+        target_source = f"{presets[0]}'s analytic IOPS: meet both budgets at the baseline's throughput"
     res, cost_fn, extra_note = _run_optimizer(base, target)
     runs = [_evaluate_design(name, "preset", cfg, requests, seed, progress,
                              cost_fn(cfg.controller) if cost_fn else None)
@@ -745,8 +748,16 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
         e = r.relative_error
         f = lambda k: _pct(e[k]) if k in e and math.isfinite(e[k]) else "n/a"
         L.append(f"| {r.name} | {f('iops')} (+-{r.des_iops_half_width:,.0f}) | {f('latency_mean_us')} | "
-                 f"{f('latency_p99_us')} | {f('power_total_mw')} | {'agree' if r.agrees else 'disagree'} |")
-    L.append("")
+                 f"{f('latency_p99_us')} | {f('power_total_mw')} | "
+                 + ("agree |" if r.agrees else f"**disagree** ({', '.join(r.disagreements)} outside tolerance) |"))
+    worst = max(study.runs, key=lambda r: abs(r.relative_error.get("iops", 0.0)))
+    L += ["", f"The model and the DES agree within tolerance for {sum(r.agrees for r in study.runs)} of "
+              f"{len(study.runs)} designs; the largest IOPS error is {_pct(worst.relative_error.get('iops', 0.0))} "
+              f"({worst.name}). Budget verdicts from the two methods "
+              + ("agree for every design." if all((r.analytic.core_met, r.analytic.dram_met)
+                                                    == (r.des.core_met, r.des.dram_met) for r in study.runs)
+                 else "differ for " + ", ".join(r.name for r in study.runs if (r.analytic.core_met, r.analytic.dram_met)
+                                                 != (r.des.core_met, r.des.dram_met)) + "."), ""]
 
     # plots
     L += ["## Plots", "",
