@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
@@ -83,7 +84,19 @@ def _highs_available() -> bool:
 def _make_solver(name: str):
     if name == "highs":
         return pulp.HiGHS(msg=False)
-    return pulp.PULP_CBC_CMD(msg=False)
+    coin = pulp.COIN_CMD(msg=False)  # a CBC on PATH (pulp[cbc]); else the binary bundled with PuLP
+    if coin.available():
+        return coin
+    with warnings.catch_warnings():  # PuLP 3.3 announces the bundled CBC's removal in PuLP 4.0
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pulp.PULP_CBC_CMD(msg=False)
+
+
+def _new_var(prob, name: str, low: float | None = None, cat: str = "Continuous"):
+    """A variable attached to ``prob`` (PuLP >= 3.3 API; plain LpVariable on older PuLP)."""
+    if hasattr(prob, "add_variable"):
+        return prob.add_variable(name, lowBound=low, cat=cat)
+    return pulp.LpVariable(name, lowBound=low, cat=cat)  # pragma: no cover - PuLP < 3.3
 
 
 def _var_name(group) -> str:
@@ -101,16 +114,16 @@ def build(model: LinearModel, *, cuts: Iterable[Design] = (), drop: Iterable[str
     x = t.target_iops
     drop = set(drop)
     prob = pulp.LpProblem("ssdco_optimize", pulp.LpMinimize)
-    ys = [pulp.LpVariable(_var_name(g), cat="Binary") for g in c.groups]
-    hs = [pulp.LpVariable(f"hw_{m}_x{u}", cat="Binary") for m, u in c.hw]
-    one = pulp.LpVariable("device_as_configured", cat="Binary")
+    ys = [_new_var(prob, _var_name(g), cat="Binary") for g in c.groups]
+    hs = [_new_var(prob, f"hw_{m}_x{u}", cat="Binary") for m, u in c.hw]
+    one = _new_var(prob, "device_as_configured", cat="Binary")
     prob += (pulp.LpAffineExpression([(one, 1.0)]) == 1, "device_variant")
     slack_vars: dict[str, pulp.LpVariable] = {}
 
     def add(expr_terms, sense: str, rhs: float, name: str) -> None:
         terms = [(v, float(a)) for v, a in expr_terms if a != 0.0]
         if elastic and row_family(name) in ("utilization", "population", "core_power", "dram_power"):
-            e = pulp.LpVariable(f"violation_{name}", lowBound=0)
+            e = _new_var(prob, f"violation_{name}", low=0)
             slack_vars[name] = e
             terms.append((e, -1.0))
         if not terms:  # a constant row: 0 <= rhs holds (rhs >= 0 for every row we build)

@@ -365,7 +365,7 @@ class _Searcher:
             d = tab.design(int(b))
             if d in excluded:
                 continue
-            if verify(d) or out.iterations >= cap:
+            if out.iterations >= cap or verify(d):
                 return
         out.status = "infeasible"
 

@@ -1,0 +1,189 @@
+"""optimize(): the verified pick is the cheapest design that passes, loops terminate, answers explain themselves."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ssdco.model.whatif import evaluate
+from ssdco.optimizer import Design, LinearModel, make_targets, optimize
+from ssdco.spec import MODULES, config_from_dict, load_config
+from tests.conftest import PM9A3
+from tests.strategies import config_dicts
+
+NO_DES = {"verify_des": False}
+
+
+@st.composite
+def small_problems(draw):
+    """A generated device with a tiny design space (<= ~900 designs) and targets near its reach."""
+    raw = draw(config_dicts(closed=True, max_qd=32, fixed_size=True))
+    one_spec = draw(st.booleans())
+    raw["optimizer"] = {"max_cores_per_group": 2 if one_spec else 1,
+                        "core_specs": [draw(st.sampled_from(["fast", "slow"]))] if one_spec else ["fast", "slow"],
+                        "max_units": draw(st.integers(1, 2)),
+                        "hardware_modules": sorted(draw(st.sets(st.sampled_from(MODULES), max_size=2))),
+                        "utilization_cap": draw(st.floats(0.6, 1.0))}
+    raw["budgets"] = {"core_power_mw": draw(st.floats(10.0, 400.0)), "dram_power_mw": draw(st.floats(300.0, 2000.0))}
+    cfg = config_from_dict(raw, source="<generated>")
+    x_ref = evaluate(cfg).iops
+    return cfg, draw(st.floats(0.0, 1.2)) * x_ref
+
+
+def _brute_force_cost(cfg, min_iops):
+    """Cheapest design meeting the linear model and the analytic verification, by listing the space."""
+    from ssdco.optimizer.space import DesignSpace
+
+    space = DesignSpace.from_config(cfg)
+    model = LinearModel(space, make_targets(space, min_iops=min_iops))
+    t = model.targets
+    best = None
+    for d in space.designs():
+        ev = model.evaluate(d)
+        if not ev.feasible or (best is not None and ev.cost >= best - 1e-9):
+            continue
+        r = evaluate(space.config_for(d))
+        if r.iops >= t.min_iops and r.power.core_side_mw <= t.core_power_mw and r.power.dram_mw <= t.dram_power_mw:
+            best = ev.cost
+    return best
+
+
+@given(small_problems())
+@settings(max_examples=12, deadline=None)
+def test_verified_pick_is_the_cheapest_design_that_passes(problem):
+    cfg, min_iops = problem
+    res = optimize(cfg, min_iops=min_iops, options=NO_DES)
+    best = _brute_force_cost(cfg, min_iops)
+    assert res.feasible == (best is not None), res.message
+    if res.feasible:
+        assert res.cost == pytest.approx(best, rel=1e-6, abs=1e-9)
+        # the returned pick re-evaluates as feasible: linear model and analytic model
+        assert res.linear.feasible
+        model = LinearModel(res.space, res.targets)
+        assert model.evaluate(res.pick).feasible
+        r = evaluate(res.pick_config())
+        assert r.iops >= min_iops
+        assert r.power.core_side_mw <= res.targets.core_power_mw
+        assert r.power.dram_mw <= res.targets.dram_power_mw
+        assert res.verdict.passed
+    else:
+        assert res.status in ("infeasible", "iteration_cap")
+    if res.cross_check is not None:
+        assert res.cross_check.agree
+    # the same loop by ILP re-solves (no enumeration table) reaches the same cost
+    res_ilp = optimize(cfg, min_iops=min_iops, options={"verify_des": False, "enumeration_limit": 0})
+    assert res_ilp.feasible == res.feasible
+    if res.feasible:
+        assert res_ilp.cost == pytest.approx(res.cost, rel=1e-6, abs=1e-9)
+
+
+@pytest.fixture(scope="module")
+def pm9a3():
+    return load_config(PM9A3)
+
+
+def test_pm9a3_500k_pick_is_verified_by_mva_and_des(pm9a3):
+    res = optimize(pm9a3, min_iops=500_000, core_power_mw=192, dram_power_mw=800)
+    assert res.feasible and res.status == "optimal"
+    v = res.verdict
+    assert v.passed and v.validation is not None
+    assert v.analytic.iops >= 500_000 and v.validation.des.iops.value >= 500_000
+    assert v.analytic.power.core_side_mw <= 192 and v.analytic.power.dram_mw <= 800
+    p = v.validation.des_power_mw
+    assert p["cores"] + p["accelerators"] <= 192 and p["dram"] <= 800
+    assert res.cross_check is not None and res.cross_check.agree
+    assert res.space_size == 198_648
+    assert res.time_to_optimum_seconds is not None
+    # every history entry but the last failed, the last is the pick
+    assert res.history[-1][3] == "pass" and all(h[3] != "pass" for h in res.history[:-1])
+    # determinism: same seed, same pick, same DES numbers
+    again = optimize(pm9a3, min_iops=500_000, core_power_mw=192, dram_power_mw=800)
+    assert again.pick == res.pick
+    assert again.verdict.validation.des.iops.value == v.validation.des.iops.value
+
+
+def test_pm9a3_pick_is_no_dearer_than_any_qualifying_study_preset(pm9a3):
+    res = optimize(pm9a3, min_iops=500_000, options=NO_DES)
+    model = LinearModel(res.space, res.targets)
+    for name in [f"c{i:02d}" for i in range(1, 11)]:
+        d = Design.from_controller(load_config(PM9A3, controller=name).controller)
+        r = evaluate(res.space.config_for(d))
+        if model.evaluate(d).feasible and r.iops >= 500_000 and r.power.core_side_mw <= 192:
+            assert res.cost <= model.cost(d) + 1e-9, name
+
+
+def test_latency_target_equals_its_littles_law_iops_target(pm9a3):
+    a = optimize(pm9a3, min_iops=500_000, options=NO_DES)
+    b = optimize(pm9a3, max_latency_us=32 / 500_000 * 1e6, options=NO_DES)
+    assert a.pick == b.pick
+    assert b.verdict.analytic.latency_mean_us <= 64.0 + 1e-9
+
+
+def test_infeasible_iops_target_is_explained_not_raised(pm9a3):
+    res = optimize(pm9a3, min_iops=650_000, options=NO_DES)
+    assert not res.feasible and res.status == "infeasible"
+    binds = {b.name: b.binds for b in res.binding}
+    assert binds["min_iops"] is True and binds["core_power_mw"] is False
+    assert "population_bound" in res.infeasibility.rows
+    best = [c for c in res.infeasibility.closest if c.kind == "closest:highest_iops_within_budgets"]
+    assert best and best[0].iops < 650_000
+    assert "min_iops" in res.message
+
+
+def test_infeasible_power_budget_names_core_power_and_the_lowest_power_design(pm9a3):
+    res = optimize(pm9a3, min_iops=560_000, core_power_mw=5, options=NO_DES)
+    assert not res.feasible
+    assert {b.name for b in res.binding if b.binds} == {"core_power_mw"}
+    low = [c for c in res.infeasibility.closest if c.kind == "closest:lowest_power_meeting_iops"]
+    assert low and low[0].core_power_mw > 5 and low[0].iops >= 560_000
+    assert "needs" in low[0].lacks[0] and "mW" in low[0].lacks[0]
+    assert set(res.infeasibility.rows) == {"core_power"}
+
+
+def test_iteration_cap_ends_the_loop_with_a_message(pm9a3):
+    res = optimize(pm9a3, min_iops=550_000, options={"verify_des": False, "max_iterations": 1})
+    assert res.status == "iteration_cap" and not res.feasible
+    assert "optimizer.max_iterations" in res.message
+    assert len(res.history) == 1
+
+
+def test_runners_up_say_what_they_lack(pm9a3):
+    res = optimize(pm9a3, min_iops=560_000, core_power_mw=60, options=NO_DES)
+    assert res.feasible
+    kinds = {c.kind for c in res.runners_up}
+    assert "breaks:core_power_mw" in kinds and "costlier" in kinds
+    for c in res.runners_up:
+        assert c.lacks
+        if c.kind == "costlier":
+            assert c.cost >= res.cost - 1e-9
+        if c.kind.startswith("breaks:"):
+            assert c.cost < res.cost
+    breaker = next(c for c in res.runners_up if c.kind == "breaks:core_power_mw")
+    assert breaker.core_power_mw > 60 and any("mW" in x for x in breaker.lacks)
+    assert {b.name: b.binds for b in res.binding}["core_power_mw"] is True
+
+
+def test_sensitivity_limits_are_where_the_pick_changes(pm9a3):
+    res = optimize(pm9a3, min_iops=560_000, core_power_mw=60, options=NO_DES, explain=True)
+    sens = {x.parameter: x for x in res.sensitivity}
+    assert set(sens) == {"core_power_mw", "dram_power_mw", "min_iops", "utilization_cap"}
+    core = sens["core_power_mw"]
+    assert core.binding and core.tighten_limit <= 60 < core.loosen_limit
+    # just past the loosen limit the cheaper design wins; just below the tighten limit the pick is gone
+    looser = optimize(pm9a3, min_iops=560_000, core_power_mw=core.loosen_limit * 1.001, options=NO_DES)
+    assert looser.cost < res.cost
+    tighter = optimize(pm9a3, min_iops=560_000, core_power_mw=core.tighten_limit * 0.999, options=NO_DES)
+    assert tighter.pick != res.pick
+    iops = sens["min_iops"]
+    assert iops.binding and iops.tighten_limit >= 560_000 > iops.loosen_limit
+    assert optimize(pm9a3, min_iops=iops.loosen_limit, core_power_mw=60, options=NO_DES).cost < res.cost
+    assert not sens["dram_power_mw"].binding
+
+
+@pytest.mark.slow
+def test_pm9a3_ilp_loop_without_enumeration_matches_the_table_walk(pm9a3):
+    a = optimize(pm9a3, min_iops=550_000, options=NO_DES)
+    b = optimize(pm9a3, min_iops=550_000, options={"verify_des": False, "enumeration_limit": 0})
+    assert a.cost == pytest.approx(b.cost) and b.feasible
+    assert b.timing["ilp_solves"] > 1 and math.isfinite(b.solve_seconds)
