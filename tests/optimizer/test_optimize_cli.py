@@ -1,0 +1,91 @@
+"""`ssdco optimize` on the command line: JSON schema, explanations with exit 0, design round trip, Pareto CSV."""
+
+import csv
+import json
+
+from ssdco.cli import main
+from tests.conftest import PM9A3
+
+WHATIF_KEYS = {"iops", "latency_us", "utilization", "bottleneck", "power_mw", "energy_per_io_nj", "budgets"}
+# a 203-design space (Bell(6)): one core type, one core per group, one unit per accelerator
+SMALL = ["--set", "optimizer.max_cores_per_group=1", "--set", 'optimizer.core_specs=["r1g"]',
+         "--set", "optimizer.max_units=1"]
+
+
+def test_json_has_the_documented_keys_and_des_verification(capsys):
+    assert main(["optimize", str(PM9A3), "--min-iops", "500000", "--core-mw", "192", "--dram-mw", "800",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {"feasible", "cost", "design", "analytic", "des", "runners_up", "binding", "space_size",
+            "solve_seconds"} <= set(doc)
+    assert doc["feasible"] is True and doc["cost"] > 0
+    assert WHATIF_KEYS <= set(doc["analytic"]) and doc["analytic"]["iops"] >= 500_000
+    assert doc["des"]["iops"] >= 500_000 and doc["des"]["budgets"]["core_power"]["met"]
+    assert doc["analytic"]["budgets"]["core_power"]["limit_mw"] == 192
+    assert set(doc["design"]["placement"]) == {"parse", "cache_lookup", "translate", "dispatch", "complete"}
+    assert doc["space_size"] == 198_648 and doc["cross_check"]["agree"]
+    assert all(r["lacks"] for r in doc["runners_up"])
+
+
+def test_infeasible_target_explains_with_exit_0(capsys):
+    code = main(["optimize", str(PM9A3), "--min-iops", "560000", "--core-mw", "5", "--no-des"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Traceback" not in out + err
+    assert "INFEASIBLE" in out and "core_power_mw" in out
+    assert "lowest power meeting IOPS" in out and "needs" in out
+    assert main(["optimize", str(PM9A3), "--min-iops", "650000", "--json", "--no-des"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["feasible"] is False and doc["design"] is None
+    assert [b["name"] for b in doc["binding"] if b["binds"]] == ["min_iops"]
+    assert "population_bound" in doc["infeasibility"]["violated_rows"]
+
+
+def test_write_design_round_trips_through_whatif_and_validate(capsys, tmp_path):
+    path = tmp_path / "pick.toml"
+    assert main(["optimize", str(PM9A3), "--min-iops", "520000", "--json", "--no-des",
+                 "--write-design", str(path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["files"]["design"] == str(path) and path.exists()
+    assert main(["whatif", str(PM9A3), "--controller", str(path), "--json"]) == 0
+    w = json.loads(capsys.readouterr().out)
+    assert w["controller"] == "pick"
+    assert abs(w["iops"] / doc["analytic"]["iops"] - 1) < 1e-9
+    assert set(w["utilization"]) == set(doc["analytic"]["utilization"])
+    assert main(["validate", str(PM9A3), "--controller", str(path), "--requests", "5000", "--json"]) == 0
+    v = json.loads(capsys.readouterr().out)
+    assert v["des"]["iops"] > 0
+
+
+def test_pareto_csv_is_written_atomically(capsys, tmp_path):
+    out = tmp_path / "front.csv"
+    assert main(["optimize", str(PM9A3), "--min-iops", "400000", "--no-des", "--pareto", str(out), *SMALL]) == 0
+    text = capsys.readouterr().out
+    assert "PARETO FRONT" in text and str(out) in text
+    rows = list(csv.DictReader(out.open()))
+    assert rows and {"cost", "iops_mva", "iops_whatif", "core_power_mw", "design"} <= set(rows[0])
+    costs = [float(r["cost"]) for r in rows]
+    assert costs == sorted(costs)
+    # non-dominated: no row is at least as good on all three axes and better on one
+    pts = [(float(r["cost"]), -float(r["iops_mva"]), float(r["core_power_mw"])) for r in rows]
+    for a in pts:
+        assert not any(b != a and all(x <= y for x, y in zip(b, a)) for b in pts)
+    assert [p.name for p in tmp_path.iterdir()] == ["front.csv"]
+
+
+def test_user_errors_exit_2_without_traceback(capsys, tmp_path):
+    assert main(["optimize", str(PM9A3), "--set", "optimizer.max_units=0"]) == 2
+    err = capsys.readouterr().err
+    assert "optimizer.max_units" in err and "Traceback" not in err
+    assert main(["optimize", str(PM9A3), "--pareto", str(tmp_path / "x.csv"),
+                 "--set", "optimizer.enumeration_limit=10"]) == 2
+    assert "enumeration_limit" in capsys.readouterr().err
+    assert not (tmp_path / "x.csv").exists()
+    assert main(["optimize", str(PM9A3), "--core-mw", "-3"]) == 2
+    assert "--core-mw" in capsys.readouterr().err
+
+
+def test_explain_prints_the_sensitivity(capsys):
+    assert main(["optimize", str(PM9A3), "--min-iops", "560000", "--core-mw", "60", "--no-des", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "SENSITIVITY" in out and "core-side power budget = 60.0 mW  [binding]" in out
+    assert "tighten:" in out and "loosen:" in out
