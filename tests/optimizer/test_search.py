@@ -187,3 +187,22 @@ def test_pm9a3_ilp_loop_without_enumeration_matches_the_table_walk(pm9a3):
     b = optimize(pm9a3, min_iops=550_000, options={"verify_des": False, "enumeration_limit": 0})
     assert a.cost == pytest.approx(b.cost) and b.feasible
     assert b.timing["ilp_solves"] > 1 and math.isfinite(b.solve_seconds)
+
+
+def test_a_design_the_des_rejects_is_cut_and_the_loop_moves_on(pm9a3, monkeypatch):
+    from ssdco.optimizer import search as S
+
+    plain = optimize(pm9a3, min_iops=560_000, core_power_mw=60, options=NO_DES)
+    first = plain.pick
+    real = S._Searcher.des_failures
+
+    def des_rejects_first(self, design, t):
+        return ["DES IOPS 1 < target (forced)"] if design == first else real(self, design, t)
+
+    monkeypatch.setattr(S._Searcher, "des_failures", des_rejects_first)
+    res = optimize(pm9a3, min_iops=560_000, core_power_mw=60, options={"des_requests": 5000})
+    assert res.feasible and res.pick != first and res.cost >= plain.cost - 1e-9
+    assert res.verdict.validation is not None and res.verdict.passed
+    assert res.history[0][1] == first.label() and "forced" in res.history[0][3]
+    rejected = [c for c in res.runners_up if c.kind == "rejected"]
+    assert rejected and rejected[0].design == first and rejected[0].verified_by == "des"
