@@ -132,11 +132,11 @@ def test_infeasible_iops_target_is_explained_not_raised(pm9a3):
 
 
 def test_infeasible_power_budget_names_core_power_and_the_lowest_power_design(pm9a3):
-    res = optimize(pm9a3, min_iops=560_000, core_power_mw=5, options=NO_DES)
+    res = optimize(pm9a3, min_iops=550_000, core_power_mw=5, options=NO_DES)
     assert not res.feasible
     assert {b.name for b in res.binding if b.binds} == {"core_power_mw"}
     low = [c for c in res.infeasibility.closest if c.kind == "closest:lowest_power_meeting_iops"]
-    assert low and low[0].core_power_mw > 5 and low[0].iops >= 560_000
+    assert low and low[0].core_power_mw > 5 and low[0].iops >= 550_000
     assert "needs" in low[0].lacks[0] and "mW" in low[0].lacks[0]
     assert set(res.infeasibility.rows) == {"core_power"}
 
@@ -149,7 +149,7 @@ def test_iteration_cap_ends_the_loop_with_a_message(pm9a3):
 
 
 def test_runners_up_say_what_they_lack(pm9a3):
-    res = optimize(pm9a3, min_iops=560_000, core_power_mw=60, options=NO_DES)
+    res = optimize(pm9a3, min_iops=550_000, core_power_mw=55, options=NO_DES)
     assert res.feasible
     kinds = {c.kind for c in res.runners_up}
     assert "breaks:core_power_mw" in kinds and "costlier" in kinds
@@ -160,24 +160,24 @@ def test_runners_up_say_what_they_lack(pm9a3):
         if c.kind.startswith("breaks:"):
             assert c.cost < res.cost
     breaker = next(c for c in res.runners_up if c.kind == "breaks:core_power_mw")
-    assert breaker.core_power_mw > 60 and any("mW" in x for x in breaker.lacks)
+    assert breaker.core_power_mw > 55 and any("mW" in x for x in breaker.lacks)
     assert {b.name: b.binds for b in res.binding}["core_power_mw"] is True
 
 
 def test_sensitivity_limits_are_where_the_pick_changes(pm9a3):
-    res = optimize(pm9a3, min_iops=560_000, core_power_mw=60, options=NO_DES, explain=True)
+    res = optimize(pm9a3, min_iops=550_000, core_power_mw=55, options=NO_DES, explain=True)
     sens = {x.parameter: x for x in res.sensitivity}
     assert set(sens) == {"core_power_mw", "dram_power_mw", "min_iops", "utilization_cap"}
     core = sens["core_power_mw"]
-    assert core.binding and core.tighten_limit <= 60 < core.loosen_limit
+    assert core.binding and core.tighten_limit <= 55 < core.loosen_limit
     # just past the loosen limit the cheaper design wins; just below the tighten limit the pick is gone
-    looser = optimize(pm9a3, min_iops=560_000, core_power_mw=core.loosen_limit * 1.001, options=NO_DES)
+    looser = optimize(pm9a3, min_iops=550_000, core_power_mw=core.loosen_limit * 1.001, options=NO_DES)
     assert looser.cost < res.cost
-    tighter = optimize(pm9a3, min_iops=560_000, core_power_mw=core.tighten_limit * 0.999, options=NO_DES)
+    tighter = optimize(pm9a3, min_iops=550_000, core_power_mw=core.tighten_limit * 0.999, options=NO_DES)
     assert tighter.pick != res.pick
     iops = sens["min_iops"]
-    assert iops.binding and iops.tighten_limit >= 560_000 > iops.loosen_limit
-    assert optimize(pm9a3, min_iops=iops.loosen_limit, core_power_mw=60, options=NO_DES).cost < res.cost
+    assert iops.binding and iops.tighten_limit >= 550_000 > iops.loosen_limit
+    assert optimize(pm9a3, min_iops=iops.loosen_limit, core_power_mw=55, options=NO_DES).cost < res.cost
     assert not sens["dram_power_mw"].binding
 
 
@@ -192,7 +192,7 @@ def test_pm9a3_ilp_loop_without_enumeration_matches_the_table_walk(pm9a3):
 def test_a_design_the_des_rejects_is_cut_and_the_loop_moves_on(pm9a3, monkeypatch):
     from ssdco.optimizer import search as S
 
-    plain = optimize(pm9a3, min_iops=560_000, core_power_mw=60, options=NO_DES)
+    plain = optimize(pm9a3, min_iops=550_000, core_power_mw=55, options=NO_DES)
     first = plain.pick
     real = S._Searcher.des_failures
 
@@ -200,7 +200,7 @@ def test_a_design_the_des_rejects_is_cut_and_the_loop_moves_on(pm9a3, monkeypatc
         return ["DES IOPS 1 < target (forced)"] if design == first else real(self, design, t)
 
     monkeypatch.setattr(S._Searcher, "des_failures", des_rejects_first)
-    res = optimize(pm9a3, min_iops=560_000, core_power_mw=60, options={"des_requests": 5000})
+    res = optimize(pm9a3, min_iops=550_000, core_power_mw=55, options={"des_requests": 5000})
     assert res.feasible and res.pick != first and res.cost >= plain.cost - 1e-9
     assert res.verdict.validation is not None and res.verdict.passed
     assert res.history[0][1] == first.label() and "forced" in res.history[0][3]
