@@ -1,7 +1,9 @@
 """Asymptotic (operational) bounds on throughput and the bottleneck station.
 
-X(N) <= min( N / (Z + sum_k m_k D_k),  min_k c_k / D_k )  with D_k the per-copy demand, c_k the servers
-and m_k the copies of station k, Z the pure delay. Denning & Buzen, "The operational analysis of
+X(N) <= min( N / R0,  min_k c_k / D_k )  with D_k the per-copy demand, c_k the servers and m_k the
+copies of station k, and R0 the zero-load latency of a request: Z + sum_k m_k D_k (Z the pure delay) when
+a request's visits are sequential, or less when its transactions run in parallel (fork-join), in which
+case the caller passes the zero-load makespan. Denning & Buzen, "The operational analysis of
 queueing network models", Computing Surveys 10(3), 1978; Lazowska et al. 1984, Ch. 5.
 """
 
@@ -28,15 +30,18 @@ class Bounds:
         return min(self.capacity_per_us, self.population_per_us)
 
 
-def asymptotic_bounds(names, demand_us, servers, copies, delay_us: float, population: int | None) -> Bounds:
-    """Compute the asymptotic throughput bounds and name the bottleneck (largest D_k / c_k)."""
+def asymptotic_bounds(names, demand_us, servers, copies, delay_us: float, population: int | None,
+                      zero_load_latency_us: float | None = None) -> Bounds:
+    """Compute the asymptotic throughput bounds and name the bottleneck (largest D_k / c_k).
+
+    ``zero_load_latency_us`` overrides Z + sum m_k D_k (e.g. with the fork-join makespan)."""
     d = np.asarray(demand_us, dtype=float)
     c = np.asarray(servers, dtype=float)
     m = np.asarray(copies, dtype=float)
     per_server = np.where(d > 0, d / c, 0.0)
     k = int(np.argmax(per_server))
     capacity = float(1.0 / per_server[k]) if per_server[k] > 0 else float("inf")
-    zero_load = float(delay_us + np.dot(m, d))
+    zero_load = float(delay_us + np.dot(m, d)) if zero_load_latency_us is None else float(zero_load_latency_us)
     pop_bound = float(population / zero_load) if population is not None and zero_load > 0 else float("inf")
     return Bounds(capacity_per_us=capacity, population_per_us=pop_bound, zero_load_latency_us=zero_load,
                   bottleneck=str(names[k]), bottleneck_index=k)

@@ -1,7 +1,8 @@
 """The "what if?" path: config -> network -> solve -> power -> :class:`Result` (milliseconds).
 
-Closed workloads (queue depth N) are solved by residual-corrected MVA (``mva.py``; the exact
-exponential solution by convolution with ``exact=True``); open workloads by M/G/c approximations (``open.py``). Asymptotic bounds and
+Closed workloads (queue depth N) are solved by the route-level approximate MVA (``route_mva.py``:
+residual-corrected MVA plus fork-join, re-entry and flow-variability corrections checked against the
+DES; the exact exponential product-form solution by convolution with ``exact=True``); open workloads by M/G/c approximations (``open.py``). Asymptotic bounds and
 the bottleneck are always reported beside the answer. The p99 latency is an *estimate*: the queueing
 delay at each station is modelled as zero with probability 1 - P(wait) and exponential otherwise, the
 stations' delays are summed as independent, and a gamma distribution matched to the sum's first two
@@ -22,6 +23,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
+from .route_mva import route_arrays, solve_route
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -153,14 +155,19 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
     copies = np.array([ld.copies for ld in loads], dtype=np.float64)
     scv = np.array([ld.scv for ld in loads])
     delay = network.delay_us
-    bounds = asymptotic_bounds(names, demand, servers, copies, delay, network.queue_depth)
+    zero_load = None
     if network.queue_depth is not None:
-        sol = solve_closed(demand, servers, copies, scv, delay, network.queue_depth, exact=exact)
+        if exact:
+            sol = solve_closed(demand, servers, copies, scv, delay, network.queue_depth, exact=True)
+            method = "exact-convolution"
+        else:
+            sol = solve_route(route_arrays(network, loads), network.queue_depth)
+            zero_load = 1.0 / sol.throughput_by_n[1]  # fork-join makespan of one request alone
+            method = "route-mva"
         x_per_us = sol.throughput_per_us
         residence, p_wait, stable = sol.residence_us, sol.p_wait, True
         mean_latency = sol.response_us
         mean_jobs = sol.queue
-        method = "exact-convolution" if exact else "mva-residual-corrected"
     else:
         x_per_us = network.arrival_iops / US_PER_S
         sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us)
@@ -168,6 +175,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         mean_latency = sol.response_us
         mean_jobs = x_per_us * residence
         method = "open-mgc-allen-cunneen"
+    bounds = asymptotic_bounds(names, demand, servers, copies, delay, network.queue_depth, zero_load)
     util = x_per_us * demand / servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand, copies)}
     iops = x_per_us * US_PER_S

