@@ -3,22 +3,29 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench study clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench,sweep]'
 	touch $@
 
+# The main job on the built-in PM9A3 example: the cheapest controller for the study's targets.
 demo: $(BIN)/.installed
-	$(BIN)/ssdco whatif configs/pm9a3-960.toml --controller c01
+	$(BIN)/ssdco optimize configs/pm9a3-960.toml --min-iops 500000 --core-mw 192 --dram-mw 800
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/whatif_speed.py
+	$(BIN)/python benchmarks/des_speed.py
+	$(BIN)/python benchmarks/optimize_speed.py
+	$(BIN)/python benchmarks/model_vs_des.py
+
+study: $(BIN)/.installed
+	$(BIN)/ssdco study configs/pm9a3-960.toml
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

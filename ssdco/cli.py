@@ -10,10 +10,10 @@ import json
 import math
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from .atomic import write_text_atomic
 from .errors import SsdcoError
 
 EXIT_USAGE = 2
@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the pick as a controller file for whatif/validate --controller FILE.toml")
     op.add_argument("--no-des", action="store_true",
                     help="verify with the analytic model only (same as --set optimizer.verify_des=false)")
+    op.add_argument("--min-life-years", type=float, default=None, metavar="Y",
+                    help="reject mapping options whose flash wears out sooner at the target IOPS "
+                         "(same as --set optimizer.min_life_years=Y; needs an [ftl] table)")
     # ---- more subcommands register here ----
     return p
 
@@ -118,18 +121,8 @@ def _nonnegative_int(text: str) -> int:
 
 
 def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same directory, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` to ``path`` atomically (see :mod:`ssdco.atomic`)."""
+    write_text_atomic(path, text)
 
 
 def _fmt(x: float | None, unit: str = "", digits: int = 1) -> str:
@@ -274,7 +267,9 @@ def _cmd_optimize(args) -> int:
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
                       max_latency_us=args.max_latency_us, explain=args.explain, pareto_front=args.pareto is not None,
-                      options={"verify_des": False} if args.no_des else None)
+                      options={**({"verify_des": False} if args.no_des else {}),
+                               **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {})}
+                      or None)
     files: dict[str, str | None] = {}
     notes = []
     if args.pareto is not None and result.pareto is not None:
@@ -321,6 +316,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ssdco: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader (e.g. `| head`) went away: stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -25,13 +25,13 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .atomic import write_bytes_atomic, write_text_atomic
 from .errors import ConfigError, SsdcoError
 from .spec import MODULES, Config, Controller, list_controller_presets, load_config
 
@@ -1064,36 +1064,13 @@ def render_plots(study: Study) -> dict[str, bytes]:
     return out
 
 
-def _umask_mode() -> int:
-    """The mode a plainly created file gets (0o666 minus the umask); mkstemp's files are 0o600."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_plots(study: Study, out_dir: str | Path) -> list[Path]:
     """Write the PNG plots atomically into ``out_dir``; returns their paths."""
     out_dir = Path(out_dir)
     paths = []
     for name, data in render_plots(study).items():
         p = out_dir / name
-        _write_bytes_atomic(p, data)
+        write_bytes_atomic(p, data)
         paths.append(p)
     return paths
 
@@ -1114,19 +1091,16 @@ def write_study(study: Study, out_dir: str | Path) -> list[Path]:
     """Write ``report.md``, ``results.csv`` and the plots into ``out_dir`` (each file atomically).
 
     The plots are rendered first, so a missing matplotlib fails before anything is written."""
-    from .cli import write_atomic
-
     out_dir = Path(out_dir)
     plots = render_plots(study)
     paths = []
     for name, data in plots.items():
-        _write_bytes_atomic(out_dir / name, data)
+        write_bytes_atomic(out_dir / name, data)
         paths.append(out_dir / name)
     stale = set(PLOT_FILES.values()) - set(plots)
     for name in stale:  # e.g. no Pareto plot when the optimizer is unavailable
         if (out_dir / name).exists():
             (out_dir / name).unlink()
     for name, text in (("results.csv", study_csv(study)), ("report.md", study_markdown(study, _versions()))):
-        write_atomic(out_dir / name, text)
-        os.chmod(out_dir / name, _umask_mode())  # write_atomic's temp file is 0o600
+        write_text_atomic(out_dir / name, text)
     return [out_dir / "report.md", out_dir / "results.csv", *paths]
