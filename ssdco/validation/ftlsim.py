@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from ssdco.model.address_patterns import AddressPattern, UniformPattern
+from ssdco.model.mapping_cache import _check_int
 from ssdco.rng import SeedLike, as_generator
 
 __all__ = [
@@ -45,14 +46,6 @@ __all__ = [
 
 _CHUNK = 1 << 20
 _MIN_FREE_BLOCKS = 2  # GC keeps one free block for its own copies besides the one the host opens
-
-
-def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an int, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _check_fraction(name: str, value) -> float:
