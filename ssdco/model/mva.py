@@ -55,6 +55,8 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
     # marginal probabilities p[k, j] of j jobs at one copy of k (only used when servers > 1)
     marg = np.zeros((k_count, n_max + 1))
     marg[:, 0] = 1.0
+    tail_jobs = np.zeros(k_count)
+    tail_prob = np.zeros(k_count)
     capacity = np.inf
     for k in range(k_count):
         if demand[k] > 0.0:
@@ -79,13 +81,9 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
                 residence[k] = d * (1.0 + queue[k]) + (factor - 1.0) * d * busy
                 p_wait[k] = busy
             else:
-                wait = 0.0
-                pw = 0.0
-                for i in range(c, n):
-                    wait += (i - c + 1) * marg[k, i]
-                    pw += marg[k, i]
-                residence[k] = d + factor * (d / c) * wait
-                p_wait[k] = pw
+                # E[(jobs - c + 1)^+] and P(jobs >= c) of the (n-1) state, summed during its update
+                residence[k] = d + factor * (d / c) * tail_jobs[k]
+                p_wait[k] = tail_prob[k]
             total += copies[k] * residence[k]
         # Two safeguards for the residual heuristic (the exponential recursion never triggers either):
         # the discount for scv < 1 can push it a hair past saturation, but throughput never exceeds
@@ -98,19 +96,29 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
             queue[k] = x * residence[k]
             util[k] = x * demand[k] / servers[k] if servers[k] == 1 else 0.0
             c = servers[k]
-            if c > 1 and demand[k] > 0.0:
+            if 1 < c < n_max and demand[k] > 0.0:
                 xd = x * demand[k]
                 s = 0.0
+                tj = 0.0
+                tp = 0.0
                 for j in range(n, 0, -1):
-                    marg[k, j] = xd / (j if j < c else c) * marg[k, j - 1]
-                    s += marg[k, j]
+                    p = xd / (j if j < c else c) * marg[k, j - 1]
+                    marg[k, j] = p
+                    s += p
+                    if j >= c:
+                        tj += (j - c + 1) * p
+                        tp += p
                 p0 = 1.0 - s
                 if p0 < 0.0:
                     # only the corrected variant can overshoot; renormalise to a distribution
                     for j in range(1, n + 1):
                         marg[k, j] /= s
+                    tj /= s
+                    tp /= s
                     p0 = 0.0
                 marg[k, 0] = p0
+                tail_jobs[k] = tj
+                tail_prob[k] = tp
     return x_by_n, residence, queue, p_wait
 
 
