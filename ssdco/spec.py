@@ -189,6 +189,35 @@ class Workload:
         return sum(self.transactions_for(s) * p for s, p in zip(self.request_sizes_kib, self.request_size_probs))
 
 
+FTL_MAPPINGS = ("full", "dftl", "partitioned")
+GC_POLICIES = ("greedy", "fifo")
+CACHE_GRANULARITIES = ("page", "entry")
+
+
+@dataclass(frozen=True)
+class FtlSpec:
+    """Flash translation layer: write buffer, garbage collection, mapping table, endurance.
+
+    Present only when the device file has an ``[ftl]`` table; without it the device is the ideal one of
+    the earlier issues (a write programs its page on the request's path, no GC, the whole mapping table
+    in DRAM). See :mod:`ssdco.model.ftl` for how each field enters the model.
+    """
+
+    gc_policy: str  # "greedy" | "fifo" victim selection (Desnoyers 2012)
+    mapping: str  # "full" page table in DRAM | "dftl" cached table | "partitioned" clean/dirty cache
+    cache_fraction: float  # fraction of mapping entries the DRAM cache holds (dftl / partitioned)
+    cache_granularity: str  # "page" (translation pages) | "entry" ((LPN, PPN) pairs), dftl only
+    dirty_fraction: float  # partitioned: share of the cache given to the dirty (entry-logged) area
+    pe_cycles: float  # program/erase rating of a block
+    write_buffer_kib: float  # DRAM write buffer; when it is full a write waits for its own flush
+    capacity_gb: float  # user (logical) capacity, decimal GB
+
+    @property
+    def logical_bytes(self) -> int:
+        """User capacity in bytes."""
+        return int(round(self.capacity_gb * 1e9))
+
+
 @dataclass(frozen=True)
 class Variability:
     """Squared coefficients of variation of service times (0 = deterministic, the default)."""
@@ -253,6 +282,7 @@ class Config:
     budgets: Budgets
     controller: Controller
     raw: Mapping[str, Any] = field(repr=False, compare=False, hash=False, default_factory=dict)
+    ftl: FtlSpec | None = None
 
     def with_controller(self, controller: Controller) -> "Config":
         """A copy with another controller (validated against this device's specs)."""
@@ -471,11 +501,21 @@ def _parse_dram(r: _Reader) -> DramSpec:
     return spec
 
 
-ADDRESS_PATTERNS = ("uniform", "hot_cold")
+ADDRESS_PATTERNS = ("uniform", "hot_cold", "jesd219", "sequential")
+WORKLOAD_PRESETS = ("none", "jesd219")
+#: JESD219 enterprise transfer-size mix (KiB, probability): 512 B 4 %, 1-3.5 KiB 1 % each, 4 KiB 67 %,
+#: 8 KiB 10 %, 16 KiB 7 %, 32 KiB 3 %, 64 KiB 3 % (JEDEC JESD219, 2010; reference-parameters.md §7.3).
+JESD219_SIZES_KIB = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 8.0, 16.0, 32.0, 64.0)
+JESD219_SIZE_PROBS = (0.04, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.67, 0.10, 0.07, 0.03, 0.03)
 
 
 def _parse_workload(r: _Reader) -> Workload:
+    preset = r.string("preset", "none", choices=WORKLOAD_PRESETS)
     read_fraction = r.number("read_fraction", 1.0, lo=0, hi=1)
+    if preset == "jesd219" and "request_size_kib" not in r.table:
+        raw_size = {"sizes": list(JESD219_SIZES_KIB), "probabilities": list(JESD219_SIZE_PROBS)}
+        r = _Reader(r.source, {**r.table, "request_size_kib": raw_size}, r.path)
+        r.used.update({"preset", "read_fraction"})
     raw_size = r.get("request_size_kib", 4)
     if isinstance(raw_size, Mapping):
         s = r.sub("request_size_kib")
@@ -504,7 +544,7 @@ def _parse_workload(r: _Reader) -> Workload:
         qd = r.integer("queue_depth", lo=1, hi=4096)
     if arrival is not None:
         arrival = r.number("arrival_iops", lo=0, lo_open=True)
-    pattern = r.string("address_pattern", "uniform", choices=ADDRESS_PATTERNS)
+    pattern = r.string("address_pattern", "jesd219" if preset == "jesd219" else "uniform", choices=ADDRESS_PATTERNS)
     w = Workload(
         read_fraction=read_fraction,
         request_sizes_kib=sizes_t,
@@ -518,6 +558,26 @@ def _parse_workload(r: _Reader) -> Workload:
     )
     r.finish()
     return w
+
+
+def _parse_ftl(r: _Reader, nand: NandSpec) -> FtlSpec:
+    mapping = r.string("mapping", "full", choices=FTL_MAPPINGS)
+    fraction = r.number("cache_fraction", 1.0 if mapping == "full" else 0.25, lo=0, lo_open=True, hi=1)
+    if mapping == "full" and fraction != 1.0:
+        raise r.error("cache_fraction", fraction, "must be 1 with mapping = \"full\" (the whole table is in DRAM)")
+    raw_gib = nand.dies * nand.planes_per_die * nand.blocks_per_plane * nand.pages_per_block * nand.page_size_kib * KIB
+    spec = FtlSpec(
+        gc_policy=r.string("gc_policy", "greedy", choices=GC_POLICIES),
+        mapping=mapping,
+        cache_fraction=fraction,
+        cache_granularity=r.string("cache_granularity", "page", choices=CACHE_GRANULARITIES),
+        dirty_fraction=r.number("dirty_fraction", 0.1, lo=0, lo_open=True, hi=1, hi_open=True),
+        pe_cycles=r.number("pe_cycles", 3000, lo=1),
+        write_buffer_kib=r.number("write_buffer_kib", 2048, lo=0),
+        capacity_gb=r.number("capacity_gb", raw_gib / (1.0 + nand.over_provisioning) / 1e9, lo=0, lo_open=True),
+    )
+    r.finish()
+    return spec
 
 
 def _parse_variability(r: _Reader) -> Variability:
@@ -713,6 +773,7 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     accel_specs = _parse_accelerators(r.sub("accelerator_specs", {}))
     dram = _parse_dram(r.sub("dram"))
     workload = _parse_workload(r.sub("workload"))
+    ftl = _parse_ftl(r.sub("ftl"), nand) if "ftl" in raw else None
     variability = _parse_variability(r.sub("variability", {}))
     budgets = _parse_budgets(r.sub("budgets", {}))
     inline = r.get("controller", None)
@@ -740,7 +801,7 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
         _check_controller(source, ctrl, core_specs, accel_specs)
     return Config(name=name, source=source, nand=nand, host=host, core_specs=core_specs, modules=modules,
                   accelerator_specs=accel_specs, dram=dram, workload=workload, variability=variability,
-                  budgets=budgets, controller=ctrl, raw=dict(raw))
+                  budgets=budgets, controller=ctrl, raw=dict(raw), ftl=ftl)
 
 
 def load_config(path: str | Path, controller: str | Controller | None = None,

@@ -15,6 +15,33 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
+# Hypothesis (>= 6.1xx) seeds number generation with constants harvested from every *local* module in
+# sys.modules (ssdco's own source). A derandomized test then draws different examples whenever any
+# ssdco module gains or loses a literal, or when earlier tests imported more modules: the model-vs-DES
+# acceptance statistics (tests/validation/test_model_vs_des.py, which asserts counts over its drawn
+# configurations) flipped from pass to fail on an unrelated code change, with identical results for
+# every configuration. For that module, harvest nothing, so its configurations depend only on the test.
+try:
+    from hypothesis.internal.conjecture import providers as _providers
+
+    _NO_CONSTANTS = _providers._get_local_constants.__globals__["_local_constants"].__class__()
+    _CONSTANT_POOLS = _providers.CONSTANTS_CACHE.cache
+except Exception:  # pragma: no cover - another Hypothesis version: keep its default behaviour
+    _providers = None
+
+STABLE_DRAW_MODULES = ("test_model_vs_des.py",)
+
+
+@pytest.fixture(autouse=True)
+def _stable_hypothesis_draws(request, monkeypatch):
+    active = _providers is not None and request.node.path.name in STABLE_DRAW_MODULES
+    if active:
+        monkeypatch.setattr(_providers, "_get_local_constants", lambda: _NO_CONSTANTS)
+        _CONSTANT_POOLS.clear()  # per-type pools computed by earlier tests
+    yield
+    if active:
+        _CONSTANT_POOLS.clear()
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
 PM9A3 = CONFIGS / "pm9a3-960.toml"

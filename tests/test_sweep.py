@@ -100,7 +100,9 @@ def test_rows_hold_grid_values_and_flattened_metrics(plan, reference, tmp_path):
     assert all(r["error"] == "" for r in rows)
     qd = {(r["workload.queue_depth"], r["workload.read_fraction"]): float(r["iops"]) for r in rows}
     assert qd[("1", "1.0")] < qd[("8", "1.0")]  # more queue depth, more IOPS
-    assert qd[("8", "0.7")] < qd[("8", "1.0")]  # writes are slower than reads
+    # writes are acknowledged from the DRAM write buffer (the preset's [ftl]): at QD8, far from the dies'
+    # limit, 30 % writes finish sooner than reads, so the mix gains IOPS
+    assert qd[("8", "0.7")] > qd[("8", "1.0")]
 
 
 def test_grid_over_controllers_and_des_columns(tmp_path):

@@ -22,6 +22,19 @@ Stations:
 Identical address-routed copies are one :class:`Station` with ``copies > 1``; solvers exploit the
 symmetry (each copy has the same demand) so cost does not grow with the die count.
 
+With an ``[ftl]`` table (:mod:`ssdco.model.ftl`) the route gains, per read transaction, the mapping
+cache's critical-path NAND work (translation-page read on a miss; with plain DFTL a dirty victim's
+write-back before it), data reads skip nothing, and writes are acknowledged from the DRAM write buffer:
+their page programs, GC copies, erases and mapping-page traffic are **background** steps. A background
+step is visited by a clone of the job: the clone queues FCFS at the station like any job, the job itself
+goes on at once (the DES spawns clones from a pool of ``background_slots``; when the pool is empty the
+job does the work itself, which is the write buffer's back-pressure). The analytic solvers treat
+background steps as an open stream sharing the stations (``Network.background_loads``).
+
+Steps may be visited by one operation only (``ops``) and with a probability (``probability``;
+``follow`` reuses the job's previous draw, so nested events such as "miss" and "miss with a dirty
+victim" stay consistent). Visits of such a step = base visits x operation share x probability.
+
 Requests of several sizes split into ``ceil(size / mapping unit)`` transactions that run in parallel
 (fork-join) in the DES; the analytic model sums their demands (visit ratio = mean transactions).
 """
@@ -34,8 +47,10 @@ import networkx as nx
 import numpy as np
 
 from ..spec import KIB, MODULES, Config
+from .ftl import ftl_effects
 
 ROUTING = ("single", "uniform", "die_channel")
+STEP_OPS = ("both", "read", "write")
 
 
 @dataclass(frozen=True)
@@ -68,6 +83,10 @@ class Step:
     delay_us: float = 0.0
     routing: str = "single"
     dram_accesses: float = 0.0
+    ops: str = "both"  # "both" | "read" | "write": which operations visit the step
+    probability: float = 1.0  # chance that a job of those operations visits it
+    follow: bool = False  # reuse the job's previous probability draw (nested events)
+    background: bool = False  # done by a background clone; the job does not wait for it
 
 
 @dataclass(frozen=True)
@@ -100,6 +119,7 @@ class Network:
     transactions: tuple[int, ...]
     queue_depth: int | None
     arrival_iops: float | None
+    background_slots: int = 0  # DES clone pool for background steps (the write buffer, in transactions)
 
     @property
     def mean_transactions(self) -> float:
@@ -118,14 +138,23 @@ class Network:
                 return s
         raise KeyError(name)
 
+    def op_weight(self, step: Step) -> float:
+        """Fraction of the base visits (per request or per transaction) that make ``step``."""
+        share = {"both": 1.0, "read": self.read_fraction, "write": 1.0 - self.read_fraction}[step.ops]
+        return share * step.probability
+
     def visits(self, step: Step) -> float:
-        """Mean visits per request made by ``step`` (1, or mean transactions)."""
-        return 1.0 if step.per_request else self.mean_transactions
+        """Mean visits per request made by ``step`` (1 or mean transactions, x :meth:`op_weight`)."""
+        return (1.0 if step.per_request else self.mean_transactions) * self.op_weight(step)
 
     def step_moments(self, step: Step) -> tuple[float, float]:
-        """First and second moment (us, us^2) of one visit's service time, mixing reads/writes and sizes."""
+        """First and second moment (us, us^2) of one visit's service time, mixing reads/writes and sizes
+        (over the operations that visit the step)."""
         m1 = m2 = 0.0
-        for is_read, p_op in ((True, self.read_fraction), (False, 1.0 - self.read_fraction)):
+        ops = ((True, self.read_fraction), (False, 1.0 - self.read_fraction))
+        if step.ops != "both":
+            ops = ((step.ops == "read", 1.0),)
+        for is_read, p_op in ops:
             if p_op <= 0:
                 continue
             base = step.read_us if is_read else step.write_us
@@ -143,18 +172,23 @@ class Network:
         service part of station-less steps (a station-less step is an infinite-server delay)."""
         total = 0.0
         for s in self.steps:
+            if s.background:
+                continue
             total += self.visits(s) * s.delay_us
             if s.station is None:
                 total += self.visits(s) * self.step_moments(s)[0]
         return float(total)
 
-    def loads(self) -> tuple[StationLoad, ...]:
-        """Per-copy load of every station, aggregating the steps that visit it (mixture service)."""
+    def loads(self, background: bool = False) -> tuple[StationLoad, ...]:
+        """Per-copy load of every station, aggregating the steps that visit it (mixture service).
+
+        Foreground steps only (the request's route); ``background=True`` gives the background steps'
+        load instead (see :meth:`background_loads`)."""
         out = []
         for st in self.stations:
             v_tot = m1 = m2 = 0.0
             for step in self.steps:
-                if step.station != st.name:
+                if step.station != st.name or step.background != background:
                     continue
                 v = self.visits(step)
                 s1, s2 = self.step_moments(step)
@@ -162,6 +196,11 @@ class Network:
                 m1 += v * s1
                 m2 += v * s2
             if v_tot == 0:
+                if not background and any(x.background and x.station == st.name and self.visits(x) > 0
+                                          for x in self.steps):
+                    # only background work visits it (e.g. dies under a write-only workload)
+                    out.append(StationLoad(name=st.name, kind=st.kind, servers=st.servers, copies=st.copies,
+                                           visits=0.0, service_us=0.0, scv=0.0))
                 continue
             mean = m1 / v_tot
             second = m2 / v_tot
@@ -169,6 +208,15 @@ class Network:
             out.append(StationLoad(name=st.name, kind=st.kind, servers=st.servers, copies=st.copies,
                                    visits=v_tot / st.copies, service_us=mean, scv=scv))
         return tuple(out)
+
+    def background_loads(self) -> tuple[StationLoad, ...]:
+        """Per-copy load of the background steps (work per request that no request waits for)."""
+        return self.loads(background=True)
+
+    @property
+    def has_background(self) -> bool:
+        """True when some step is background work."""
+        return any(s.background for s in self.steps)
 
     def graph(self) -> nx.DiGraph:
         """The station graph: nodes are stations (attrs servers, copies, kind, demand_us), edges follow the
@@ -180,7 +228,7 @@ class Network:
                        demand_us=ld.demand_us * ld.copies)
         prev = "host"
         for step in self.steps:
-            if step.station is None:
+            if step.station is None or step.background:
                 continue
             v = self.visits(step)
             if g.has_edge(prev, step.station):
@@ -221,14 +269,54 @@ def build_network(config: Config) -> Network:
     unit_bytes = w.mapping_unit_kib * KIB
     transfer = nand.transfer_us(unit_bytes)
     link = 1.0 / host.bytes_per_us
+    fx = ftl_effects(config)
+    nscv = var.nand_scv
+    data_ops = "both"
+    mapping_steps: list[Step] = []
+    background: list[Step] = []
+    slots = 0
+    if fx is not None:
+        page_transfer = nand.transfer_us(nand.page_size_kib * KIB)
+        if fx.read_map_writebacks > 0 and w.read_fraction > 0:  # plain DFTL: dirty victim written first
+            p = fx.read_map_writebacks
+            mapping_steps.append(Step("map_writeback", "die", False, nand.t_prog_us, nand.t_prog_us, scv=nscv,
+                                      routing="uniform", ops="read", probability=p))
+            if fx.read_map_rmw_reads > 0:
+                mapping_steps.append(Step("map_rmw_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
+                                          routing="uniform", ops="read", probability=p, follow=True))
+        if fx.read_map_reads > 0 and w.read_fraction > 0:
+            follow = bool(mapping_steps)
+            p = fx.read_map_reads
+            mapping_steps.append(Step("map_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
+                                      routing="uniform", ops="read", probability=p, follow=follow))
+            mapping_steps.append(Step("map_transfer", "channel", False, page_transfer, page_transfer, scv=nscv,
+                                      routing="die_channel", ops="read", probability=p, follow=True))
+        if w.read_fraction < 1.0:
+            data_ops = "read"  # writes end at the DRAM buffer; their NAND work is background
+            slots = fx.write_buffer_slots
+
+            def bg(label: str, station: str, count: float, t_us: float, routing: str) -> None:
+                if count <= 0:
+                    return
+                p = min(1.0, count)
+                svc = t_us * count / p  # more than one operation per write: done back to back
+                background.append(Step(label, station, False, svc, svc, scv=nscv, routing=routing, ops="write",
+                                       probability=p, background=True))
+
+            bg("bg_program", "die", fx.bg_programs, nand.t_prog_us, "uniform")
+            bg("bg_read", "die", fx.bg_reads, nand.t_read_us, "uniform")
+            bg("bg_erase", "die", fx.bg_erases, nand.t_erase_us, "uniform")
+            bg("bg_transfer", "channel", fx.bg_transfers_units, transfer, "die_channel")
     steps = [
         Step("fetch", None, True, 0.0, 0.0, delay_us=host.command_fetch_us),
         module_step("parse"),
         module_step("cache_lookup"),
         module_step("translate"),
+        *mapping_steps,
         module_step("dispatch"),
-        Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=var.nand_scv, routing="uniform"),
-        Step("nand_transfer", "channel", False, transfer, transfer, scv=var.nand_scv, routing="die_channel"),
+        Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing="uniform", ops=data_ops),
+        Step("nand_transfer", "channel", False, transfer, transfer, scv=nscv, routing="die_channel", ops=data_ops),
+        *background,
         Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
              per_byte_us=link, scv=var.host_scv),
         module_step("complete"),
@@ -245,4 +333,5 @@ def build_network(config: Config) -> Network:
         transactions=tuple(w.transactions_for(s) for s in w.request_sizes_kib),
         queue_depth=w.queue_depth,
         arrival_iops=w.arrival_iops,
+        background_slots=slots,
     )

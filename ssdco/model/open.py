@@ -31,8 +31,14 @@ class OpenSolution:
     response_us: float
 
 
-def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float) -> OpenSolution:
+def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float,
+               bg_demand_us=None, bg_m2_us2=None) -> OpenSolution:
     """Solve the open network.
+
+    Background work (FTL, :mod:`ssdco.model.ftl`) is a second Poisson class at the same rate: it adds
+    ``bg_demand_us`` per request to a station's load and ``bg_m2_us2`` (visits x E[S^2] per request) to
+    its second moment; the wait is that of the mixed FCFS M/G/c station (Allen-Cunneen with the
+    mixture's residual), and the request's residence counts only its own visits.
 
     Parameters
     ----------
@@ -49,7 +55,9 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     c = np.asarray(servers, dtype=int)
     m = np.asarray(copies, dtype=float)
     cs2 = np.asarray(scv, dtype=float)
-    util = arrival_per_us * d / c
+    bd = np.zeros(d.shape) if bg_demand_us is None else np.asarray(bg_demand_us, dtype=float)
+    bm2 = np.zeros(d.shape) if bg_m2_us2 is None else np.asarray(bg_m2_us2, dtype=float)
+    util = arrival_per_us * (d + bd) / c
     stable = bool(np.all(util < 1.0))
     res = np.full(d.shape, np.inf)
     pw = np.ones(d.shape)
@@ -60,9 +68,15 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
         if util[k] >= 1.0:
             continue
         s = d[k] / v[k]
-        a = arrival_per_us * d[k]  # offered load in servers
+        a = arrival_per_us * (d[k] + bd[k])  # offered load in servers
         pw[k] = erlang_c(int(c[k]), a)
-        wait = pw[k] * s / (c[k] - a) * (1.0 + cs2[k]) / 2.0
+        if bd[k] > 0:
+            # mixture residual E[S^2] / (2 E[S]) over both classes' visits
+            m2 = v[k] * s * s * (1.0 + cs2[k]) + bm2[k]
+            resid = m2 / (2.0 * (d[k] + bd[k]))
+            wait = pw[k] * resid / (c[k] - a)
+        else:
+            wait = pw[k] * s / (c[k] - a) * (1.0 + cs2[k]) / 2.0
         res[k] = v[k] * (s + wait)
     response = float(delay_us + np.dot(m, res)) if stable else float("inf")
     return OpenSolution(arrival_per_us=arrival_per_us, stable=stable, utilization=util, residence_us=res,

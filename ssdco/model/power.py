@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from ..spec import Config
+from .ftl import ftl_effects
 from .network import Network
 
 NJ_PER_S_TO_MW = 1e-6
@@ -45,10 +46,13 @@ class Power:
         return self.total_mw / iops * 1e6 if iops > 0 else float("inf")
 
 
-def compute_power(config: Config, network: Network, iops: float, busy_servers: Mapping[str, float]) -> Power:
+def compute_power(config: Config, network: Network, iops: float, busy_servers: Mapping[str, float],
+                  dram_size_gib: float | None = None) -> Power:
     """Power of ``config`` running at ``iops`` with ``busy_servers[station]`` mean busy servers.
 
     ``busy_servers`` must have an entry for every core-group station (``cores:<group>``).
+    ``dram_size_gib`` overrides the DRAM size; by default it is ``config.dram.size_gib``, or with an
+    ``[ftl]`` table the size the mapping option implies (:mod:`ssdco.model.ftl`).
     """
     by_station: dict[str, float] = {}
     cores = 0.0
@@ -68,6 +72,10 @@ def compute_power(config: Config, network: Network, iops: float, busy_servers: M
     d = config.dram
     accesses = sum(network.visits(s) * s.dram_accesses for s in network.steps)
     stream_nj = network.mean_request_bytes * 8.0 * d.data_passes_per_io * d.stream_energy_pj_per_bit * 1e-3
-    dram = d.size_gib * d.background_mw_per_gib + (accesses * d.access_energy_nj + stream_nj) * iops * NJ_PER_S_TO_MW
+    if dram_size_gib is None:
+        fx = ftl_effects(config)
+        dram_size_gib = d.size_gib if fx is None else fx.dram_size_gib
+    size = dram_size_gib
+    dram = size * d.background_mw_per_gib + (accesses * d.access_energy_nj + stream_nj) * iops * NJ_PER_S_TO_MW
     by_station["dram"] = dram
     return Power(cores_mw=cores, accelerators_mw=accels, dram_mw=dram, by_station_mw=by_station)

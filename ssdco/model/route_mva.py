@@ -27,6 +27,16 @@ controller networks with deterministic service; this solver walks the route step
    splitting over many copies makes them nearly so; applying QNA there made the model worse).
    W. Whitt, "The queueing network analyzer", Bell Syst. Tech. J. 62(9), 1983.
 
+4. **Background load** (FTL writes, :mod:`ssdco.model.ftl`). Work that no request waits for (page
+   programs, GC copies, erases of buffered writes) arrives at a station at a rate proportional to the
+   throughput X: utilisation U_b = X D_b / c. It is treated as an open class sharing the FCFS station
+   with the closed one (a "shadow" server argument, cf. Lazowska et al. 1984 ch. 9 for mixed networks):
+   the closed class's wait is inflated by 1 / (1 - U_b), and it also waits for the background work in
+   service or queued ahead, the Allen-Cunneen M/G/c share C(c, a) U_b R_b / (rho c (1 - rho)) with
+   R_b = E[S_b^2] / (2 E[S_b]) the background residual and rho the station's total utilisation. The
+   capacity bound uses the total demand, so X <= c / (D + D_b). X enters U_b from the previous pass:
+   the fixed point X(n) = f(X(n)) is found by bisection (f falls as the assumed background rate rises).
+
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and the recursion is exact MVA. Heuristics 1.-3. were chosen by
 comparison with the DES on generated configurations; ``tests/validation/test_model_vs_des.py`` keeps
@@ -53,6 +63,8 @@ from .network import Network, StationLoad
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
 FORK_JOIN, MAX_WAIT, REENTRY, FLOW = 1, 2, 4, 8
 ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW
+BG_MAX_PASSES = 40  # bisection passes for the background rate (4.), to BG_REL_TOL
+BG_REL_TOL = 1e-4
 
 
 @lru_cache(maxsize=4096)
@@ -108,15 +120,25 @@ class RouteArrays:
     size_transactions: np.ndarray
     size_probs: np.ndarray
     pure_delay_us: float
+    step_weight: np.ndarray = None  # per station step: fraction of base visits (operation share x probability)
+    bg_demand_us: np.ndarray = None  # per station copy: background demand per request
+    bg_residual_us: np.ndarray = None  # per station: background residual E[S^2] / (2 E[S])
 
 
 def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArrays:
     """Flatten ``network`` (with its per-station ``loads``) for :func:`solve_route`."""
     index = {ld.name: i for i, ld in enumerate(loads)}
-    steps = [s for s in network.steps if s.station is not None and s.station in index]
+    steps = [s for s in network.steps if s.station is not None and s.station in index and not s.background
+             and network.op_weight(s) > 0]
+    bg_demand = np.zeros(len(loads))
+    bg_res = np.zeros(len(loads))
+    for b in network.background_loads():
+        if b.name in index and b.service_us > 0:
+            bg_demand[index[b.name]] = b.demand_us
+            bg_res[index[b.name]] = b.service_us * (1.0 + b.scv) / 2.0
     pure = 0.0  # per-request pure delays; block steps' delays are added once per request in the block
     for s in network.steps:
-        if s.per_request:
+        if s.per_request and not s.background:
             pure += s.delay_us
             if s.station is None:
                 pure += network.step_moments(s)[0]
@@ -144,19 +166,37 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         size_transactions=sizes,
         size_probs=np.array(network.request_probs, dtype=np.float64),
         pure_delay_us=float(pure),
+        step_weight=np.array([network.op_weight(s) for s in steps], dtype=np.float64),
+        bg_demand_us=bg_demand,
+        bg_residual_us=bg_res,
     )
 
 
 @nb.njit(cache=True)
+def _erlang_c(c, a):
+    """Erlang C probability of waiting, c servers, offered load a (< c)."""
+    if a <= 0.0:
+        return 0.0
+    term = 1.0
+    total = 1.0
+    for i in range(1, c):
+        term *= a / i
+        total += term
+    term *= a / c
+    last = term * c / (c - a)
+    return last / (total + last)
+
+
+@nb.njit(cache=True)
 def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, serial, sizes, probs,
-                  pure_delay, n_max, features):
+                  pure_delay, n_max, features, weight, bg_demand, bg_res, x_bg):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
     demand = visits * svc
     capacity = np.inf
     for k in range(k_count):
-        if demand[k] > 0.0:
-            capacity = min(capacity, servers[k] / demand[k])
+        if demand[k] + bg_demand[k] > 0.0:
+            capacity = min(capacity, servers[k] / (demand[k] + bg_demand[k]))
     x_by_n = np.zeros(n_max + 1)
     queue = np.zeros(k_count)
     util = np.zeros(k_count)
@@ -215,11 +255,17 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                     pw += marg[k, i]
                 wait[k] = gamma * f * (svc[k] / c) * jobs
                 p_wait[k] = pw
+            if bg_demand[k] > 0.0 and x_bg[n] > 0.0:
+                ub = min(x_bg[n] * bg_demand[k] / c, 0.98)
+                rho = min(ub + min(util[k], 1.0), 0.98)
+                pc = _erlang_c(c, c * rho)
+                wait[k] = wait[k] / (1.0 - ub) + pc * ub * bg_res[k] / (rho * c * (1.0 - rho))
+                p_wait[k] = min(1.0, p_wait[k] + pc * ub / rho)
         # --- 1. cycle time: per-request steps, then the fork-join block per size class
         total = pure_delay
         for i in range(n_steps):
             if not blk[i]:
-                total += t[i] + wait[st[i]]
+                total += weight[i] * (t[i] + wait[st[i]])
         for s in range(sizes.shape[0]):
             tx = sizes[s]
             block = 0.0
@@ -229,11 +275,11 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             for i in range(n_steps):
                 if blk[i]:
                     k = st[i]
-                    r_i = t[i] + wait[k]
-                    block += r_i + dl[i]
-                    dl_block += dl[i]
+                    r_i = weight[i] * (t[i] + wait[k])
+                    block += r_i + weight[i] * dl[i]
+                    dl_block += weight[i] * dl[i]
                     extra = max(extra, (serial[i, s] - 1.0) * r_i)
-                    p = p_wait[k]
+                    p = p_wait[k] * weight[i]
                     if tx > 1 and wait[k] > 0.0 and p > 1e-12:
                         # wait = 0 w.p. 1-p, else exponential with mean wait/p; E[max of tx]:
                         emax = 0.0
@@ -241,7 +287,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                         for kk in range(1, tx + 1):
                             binom = binom * (tx - kk + 1) / kk
                             emax += (-1.0) ** (kk + 1) * binom * p ** kk / kk
-                        maxwait += wait[k] / p * emax - wait[k]
+                        maxwait += wait[k] * weight[i] / p * emax - wait[k] * weight[i]
             if tx > 1 and not features & FORK_JOIN:
                 block = tx * (block - dl_block) + dl_block  # the station-level view: visits in sequence
             elif tx > 1:
@@ -305,10 +351,32 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
     a = arrays
-    xs, res, q, pw = _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station,
-                                   a.step_service_us, a.step_delay_us, a.step_visits, a.step_in_block,
-                                   a.step_routed, a.serial, a.size_transactions, a.size_probs,
-                                   a.pure_delay_us, int(population), int(features))
+    k = a.service_us.shape[0]
+    weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
+    bg_d = a.bg_demand_us if a.bg_demand_us is not None else np.zeros(k)
+    bg_r = a.bg_residual_us if a.bg_residual_us is not None else np.zeros(k)
+    x_bg = np.zeros(int(population) + 1)
+    passes = BG_MAX_PASSES if np.any(bg_d > 0) else 1
+    lo = np.zeros_like(x_bg)
+    hi = None
+    for i in range(passes):
+        xs, res, q, pw = _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station,
+                                       a.step_service_us, a.step_delay_us, a.step_visits, a.step_in_block,
+                                       a.step_routed, a.serial, a.size_transactions, a.size_probs,
+                                       a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r, x_bg)
+        if passes == 1:
+            break
+        # X(n) falls as the assumed background rate rises: bisect the fixed point X = f(X) per n
+        if i == 0:
+            hi = xs.copy()  # no background: an upper bound
+            x_bg = hi.copy()
+            continue
+        above = xs < x_bg  # assumed too much background
+        hi = np.where(above, x_bg, hi)
+        lo = np.where(above, lo, x_bg)
+        if np.all(hi - lo <= BG_REL_TOL * hi):
+            break
+        x_bg = 0.5 * (lo + hi)
     x = float(xs[population])
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs, residence_us=res,
                           queue=q, p_wait=pw, response_us=population / x)

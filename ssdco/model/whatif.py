@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import gammaincinv
 
 from ..spec import Config
+from .ftl import FtlEffects, ftl_effects
 from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
@@ -60,6 +61,7 @@ class Result:
     budgets: Mapping[str, BudgetCheck]
     method: str
     stations: tuple[StationLoad, ...] = field(repr=False)
+    ftl: Mapping[str, Any] | None = None  # FTL figures (see ftl_summary); None without an [ftl] table
 
     @property
     def energy_per_io_nj(self) -> float:
@@ -101,7 +103,39 @@ class Result:
             "budgets": {k: {"limit_mw" if k != "min_iops" else "limit": _num(b.limit),
                             "value_mw" if k != "min_iops" else "value": _num(b.value), "met": b.met}
                         for k, b in self.budgets.items()},
+            "ftl": None if self.ftl is None else {k: (_num(v) if isinstance(v, float) else v)
+                                                  for k, v in self.ftl.items()},
         }
+
+
+def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str, Any] | None:
+    """The ``ftl`` block of ``whatif --json`` (None without an ``[ftl]`` table).
+
+    Keys: ``mapping``, ``gc_policy``, ``waf_gc`` (Desnoyers GC write amplification of data),
+    ``waf`` (NAND units programmed per host unit, mapping writes included), ``mapping_hit_ratio``
+    (reads), ``max_nand_ops_per_read`` (NAND operations on one read's path, worst case),
+    ``mapping_dram_mib`` (cache + GTD), ``dram_size_gib`` (derived DRAM size the power uses),
+    ``host_write_mb_s`` (at the solved IOPS), ``tbw`` (TB written over the P/E rating), ``dwpd``
+    (over 5 years) and ``life_years`` (at ``host_write_mb_s``; null = no writes).
+    """
+    if fx is None:
+        return None
+    w = config.workload
+    host_write = iops * (1.0 - w.read_fraction) * w.mean_request_bytes
+    return {
+        "mapping": fx.mapping,
+        "gc_policy": config.ftl.gc_policy,
+        "waf_gc": float(fx.waf_gc),
+        "waf": float(fx.waf_total),
+        "mapping_hit_ratio": float(fx.mapping_hit_ratio),
+        "max_nand_ops_per_read": int(fx.max_nand_ops_per_read),
+        "mapping_dram_mib": float(fx.mapping_dram_bytes / 2**20),
+        "dram_size_gib": float(fx.dram_size_gib),
+        "host_write_mb_s": float(host_write / 1e6),
+        "tbw": float(fx.tbw),
+        "dwpd": float(fx.dwpd),
+        "life_years": float(fx.life_years(host_write)),
+    }
 
 
 def _num(x: float | None) -> float | None:
@@ -149,6 +183,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
     """Solve ``network`` (built from ``config``) analytically and compute power and budgets."""
     loads = network.loads()
     names = [ld.name for ld in loads]
+    bg = {b.name: b for b in network.background_loads()}
+    bg_demand = np.array([bg[ld.name].demand_us if ld.name in bg else 0.0 for ld in loads])
+    bg_m2 = np.array([bg[ld.name].visits * bg[ld.name].service_us ** 2 * (1.0 + bg[ld.name].scv)
+                      if ld.name in bg else 0.0 for ld in loads])
     demand = np.array([ld.demand_us for ld in loads])
     visits = np.array([ld.visits for ld in loads])
     servers = np.array([ld.servers for ld in loads], dtype=np.int64)
@@ -170,16 +208,17 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         mean_jobs = sol.queue
     else:
         x_per_us = network.arrival_iops / US_PER_S
-        sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us)
+        sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us, bg_demand, bg_m2)
         residence, p_wait, stable = sol.residence_us, sol.p_wait, sol.stable
         mean_latency = sol.response_us
         mean_jobs = x_per_us * residence
         method = "open-mgc-allen-cunneen"
-    bounds = asymptotic_bounds(names, demand, servers, copies, delay, network.queue_depth, zero_load)
-    util = x_per_us * demand / servers
-    busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand, copies)}
+    bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)
+    util = x_per_us * (demand + bg_demand) / servers
+    busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand + bg_demand, copies)}
     iops = x_per_us * US_PER_S
-    power = compute_power(config, network, iops, busy)
+    fx = ftl_effects(config)
+    power = compute_power(config, network, iops, busy, dram_size_gib=None if fx is None else fx.dram_size_gib)
     p99 = _p99_estimate(loads, residence, p_wait, mean_latency) if stable else None
     return Result(
         config_name=config.name,
@@ -199,6 +238,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         budgets=check_budgets(config, iops, power),
         method=method,
         stations=loads,
+        ftl=ftl_summary(config, fx, iops),
     )
 
 

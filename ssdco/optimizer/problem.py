@@ -35,6 +35,7 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import ConfigError
+from ..model.ftl import ftl_effects
 from ..model.network import Network, build_network
 from ..model.power import compute_power
 from ..spec import MODULES, Controller, CoreGroup
@@ -180,11 +181,14 @@ class Coefficients:
     dram_cost: float
     group_index: Mapping[Group, int] = field(repr=False)
     hw_index: Mapping[tuple[str, int], int] = field(repr=False)
+    fixed_background_us: np.ndarray | None = None  # part of fixed_demand_us no request waits for (FTL)
 
     @property
     def fixed_zero_load_us(self) -> float:
-        """Delays plus demands of the stations every design shares (pcie, dies, channels)."""
-        return float(self.fixed_delay_us + np.dot(self.fixed_demand_us, self.fixed_copies))
+        """Delays plus demands of the stations every design shares (pcie, dies, channels); background
+        work (in ``fixed_demand_us`` for the utilisation rows) is not on a request's path."""
+        own = self.fixed_demand_us if self.fixed_background_us is None else self.fixed_demand_us - self.fixed_background_us
+        return float(self.fixed_delay_us + np.dot(own, self.fixed_copies))
 
 
 def _probe_network(space: DesignSpace, spec: str, accelerate: tuple[str, ...]) -> Network:
@@ -213,6 +217,7 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
     specs = opts.core_specs
     by_spec = {s: _module_moments(_probe_network(space, s, ())) for s in specs}
     base = _probe_network(space, specs[0], ())
+    bg = {b.name: b.demand_us for b in base.background_loads()}  # FTL background work (model/ftl.py)
     fixed = [ld for ld in base.loads() if ld.kind in ("link", "die", "channel")]
     n_mod = len(MODULES)
 
@@ -259,8 +264,10 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
     # DRAM power from power.py itself (intercept and slope of a linear function of the I/O rate).
     busy0: dict[str, float] = {}
     probe_cfg = cfg.with_controller(Controller("probe", "", tuple(CoreGroup(m, specs[0], 1, (m,)) for m in MODULES), {}))
-    p0 = compute_power(probe_cfg, base, 0.0, busy0).dram_mw
-    p1 = compute_power(probe_cfg, base, US_PER_S, busy0).dram_mw
+    fx = ftl_effects(cfg)
+    dram_gib = cfg.dram.size_gib if fx is None else fx.dram_size_gib
+    p0 = compute_power(probe_cfg, base, 0.0, busy0, dram_size_gib=dram_gib).dram_mw
+    p1 = compute_power(probe_cfg, base, US_PER_S, busy0, dram_size_gib=dram_gib).dram_mw
 
     f = np.float64
     return Coefficients(
@@ -272,13 +279,14 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
         h_energy_mw_per_iops=np.array(h_en, f), h_demand_us=np.array(h_dem, f),
         h_servers=np.array(h_srv, np.int64), h_tail_us=np.array(h_tail, f), h_module=np.array(h_mod, np.int64),
         fixed_names=tuple(ld.name for ld in fixed),
-        fixed_demand_us=np.array([ld.demand_us for ld in fixed], f),
+        fixed_demand_us=np.array([ld.demand_us + bg.get(ld.name, 0.0) for ld in fixed], f),
+        fixed_background_us=np.array([bg.get(ld.name, 0.0) for ld in fixed], f),
         fixed_servers=np.array([ld.servers for ld in fixed], np.int64),
         fixed_copies=np.array([ld.copies for ld in fixed], f),
         fixed_scv=np.array([ld.scv for ld in fixed], f),
         fixed_delay_us=float(base.delay_us),
         dram_background_mw=float(p0), dram_mw_per_iops=float((p1 - p0) / US_PER_S),
-        dram_cost=float(cfg.dram.size_gib * cfg.dram.cost_per_gib),
+        dram_cost=float(dram_gib * cfg.dram.cost_per_gib),
         group_index={g: i for i, g in enumerate(groups)},
         hw_index={h: i for i, h in enumerate(hw_list)},
     )

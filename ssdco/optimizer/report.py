@@ -7,7 +7,10 @@ JSON schema ``ssdco.optimize/1`` (``ssdco optimize --json``): ``feasible``, ``st
 ``analytic`` (the ``ssdco whatif --json`` document of the pick), ``des`` (``compare.des_to_dict`` of the
 DES run that verified it, or null), ``linear`` (the pick's slack vector at the target), ``runners_up``,
 ``binding``, ``infeasibility``, ``sensitivity``, ``cross_check``, ``pareto_points``, ``history``,
-``space_size``, ``solver``, ``solve_seconds``, ``time_to_optimum_seconds``, ``timing``.
+``space_size``, ``solver``, ``solve_seconds``, ``time_to_optimum_seconds``, ``timing``, ``device`` (the
+mapping option of the pick) and ``device_options`` (one entry per ``[optimizer.dram]`` variant: ``name``,
+``mapping``, ``cache_fraction``, ``dram_size_gib``, ``dram_power_mw`` at the target, ``waf``,
+``mapping_hit_ratio``, ``life_years`` at the target, ``feasible``, ``cost``, ``design``, ``iops``, ``note``).
 """
 
 from __future__ import annotations
@@ -118,6 +121,13 @@ def to_json(r) -> dict[str, Any]:
         "solve_seconds": _num(r.solve_seconds),
         "time_to_optimum_seconds": _num(r.time_to_optimum_seconds),
         "timing": {k: _num(x) for k, x in r.timing.items()},
+        "device": r.device,
+        "device_options": [{"name": o.name, "mapping": o.mapping, "cache_fraction": _num(o.cache_fraction),
+                            "dram_size_gib": _num(o.dram_size_gib), "dram_power_mw": _num(o.dram_power_mw),
+                            "waf": _num(o.waf), "mapping_hit_ratio": _num(o.mapping_hit_ratio),
+                            "life_years": _num(o.life_years), "feasible": o.feasible, "cost": _num(o.cost),
+                            "design": design_dict(o.pick), "iops": _num(o.iops), "note": o.note}
+                           for o in r.device_options],
     }
 
 
@@ -160,6 +170,16 @@ def format_text(r) -> str:
         xc = r.cross_check
         L.append(f"  check    brute-force enumeration of {xc.designs:,} designs: optimum cost "
                  f"{_cost(xc.enumeration_cost)} vs ILP {_cost(xc.ilp_cost)} -> {'agree' if xc.agree else 'DISAGREE'}")
+    if r.device_options:
+        L += ["", "DEVICE OPTIONS (mapping table; DRAM size and power follow from it)",
+              f"  {'option':<22} {'DRAM GiB':>8} {'DRAM mW':>8} {'WAF':>6} {'hit':>6} {'life y':>8} {'cost':>7}  best design"]
+        for o in r.device_options:
+            mark = "*" if o.name == r.device and r.feasible else " "
+            cost = f"{o.cost:.4g}" if o.cost is not None else "-"
+            best = o.pick.label() if o.pick is not None else f"none: {o.note}"
+            life = f"{o.life_years:.3g}" if math.isfinite(o.life_years) else "inf"
+            L.append(f" {mark}{o.name:<22} {o.dram_size_gib:>8.3f} {o.dram_power_mw:>8.1f} {o.waf:>6.2f} "
+                     f"{o.mapping_hit_ratio:>6.3f} {life:>8} {cost:>7}  {best}")
     L.append("")
     if r.feasible:
         L += _pick_block(r)

@@ -184,6 +184,8 @@ class OptimizeResult:
     solve_seconds: float
     time_to_optimum_seconds: float | None  # first ILP solve: the exact optimum of the linear model
     timing: Mapping[str, float]
+    device: str = "as configured"  # the device variant (mapping option) of the pick
+    device_options: tuple["DeviceOption", ...] = ()  # every variant searched ([optimizer.dram])
 
     @property
     def feasible(self) -> bool:
@@ -195,6 +197,25 @@ class OptimizeResult:
         if self.pick is None:
             raise ValueError("no feasible design")
         return self.config.with_controller(self.pick.to_controller(name, description))
+
+
+@dataclass(frozen=True)
+class DeviceOption:
+    """One mapping option of ``[optimizer.dram]``: its DRAM consequence and the best design it allows."""
+
+    name: str
+    mapping: str
+    cache_fraction: float
+    dram_size_gib: float
+    dram_power_mw: float  # at the target IOPS (the same for every controller design)
+    waf: float
+    mapping_hit_ratio: float
+    life_years: float  # at the target IOPS's host write rate
+    feasible: bool
+    cost: float | None
+    pick: Design | None
+    iops: float | None  # analytic IOPS of the pick
+    note: str
 
 
 @dataclass
@@ -427,6 +448,12 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
              cross_check: bool | None = None) -> OptimizeResult:
     """Find the cheapest controller design meeting the IOPS/latency target and the power budgets.
 
+    With ``[optimizer.dram]`` (or ``options["dram"]``) the mapping option and cache fraction are decisions
+    too: every device variant (:func:`ssdco.optimizer.space.device_variants`) is solved, variants whose
+    lifetime at the target is below ``min_life_years`` are rejected, and the cheapest verified pick over
+    all variants wins (ties: the earlier variant); ``device_options`` reports each variant's DRAM size,
+    DRAM power, WAF, lifetime and best design.
+
     Parameters
     ----------
     config : Config
@@ -450,6 +477,69 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
     OptimizeResult
         Never raises for an infeasible target: ``status`` says what happened and the result explains it.
     """
+    space = DesignSpace.from_config(config, options)
+    kw = dict(min_iops=min_iops, core_power_mw=core_power_mw, dram_power_mw=dram_power_mw,
+              max_latency_us=max_latency_us, explain=explain, pareto_front=pareto_front, cross_check=cross_check)
+    if len(space.device_variants) == 1 and space.options.min_life_years <= 0:
+        return _optimize_device(config, options=options, **kw)
+    return _optimize_variants(space, options, kw)
+
+
+def _optimize_variants(space: DesignSpace, options: Mapping[str, Any] | None, kw: dict) -> OptimizeResult:
+    from ..model.ftl import ftl_effects
+    from ..model.network import build_network
+    from ..model.power import compute_power
+
+    t0 = time.perf_counter()
+    opts = dict(options or {})
+    opts.pop("dram", None)
+    min_life = space.options.min_life_years
+    rows: list[DeviceOption] = []
+    results: list[tuple[DeviceOption, OptimizeResult]] = []
+    for v in space.device_variants:
+        cfg = v.config
+        r = _optimize_device(cfg, options=opts, **kw)
+        fx = ftl_effects(cfg)
+        t = r.targets
+        w = cfg.workload
+        write_rate = t.target_iops * (1.0 - w.read_fraction) * w.mean_request_bytes
+        life = fx.life_years(write_rate) if fx is not None else math.inf
+        net = build_network(cfg)
+        dram_mw = compute_power(cfg, net, t.target_iops, {},
+                                dram_size_gib=None if fx is None else fx.dram_size_gib).dram_mw
+        ok = r.feasible and life >= min_life
+        note = r.message
+        if r.feasible and life < min_life:
+            note = f"lifetime {life:.3g} years at {t.target_iops:,.0f} IOPS < min_life_years {min_life:g}"
+        row = DeviceOption(
+            name=v.name, mapping=cfg.ftl.mapping if cfg.ftl else "full",
+            cache_fraction=cfg.ftl.cache_fraction if cfg.ftl else 1.0,
+            dram_size_gib=fx.dram_size_gib if fx else cfg.dram.size_gib, dram_power_mw=float(dram_mw),
+            waf=fx.waf_total if fx else 1.0, mapping_hit_ratio=fx.mapping_hit_ratio if fx else 1.0,
+            life_years=float(life), feasible=ok, cost=r.cost if ok else None, pick=r.pick if ok else None,
+            iops=(r.verdict.analytic.iops if ok and r.verdict is not None else None), note=note)
+        rows.append(row)
+        results.append((row, r))
+    feasible = [(row, r) for row, r in results if row.feasible]
+    if feasible:
+        row, best = min(feasible, key=lambda x: x[1].cost)
+        msg = f"{best.message} Device option: {row.name} (DRAM {row.dram_size_gib:.3g} GiB, {row.dram_power_mw:,.0f} mW)."
+    else:
+        row, best = results[0]
+        msg = f"no mapping option qualifies; first option ({row.name}): {row.note}"
+        best = replace(best, pick=None, status="infeasible" if best.status == "optimal" else best.status,
+                       cost=None, verdict=None, linear=None)
+    timing = dict(best.timing)
+    timing["device_options_seconds"] = time.perf_counter() - t0
+    return replace(best, message=msg, device=row.name, device_options=tuple(rows), timing=timing,
+                   solve_seconds=time.perf_counter() - t0)
+
+
+def _optimize_device(config: Config, *, min_iops: float | None = None, core_power_mw: float | None = None,
+                     dram_power_mw: float | None = None, max_latency_us: float | None = None,
+                     options: Mapping[str, Any] | None = None, explain: bool = False, pareto_front: bool = False,
+                     cross_check: bool | None = None) -> OptimizeResult:
+    """:func:`optimize` for one device variant (the controller design search)."""
     t_start = time.perf_counter()
     space = DesignSpace.from_config(config, options)
     targets = make_targets(space, min_iops=min_iops, core_power_mw=core_power_mw, dram_power_mw=dram_power_mw,
@@ -533,7 +623,10 @@ def _cost_breakdown(space: DesignSpace, d: Design) -> dict[str, float]:
     cores = sum(g.count * cfg.core_specs[g.spec].cost for g in d.groups)
     units = sum(u * cfg.accelerator_specs[m].unit_cost for m, u in d.hardware)
     dev = sum(cfg.accelerator_specs[m].development_cost for m, _ in d.hardware)
-    dram = cfg.dram.size_gib * cfg.dram.cost_per_gib
+    from ..model.ftl import ftl_effects
+
+    fx = ftl_effects(cfg)
+    dram = (cfg.dram.size_gib if fx is None else fx.dram_size_gib) * cfg.dram.cost_per_gib
     return {"cores": cores, "accelerator_units": units, "development": dev, "dram": dram,
             "total": cores + units + dev + dram}
 

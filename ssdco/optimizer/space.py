@@ -35,8 +35,14 @@ runners_up                        3                         next-cheapest feasib
 solver                            "auto"                    "cbc", "highs" (needs highspy) or "auto"
 ================================  ========================  ==================================================
 
-Hook for device options (a later issue): ``[optimizer.nand]`` and ``[optimizer.dram]`` are reserved for
-NAND-geometry and DRAM/mapping choices. A device option changes only the *fixed* part of the model (the
+Device options. ``[optimizer.dram]`` makes the FTL's mapping table a decision (needs an ``[ftl]``
+table): ``mappings`` (subset of "full", "dftl", "partitioned") and ``cache_fractions`` (fractions of the
+mapping entries the DRAM cache holds, for "dftl" and "partitioned"). Each combination is a
+:class:`DeviceVariant` whose DRAM size, DRAM power, DRAM cost and NAND work follow from
+:mod:`ssdco.model.ftl`; ``optimize`` solves each variant and keeps the cheapest verified pick, reporting
+every variant's DRAM size, DRAM power, WAF and lifetime. ``min_life_years`` (default 0) rejects a variant
+whose flash would wear out sooner at the target IOPS (lifetime does not depend on the controller design).
+``[optimizer.nand]`` stays reserved for NAND-geometry choices. A device option changes only the *fixed* part of the model (the
 pcie/die/channel stations, the fixed delays, DRAM power and DRAM cost) unless it also changes module
 demands. :attr:`DesignSpace.device_variants` already carries the device as a tuple of variants (today
 exactly one, "as configured"); the linear model and the ILP select one variant with a binary variable,
@@ -60,7 +66,7 @@ from ..errors import MISSING, ConfigError
 from ..spec import MODULES, Config, Controller, CoreGroup
 
 SOLVERS = ("auto", "cbc", "highs")
-RESERVED_TABLES = ("nand", "dram")
+RESERVED_TABLES = ("nand",)
 
 DEFAULTS: dict[str, Any] = {
     "max_cores_per_group": 4,
@@ -92,6 +98,9 @@ class SearchOptions:
     enumeration_limit: int
     runners_up: int
     solver: str
+    mappings: tuple[str, ...] = ()  # [optimizer.dram]: mapping options searched (empty: as configured)
+    cache_fractions: tuple[float, ...] = ()
+    min_life_years: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -173,6 +182,26 @@ class DeviceVariant:
     config: Config = field(repr=False)
 
 
+def device_variants(config: Config, options: "SearchOptions") -> tuple[DeviceVariant, ...]:
+    """One variant per mapping option x cache fraction of ``[optimizer.dram]`` (else "as configured").
+
+    A variant's config has no ``[optimizer.dram]`` table, so solving it does not branch again."""
+    if not options.mappings or config.ftl is None:
+        return (DeviceVariant("as configured", config),)
+    raw = dict(config.raw)
+    opt = dict(raw.get("optimizer", {}) or {})
+    opt.pop("dram", None)
+    raw["optimizer"] = opt
+    out = []
+    for m in options.mappings:
+        fractions = (1.0,) if m == "full" else (options.cache_fractions or (config.ftl.cache_fraction,))
+        for f in fractions:
+            ftl = replace(config.ftl, mapping=m, cache_fraction=float(f))
+            name = "full table" if m == "full" else f"{m} f={f:g}"
+            out.append(DeviceVariant(name, replace(config, ftl=ftl, raw=raw)))
+    return tuple(out)
+
+
 def set_partitions(items: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], ...]]:
     """Every partition of ``items`` into non-empty blocks (Bell(n) of them), blocks in first-item order."""
     if not items:
@@ -211,8 +240,7 @@ class DesignSpace:
         merged = dict(raw)
         merged.update(overrides or {})
         options = parse_options(config, merged)
-        return DesignSpace(config=config, options=options,
-                           device_variants=(DeviceVariant("as configured", config),))
+        return DesignSpace(config=config, options=options, device_variants=device_variants(config, options))
 
     @property
     def modules(self) -> tuple[str, ...]:
@@ -303,7 +331,7 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
             raise err(key, v, "names must not repeat")
         return tuple(x for x in universe if x in v)  # canonical order
 
-    known = set(DEFAULTS) | {"core_specs", "hardware_modules"} | set(RESERVED_TABLES)
+    known = set(DEFAULTS) | {"core_specs", "hardware_modules", "dram", "min_life_years"} | set(RESERVED_TABLES)
     for key in raw:
         if key not in known:
             raise err(key, raw[key], "unknown field; allowed here: " + ", ".join(sorted(known)))
@@ -331,7 +359,38 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
     solver = raw.get("solver", DEFAULTS["solver"])
     if solver not in SOLVERS:
         raise err("solver", solver, f"expected one of {', '.join(SOLVERS)}")
+    mappings: tuple[str, ...] = ()
+    fractions: tuple[float, ...] = ()
+    dram = raw.get("dram", None)
+    if dram is not None:
+        from ..spec import FTL_MAPPINGS
+
+        if not isinstance(dram, Mapping):
+            raise err("dram", dram, "expected a table [optimizer.dram] with mappings and cache_fractions")
+        if config.ftl is None:
+            raise err("dram", dram, "mapping options need an [ftl] table in the device file")
+        for key in dram:
+            if key not in ("mappings", "cache_fractions"):
+                raise err(f"dram.{key}", dram[key], "unknown field; allowed here: cache_fractions, mappings")
+        mv = dram.get("mappings", list(FTL_MAPPINGS))
+        if (not isinstance(mv, list) or not mv or not all(isinstance(x, str) and x in FTL_MAPPINGS for x in mv)
+                or len(set(mv)) != len(mv)):
+            raise err("dram.mappings", mv, f"expected a non-empty list of distinct names from {', '.join(FTL_MAPPINGS)}")
+        fv = dram.get("cache_fractions", [config.ftl.cache_fraction if config.ftl.mapping != "full" else 0.25])
+        if (not isinstance(fv, list) or not fv or any(isinstance(x, bool) or not isinstance(x, (int, float))
+                                                     or not 0 < x <= 1 for x in fv)):
+            raise err("dram.cache_fractions", fv, "expected a non-empty list of numbers in (0, 1]")
+        mappings = tuple(m for m in FTL_MAPPINGS if m in mv)
+        fractions = tuple(sorted({float(x) for x in fv}))
+    life = raw.get("min_life_years", 0.0)
+    if isinstance(life, bool) or not isinstance(life, (int, float)) or not math.isfinite(life) or life < 0:
+        raise err("min_life_years", life, "expected a number >= 0 (years)")
+    if life > 0 and config.ftl is None:
+        raise err("min_life_years", life, "a lifetime target needs an [ftl] table (P/E rating) in the device file")
     return SearchOptions(
+        mappings=mappings,
+        cache_fractions=fractions,
+        min_life_years=float(life),
         core_specs=core_specs,
         max_cores_per_group=integer("max_cores_per_group", 1, 64),
         hardware_modules=hardware_modules,

@@ -24,6 +24,18 @@ against the analytic solvers station by station:
   ``d % copies`` where d is the copy the same job chose at its latest earlier ``"uniform"`` step (die ->
   its channel).
 
+* **Operation filter and probability** (FTL steps, :mod:`ssdco.model.ftl`): a step with ``ops`` "read" or
+  "write" is skipped by the other operation; a step with ``probability`` p < 1 is visited with that chance
+  (one uniform draw per job and step; ``follow`` reuses the job's previous draw, so "miss" and "miss with a
+  dirty victim" stay nested). A skipped step takes no time.
+* **Background steps**: a job reaching a run of consecutive ``background`` steps hands them to a clone
+  from a pool of ``Network.background_slots`` (the write buffer) and goes on at once; the clone queues
+  FCFS at each station like any job (with the job's operation and die) and returns to the pool after the
+  run. When the pool is empty the job does the run itself (back-pressure of a full write buffer).
+* **NAND operations per read**: every foreground die visit of a read transaction is counted;
+  :attr:`DesResult.nand_ops_per_read_tx` is the histogram (0 .. 7+) and
+  :attr:`DesResult.read_latency_percentiles_us` the latency percentiles of reads alone.
+
 Engine: the network is compiled to flat arrays (:func:`compile_network`) and a ``numba.njit(cache=True)``
 event loop runs over preallocated state - a binary heap of (time, FIFO sequence | job id) in two arrays,
 one intrusive linked-list FCFS queue per station copy, and fixed job pools (a request slot plus
@@ -81,7 +93,9 @@ _INV_DLOG = HIST_BINS / (math.log(HIST_HI_US) - math.log(HIST_LO_US))
 # integer scalar state (ist)
 I_INIT, I_HN, I_COMPLETED, I_STARTED, I_EVENTS, I_SEQ, I_FREE_TOP, I_NSYS = 0, 1, 2, 3, 4, 5, 6, 7
 I_STATUS, I_WARMUP, I_MEASURED, I_BATCHES, I_CLOSED, I_R, I_TPOOL, I_NTRACE = 8, 9, 10, 11, 12, 13, 14, 15
-N_IST = 16
+I_BGTOP = 16
+N_IST = 17
+NAND_HIST = 8  # histogram of die visits per read transaction: 0 .. NAND_HIST - 1 (last bin = or more)
 # float scalar state (fst)
 F_T, F_TWARM, F_TLAST_SYS, F_AREA_SYS, F_LAT_MIN, F_LAT_MAX, F_IA_MEAN, F_READ_FRAC = 0, 1, 2, 3, 4, 5, 6, 7
 N_FST = 8
@@ -124,6 +138,13 @@ class CompiledNetwork:
     closed: bool
     queue_depth: int
     arrival_iops: float
+    step_ops: np.ndarray = None  # 0 both, 1 read only, 2 write only
+    step_prob: np.ndarray = None
+    step_follow: np.ndarray = None
+    step_bg: np.ndarray = None
+    step_bgend: np.ndarray = None  # background step: first step after its run of background steps
+    step_isdie: np.ndarray = None  # the step's station is a die ("die" kind): counted as a NAND operation
+    bg_slots: int = 0
 
 
 def _fail(msg: str) -> DesError:
@@ -203,6 +224,12 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
             step_route[i] = _ROUTE_CODE[st.routing]
         elif st.routing != "single":
             raise _fail(f"{where}: a station-less (pure delay) step cannot have routing {st.routing!r}")
+        if st.ops not in ("both", "read", "write"):
+            raise _fail(f"{where}: ops must be 'both', 'read' or 'write', got {st.ops!r}")
+        if not 0.0 <= float(st.probability) <= 1.0:
+            raise _fail(f"{where}: probability must be in [0, 1], got {st.probability}")
+        if st.background and (st.per_request or st.station is None):
+            raise _fail(f"{where}: a background step must be a per-transaction step at a station")
         delay[i] = float(st.delay_us)
         scv = float(st.scv)
         if scv == 0.0:
@@ -244,6 +271,17 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
                 raise _fail(f"step {i} ({st.label!r}): 'die_channel' routing needs an earlier 'uniform' step "
                             "of the same job (same fork-join block for a per-transaction step)")
     tx_pool = int(trans[probs > 0].max()) if has_tx else 0
+    ops = np.array([{"both": 0, "read": 1, "write": 2}[st.ops] for st in steps], dtype=np.int64)
+    prob = np.array([float(st.probability) for st in steps], dtype=float)
+    follow = np.array([bool(st.follow) for st in steps], dtype=np.bool_)
+    bgm = np.array([bool(st.background) for st in steps], dtype=np.bool_)
+    bgend = np.arange(1, ns + 1, dtype=np.int64)
+    for i in range(ns - 1, -1, -1):
+        if bgm[i] and i + 1 < ns and bgm[i + 1] and block_end[i + 1] == block_end[i]:
+            bgend[i] = bgend[i + 1]
+    kinds = {s.name: s.kind for s in stations}
+    isdie = np.array([st.station is not None and kinds[st.station] == "die" for st in steps], dtype=np.bool_)
+    bg_slots = max(1, int(network.background_slots)) if bgm.any() else 0
 
     closed = network.queue_depth is not None
     if closed == (network.arrival_iops is not None):
@@ -260,7 +298,8 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
         step_delay=delay, step_mean=mean, step_mu=mu, step_sigma=sigma, step_base=sbase, step_copies=scop,
         step_block_end=block_end, unit_servers=unit_servers, unit_station=unit_station, size_cdf=cdf,
         size_transactions=trans, tx_pool=tx_pool, read_fraction=rf, closed=closed, queue_depth=qd,
-        arrival_iops=iops)
+        arrival_iops=iops, step_ops=ops, step_prob=prob, step_follow=follow, step_bg=bgm, step_bgend=bgend,
+        step_isdie=isdie, bg_slots=bg_slots)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -324,7 +363,9 @@ def _run(target, ist, fst,
          r_op, r_size, r_rem, r_start, r_seq, free_stack, es_j, es_s,
          u_busy, u_head, u_tail, s_nin, s_busy, s_area_n, s_area_b, s_tlast,
          p_visits, p_res, p_wait, p_svc, hist, b_end, b_cnt, b_lat,
-         tr_start, tr_end, tr_fork, tr_T, tr_txend, tr_txdie):
+         tr_start, tr_end, tr_fork, tr_T, tr_txend, tr_txdie,
+         step_ops, step_prob, step_follow, step_bg, step_bgend, step_isdie,
+         j_u, j_sync, j_admit, j_nand, c_op, bg_stack, nand_hist, hist_r):
     """Process events until ``target`` requests have completed (all state in the arrays)."""
     if target <= ist[I_COMPLETED]:
         return
@@ -352,6 +393,8 @@ def _run(target, ist, fst,
     nsteps = step_st.shape[0]
     nbins = hist.shape[0] - 2
     ARR = R * (1 + Tp)
+    BG0 = ARR + 1
+    bg_top = ist[I_BGTOP]
     status = ST_OK
     ns = 0
 
@@ -394,13 +437,53 @@ def _run(target, ist, fst,
                 tb = R + j * Tp
                 for k in range(T - 1, -1, -1):
                     j_die[tb + k] = -1
+                    j_nand[tb + k] = 0
+                    j_sync[tb + k] = 0
                     es_j[ns] = tb + k
                     es_s[ns] = s
                     ns += 1
                 continue
-            r = j if j < R else (j - R) // Tp
-            op = r_op[r]
-            sz = r_size[r]
+            if j >= BG0:
+                op = c_op[j - BG0]
+                sz = 0
+            else:
+                r = j if j < R else (j - R) // Tp
+                op = r_op[r]
+                sz = r_size[r]
+            # ---- visit filter: operation, probability, background spawn
+            if j_admit[j] != 0:
+                j_admit[j] = 0
+            else:
+                if not step_bg[s]:
+                    j_sync[j] = 0
+                skip = step_ops[s] != 0 and step_ops[s] != op + 1
+                if not skip and step_prob[s] < 1.0:
+                    if not step_follow[s]:
+                        j_u[j] = np.random.random()
+                    skip = j_u[j] >= step_prob[s]
+                if skip:
+                    j_phase[j] = 1
+                    hn = _push(hk, hv, hn, t, (seq << JOB_BITS) | j)
+                    seq += 1
+                    continue
+                if step_bg[s] and j < BG0 and j_sync[j] == 0:
+                    if bg_top > 0:
+                        bg_top -= 1
+                        cj = bg_stack[bg_top]
+                        c_op[cj - BG0] = op
+                        j_die[cj] = j_die[j]
+                        j_u[cj] = j_u[j]
+                        j_admit[cj] = 1
+                        es_j[ns] = cj
+                        es_s[ns] = s
+                        ns += 1
+                        # the job itself skips the whole run of background steps
+                        j_step[j] = step_bgend[s] - 1
+                        j_phase[j] = 1
+                        hn = _push(hk, hv, hn, t, (seq << JOB_BITS) | j)
+                        seq += 1
+                        continue
+                    j_sync[j] = 1  # write buffer full: the job does its own flush
             st = step_st[s]
             if st < 0:
                 j_phase[j] = 1
@@ -421,7 +504,11 @@ def _run(target, ist, fst,
                 j_die[j] = c
                 u = step_base[s] + c
             else:
-                u = step_base[s] + j_die[j] % step_copies[s]
+                dj = j_die[j]
+                if dj < 0:  # its uniform step was skipped: any die
+                    dj = int(np.random.random() * step_copies[s])
+                    j_die[j] = dj
+                u = step_base[s] + dj % step_copies[s]
             j_unit[j] = u
             j_phase[j] = 0
             dt = t - s_tlast[st]
@@ -531,15 +618,21 @@ def _run(target, ist, fst,
                     u_tail[u] = -1
                 j_tsvc[h] = t
                 sh = j_step[h]
-                rh = h if h < R else (h - R) // Tp
-                oph = r_op[rh]
-                szh = r_size[rh]
+                if h >= BG0:
+                    oph = c_op[h - BG0]
+                    szh = 0
+                else:
+                    rh = h if h < R else (h - R) // Tp
+                    oph = r_op[rh]
+                    szh = r_size[rh]
                 d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
                 hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
                 seq += 1
             else:
                 u_busy[u] -= 1
                 s_busy[st] -= 1
+            if step_isdie[s] and j < BG0:
+                j_nand[j] += 1
             if step_delay[s] > 0.0:
                 j_phase[j] = 1
                 hn = _push(hk, hv, hn, t + step_delay[s], (seq << JOB_BITS) | j)
@@ -551,6 +644,16 @@ def _run(target, ist, fst,
 
         # ---- job j has finished step s
         nxt = s + 1
+        if j >= BG0:
+            # a background clone: on to the next background step of its run, or back to the pool
+            if nxt < step_bgend[s]:
+                es_j[ns] = j
+                es_s[ns] = nxt
+                ns += 1
+            else:
+                bg_stack[bg_top] = j
+                bg_top += 1
+            continue
         if j >= R:
             if nxt < step_blkend[s]:
                 es_j[ns] = j
@@ -558,6 +661,11 @@ def _run(target, ist, fst,
                 ns += 1
                 continue
             r = (j - R) // Tp
+            if r_op[r] == 0 and completed >= warm:
+                nn = j_nand[j]
+                if nn >= NAND_HIST:
+                    nn = NAND_HIST - 1
+                nand_hist[nn] += 1
             q = r_seq[r]
             if q < ntrace:
                 k = (j - R) - r * Tp
@@ -587,14 +695,16 @@ def _run(target, ist, fst,
                 b_cnt[b] += 1
                 b_lat[b] += lat
                 if lat <= HIST_LO_US:
-                    hist[0] += 1
+                    bi = 0
                 elif lat >= HIST_HI_US:
-                    hist[nbins + 1] += 1
+                    bi = nbins + 1
                 else:
                     bi = 1 + int((math.log(lat) - _LOG_LO) * _INV_DLOG)
                     if bi > nbins:
                         bi = nbins
-                    hist[bi] += 1
+                hist[bi] += 1
+                if r_op[j] == 0:
+                    hist_r[bi] += 1
                 if lat < lat_min:
                     lat_min = lat
                 if lat > lat_max:
@@ -628,6 +738,7 @@ def _run(target, ist, fst,
         es_s[ns] = nxt
         ns += 1
 
+    ist[I_BGTOP] = bg_top
     ist[I_HN] = hn
     ist[I_COMPLETED] = completed
     ist[I_STARTED] = started
@@ -651,7 +762,8 @@ class _State:
 
     def __init__(self, cn: CompiledNetwork, slots: int, warm: int, measured: int, batches: int, ntrace: int):
         tp = cn.tx_pool
-        jobs = slots * (1 + tp)
+        nbg = cn.bg_slots
+        jobs = slots * (1 + tp) + (1 + nbg if nbg else 0)  # requests, transactions, arrival id, clones
         nsteps = cn.step_station.size
         nst = len(cn.station_names)
         nunits = cn.unit_servers.size
@@ -664,6 +776,7 @@ class _State:
         self.ist[I_R] = slots
         self.ist[I_TPOOL] = tp
         self.ist[I_NTRACE] = ntrace
+        self.ist[I_BGTOP] = nbg
         self.ist[I_FREE_TOP] = 0 if cn.closed else slots
         self.fst[F_LAT_MIN] = math.inf
         self.fst[F_LAT_MAX] = -math.inf
@@ -686,7 +799,7 @@ class _State:
         self.r_seq = np.zeros(slots, dtype=i64)
         # open: pop order = slot 0 first
         self.free_stack = np.arange(slots - 1, -1, -1, dtype=i64) if not cn.closed else np.zeros(1, dtype=i64)
-        es = slots + tp + 2
+        es = slots + tp + 2 + nbg
         self.es_j = np.zeros(es, dtype=i64)
         self.es_s = np.zeros(es, dtype=i64)
         self.u_busy = np.zeros(nunits, dtype=i64)
@@ -706,6 +819,15 @@ class _State:
         self.b_cnt = np.zeros(batches, dtype=i64)
         self.b_lat = np.zeros(batches, dtype=f64)
         tw = max(tp, 1)
+        bg0 = slots * (1 + tp) + 1
+        self.j_u = np.zeros(jobs, dtype=f64)
+        self.j_sync = np.zeros(jobs, dtype=i64)
+        self.j_admit = np.zeros(jobs, dtype=i64)
+        self.j_nand = np.zeros(jobs, dtype=i64)
+        self.c_op = np.zeros(max(nbg, 1), dtype=i64)
+        self.bg_stack = np.arange(bg0 + nbg - 1, bg0 - 1, -1, dtype=i64) if nbg else np.zeros(1, dtype=i64)
+        self.nand_hist = np.zeros(NAND_HIST, dtype=i64)
+        self.hist_r = np.zeros(HIST_BINS + 2, dtype=i64)
         self.tr_start = np.full(ntrace, np.nan)
         self.tr_end = np.full(ntrace, np.nan)
         self.tr_fork = np.full(ntrace, np.nan)
@@ -722,7 +844,9 @@ class _State:
             self.es_j, self.es_s, self.u_busy, self.u_head, self.u_tail, self.s_nin, self.s_busy,
             self.s_area_n, self.s_area_b, self.s_tlast, self.p_visits, self.p_res, self.p_wait, self.p_svc,
             self.hist, self.b_end, self.b_cnt, self.b_lat,
-            self.tr_start, self.tr_end, self.tr_fork, self.tr_T, self.tr_txend, self.tr_txdie)
+            self.tr_start, self.tr_end, self.tr_fork, self.tr_T, self.tr_txend, self.tr_txdie,
+            cn.step_ops, cn.step_prob, cn.step_follow, cn.step_bg, cn.step_bgend, cn.step_isdie,
+            self.j_u, self.j_sync, self.j_admit, self.j_nand, self.c_op, self.bg_stack, self.nand_hist, self.hist_r)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -801,6 +925,8 @@ class DesResult:
     trace: DesTrace | None
     wall_seconds: float
     events_per_second: float
+    read_latency_percentiles_us: dict[float, float] | None = None  # reads only (None without reads)
+    nand_ops_per_read_tx: np.ndarray | None = None  # counts of read transactions by die visits 0..7+
 
     @property
     def p50_us(self) -> float:
@@ -1003,6 +1129,9 @@ def _finish(cn: CompiledNetwork, s: _State, nseed: int, family: str, confidence:
         pres[lab] = float(s.p_res[i]) / v if v else math.nan
         pwait[lab] = float(s.p_wait[i]) / v if v else (math.nan if cn.step_station[i] >= 0 else 0.0)
 
+    read_pct = None
+    if s.hist_r.sum() > 0:
+        read_pct = {q: _st.hist_percentile(s.hist_r, edges, q, lmin, lmax) for q in (50.0, 99.0, 99.9)}
     trace = None
     if s.tr_start.size:
         trace = DesTrace(s.tr_start, s.tr_end, s.tr_fork, s.tr_T, s.tr_txend, s.tr_txdie)
@@ -1016,4 +1145,5 @@ def _finish(cn: CompiledNetwork, s: _State, nseed: int, family: str, confidence:
         batch_latency_us=batch_lat, completed_requests=int(s.ist[I_COMPLETED]), warmup_requests=warm,
         measured_requests=measured, simulated_time_us=t_end, measured_time_us=T, events=events,
         numba_seed=nseed, service_family=family, closed=cn.closed, trace=trace, wall_seconds=wall,
-        events_per_second=events / wall if wall > 0 else math.inf)
+        events_per_second=events / wall if wall > 0 else math.inf, read_latency_percentiles_us=read_pct,
+        nand_ops_per_read_tx=s.nand_hist.copy())

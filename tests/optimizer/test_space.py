@@ -77,7 +77,12 @@ def test_design_is_canonical():
     ({"des_requests": 10}, "optimizer.des_requests"),
     ({"max_untis": 2}, "optimizer.max_untis"),
     ({"nand": {"channels": [8, 16]}}, "optimizer.nand"),
-    ({"dram": {"size_gib": [1, 2]}}, "optimizer.dram"),
+    ({"dram": {"size_gib": [1, 2]}}, "optimizer.dram.size_gib"),
+    ({"dram": {"mappings": ["bast"]}}, "optimizer.dram.mappings"),
+    ({"dram": {"mappings": []}}, "optimizer.dram.mappings"),
+    ({"dram": {"cache_fractions": [0.0]}}, "optimizer.dram.cache_fractions"),
+    ({"dram": "full"}, "optimizer.dram"),
+    ({"min_life_years": -1}, "optimizer.min_life_years"),
 ])
 def test_bad_options_name_the_field(opts, field):
     cfg = load_config(PM9A3)

@@ -1,0 +1,163 @@
+"""FTL effects in the analytic model (ssdco.model.ftl and how network/whatif use them)."""
+
+import math
+
+import pytest
+
+from ssdco import load_config
+from ssdco.model.ftl import SECONDS_PER_YEAR, WARRANTY_YEARS, ftl_effects
+from ssdco.model.network import build_network
+from ssdco.model.waf import alpha_from_op, waf
+from ssdco.model.whatif import evaluate
+from ssdco.spec import JESD219_SIZE_PROBS, JESD219_SIZES_KIB, config_from_dict
+from tests.conftest import PM9A3
+
+
+def pm9a3(*overrides):
+    return load_config(PM9A3, overrides=list(overrides))
+
+
+def without_ftl(config):
+    raw = {k: v for k, v in config.raw.items() if k != "ftl"}
+    return config_from_dict(raw, source=config.source, base_dir="configs")
+
+
+def test_no_ftl_table_means_no_ftl_work():
+    c = without_ftl(pm9a3("workload.read_fraction=0.7"))
+    assert c.ftl is None and ftl_effects(c) is None
+    net = build_network(c)
+    assert not net.has_background
+    assert evaluate(c).ftl is None and evaluate(c).to_dict()["ftl"] is None
+
+
+def test_read_only_full_table_adds_no_work_and_keeps_the_study_numbers():
+    c = pm9a3()
+    assert c.ftl is not None and c.ftl.mapping == "full" and c.workload.read_fraction == 1.0
+    legacy = without_ftl(c)
+    assert build_network(c).steps == build_network(legacy).steps
+    a, b = evaluate(c), evaluate(legacy)
+    assert a.iops == b.iops and a.latency_mean_us == b.latency_mean_us
+    assert a.power.dram_mw == b.power.dram_mw
+
+
+@pytest.mark.parametrize("policy", ["greedy", "fifo"])
+@pytest.mark.parametrize("op", [0.07, 0.145, 0.28])
+def test_gc_work_per_host_write_follows_desnoyers(policy, op):
+    c = pm9a3("workload.read_fraction=0.5", f'ftl.gc_policy="{policy}"', f"nand.over_provisioning={op}")
+    fx = ftl_effects(c)
+    units_per_page = 16 / 4
+    units_per_block = 1152 * units_per_page
+    expected = waf(alpha_from_op(op), policy, int(units_per_block))
+    assert fx.waf_gc == pytest.approx(expected) and fx.waf_total == pytest.approx(expected)
+    # A programs, A - 1 copies (page reads), A / (units per block) = 1 / (Np (1 - u)) erases per host unit
+    assert fx.bg_programs * fx.units_per_program == pytest.approx(expected)
+    assert fx.bg_reads * units_per_page == pytest.approx(expected - 1.0)
+    u = 1.0 - 1.0 / expected  # victim valid fraction: A = 1 / (1 - u)
+    assert fx.bg_erases == pytest.approx(1.0 / (units_per_block * (1.0 - u)))
+
+
+def test_greedy_never_worse_than_fifo_and_more_op_less_waf():
+    def w(policy, op):
+        return ftl_effects(pm9a3(f'ftl.gc_policy="{policy}"', f"nand.over_provisioning={op}")).waf_gc
+
+    for op in (0.07, 0.145, 0.28):
+        assert w("greedy", op) <= w("fifo", op)
+    assert w("greedy", 0.07) > w("greedy", 0.145) > w("greedy", 0.28)
+
+
+def test_sequential_writes_do_not_amplify():
+    fx = ftl_effects(pm9a3('workload.address_pattern="sequential"', "workload.read_fraction=0.0"))
+    assert fx.waf_gc == 1.0
+
+
+def test_sustained_write_iops_bounded_by_program_throughput_over_waf():
+    c = pm9a3("workload.read_fraction=0.0", "workload.queue_depth=256")
+    fx = ftl_effects(c)
+    n = c.nand
+    program_units_per_s = n.dies * n.read_servers_per_die * fx.units_per_program / (n.t_prog_us * 1e-6)
+    bound = program_units_per_s / fx.waf_total
+    r = evaluate(c)
+    assert r.iops <= bound * (1 + 1e-9)
+    assert r.bounds.capacity_per_us * 1e6 <= bound * (1 + 1e-9)
+    assert r.bottleneck == "die"
+    # more over-provisioning, less amplification, more sustained writes
+    assert evaluate(pm9a3("workload.read_fraction=0.0", "workload.queue_depth=256",
+                          "nand.over_provisioning=0.28")).iops > r.iops
+
+
+def test_buffered_writes_are_acknowledged_before_their_program():
+    r = evaluate(pm9a3("workload.read_fraction=0.0", "workload.queue_depth=1"))
+    assert r.latency_mean_us < pm9a3().nand.t_prog_us / 4  # no tPROG on the write's own path
+
+
+def test_mapping_options_trade_dram_for_nand_reads():
+    full = evaluate(pm9a3("workload.read_fraction=0.7"))
+    dftl = evaluate(pm9a3("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.1"))
+    part = evaluate(pm9a3("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1"))
+    assert full.ftl["dram_size_gib"] == 1.0
+    assert dftl.ftl["dram_size_gib"] == part.ftl["dram_size_gib"] < 0.25
+    assert dftl.power.dram_mw < full.power.dram_mw and part.power.dram_mw < full.power.dram_mw
+    # misses cost NAND reads (and plain DFTL write-backs on the read path)
+    assert dftl.iops < part.iops < full.iops
+    assert full.ftl["max_nand_ops_per_read"] == 1
+    assert part.ftl["max_nand_ops_per_read"] == 2
+    assert dftl.ftl["max_nand_ops_per_read"] == 3
+    # mapping-page writes enter the WAF
+    assert full.ftl["waf"] < part.ftl["waf"] < dftl.ftl["waf"]
+
+
+def test_entry_grained_dftl_reads_modify_write():
+    fx = ftl_effects(pm9a3("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.1",
+                           'ftl.cache_granularity="entry"'))
+    assert fx.max_nand_ops_per_read == 4 and fx.read_map_rmw_reads == pytest.approx(fx.read_map_writebacks)
+
+
+def test_read_only_dftl_never_writes_back():
+    fx = ftl_effects(pm9a3('ftl.mapping="dftl"', "ftl.cache_fraction=0.1"))
+    assert fx.read_map_writebacks == 0 and fx.read_map_reads == pytest.approx(1 - fx.mapping_hit_ratio)
+    assert fx.max_nand_ops_per_read == 2
+
+
+def test_lifetime_arithmetic_and_whatif_keys():
+    c = pm9a3("workload.read_fraction=0.7")
+    r = evaluate(c)
+    fx = ftl_effects(c)
+    f = r.to_dict()["ftl"]
+    assert set(f) >= {"waf", "waf_gc", "tbw", "dwpd", "life_years", "host_write_mb_s", "dram_size_gib",
+                      "mapping_hit_ratio", "max_nand_ops_per_read", "mapping_dram_mib"}
+    phys = 960e9 * (1 + c.nand.over_provisioning)
+    assert f["tbw"] == pytest.approx(c.ftl.pe_cycles * phys / fx.waf_total / 1e12)
+    assert f["dwpd"] == pytest.approx(f["tbw"] * 1e12 / 960e9 / (WARRANTY_YEARS * 365.25))
+    write_bps = r.iops * 0.3 * 4096
+    assert f["host_write_mb_s"] == pytest.approx(write_bps / 1e6)
+    assert f["life_years"] == pytest.approx(c.ftl.pe_cycles * phys / (write_bps * fx.waf_total) / SECONDS_PER_YEAR)
+    assert evaluate(pm9a3()).to_dict()["ftl"]["life_years"] is None  # no writes: never wears out
+
+
+def jesd219(*overrides):
+    """PM9A3 with ``workload.preset = "jesd219"`` (its explicit size and pattern removed: they would win)."""
+    base = pm9a3(*overrides)
+    raw = dict(base.raw)
+    raw["workload"] = {k: v for k, v in raw["workload"].items() if k not in ("request_size_kib", "address_pattern")}
+    raw["workload"]["preset"] = "jesd219"
+    return config_from_dict(raw, source=base.source, base_dir="configs")
+
+
+def test_jesd219_preset_sets_the_transfer_mix_and_skew():
+    c = jesd219()
+    assert c.workload.request_sizes_kib == JESD219_SIZES_KIB
+    assert c.workload.request_size_probs == JESD219_SIZE_PROBS
+    assert c.workload.address_pattern == "jesd219"
+    assert math.isclose(sum(JESD219_SIZE_PROBS), 1.0)
+    # the skew raises the greedy WAF of unseparated hot/cold data (Desnoyers, hot/cold)
+    assert ftl_effects(c).waf_gc > ftl_effects(pm9a3()).waf_gc
+
+
+def test_power_everywhere_uses_the_mapping_options_dram_size():
+    from ssdco.model.power import compute_power
+
+    c = pm9a3("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1")
+    r = evaluate(c)
+    p = compute_power(c, build_network(c), r.iops, {})  # as the DES comparison calls it
+    assert p.dram_mw == pytest.approx(r.power.dram_mw)
+    assert p.dram_mw < compute_power(c, build_network(c), r.iops, {}, dram_size_gib=1.0).dram_mw
