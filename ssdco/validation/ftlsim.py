@@ -866,3 +866,23 @@ def simulate_partitioned_cache(
         translation_writes_per_write=flw / writes if writes else 0.0,
         translation_reads_per_write=flr / writes if writes else 0.0,
     )
+
+
+def simulate_config(config, *, seed: SeedLike, logical_pages: int = 1 << 20, host_writes: int | None = None,
+                    warmup_host_writes: int | None = None) -> FtlSimResult:
+    """Run :func:`simulate_ftl` on a configuration's device and workload (its ``[ftl]`` table).
+
+    Same inputs as the analytic :func:`ssdco.model.ftl.ftl_effects`: victim policy ``ftl.gc_policy``,
+    ``alpha = 1 + nand.over_provisioning``, erase blocks of ``pages_per_block x page / mapping unit``
+    units and the workload's address pattern; the logical space is scaled down to ``logical_pages``
+    units (WAF depends on the ratios, not the size, once blocks are many).
+    """
+    from ..model.ftl import address_pattern
+
+    if config.ftl is None:
+        raise ValueError("the configuration has no [ftl] table")
+    nand, w = config.nand, config.workload
+    units_per_page = max(1, int(round(nand.page_size_kib / w.mapping_unit_kib)))
+    return simulate_ftl(logical_pages, nand.pages_per_block * units_per_page, 1.0 + nand.over_provisioning,
+                        seed=seed, policy=config.ftl.gc_policy, pattern=address_pattern(config),
+                        host_writes=host_writes, warmup_host_writes=warmup_host_writes)

@@ -277,3 +277,20 @@ def test_che_reference_fractions_large_table(frac):
     sim = simulate_lru_cache(n, int(frac * n), seed=31, pattern=JESD219_LBA_SKEW)
     che = che_hit_ratio(ZonePopularity.from_pattern(JESD219_LBA_SKEW, n), int(frac * n))
     assert abs(sim.hit_ratio - che.hit_ratio) <= 0.01
+
+
+def test_config_driven_simulation_matches_the_models_waf():
+    """The functional simulator runs a configuration's device and workload (simulate_config) and agrees
+    with the WAF the analytic model puts on the route (PM9A3 geometry: 4,608-unit blocks, OP 14.5 %)."""
+
+    from ssdco import load_config
+    from ssdco.model.ftl import ftl_effects
+    from ssdco.validation.ftlsim import simulate_config
+    from tests.conftest import PM9A3
+
+    uniform = load_config(PM9A3, overrides=["workload.read_fraction=0.0"])
+    r = simulate_config(uniform, seed=1, logical_pages=1 << 21, host_writes=1 << 22, warmup_host_writes=3 << 21)
+    assert r.waf == pytest.approx(ftl_effects(uniform).waf_gc, rel=0.05)
+    skewed = load_config(PM9A3, overrides=["workload.read_fraction=0.0", 'workload.address_pattern="jesd219"'])
+    r = simulate_config(skewed, seed=2, logical_pages=1 << 20)
+    assert r.waf == pytest.approx(ftl_effects(skewed).waf_gc, rel=0.05)
