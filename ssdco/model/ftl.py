@@ -32,7 +32,11 @@ Model (steady state, page-level mapping, mapping unit ``u`` = ``workload.mapping
 * **DRAM size.** ``dram.size_gib`` is the size *with the full table*; another option frees the
   difference: ``size = dram.size_gib - full table + (cache + GTD)``
   (:func:`ssdco.model.mapping_cache.mapping_dram_bytes`; reference-parameters.md §4.3).
-* **Lifetime.** NAND bytes written per host byte = ``waf_total``; TBW = P/E x physical capacity /
+* **Sub-unit writes.** A write smaller than the mapping unit (JESD219: 10 % of transfers are below
+  4 KiB) is a read-modify-write: its flush first reads the old unit (one more background page read and
+  channel transfer) and programs a whole unit, so NAND bytes per host byte grow by
+  ``unit x transactions / request bytes`` (``byte_amplification``; reference-parameters.md §7.3 note).
+* **Lifetime.** NAND bytes written per host byte = ``waf_total x byte_amplification``; TBW = P/E x physical capacity /
   ``waf_total``; DWPD over 5 years (the usual enterprise warranty, JESD218); years of life at the
   workload's host write rate = P/E x physical bytes / (host write bytes/s x ``waf_total``).
 
@@ -81,6 +85,8 @@ class FtlEffects:
     bg_transfers_units: float  # channel transfers of one mapping unit per write transaction
     units_per_program: float
     write_buffer_slots: int  # buffered write transactions (DES back-pressure)
+    rmw_reads: float  # read-modify-write reads per write transaction (writes smaller than a unit)
+    byte_amplification: float  # mapping units written per host byte, in units of the host's bytes (>= 1)
     dram_size_gib: float
     mapping_dram_bytes: int
     physical_bytes: float
@@ -90,7 +96,12 @@ class FtlEffects:
     @property
     def tbw(self) -> float:
         """Terabytes (1e12 B) of host writes until the P/E rating is used up."""
-        return self.pe_cycles * self.physical_bytes / self.waf_total / 1e12 if self.waf_total > 0 else math.inf
+        return self.pe_cycles * self.physical_bytes / self.nand_bytes_per_host_byte / 1e12
+
+    @property
+    def nand_bytes_per_host_byte(self) -> float:
+        """NAND bytes programmed per host byte written: GC/mapping WAF x sub-unit amplification."""
+        return self.waf_total * self.byte_amplification
 
     @property
     def dwpd(self) -> float:
@@ -101,7 +112,8 @@ class FtlEffects:
         """Years until the P/E rating is used up at ``host_write_bytes_per_s`` (inf without writes)."""
         if host_write_bytes_per_s <= 0:
             return math.inf
-        return self.pe_cycles * self.physical_bytes / (host_write_bytes_per_s * self.waf_total) / SECONDS_PER_YEAR
+        return (self.pe_cycles * self.physical_bytes / (host_write_bytes_per_s * self.nand_bytes_per_host_byte)
+                / SECONDS_PER_YEAR)
 
 
 def address_pattern(config: Config):
@@ -171,6 +183,9 @@ def ftl_effects(config: Config) -> FtlEffects | None:
     map_units_per_write = units_per_page * (w_progs + (r_wb * rf / wf if wf > 0 else 0.0))
     waf_total = waf_gc * (1.0 + map_units_per_write)
     bg_units = waf_gc * (1.0 + units_per_page * w_progs)  # background programs (read write-backs are sync)
+    partial = sum(p for size, p in zip(w.request_sizes_kib, w.request_size_probs) if size < w.mapping_unit_kib - 1e-9)
+    rmw = partial / w.mean_transactions
+    byte_amp = max(1.0, unit_bytes * w.mean_transactions / w.mean_request_bytes)
     copies_units = (waf_gc - 1.0) * (1.0 + units_per_page * w_progs)
     return FtlEffects(
         mapping=ftl.mapping,
@@ -182,11 +197,13 @@ def ftl_effects(config: Config) -> FtlEffects | None:
         read_map_rmw_reads=r_rmw,
         max_nand_ops_per_read=max_ops,
         bg_programs=bg_units / units_per_program,
-        bg_reads=copies_units / units_per_page + w_reads,
+        bg_reads=copies_units / units_per_page + w_reads + rmw,
         bg_erases=bg_units / (units_per_block * planes_per_server),
-        bg_transfers_units=1.0 + 2.0 * copies_units + units_per_page * (w_reads + w_progs),
+        bg_transfers_units=1.0 + 2.0 * copies_units + units_per_page * (w_reads + w_progs) + rmw,
         units_per_program=units_per_program,
         write_buffer_slots=max(1, int(ftl.write_buffer_kib * KIB // unit_bytes)),
+        rmw_reads=rmw,
+        byte_amplification=byte_amp,
         dram_size_gib=max(0.0, config.dram.size_gib - mdram.full_table_bytes / GIB + mdram.total_bytes / GIB),
         mapping_dram_bytes=mdram.total_bytes,
         physical_bytes=logical * alpha,

@@ -112,7 +112,8 @@ def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str,
     """The ``ftl`` block of ``whatif --json`` (None without an ``[ftl]`` table).
 
     Keys: ``mapping``, ``gc_policy``, ``waf_gc`` (Desnoyers GC write amplification of data),
-    ``waf`` (NAND units programmed per host unit, mapping writes included), ``mapping_hit_ratio``
+    ``waf`` (NAND units programmed per host unit, mapping writes included), ``nand_bytes_per_host_byte``
+    (``waf`` x the read-modify-write amplification of writes smaller than a mapping unit), ``mapping_hit_ratio``
     (reads), ``max_nand_ops_per_read`` (NAND operations on one read's path, worst case),
     ``mapping_dram_mib`` (cache + GTD), ``dram_size_gib`` (derived DRAM size the power uses),
     ``host_write_mb_s`` (at the solved IOPS), ``tbw`` (TB written over the P/E rating), ``dwpd``
@@ -127,6 +128,7 @@ def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str,
         "gc_policy": config.ftl.gc_policy,
         "waf_gc": float(fx.waf_gc),
         "waf": float(fx.waf_total),
+        "nand_bytes_per_host_byte": float(fx.nand_bytes_per_host_byte),
         "mapping_hit_ratio": float(fx.mapping_hit_ratio),
         "max_nand_ops_per_read": int(fx.max_nand_ops_per_read),
         "mapping_dram_mib": float(fx.mapping_dram_bytes / 2**20),

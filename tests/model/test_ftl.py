@@ -161,3 +161,15 @@ def test_power_everywhere_uses_the_mapping_options_dram_size():
     p = compute_power(c, build_network(c), r.iops, {})  # as the DES comparison calls it
     assert p.dram_mw == pytest.approx(r.power.dram_mw)
     assert p.dram_mw < compute_power(c, build_network(c), r.iops, {}, dram_size_gib=1.0).dram_mw
+
+
+def test_sub_unit_writes_read_modify_write():
+    c = jesd219("workload.read_fraction=0.0")
+    fx = ftl_effects(c)
+    w = c.workload
+    partial = sum(p for s, p in zip(w.request_sizes_kib, w.request_size_probs) if s < 4)
+    assert partial == pytest.approx(0.10)  # JESD219: 10 % of transfers below 4 KiB
+    assert fx.rmw_reads == pytest.approx(partial / w.mean_transactions)
+    assert fx.byte_amplification == pytest.approx(4096 * w.mean_transactions / w.mean_request_bytes)
+    assert fx.byte_amplification > 1.0 and fx.nand_bytes_per_host_byte == pytest.approx(fx.waf_total * fx.byte_amplification)
+    assert ftl_effects(pm9a3()).byte_amplification == 1.0  # aligned 4 KiB: none
