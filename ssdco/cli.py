@@ -160,6 +160,14 @@ def format_result(r) -> str:
                  f"DRAM {p.dram_mw:.1f} mW, total {p.total_mw:.1f} mW")
     lines.append(f"  energy per I/O       {_fmt(r.energy_per_io_nj, ' nJ', 1)}")
     lines.append("")
+    if r.ftl is not None:  # [ftl] table: mapping option, WAF, lifetime (ssdco/model/ftl.py)
+        f = r.ftl
+        life = "no writes" if f["life_years"] is None or not math.isfinite(f["life_years"]) else f"{f['life_years']:.3g} years"
+        lines.append(f"  FTL: {f['mapping']} mapping (hit ratio {f['mapping_hit_ratio']:.3f}, DRAM {f['dram_size_gib']:.3f} GiB, "
+                     f"<= {f['max_nand_ops_per_read']} NAND ops per read), {f['gc_policy']} GC")
+        lines.append(f"       WAF {f['waf']:.2f} (GC {f['waf_gc']:.2f}), host writes {f['host_write_mb_s']:,.1f} MB/s, "
+                     f"TBW {f['tbw']:,.0f} TB, {f['dwpd']:.2f} DWPD (5 y), life at this rate {life}")
+        lines.append("")
     lines.append("  budget                limit          value         met")
     for name, b in r.budgets.items():
         unit = "" if name == "min_iops" else " mW"
