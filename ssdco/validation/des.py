@@ -989,8 +989,9 @@ class DesResult:
 # --------------------------------------------------------------------------------------------------
 def _check_open_stability(network: Network) -> None:
     lam = float(network.arrival_iops) / 1e6  # per us
+    bg = {b.name: b.demand_us for b in network.background_loads()}
     for ld in network.loads():
-        rho = lam * ld.demand_us / ld.servers
+        rho = lam * (ld.demand_us + bg.get(ld.name, 0.0)) / ld.servers  # background work loads it too
         if rho >= 1.0:
             raise _fail(f"open workload is unstable: station {ld.name!r} would be {rho:.3g} utilised at "
                         f"{network.arrival_iops:g} IOPS (needs < 1)")

@@ -161,3 +161,19 @@ def test_model_agrees_with_des_on_the_jesd219_workload(overrides, tol):
     d = simulate(net, requests=REQUESTS, seed=1)
     assert m.iops == pytest.approx(d.iops.value, rel=tol)
     assert m.latency_mean_us == pytest.approx(d.mean_latency_us.value, rel=tol + 0.01)
+
+
+def test_open_workload_beyond_the_write_bound_is_refused():
+    import tomllib
+
+    from ssdco.spec import config_from_dict
+    from ssdco.validation.des import DesError
+
+    raw = tomllib.loads(PM9A3.read_text())
+    w = {k: v for k, v in raw["workload"].items() if k != "queue_depth"}
+    raw["workload"] = {**w, "read_fraction": 0.0, "arrival_iops": 400_000}  # above program throughput / WAF
+    c = config_from_dict(raw, source=str(PM9A3), base_dir=PM9A3.parent)
+    net = build_network(c)
+    assert not evaluate_network(c, net).stable
+    with pytest.raises(DesError, match="die"):
+        simulate(net, requests=10_000, seed=1)
