@@ -198,8 +198,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
     zero_load = None
     if network.queue_depth is not None:
         if exact:
-            sol = solve_closed(demand, servers, copies, scv, delay, network.queue_depth, exact=True)
-            method = "exact-convolution"
+            # product form has no open background class: background work is charged to the request that
+            # caused it (write-through), a pessimistic bound when the FTL has a write buffer
+            sol = solve_closed(demand + bg_demand, servers, copies, scv, delay, network.queue_depth, exact=True)
+            method = "exact-convolution" + ("-write-through" if np.any(bg_demand > 0) else "")
         else:
             sol = solve_route(route_arrays(network, loads), network.queue_depth)
             zero_load = 1.0 / sol.throughput_by_n[1]  # fork-join makespan of one request alone

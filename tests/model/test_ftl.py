@@ -173,3 +173,11 @@ def test_sub_unit_writes_read_modify_write():
     assert fx.byte_amplification == pytest.approx(4096 * w.mean_transactions / w.mean_request_bytes)
     assert fx.byte_amplification > 1.0 and fx.nand_bytes_per_host_byte == pytest.approx(fx.waf_total * fx.byte_amplification)
     assert ftl_effects(pm9a3()).byte_amplification == 1.0  # aligned 4 KiB: none
+
+
+def test_exact_solver_charges_background_work_to_its_request():
+    c = pm9a3("workload.read_fraction=0.7")
+    exact = evaluate(c, exact=True)
+    assert exact.method == "exact-convolution-write-through"
+    assert exact.iops <= evaluate(c).iops  # write-through is the pessimistic bound
+    assert evaluate(pm9a3(), exact=True).method == "exact-convolution"
