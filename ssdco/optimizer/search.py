@@ -62,7 +62,7 @@ from ..model.whatif import Result, evaluate
 from ..spec import Budgets, Config
 from . import ilp
 from .enumerate import DesignTable, ParetoPoint, enumerate_space, linear_feasible, linear_optimum, pareto
-from .problem import FAMILIES, US_PER_S, Evaluation, LinearModel, Targets, make_targets, row_family
+from .problem import US_PER_S, Evaluation, LinearModel, Targets, make_targets, row_family
 from .space import Design, DesignSpace
 
 REL_STEP = 1e-3  # how far past a threshold the "becomes" re-solve looks (relative)
@@ -910,35 +910,30 @@ def _sensitivity(s: _Searcher, t: Targets, pick: Design, verdict: Verdict) -> li
         if math.isfinite(cur) or name == "min_iops":
             d_ext = pick_at(name, extreme) if extreme != cur else None
             if d_ext is not None and model.cost(d_ext) < cost - tol:
-                if direction > 0:
-                    lo, hi = cur, (_need_of(s, t, d_ext, name) if not math.isfinite(extreme) else extreme)
-                    hi = max(hi, cur)
+                def boundary(lo: float, hi: float, cheaper_at_hi: bool):
+                    """Bisect [lo, hi] for where a cheaper design than the pick appears."""
                     best = d_ext
                     for _ in range(BISECT_MAX_STEPS):
                         if hi - lo <= BISECT_REL_TOL * max(abs(hi), 1e-12):
                             break
                         mid = 0.5 * (lo + hi)
                         d = pick_at(name, mid)
-                        if d is not None and model.cost(d) < cost - tol:
-                            hi, best = mid, d
+                        cheaper = d is not None and model.cost(d) < cost - tol
+                        if cheaper:
+                            best = d
+                        if cheaper == cheaper_at_hi:
+                            hi = mid
                         else:
                             lo = mid
-                    d_hi = pick_at(name, hi)
-                    l_lim, lb = hi, d_hi if d_hi is not None else best
+                    edge = hi if cheaper_at_hi else lo
+                    d_edge = pick_at(name, edge)
+                    return edge, d_edge if d_edge is not None else best
+
+                if direction > 0:
+                    hi = _need_of(s, t, d_ext, name) if not math.isfinite(extreme) else extreme
+                    l_lim, lb = boundary(cur, max(hi, cur), cheaper_at_hi=True)
                 else:
-                    lo, hi = extreme, cur  # cheaper at lo, the pick at hi
-                    best = d_ext
-                    for _ in range(BISECT_MAX_STEPS):
-                        if hi - lo <= BISECT_REL_TOL * max(abs(hi), 1e-12):
-                            break
-                        mid = 0.5 * (lo + hi)
-                        d = pick_at(name, mid)
-                        if d is not None and model.cost(d) < cost - tol:
-                            lo, best = mid, d
-                        else:
-                            hi = mid
-                    d_lo = pick_at(name, lo)
-                    l_lim, lb = lo, d_lo if d_lo is not None else best
+                    l_lim, lb = boundary(extreme, cur, cheaper_at_hi=False)  # cheaper at lo, the pick at hi
         out.append(Sensitivity(
             parameter=name, current=cur, binding=l_lim is not None, tighten_limit=t_lim,
             tighten_becomes=tb, tighten_becomes_cost=model.cost(tb) if tb is not None else None,
