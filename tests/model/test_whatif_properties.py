@@ -30,12 +30,11 @@ def test_asymptotic_bounds_hold(d):
 @given(config_dicts(), st.booleans())
 @settings(max_examples=80)
 def test_adding_a_core_or_unit_never_lowers_iops(d, exact):
-    # The exact solver is held to rounding. The route MVA is not monotone by construction: already
-    # the residual-corrected recursion switches from a single-server to a multi-server wait formula
-    # when a core is added, and its re-entry and flow-variability corrections depend on server counts,
-    # so it can lose up to ~1 % IOPS when a server is added to a station that does not limit
-    # throughput (0.84 % the worst of 1,300 sampled designs; the DES shows no change there; see
-    # route_mva.py, "Known limitation"). It is held to 2 %, so a real regression still fails.
+    # The exact solver is held to rounding: this is the acceptance item. The route MVA does not meet
+    # it (route_mva.py, "Known limitation"; benchmarks/monotonicity.py): 99 % of the drops measured on
+    # random designs are below 0.15 %, but isolated designs lose up to 3.6 % (pinned below as a strict
+    # xfail). This guard holds the route MVA to 2 % on the drawn designs so a regression in the common
+    # case still fails; it does not claim the acceptance level for the default solver.
     tol = 1e-9 if exact else 2e-2
     base = evaluate(config_from_dict(d), exact=exact).iops
     ctrl = d["controller"]
@@ -47,6 +46,31 @@ def test_adding_a_core_or_unit_never_lowers_iops(d, exact):
         more = copy.deepcopy(d)
         more["controller"]["accelerators"][m] += 1
         assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - tol)
+
+
+def _known_non_monotone_pair():
+    """benchmarks/monotonicity.py's worst case: 8 dies x 3 planes bound, 16 KiB requests at QD 45, one
+    slow core for parse; and the same design with a second parse core. The DES gives 18,362 and 18,354
+    IOPS (+/- 100): no change."""
+    from benchmarks.model_vs_des import random_config
+
+    d = random_config(10469, mixed_sizes=True)
+    more = copy.deepcopy(d)
+    more["controller"]["core_groups"][0]["count"] += 1
+    return config_from_dict(d), config_from_dict(more)
+
+
+def test_exact_solver_is_monotone_on_the_known_route_mva_counterexample():
+    base, more = _known_non_monotone_pair()
+    assert evaluate(more, exact=True).iops >= evaluate(base, exact=True).iops * (1 - 1e-9)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="route MVA not monotone in servers: -3.6 % on this design (route_mva.py, "
+                          "'Known limitation'); remove the mark when the solver is fixed")
+def test_route_mva_is_monotone_on_its_known_counterexample():
+    base, more = _known_non_monotone_pair()
+    assert evaluate(more).iops >= evaluate(base).iops * (1 - 1e-9)
 
 
 @given(config_dicts(max_qd=32))

@@ -1,0 +1,80 @@
+"""Does adding one core or one accelerator unit ever lower the model's IOPS? Measured, not asserted.
+
+For uniformly sampled random designs (the ranges of tests/strategies.py, every other one with 4/8/16 KiB
+requests) each core group and each accelerator gets one more server, and the IOPS of the default route
+MVA and of the exact (exponential, product-form) solver are compared with the unchanged design. Prints
+how many additions lower IOPS and by how much, and the worst cases. The exact solver should show none;
+the route MVA does (see ssdco/model/route_mva.py, "Known limitation"). ``--des`` re-runs the worst case
+in the DES to show what the simulated controller does.
+
+    .venv/bin/python -m benchmarks.monotonicity [--designs 1500] [--first-seed 10000] [--des]
+"""
+
+import argparse
+import copy
+import time
+
+import numpy as np
+
+from benchmarks.model_vs_des import random_config
+from ssdco.model.network import build_network
+from ssdco.model.whatif import evaluate_network
+from ssdco.spec import config_from_dict
+from ssdco.validation.des import simulate
+
+
+def one_more_server(d: dict):
+    """Yield (label, design) for every design with one more core in a group or one more accelerator unit."""
+    for i, group in enumerate(d["controller"]["core_groups"]):
+        more = copy.deepcopy(d)
+        more["controller"]["core_groups"][i]["count"] += 1
+        yield f"+1 core in {group['name']}", more
+    for module in d["controller"].get("accelerators", {}):
+        more = copy.deepcopy(d)
+        more["controller"]["accelerators"][module] += 1
+        yield f"+1 {module} accelerator unit", more
+
+
+def iops(d: dict, exact: bool) -> float:
+    config = config_from_dict(d)
+    return evaluate_network(config, build_network(config), exact=exact).iops
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--designs", type=int, default=1500)
+    ap.add_argument("--first-seed", type=int, default=10_000)
+    ap.add_argument("--des", action="store_true", help="simulate the worst route-MVA case before and after")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    changes = {False: [], True: []}  # exact? -> [(relative change, seed, label)]
+    for i in range(args.designs):
+        seed = args.first_seed + i
+        d = random_config(seed, mixed_sizes=i % 2 == 1)
+        for exact in (False, True):
+            base = iops(d, exact)
+            for label, more in one_more_server(d):
+                changes[exact].append((iops(more, exact) / base - 1.0, seed, label))
+    print(f"{args.designs} random designs, {len(changes[False])} one-server additions, "
+          f"{time.perf_counter() - t0:.1f} s")
+    for exact, name in ((False, "route MVA (default)"), (True, "exact (--exact)")):
+        rel = np.array([c for c, _, _ in changes[exact]])
+        drops = rel < -1e-12
+        print(f"{name:20s}: IOPS lower after the addition in {drops.sum()} of {rel.size}; "
+              f"worst {rel.min():+.3%}; 99th percentile of the drops {np.quantile(-rel[drops], 0.99) if drops.any() else 0:.3%}")
+    worst = sorted(changes[False])[:5]
+    for change, seed, label in worst:
+        print(f"  seed {seed} ({'4/8/16' if (seed - args.first_seed) % 2 else '4'} KiB): {label}: {change:+.3%}")
+    if args.des and worst:
+        change, seed, label = worst[0]
+        d = random_config(seed, mixed_sizes=(seed - args.first_seed) % 2 == 1)
+        more = dict(one_more_server(d))[label]
+        for name, design in (("as sampled", d), (label, more)):
+            config = config_from_dict(design)
+            des = simulate(build_network(config), requests=200_000, seed=5)
+            print(f"  DES seed {seed} {name}: {des.iops.value:,.0f} IOPS +/- {des.iops.half_width:,.0f} "
+                  f"(model {iops(design, False):,.0f})")
+
+
+if __name__ == "__main__":
+    main()
