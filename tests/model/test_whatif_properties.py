@@ -6,6 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.model_vs_des import random_config
+from benchmarks.monotonicity import one_more_server
 from ssdco.model.whatif import evaluate
 from ssdco.spec import config_from_dict
 from tests.strategies import config_dicts
@@ -37,27 +39,16 @@ def test_adding_a_core_or_unit_never_lowers_iops(d, exact):
     # case still fails; it does not claim the acceptance level for the default solver.
     tol = 1e-9 if exact else 2e-2
     base = evaluate(config_from_dict(d), exact=exact).iops
-    ctrl = d["controller"]
-    for i in range(len(ctrl["core_groups"])):
-        more = copy.deepcopy(d)
-        more["controller"]["core_groups"][i]["count"] += 1
-        assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - tol)
-    for m in ctrl.get("accelerators", {}):
-        more = copy.deepcopy(d)
-        more["controller"]["accelerators"][m] += 1
-        assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - tol)
+    for label, more in one_more_server(d):
+        assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - tol), label
 
 
 def _known_non_monotone_pair():
     """benchmarks/monotonicity.py's worst case: 8 dies x 3 planes bound, 16 KiB requests at QD 45, one
     slow core for parse; and the same design with a second parse core. The DES gives 18,362 and 18,354
     IOPS (+/- 100): no change."""
-    from benchmarks.model_vs_des import random_config
-
     d = random_config(10469, mixed_sizes=True)
-    more = copy.deepcopy(d)
-    more["controller"]["core_groups"][0]["count"] += 1
-    return config_from_dict(d), config_from_dict(more)
+    return config_from_dict(d), config_from_dict(dict(one_more_server(d))["+1 core in g1"])
 
 
 def test_exact_solver_is_monotone_on_the_known_route_mva_counterexample():
