@@ -23,6 +23,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/des_speed.py
 	$(BIN)/python benchmarks/optimize_speed.py
 	$(BIN)/python benchmarks/model_vs_des.py
+	$(BIN)/python -m benchmarks.monotonicity
 
 study: $(BIN)/.installed
 	$(BIN)/ssdco study configs/pm9a3-960.toml
