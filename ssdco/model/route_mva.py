@@ -222,10 +222,13 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     wait = np.zeros(k_count)
     p_wait = np.zeros(k_count)
     ca2 = np.ones(k_count)
-    # Marginal queue-length distributions of the multi-server stations, in jobs as the station sees them:
-    # a station that a fork-join step visits holds transactions, so each request adds up to t_max jobs
-    # there and an arriving transaction can find up to (n - 1) t_max others (counting requests instead
-    # truncated the distribution at n - 1 and hid the waits behind another request's transactions).
+    # Marginal queue-length distribution of each multi-server station (load-dependent MVA recursion
+    # p(j | n) = X D / min(j, c) p(j - 1 | n - 1)), in jobs as the station sees them: a station that a
+    # fork-join step visits holds transactions, so each request adds t_max recursion steps there and an
+    # arriving transaction can find up to (n - 1) t_max others (counting requests instead truncated the
+    # distribution at n - 1 and hid the waits behind another request's transactions). Only what the wait
+    # needs is kept: p(0 .. c - 1), the tail mass P(J >= c) and the tail sum E[(J - c + 1)+], which the
+    # recursion updates exactly in O(c) per step.
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
@@ -233,8 +236,10 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     for i in range(n_steps):
         if blk[i]:
             unit[st[i]] = t_max
-    marg = np.zeros((k_count, n_max * t_max + 1))
-    marg[:, 0] = 1.0
+    low = np.zeros((k_count, max(servers.max(), 1)))
+    low[:, 0] = 1.0
+    tail_mass = np.zeros(k_count)
+    tail_jobs = np.zeros(k_count)
     resp = np.zeros(n_steps)
     cycle = 0.0
     base_f = 0.5 * (1.0 + scv)
@@ -278,13 +283,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 wait[k] = max(gamma * (svc[k] * (queue[k] - busy) + busy * svc[k] * f), 0.0)
                 p_wait[k] = busy
             else:
-                jobs = 0.0
-                pw = 0.0
-                for i in range(c, (n - 1) * unit[k] + 1):
-                    jobs += (i - c + 1) * marg[k, i]
-                    pw += marg[k, i]
-                wait[k] = gamma * f * (svc[k] / c) * jobs
-                p_wait[k] = pw
+                wait[k] = gamma * f * (svc[k] / c) * tail_jobs[k]
+                p_wait[k] = tail_mass[k]
             if bg_demand[k] > 0.0 and x_bg[n] > 0.0:
                 ub = min(x_bg[n] * bg_demand[k] / c, 0.98)
                 rho = min(ub + min(util[k], 1.0), 0.98)
@@ -334,17 +334,22 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             c = servers[k]
             if c > 1 and demand[k] > 0.0:
                 xd = x * demand[k]
-                for added in range(unit[k]):  # one load-dependent MVA marginal step per job added
-                    top = (n - 1) * unit[k] + added + 1
-                    ssum = 0.0
-                    for j in range(top, 0, -1):
-                        marg[k, j] = xd / (j if j < c else c) * marg[k, j - 1]
-                        ssum += marg[k, j]
-                    if ssum > 1.0:
-                        for j in range(1, top + 1):
-                            marg[k, j] /= ssum
+                for _ in range(unit[k]):  # one recursion step per job the request adds here
+                    mass = xd / c * (low[k, c - 1] + tail_mass[k])
+                    jobs = xd / c * (low[k, c - 1] + tail_mass[k] + tail_jobs[k])
+                    ssum = mass
+                    for j in range(c - 1, 0, -1):
+                        low[k, j] = xd / j * low[k, j - 1]
+                        ssum += low[k, j]
+                    if ssum > 1.0:  # the approximate X(n) can overshoot the normalisation
+                        for j in range(1, c):
+                            low[k, j] /= ssum
+                        mass /= ssum
+                        jobs /= ssum
                         ssum = 1.0
-                    marg[k, 0] = 1.0 - ssum
+                    low[k, 0] = 1.0 - ssum
+                    tail_mass[k] = mass
+                    tail_jobs[k] = jobs
         # --- 3. arrival variability along the route (QNA), for the next population
         cd2 = np.empty(k_count)
         for k in range(k_count):
