@@ -49,22 +49,26 @@ the comparison honest, and the residual disagreement is reported there and in th
 
 Known limitation: the solver is not monotone in the number of servers; the exact solver
 (``exact=True``) is. ``benchmarks/monotonicity.py`` measures it: of 4,850 one-server additions on 1,500
-uniformly sampled designs, 742 lower IOPS, 99 % of those by less than 0.15 %, the worst by 3.6 % (a
-die-bound design with 16 KiB requests at QD 45, where the DES shows no change: 18,362 vs 18,354 IOPS,
-+/- 100). Three mechanisms, found by switching the corrections off one at a time:
+uniformly sampled designs, 806 lower IOPS, 99 % of those by less than 0.5 %, the worst by 4.0 % (a
+die-bound design with 16 KiB requests at QD 45, where the DES shows no change: 18,362 vs 18,365 IOPS,
++/- 110). Three mechanisms, found by switching the corrections off one at a time:
 
 * 1. (max-of-T waits) makes the recursion in n oscillate when a multi-server station nears
-  saturation: the marginal probabilities ``marg`` are renormalised once their sum passes 1, which feeds
-  back through P(wait) into the fork-join term, so n / cycle rises and falls from one n to the next.
-  X(n) is floored at X(n - 1), so it climbs in plateaus and jumps, and a small change elsewhere (a core
-  added off the bottleneck) shifts where the jumps fall. This gives the large drops (the 3.6 % case).
+  saturation: the marginal probabilities are renormalised once their sum passes 1 (the approximate
+  X(n) overshoots), p(0) drops to 0 and recovers a few steps later, which feeds back through P(wait)
+  into the fork-join term, so n / cycle rises and falls from one n to the next. X(n) is floored at
+  X(n - 1), so it climbs in plateaus and jumps, and a small change elsewhere (a core added off the
+  bottleneck) shifts where the jumps fall. This gives the large drops (the 4.0 % case).
 * 2. (re-entry): another server elsewhere shortens a job's way back to a die it just left.
 * 3. (flow): another server makes a station's departures less regular (the 1/sqrt(c) term).
 
-Replacements tried and rejected because they cost more DES agreement than they bought: Seidmann's
-multi-server approximation, the Bolch et al. multi-server MVA recursion from p(0..c-1), always
-renormalised marginals, and max-of-T over the residual part of the wait only (worst drops 0.4-0.7 %,
-but 24-42 more of 500 generated configurations outside the DES tolerances, 456 within today).
+Replacements tried and rejected because they cost more DES agreement than they bought, or bought too
+little: Seidmann's multi-server approximation, the Bolch et al. multi-server MVA recursion from
+p(0..c-1), always renormalised marginals, max-of-T over the residual part of the wait only (worst drops
+0.4-0.7 %, but 24-42 more of 500 generated configurations outside the DES tolerances), and the
+truncated M/M/c (Erlang) shape for the marginals (worst drop 1.6 %, as many drops, one fewer of 700
+within tolerance). Using the unfloored n / cycle for the state, or for X(n) too, did not remove the
+oscillation.
 """
 
 from __future__ import annotations

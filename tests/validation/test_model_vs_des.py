@@ -6,18 +6,19 @@ within 10 %. The route MVA does NOT meet that for every configuration; what it a
 here as measured, so a regression fails (and an improvement should tighten the numbers):
 
 * one transaction per request: >= 90 of 100 within both tolerances, worst IOPS error <= 20 %;
-* 8-16 KiB requests (fork-join of 2-4 transactions): >= 70 of 100, worst <= 20 %.
+* 8-16 KiB requests (fork-join of 2-4 transactions): >= 80 of 100, worst <= 15 %.
 
 Measured with the draws this suite makes (tests/conftest.py pins them against Hypothesis's harvesting
-of source constants): 100/100 (worst 1.7 %) and 86/100 (worst 10.6 %). An earlier draw of the same
-strategies gave 93/100 (worst 15.9 %) and 73/100 (worst 9.3 %), and one full-suite run drew a
-multi-transaction set with a worst error of 15.4 %: the numbers depend on how many convoy-prone designs
-a draw contains, which is why the bounds sit below the measured values.
+of source constants): 100/100 (worst 1.7 %) and 92/100 (worst 5.8 %; 86/100, worst 10.6 %, before the
+multi-server marginals were kept in transactions, see route_mva.py). Unpinned draws of the same
+strategies gave 93/100 (worst 15.9 %) and 97/100 (worst 4.9 %) for one transaction, and 85/100 (worst
+11.7 %) for 8-16 KiB: the numbers depend on how many convoy-prone designs a draw contains, which is why
+the bounds sit below the measured values.
 
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys (the DES shows a 2-core group 74 % busy with 5.6 jobs queued on
 average) and no mean-value model sees that. On NAND-dominated, SSD-like configurations (the PM9A3
-presets below, and 97 of 100 uniformly sampled configurations: benchmarks/model_vs_des.py) the tolerances
+presets below, and 145 of 150 uniformly sampled configurations: benchmarks/model_vs_des.py) the tolerances
 hold. See the README, "How far to trust the model".
 """
 
@@ -31,7 +32,7 @@ from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from tests.conftest import PM9A3
-from tests.strategies import config_dicts
+from tests.strategies import CORE_SPECS, accelerator_spec, config_dicts
 
 CONFIGS = 100
 DES_REQUESTS = 60_000
@@ -84,7 +85,7 @@ def test_single_transaction_requests():
 @pytest.mark.slow
 def test_multi_transaction_requests():
     sized = config_dicts().filter(lambda d: d["workload"]["request_size_kib"] > 4)
-    _check(_collect(sized), min_within=70, max_iops_error=0.20)
+    _check(_collect(sized), min_within=80, max_iops_error=0.15)
 
 
 @pytest.mark.parametrize("controller", [f"c{i:02d}" for i in range(1, 11)])
@@ -95,3 +96,30 @@ def test_pm9a3_presets_agree(controller):
     des = simulate(network, requests=100_000, seed=1)
     assert abs(model.iops / des.iops.value - 1) <= IOPS_TOLERANCE
     assert abs(model.latency_mean_us / des.mean_latency_us.value - 1) <= LATENCY_TOLERANCE
+
+
+@pytest.mark.parametrize("queue_depth", [2, 3, 4, 6])
+def test_fork_join_on_two_plane_dies_at_low_queue_depth(queue_depth):
+    # 8 KiB writes (two transactions) on 4 dies of 2 planes, firmware light: an arriving transaction
+    # waits only when two others hold its die. The multi-server marginal counted requests, not
+    # transactions, so it could not hold two others at QD 2 and the model was 8-10 % high here; now
+    # it is within 3 % (route_mva.py, fork-join).
+    d = {
+        "name": "two-plane-dies",
+        "nand": {"channels": 1, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 2,
+                 "independent_plane_reads": True, "t_read_us": 34.5, "t_prog_us": 314.3,
+                 "channel_rate_mts": 1600.0, "ecc_overhead_fraction": 0.1},
+        "host": {"pcie_gen": 3, "pcie_lanes": 4},
+        "core_specs": CORE_SPECS,
+        "modules": {"parse": {"cycles": 317.0}, "cache_lookup": {"cycles": 1402.0}, "translate": {"cycles": 281.0},
+                    "dispatch": {"cycles": 955.0}, "complete": {"cycles": 969.0}},
+        "accelerator_specs": {m: accelerator_spec(m) for m in ("cache_lookup", "dispatch")},
+        "dram": {"size_gib": 1.0, "background_mw_per_gib": 120.0, "access_energy_nj": 12.8},
+        "workload": {"read_fraction": 0.0, "mapping_unit_kib": 4, "request_size_kib": 8,
+                     "queue_depth": queue_depth},
+        "controller": {"name": "fj", "core_groups": [{"name": "g1", "spec": "slow", "count": 3,
+                                                       "modules": ["parse", "translate", "complete"]}],
+                       "accelerators": {"cache_lookup": 2, "dispatch": 2}},
+    }
+    e_x, e_r = _errors(d, seed=queue_depth)
+    assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
