@@ -8,7 +8,7 @@ BIN     = $(VENV)/bin
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench,sweep]'
+	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench,sweep,highs]'
 	touch $@
 
 # The main job on the built-in PM9A3 example: the cheapest controller for the study's targets.
