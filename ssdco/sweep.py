@@ -14,7 +14,7 @@ The result is flattened into one CSV row (columns in :func:`sweep_columns`).
 **Resumable output.** Rows are appended strictly in grid order (results that finish early wait in memory
 until the rows before them are written), each row is flushed at once and fsync'ed at least every
 ``FSYNC_SECONDS``. Every row carries its grid ``index``, a readable ``key`` and a ``sweep_id`` (a hash of
-the configuration, controller, grid, DES settings and seed). Running the same sweep again reads the file,
+the configuration, controller, grid, DES settings, seed and ssdco's source code). Running the same sweep again reads the file,
 checks that the header and every row's index, key and sweep_id match, drops a half-written last line, and
 continues after the last complete row: nothing is lost or written twice, and the finished file is
 byte-identical to an uninterrupted run (every value is deterministic; no wall-clock columns).
@@ -38,6 +38,7 @@ import os
 import sys
 import time
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -325,7 +326,7 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
     columns = tuple(sweep_columns([a.field for a in axes], list(stations), des_requests > 0))
     identity = {"config": base_raw, "controller": controller, "resolved_controller": asdict(base.controller),
                 "grid": [[a.field, list(a.tokens)] for a in axes], "des_requests": int(des_requests),
-                "seed": int(seed), "columns": list(columns)}
+                "seed": int(seed), "columns": list(columns), "code": code_fingerprint()}
     sweep_id = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return SweepPlan(config_path=str(path), base_raw=base_raw, controller=controller, axes=axes,
                      points=tuple(points), columns=columns, sweep_id=sweep_id, des_requests=int(des_requests),
@@ -342,10 +343,24 @@ def _row_cells(plan: SweepPlan, point: GridPoint, metrics: Mapping[str, Any]) ->
 # --------------------------------------------------------------------------------------------------
 # Resumable CSV
 # --------------------------------------------------------------------------------------------------
+def code_fingerprint() -> str:
+    """SHA-256 (first 12 hex digits) of ssdco's own source files: part of every ``sweep_id``, so a sweep
+    is not resumed into a file that an older version of the model or the DES started."""
+    return _code_fingerprint(Path(__file__).resolve().parent)
+
+
+@lru_cache(maxsize=1)
+def _code_fingerprint(package_dir: Path) -> str:
+    digest = hashlib.sha256()
+    for f in sorted(package_dir.rglob("*.py")):
+        digest.update(f.relative_to(package_dir).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
 def _foreign(path: Path, what: str, value: Any) -> ConfigError:
     return ConfigError(str(path), what, value,
-                       "the existing file was written by a different sweep (grid, config, controller, DES requests "
-                       "or seed differ); delete it or choose another --out")
+                       "the existing file was written by a different sweep (grid, config, controller, DES requests, "
+                       "seed or ssdco's source code differ); delete it or choose another --out")
 
 
 def resume_point(path: Path, plan: SweepPlan) -> int:

@@ -239,3 +239,13 @@ def test_cli_sweep_writes_and_resumes(tmp_path, capsys):
     assert "2 points (2 already done, 0 computed)" in capsys.readouterr().out
     assert out.read_bytes() == first
     assert os.listdir(tmp_path) == ["cli.csv"]
+
+
+def test_sweep_id_changes_with_ssdco_source(monkeypatch):
+    # A file started by another version of the model must not be resumed as if it were this one.
+    import ssdco.sweep
+
+    plan = plan_sweep(PM9A3, ["workload.queue_depth=1,2"])
+    assert plan_sweep(PM9A3, ["workload.queue_depth=1,2"]).sweep_id == plan.sweep_id
+    monkeypatch.setattr(ssdco.sweep, "code_fingerprint", lambda: "0123456789ab")
+    assert plan_sweep(PM9A3, ["workload.queue_depth=1,2"]).sweep_id != plan.sweep_id
