@@ -3,10 +3,19 @@ acceptance test, whose examples lean towards extreme values). Prints how many co
 IOPS (3 %) and mean-latency (10 %) tolerances and the largest errors.
 
     .venv/bin/python benchmarks/model_vs_des.py [--configs 100] [--requests 60000] [--sizes 4|mixed]
+                                                [--des-cache FILE]
+
+For work on the analytic model: ``--des-cache FILE`` keeps each DES result (keyed by the configuration, the
+request count, the seed and a fingerprint of ssdco's source outside ``ssdco/model``), so after a change to
+the model a rerun only re-solves the model: seconds instead of a minute per 100 configurations.
 """
 
 import argparse
+import hashlib
+import json
+import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -52,12 +61,44 @@ def random_config(seed: int, mixed_sizes: bool) -> dict:
             "workload": workload, "controller": controller}
 
 
+def _simulator_fingerprint() -> str:
+    """Hash of ssdco's source outside ssdco/model: what a cached DES result depends on besides its inputs."""
+    package = Path(__file__).resolve().parent.parent / "ssdco"
+    digest = hashlib.sha256()
+    for f in sorted(package.rglob("*.py")):
+        if "model" not in f.relative_to(package).parts:
+            digest.update(f.relative_to(package).as_posix().encode() + f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def des_iops_and_latency(d: dict, network, requests: int, seed: int, cache: dict | None) -> tuple[float, float]:
+    """(IOPS, mean latency in us) of the DES for configuration ``d``, from ``cache`` when it holds them."""
+    key = None
+    if cache is not None:
+        key = hashlib.sha256(json.dumps([d, requests, seed, cache["simulator"]], sort_keys=True).encode()).hexdigest()
+        if key in cache["results"]:
+            return tuple(cache["results"][key])
+    des = simulate(network, requests=requests, seed=seed)
+    if cache is not None:
+        cache["results"][key] = [des.iops.value, des.mean_latency_us.value]
+    return des.iops.value, des.mean_latency_us.value
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configs", type=int, default=100)
     ap.add_argument("--requests", type=int, default=60_000)
     ap.add_argument("--sizes", choices=("4", "mixed"), default="4")
+    ap.add_argument("--des-cache", type=Path, help="JSON file of DES results reused across runs (see above)")
     args = ap.parse_args()
+    cache = None
+    if args.des_cache:
+        simulator = _simulator_fingerprint()
+        cache = {"simulator": simulator, "results": {}}
+        if args.des_cache.exists():
+            stored = json.loads(args.des_cache.read_text())
+            if stored.get("simulator") == simulator:  # else the DES changed: start afresh
+                cache = stored
     rows = []
     t0 = time.perf_counter()
     for seed in range(args.configs):
@@ -65,8 +106,12 @@ def main() -> None:
         config = config_from_dict(d)
         network = build_network(config)
         model = evaluate_network(config, network)
-        des = simulate(network, requests=args.requests, seed=seed)
-        rows.append((model.iops / des.iops.value - 1, model.latency_mean_us / des.mean_latency_us.value - 1, seed))
+        des_iops, des_latency_us = des_iops_and_latency(d, network, args.requests, seed, cache)
+        rows.append((model.iops / des_iops - 1, model.latency_mean_us / des_latency_us - 1, seed))
+    if cache is not None:
+        tmp = args.des_cache.with_name(f".{args.des_cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(cache))
+        os.replace(tmp, args.des_cache)
     within = sum(abs(x) <= IOPS_TOLERANCE and abs(r) <= LATENCY_TOLERANCE for x, r, _ in rows)
     errs = np.array([x for x, _, _ in rows])
     print(f"{args.configs} random configurations ({'4 KiB' if args.sizes == '4' else '4/8/16 KiB'} requests, "
