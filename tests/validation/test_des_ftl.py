@@ -10,17 +10,18 @@ workload                                           IOPS error  latency
 70 % reads, DFTL f = 0.1, uniform                  -1.0 %      +1.0 %
 70 % reads, partitioned f = 0.1, uniform           -5.3 %      +5.6 %
 70 % reads, DFTL f = 0.25, JESD219 skew            -0.6 %      +0.6 %
-70 % reads, partitioned f = 0.25, JESD219 skew     -3.7 %      +3.9 %
-50 % reads, full table, uniform                    +0.2 %      -0.2 %
+70 % reads, partitioned f = 0.25, JESD219 skew     -2.7 %      +2.7 %
+50 % reads, full table, uniform                    +0.1 %      -0.1 %
 90 % reads, QD8                                    -0.5 %      +0.5 %
-30 % reads, full table, uniform                    -11.3 %     +12.7 %
+30 % reads, full table, uniform                    +0.8 %      -0.8 %
 write only, full table, uniform                    +6.2 %      -5.7 %
 =================================================  ==========  ==========
 
-The background work is an open stream in the model (route_mva.py, item 4); the model is pessimistic
-when background work dominates the dies but some reads still queue behind it (30 % reads), and
-optimistic for write-only saturation, where the DES's randomly placed flushes leave some dies idle
-while the write buffer is full (back-pressure the model does not see).
+The background work is an open stream in the model (route_mva.py, item 4). 30 % reads was -11.3 % /
++12.7 % until the background fixed point was solved per population (route_mva.py, item 4). The model
+is optimistic for write-only saturation, where the DES's randomly placed flushes leave some dies idle
+while the write buffer is full (back-pressure the model does not see), and pessimistic for the
+partitioned mapping cache at f = 0.1 (-5.3 %).
 """
 
 import numpy as np
@@ -100,10 +101,11 @@ CASES = [
     (("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.25",
       'workload.address_pattern="jesd219"'), 0.03, 0.03),
     (("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.25",
-      'workload.address_pattern="jesd219"'), 0.05, 0.06),
+      'workload.address_pattern="jesd219"'), 0.04, 0.04),
     (("workload.read_fraction=0.5",), 0.03, 0.03),
     (("workload.read_fraction=0.9", "workload.queue_depth=8"), 0.03, 0.03),
-    (("workload.read_fraction=0.3",), 0.14, 0.15),
+    (("workload.read_fraction=0.3",), 0.03, 0.03),
+    (("workload.read_fraction=0.1",), 0.03, 0.03),
     (("workload.read_fraction=0.0",), 0.08, 0.08),
 ]
 
@@ -142,9 +144,9 @@ def test_open_mixed_workload_latency_agrees(read_fraction, mapping, rate):
 
 
 JESD219_CASES = [
-    (("workload.read_fraction=0.5",), 0.08),  # measured -6.9 % IOPS, +7.4 % latency
+    (("workload.read_fraction=0.5",), 0.03),  # measured -1.4 % IOPS, +1.5 % latency (-6.9 % before item 4's fix)
     (("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1"), 0.08),  # -6.6 %
-    (("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 0.03),  # -1.9 %
+    (("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 0.03),  # -1.3 %
     (("workload.read_fraction=0.0",), 0.07),  # +5.5 %
 ]
 
