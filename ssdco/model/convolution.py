@@ -134,6 +134,25 @@ def _convolution_kernel(demand, servers, copies, delay, n_max):
     return x_by_n, queue, p_wait
 
 
+@nb.njit(cache=True)
+def _throughput_kernel(demand, servers, copies, delay, n_max):
+    g = _log_delay(delay, n_max)
+    for k in range(demand.shape[0]):
+        g = _log_conv(g, _log_power(_log_station(demand[k], servers[k], n_max), copies[k]))
+    return math.exp(g[n_max - 1] - g[n_max])
+
+
+def closed_throughput(demand_us, servers, copies, delay_us: float, population: int) -> float:
+    """Exact throughput (requests/us) of the exponential closed network, G(N - 1) / G(N): the
+    throughput part of :func:`solve_closed_convolution`, without its per-station queues."""
+    if population < 1:
+        raise ValueError(f"population must be >= 1, got {population}")
+    return float(_throughput_kernel(np.ascontiguousarray(demand_us, dtype=np.float64),
+                                    np.ascontiguousarray(servers, dtype=np.int64),
+                                    np.ascontiguousarray(np.rint(copies), dtype=np.int64),
+                                    float(delay_us), int(population)))
+
+
 def solve_closed_convolution(demand_us, servers, copies, delay_us: float, population: int) -> ClosedSolution:
     """Exact throughput, queue lengths and residence times of the exponential closed network.
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.convolution import solve_closed_convolution
+from ssdco.model.convolution import closed_throughput, solve_closed_convolution
 from ssdco.model.mva import solve_closed, solve_closed_batch
 from ssdco.model.references import closed_single_station, machine_repairman, tandem_balanced_throughput
 
@@ -115,3 +115,21 @@ def test_batch_matches_single():
     xs = solve_closed_batch(d, c, m, v, z, 16)
     for b in range(50):
         assert xs[b] == pytest.approx(solve_closed(d[b], c[b], m[b], v[b], z[b], 16).throughput_per_us, rel=1e-12)
+
+
+@given(n=st.integers(1, 80), d=st.lists(st.floats(0.05, 50.0), min_size=1, max_size=3),
+       c=st.lists(st.integers(1, 4), min_size=3, max_size=3), m=st.lists(st.integers(1, 9), min_size=3, max_size=3),
+       z=st.floats(0.0, 100.0))
+@settings(max_examples=60)
+def test_closed_throughput_equals_the_full_convolution_solution(n, d, c, m, z):
+    k = len(d)
+    full = solve_closed_convolution(d, c[:k], m[:k], z, n).throughput_per_us
+    assert closed_throughput(d, c[:k], m[:k], z, n) == pytest.approx(full, rel=1e-12)
+
+
+@given(n=st.integers(1, 600), m=st.integers(1, 64), d=st.floats(0.1, 1000.0))
+@settings(max_examples=60)
+def test_jobs_spread_at_random_over_identical_queues_keep_them_busy_n_over_n_plus_m_minus_1(n, m, d):
+    # m single-server copies, demand d per job on each copy, no think time: every state is equally
+    # likely (Bose-Einstein), so a copy is busy N / (N + m - 1) of the time
+    assert closed_throughput([d], [1], [m], 0.0, n) * d == pytest.approx(n / (n + m - 1), rel=1e-9)
