@@ -15,11 +15,13 @@ The verify/tighten loop
    verified and failed, so one ``cost_floor`` row replaces that level's cuts (CBC slows down with many
    no-good cuts; a floor keeps the model small). Go to 1.
 
-When the space is within ``enumeration_limit`` (the PM9A3 preset's 198,648 designs are), step 3 does not
-call the solver again: the enumeration table (``enumerate.py``, the same linear model; the cross-check
+When the space is within ``enumeration_limit`` (the PM9A3 preset's 198,648 designs are), steps 2-3 do not
+follow the solver: the enumeration table (``enumerate.py``, the same linear model; the cross-check
 asserts its optimum equals the ILP's) lists the designs meeting the linear model in the ILP's objective
-order, and the loop verifies them in that order. Same candidates, same order, so the same pick (a test
-runs both ways); 50 verifications take 0.05 s instead of 50 CBC re-solves.
+order, designs tied in cost and power by their row, and the loop verifies them in that order from the
+first. The pick is then the same whichever solver broke a tie (CBC and HiGHS return different optima of
+equal cost for the PM9A3 demo spec); 50 verifications take 0.05 s instead of 50 re-solves. Without a
+table the loop verifies the solver's optimum first, so among exact ties the solver decides.
 
 The returned pick is therefore the cheapest design (ties: lowest core-side power) that meets the linear
 model *and* passes verification, provided the loop ends by itself: every design skipped was either
@@ -371,13 +373,14 @@ class _Searcher:
             out.status = "infeasible"
         else:
             out.first_cost = model.cost(sol.design)
-            if not verify(sol.design):
-                if use_table and self.table is not None:
-                    self._walk_table(model, t, drop, cost_cap, objective, excluded | tried, verify, out, cap,
-                                     cost_floor)
-                else:
-                    self._walk_ilp(model, drop, cost_cap, objective, list(extra_cuts), known, tried, sol.design,
-                                   verify, out, cap, cost_floor)
+            if use_table and self.table is not None:
+                # candidates in the enumeration's order from the start, not the solver's optimum first:
+                # designs tied in cost and power then come in a fixed order (row index), so the pick does
+                # not depend on which solver (CBC, HiGHS) broke the tie
+                self._walk_table(model, t, drop, cost_cap, objective, excluded, verify, out, cap, cost_floor)
+            elif not verify(sol.design):
+                self._walk_ilp(model, drop, cost_cap, objective, list(extra_cuts), known, tried, sol.design,
+                               verify, out, cap, cost_floor)
         self.pick_cache[key] = out
         return out
 
