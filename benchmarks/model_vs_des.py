@@ -22,6 +22,7 @@ import numpy as np
 from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import MODULES, config_from_dict
+from ssdco.sweep import source_fingerprint
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 
@@ -61,16 +62,6 @@ def random_config(seed: int, mixed_sizes: bool) -> dict:
             "workload": workload, "controller": controller}
 
 
-def _simulator_fingerprint() -> str:
-    """Hash of ssdco's source outside ssdco/model: what a cached DES result depends on besides its inputs."""
-    package = Path(__file__).resolve().parent.parent / "ssdco"
-    digest = hashlib.sha256()
-    for f in sorted(package.rglob("*.py")):
-        if "model" not in f.relative_to(package).parts:
-            digest.update(f.relative_to(package).as_posix().encode() + f.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 def des_iops_and_latency(d: dict, network, requests: int, seed: int, cache: dict | None) -> tuple[float, float]:
     """(IOPS, mean latency in us) of the DES for configuration ``d``, from ``cache`` when it holds them."""
     key = None
@@ -93,7 +84,7 @@ def main() -> None:
     args = ap.parse_args()
     cache = None
     if args.des_cache:
-        simulator = _simulator_fingerprint()
+        simulator = source_fingerprint(exclude=("model",))  # the DES does not depend on ssdco/model
         cache = {"simulator": simulator, "results": {}}
         if args.des_cache.exists():
             stored = json.loads(args.des_cache.read_text())

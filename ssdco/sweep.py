@@ -346,14 +346,19 @@ def _row_cells(plan: SweepPlan, point: GridPoint, metrics: Mapping[str, Any]) ->
 def code_fingerprint() -> str:
     """SHA-256 (first 12 hex digits) of ssdco's own source files: part of every ``sweep_id``, so a sweep
     is not resumed into a file that an older version of the model or the DES started."""
-    return _code_fingerprint(Path(__file__).resolve().parent)
+    return source_fingerprint()
 
 
-@lru_cache(maxsize=1)
-def _code_fingerprint(package_dir: Path) -> str:
+@lru_cache(maxsize=8)
+def source_fingerprint(exclude: tuple[str, ...] = ()) -> str:
+    """SHA-256 (first 12 hex digits) of ssdco's ``.py`` files, leaving out the sub-packages in ``exclude``
+    (e.g. ``("model",)``: what a cached DES result depends on)."""
+    package_dir = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for f in sorted(package_dir.rglob("*.py")):
-        digest.update(f.relative_to(package_dir).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+        rel = f.relative_to(package_dir)
+        if not set(rel.parts[:-1]) & set(exclude):
+            digest.update(rel.as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return digest.hexdigest()[:12]
 
 

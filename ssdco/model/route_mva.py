@@ -403,9 +403,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
             total = _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
         else:
-            for k in range(k_count):
-                wait[k] = wait0[k]
-                p_wait[k] = p_wait0[k]
+            wait[:] = wait0
+            p_wait[:] = p_wait0
             total = _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
             x = min(max(n / total, x_by_n[n - 1]), capacity)
         cycle = total
