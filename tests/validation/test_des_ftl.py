@@ -6,14 +6,14 @@ asserted below as measured so a regression fails:
 =================================================  ==========  ==========
 workload                                           IOPS error  latency
 =================================================  ==========  ==========
-70 % reads, full table, uniform                    -1.7 %      +1.7 %
-70 % reads, DFTL f = 0.1, uniform                  -1.0 %      +1.0 %
-70 % reads, partitioned f = 0.1, uniform           -5.3 %      +5.6 %
-70 % reads, DFTL f = 0.25, JESD219 skew            -0.6 %      +0.6 %
-70 % reads, partitioned f = 0.25, JESD219 skew     -2.7 %      +2.7 %
-50 % reads, full table, uniform                    +0.1 %      -0.1 %
-90 % reads, QD8                                    -0.5 %      +0.5 %
-30 % reads, full table, uniform                    +0.8 %      -0.8 %
+70 % reads, full table, uniform                    -0.4 %      +0.4 %
+70 % reads, DFTL f = 0.1, uniform                  +1.6 %      -1.6 %
+70 % reads, partitioned f = 0.1, uniform           +0.6 %      -0.6 %
+70 % reads, DFTL f = 0.25, JESD219 skew            +1.1 %      -1.1 %
+70 % reads, partitioned f = 0.25, JESD219 skew     +0.4 %      -0.4 %
+50 % reads, full table, uniform                    +0.8 %      -0.8 %
+90 % reads, QD8                                    -0.4 %      +0.4 %
+30 % reads, full table, uniform                    +1.1 %      -1.1 %
 10 % reads, full table, uniform                    +1.0 %      -1.0 %
 write only, full table, uniform                    -0.5 %      +0.7 %
 =================================================  ==========  ==========
@@ -22,7 +22,9 @@ The background work is an open stream in the model (route_mva.py, item 4), cappe
 buffer's closed pool of background jobs can sustain (item 5). 30 % reads was -11.3 % / +12.7 % until
 the background fixed point was solved per population (item 4); write only was +6.2 % / -5.7 % without
 the write-buffer cap, where randomly placed flushes leave some dies idle while the buffer is full.
-The model is still pessimistic for the partitioned mapping cache at f = 0.1 (-5.3 %).
+The partitioned mapping cache at f = 0.1 was -5.3 % (and -6.6 % with the JESD219 mix) while the closed
+queue carried the background's share of the wait as well (item 4). Every case is now held to the
+acceptance tolerance, 3 %.
 """
 
 import numpy as np
@@ -98,11 +100,12 @@ def test_same_seed_same_result_with_background_clones():
 CASES = [
     (("workload.read_fraction=0.7",), 0.03, 0.03),
     (("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 0.03, 0.03),
-    (("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1"), 0.07, 0.08),
+    # measured +0.6 % (-5.3 % before the closed queue left out the background's share, route_mva.py 4.)
+    (("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1"), 0.03, 0.03),
     (("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.25",
       'workload.address_pattern="jesd219"'), 0.03, 0.03),
     (("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.25",
-      'workload.address_pattern="jesd219"'), 0.04, 0.04),
+      'workload.address_pattern="jesd219"'), 0.03, 0.03),
     (("workload.read_fraction=0.5",), 0.03, 0.03),
     (("workload.read_fraction=0.9", "workload.queue_depth=8"), 0.03, 0.03),
     (("workload.read_fraction=0.3",), 0.03, 0.03),
@@ -145,9 +148,10 @@ def test_open_mixed_workload_latency_agrees(read_fraction, mapping, rate):
 
 
 JESD219_CASES = [
-    (("workload.read_fraction=0.5",), 0.03),  # measured -1.4 % IOPS, +1.5 % latency (-6.9 % before item 4's fix)
-    (("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1"), 0.08),  # -6.6 %
-    (("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 0.03),  # -1.3 %
+    (("workload.read_fraction=0.5",), 0.03),  # measured -0.8 % IOPS, +0.8 % latency (-6.9 % before item 4's fix)
+    # -0.5 % (-6.6 % before the closed queue left out the background's share, route_mva.py 4.)
+    (("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1"), 0.03),
+    (("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 0.03),  # +1.2 %
     (("workload.read_fraction=0.0",), 0.03),  # -1.3 % (+5.5 % without the write-buffer cap)
 ]
 

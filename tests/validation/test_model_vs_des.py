@@ -9,17 +9,17 @@ here as measured, so a regression fails (and an improvement should tighten the n
 * 8-16 KiB requests (fork-join of 2-4 transactions): >= 80 of 100, worst <= 15 %.
 
 Measured with the draws this suite makes (tests/conftest.py pins them against Hypothesis's harvesting
-of source constants): 100/100 (worst 1.7 %) and 92/100 (worst 5.8 %; 86/100, worst 10.6 %, before the
+of source constants): 100/100 (worst 1.5 %) and 95/100 (worst 6.0 %; 86/100, worst 10.6 %, before the
 multi-server marginals were kept in transactions, see route_mva.py). Unpinned draws of the same
-strategies gave 93/100 (worst 15.9 %) and 97/100 (worst 4.9 %) for one transaction, and 85/100 (worst
-11.7 %) for 8-16 KiB: the numbers depend on how many convoy-prone designs a draw contains, which is why
-the bounds sit below the measured values.
+strategies gave 97/100 (worst 4.8 %) for one transaction and 82/100 (worst 11.7 %) for 8-16 KiB: the
+numbers depend on how many convoy-prone designs a draw contains, which is why the bounds sit below the
+measured values.
 
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys (the DES shows a 2-core group 74 % busy with 5.6 jobs queued on
 average) and no mean-value model sees that. On NAND-dominated, SSD-like configurations (the PM9A3
-presets below, and 145 of 150 uniformly sampled configurations: benchmarks/model_vs_des.py) the tolerances
-hold. See the README, "How far to trust the model".
+presets below, and 145 of 150 uniformly sampled 4 KiB configurations: benchmarks/model_vs_des.py) the
+tolerances hold. See the README, "How far to trust the model".
 """
 
 import pytest
