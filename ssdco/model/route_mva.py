@@ -13,11 +13,20 @@ controller networks with deterministic service; this solver walks the route step
    1 - P and exponential otherwise, so E[max] = theta sum_{k=1..T} (-1)^(k+1) C(T,k) P^k / k
    (Varki-style fork-join bound; Nelson & Tantawi, IEEE ToC 37(6), 1988, for the harmonic form).
    Summing the T visits (the station-level view) overstated latency by up to 3x on the DES.
-   On a multi-server station the waiting probability and queue come from its marginal queue-length
-   distribution (load-dependent MVA recursion), kept in transactions where a fork-join step visits the
-   station: an arriving transaction can find up to (n - 1) T others there. Counting requests instead
-   capped it at n - 1 and hid, for example, the wait behind another request's two writes on a
-   two-plane die at QD 2 (model +8 % IOPS; 6 of the 14 misses of the pinned 8/16 KiB draws).
+   On a c-server station the wait is (S / c) (E[(J - c)+] + f P(J >= c)): each job queued ahead
+   needs S / c, and an arrival that finds all servers busy also waits the residual f S / c of the
+   first to finish. E[(J - c)+] = Q - c U by Little's law on the previous population (for c = 1
+   this is the residual-corrected MVA of the single-server stations), P(J >= c) is Erlang C at the
+   c U busy servers, and the states below c take the M/M/c shape. Where a fork-join step routes the
+   request over copies (dies), b of a transaction's own siblings may be ahead of it at its copy
+   (K ~ Bin(T - 1, 1/m) siblings there, its place among them uniform); it then waits as soon as
+   c - b others are present, so the wait and P(wait) are averaged over b. What the siblings alone
+   cost is the serialisation term above, so b >= c adds only the others' queue. Without the siblings
+   the model was +4..+7 % IOPS on 8 KiB writes over two-plane dies at QD 2-6, now within 1.6 %.
+   An earlier version took the marginals from the load-dependent (product-form) MVA recursion,
+   driven by the approximate X(n), counted in transactions. Near saturation X(n) was above what
+   that recursion can hold, the renormalised marginals oscillated with period c, and IOPS could
+   fall by up to 4.0 % when a server was added (see "Known limitation").
 2. **Re-entry.** A job that leaves a server and comes back before the next job's service ends
    finds that service just begun: its residual is the full S, not S(1 + scv)/2. The fraction of
    such arrivals is estimated per step as P(same copy) x max(0, 1 - gap / S), where the gap is the
@@ -28,10 +37,15 @@ controller networks with deterministic service; this solver walks the route step
 3. **Flow variability.** Deterministic stations in tandem smooth the flow, so a downstream station
    sees more regular arrivals than Poisson and queues less. The arrival scv ca^2 of each
    single-copy station is propagated along the route with Whitt's QNA equations (departure
-   cd^2 = 1 + (1 - rho^2)(ca^2 - 1) + rho^2 (cs^2 - 1)/sqrt(c); the merged output of address-routed
-   copies is taken as Poisson, cd^2 = 1; a split with probability p gives p cd^2 + 1 - p) and the wait is scaled by (ca^2 + cs^2)/(1 + cs^2), the Kingman/Allen-Cunneen
-   ratio to the Poisson-arrival wait. Address-routed copies are left at Poisson arrivals (random
-   splitting over many copies makes them nearly so; applying QNA there made the model worse).
+   cd^2 = 1 + (1 - u^2)(ca^2 - 1) + u^2 (cs^2 - 1); the merged output of address-routed copies is
+   taken as Poisson, cd^2 = 1; a split with probability p gives p cd^2 + 1 - p) and the wait is
+   scaled by (ca^2 + cs^2)/(1 + cs^2), the Kingman/Allen-Cunneen ratio to the Poisson-arrival wait.
+   Address-routed copies are left at Poisson arrivals (random splitting over many copies makes them
+   nearly so; applying QNA there made the model worse). A c-server station departs like one server
+   doing its work, u = min(X D, 1): with QNA's u = X D / c and 1/sqrt(c) on the service term, a
+   server added upstream made the flow less regular and the waits downstream longer, and the model's
+   IOPS could fall (541 of 4,850 additions). The PM9A3 presets need this correction: without it
+   c01 is -3.1 % against the DES instead of -1.8 %.
    W. Whitt, "The queueing network analyzer", Bell Syst. Tech. J. 62(9), 1983.
 
 4. **Background load** (FTL writes, :mod:`ssdco.model.ftl`). Work that no request waits for (page
@@ -46,7 +60,7 @@ controller networks with deterministic service; this solver walks the route step
    bisection inside the recursion (the right side falls as X rises). An earlier version bisected the
    whole vector X(1..N) between full recursions; X(n) is floored at X(n - 1), which made that map jump
    (one n whose X fell below its predecessor pinned every later one), and it returned a point on the
-   far side of the jump: -11.3 % IOPS at 30 % reads on the PM9A3 preset, now +0.8 %.
+   far side of the jump: -11.3 % IOPS at 30 % reads on the PM9A3 preset, now +1.1 %.
    The closed class's queue that the next population's arrivals see (Q = X V (S + W)) is taken with
    the wait before the background's share: that share is added once, by the terms above, for every
    arrival. Keeping it in Q counted the wait behind one long program or erase again for each closed
@@ -60,49 +74,34 @@ controller networks with deterministic service; this solver walks the route step
    IOPS without the cap, -0.5 % with it.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
-(memoryless residual; ca^2 stays 1) and the recursion is exact MVA. Heuristics 1.-3. were chosen by
+(memoryless residual; ca^2 stays 1) and on single-server stations the recursion is exact MVA; on
+multi-server stations Erlang C at the mean load stands in for the exact marginal. Heuristics 1.-3. were chosen by
 comparison with the DES on generated configurations; ``tests/validation/test_model_vs_des.py`` keeps
 the comparison honest, and the residual disagreement is reported there and in the README.
 
-Known limitation: the solver is not monotone in the number of servers; the exact solver
+Known limitation: the solver is not exactly monotone in the number of servers; the exact solver
 (``exact=True``) is. ``benchmarks/monotonicity.py`` measures it: of 4,850 one-server additions on 1,500
-uniformly sampled designs, 590 lower IOPS, 99 % of those by less than 0.51 %, the worst by 1.3 % (a
-die-bound design with 16 KiB requests at QD 45, where the DES shows +0.8 %: 18,245 +/- 142 vs 18,399
-+/- 122 IOPS). Before the two changes below it was 806 additions and 4.0 %. Three mechanisms, found by
-switching the corrections off one at a time:
+uniformly sampled designs, 8 lower IOPS by more than rounding, the worst by 0.03 % (8 KiB reads at QD 6
+where the added core is never used in the DES: 44,095 IOPS for both designs, bit for bit). They come
+from the fork-join waits (1.) near saturation: the request's wait for its last transaction is the
+maximum over T, more than the mean that Little's law puts in the station's queue, so a server added
+elsewhere, which moves queue to a saturated fork-join station, can cost the cycle a little more than
+it saves. Until this version the solver lost up to 4.0 % (806 of the additions), from three
+mechanisms found by switching the corrections off one at a time, each now changed:
 
-* The multi-server marginals (1.) near saturation: the approximate X(n) is above what the
-  product-form recursion can hold, so the states below c would need negative mass. Scaling the whole
-  distribution back (as this solver did) set p(0) to 0, the next step p(1) to 0, and so on: X(n)
-  oscillated with period c, and with X(n) floored at X(n - 1) it climbed in plateaus and jumps that a
-  core added off the bottleneck shifted (the 4.0 % case). The states below c now take the M/M/c shape
-  instead, which damps but does not remove this: X(n) still has plateaus on the worst designs.
-* 2. (re-entry): with the waits in the gap, another server elsewhere shortened a job's way back to a
-  die it just left and raised the wait there. The gaps are now taken at zero load.
-* 3. (flow): another server makes a station's departures less regular (utilisation and the 1/sqrt(c)
-  term). It is the largest remaining source: without it 67 additions lower IOPS, but PM9A3 c01 moves
-  from -1.8 % to -3.1 % against the DES.
+* the multi-server marginals (1.): product-form recursion driven by the approximate X(n), which
+  oscillated near saturation; now Little's law, Erlang C and the M/M/c shape;
+* 2. (re-entry): with the waits in the gap, another server elsewhere shortened a job's way back to
+  a die it just left and raised the wait there; the gaps are now taken at zero load;
+* 3. (flow): another server made a station's departures less regular (u = X D / c and 1/sqrt(c));
+  a station now departs like one server doing its work.
 
-Replacements tried and rejected because they cost more DES agreement than they bought, or bought too
-little: Seidmann's multi-server approximation, the Bolch et al. multi-server MVA recursion from
-p(0..c-1), always renormalised marginals, max-of-T over the residual part of the wait only (worst drops
-0.4-0.7 %, but 24-42 more of 500 generated configurations outside the DES tolerances), and the
-truncated M/M/c (Erlang) shape for the marginals (worst drop 1.6 %, as many drops, one fewer of 700
-within tolerance). Using the unfloored n / cycle for the state, or for X(n) too, did not remove the
-oscillation.
-
-The nearest misses, measured on the same 4,850 additions and the 700 cached DES results, left out:
-
-* A. Multi-server waits from Little's law instead of the marginal recursion,
-  W = (S / c) (Q(n-1) - c U(n-1) + f C(c, c U(n-1))) with Erlang C (for c = 1 exactly the
-  single-server formula above), re-entry gaps at zero load (service and delays only) and no flow
-  correction (3.): 8 drops, the worst -7e-6. But 6 fewer of the 700 within tolerance, PM9A3
-  c01/c05/c06 at -3.1 % (3. is what keeps them within 3 %), and the low-QD two-plane fork-join test
-  at +4..+7 % (Erlang C misses the batch arrivals the transaction-unit marginals see).
-* B. A with 3. kept, but driven by the work rate min(X D, 1) and without the 1/sqrt(c) term: 19
-  drops, the worst -0.03 % (3. as it is: 541 drops, worst -0.7 %). But 8 fewer of the 700 within
-  tolerance and 11 instead of 16 of 18 FTL cases (JESD219 at 70 % reads, partitioned mapping:
-  -6.6 % -> -8.3 %).
+Against the DES (700 cached configurations, benchmarks/model_vs_des.py) the change is neutral: 654
+instead of 652 within both tolerances; the PM9A3 presets are unchanged (c01 -1.8 %). Alternatives
+tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
+approximation, the Bolch et al. recursion from p(0..c-1), always renormalised marginals, max-of-T over
+the residual part of the wait only, the truncated M/M/c shape driven by X(n), dropping 3. (PM9A3 c01
+-3.1 %), and Erlang C without the own siblings (+4..+7 % on the two-plane fork-join test).
 """
 
 from __future__ import annotations
@@ -272,6 +271,47 @@ def _erlang_c(c, a):
 
 
 @nb.njit(cache=True)
+def _mmc_above(c, a, j):
+    """P(J > j), j < c, for the M/M/c stationary distribution at offered load a (< c)."""
+    term = 1.0
+    total = 1.0
+    below = 1.0 if j >= 0 else 0.0
+    for i in range(1, c):
+        term *= a / i
+        total += term
+        if i <= j:
+            below += term
+    tail = term * a / (c - a)  # the states i >= c: a^c / c! / (1 - a / c)
+    return 1.0 - below / (total + tail)
+
+
+@nb.njit(cache=True)
+def _sibling_distribution(tx, probs, copies):
+    """P(B = b), b < max tx: a transaction's own siblings ahead of it at its copy of a station that a
+    fork-join step routes over ``copies`` copies. K ~ Bin(T - 1, 1/m) siblings share the copy and the
+    transaction's place among them is uniform, so B | K is uniform on 0..K; size classes are weighted
+    by their transactions."""
+    t_max = 1
+    t_mean = 0.0
+    for s in range(tx.shape[0]):
+        t_max = max(t_max, tx[s])
+        t_mean += probs[s] * tx[s]
+    dist = np.zeros(t_max)
+    q = 1.0 / copies
+    for s in range(tx.shape[0]):
+        t = tx[s]
+        w = probs[s] * t / t_mean
+        binom = 1.0
+        for k in range(t):
+            if k > 0:
+                binom = binom * (t - k) / k
+            p_k = binom * q ** k * (1.0 - q) ** (t - 1 - k)
+            for b in range(k + 1):
+                dist[b] += w * p_k / (k + 1)
+    return dist
+
+
+@nb.njit(cache=True)
 def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait):
     """Per-visit waits of the closed class when background work arrives at rate x * bg_demand (4.)."""
     for k in range(wait0.shape[0]):
@@ -345,13 +385,6 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     p_wait0 = np.zeros(k_count)
     has_bg = bg_demand.max() > 0.0
     ca2 = np.ones(k_count)
-    # Marginal queue-length distribution of each multi-server station (load-dependent MVA recursion
-    # p(j | n) = X D / min(j, c) p(j - 1 | n - 1)), in jobs as the station sees them: a station that a
-    # fork-join step visits holds transactions, so each request adds t_max recursion steps there and an
-    # arriving transaction can find up to (n - 1) t_max others (counting requests instead truncated the
-    # distribution at n - 1 and hid the waits behind another request's transactions). Only what the wait
-    # needs is kept: p(0 .. c - 1), the tail mass P(J >= c) and the tail sum E[(J - c + 1)+], which the
-    # recursion updates exactly in O(c) per step.
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
@@ -359,10 +392,12 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     for i in range(n_steps):
         if blk[i]:
             unit[st[i]] = t_max
-    low = np.zeros((k_count, max(servers.max(), 1)))
-    low[:, 0] = 1.0
-    tail_mass = np.zeros(k_count)
-    tail_jobs = np.zeros(k_count)
+    # own siblings ahead at stations that a fork-join step routes over copies (1.)
+    siblings = np.zeros((k_count, t_max))
+    siblings[:, 0] = 1.0
+    for i in range(n_steps):
+        if blk[i] and routed[i] and t_max > 1:
+            siblings[st[i], :] = _sibling_distribution(sizes, probs, copies[st[i]])
     # 2. re-entry: the fraction of arrivals that find the service they left just begun. The gaps are
     # taken at zero load (service and delays only), so they do not depend on the servers elsewhere:
     # with the waits in the gap, a server added elsewhere shortened it, raised the waits here and could
@@ -411,8 +446,30 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 wait0[k] = max(gamma * (svc[k] * (queue[k] - busy) + busy * svc[k] * f), 0.0)
                 p_wait0[k] = busy
             else:
-                wait0[k] = gamma * f * (svc[k] / c) * tail_jobs[k]
-                p_wait0[k] = tail_mass[k]
+                # Little's law on the previous population for the jobs queued ahead, E[(J - c)+] =
+                # Q - a with a = c U busy servers; the M/M/c shape at load a for the states below c.
+                # With b own siblings ahead the transaction needs J >= c - b others to wait; what b
+                # siblings alone cost is the fork-join serialisation's (1.), so it is left out here.
+                a = min(c * util[k], c * 0.999999)
+                queued = max(queue[k] - a, 0.0)
+                w = 0.0
+                pw = 0.0
+                for b in range(t_max):
+                    pb = siblings[k, b]
+                    if pb <= 0.0:
+                        continue
+                    need = c - b
+                    if need <= 0:
+                        w += pb * queue[k]
+                        continue
+                    ahead = queued
+                    for j in range(need, c):
+                        ahead += _mmc_above(c, a, j)
+                    p_need = _erlang_c(c, a) if need == c else _mmc_above(c, a, need - 1)
+                    w += pb * (ahead + f * p_need)
+                    pw += pb * p_need
+                wait0[k] = gamma * (svc[k] / c) * w
+                p_wait0[k] = pw
         # --- 1. cycle time and X(n). With background work (4.) its rate is X(n) itself: solve
         # X = min(max(n / cycle(X), X(n - 1)), capacity) by bisection (the right side falls as X rises).
         if has_bg:
@@ -441,33 +498,6 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         for k in range(k_count):
             queue[k] = x * visits[k] * (svc[k] + wait0[k])  # without the background's share (4.)
             util[k] = x * demand[k] / servers[k]
-            c = servers[k]
-            if c > 1 and demand[k] > 0.0:
-                xd = x * demand[k]
-                for _ in range(unit[k]):  # one recursion step per job the request adds here
-                    mass = min(xd / c * (low[k, c - 1] + tail_mass[k]), 1.0)
-                    jobs = xd / c * (low[k, c - 1] + tail_mass[k] + tail_jobs[k])
-                    ssum = mass
-                    for j in range(c - 1, 0, -1):
-                        low[k, j] = xd / j * low[k, j - 1]
-                        ssum += low[k, j]
-                    if ssum > 1.0:
-                        # The approximate X(n) overshoots the normalisation near saturation. Scaling
-                        # the whole distribution back set p(0) to 0, the next step p(1) to 0, and so
-                        # on: the marginals and X(n) oscillated with period c. Instead the tail keeps
-                        # its recursion and the states below c take the M/M/c (Poisson) shape.
-                        term = 1.0
-                        total = 1.0
-                        for j in range(1, c):
-                            term *= xd / j
-                            total += term
-                        low[k, 0] = (1.0 - mass) / total
-                        for j in range(1, c):
-                            low[k, j] = low[k, j - 1] * xd / j
-                    else:
-                        low[k, 0] = 1.0 - ssum
-                    tail_mass[k] = mass
-                    tail_jobs[k] = jobs
         # --- 3. arrival variability along the route (QNA), for the next population
         cd2 = np.empty(k_count)
         for k in range(k_count):
@@ -475,8 +505,10 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 # the merged output of many address-routed copies is close to Poisson
                 cd2[k] = 1.0
             else:
-                u = min(util[k], 1.0)
-                cd2[k] = 1.0 + (1.0 - u * u) * (ca2[k] - 1.0) + u * u * (scv[k] - 1.0) / math.sqrt(servers[k])
+                # as one server doing the station's work: more servers do not make the output less
+                # regular (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
+                u = min(util[k] * servers[k], 1.0)
+                cd2[k] = 1.0 + (1.0 - u * u) * (ca2[k] - 1.0) + u * u * (scv[k] - 1.0)
         acc = np.zeros(k_count)
         wsum = np.zeros(k_count)
         for i in range(n_steps):
