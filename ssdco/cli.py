@@ -144,9 +144,12 @@ def format_result(r) -> str:
     lines.append(f"  latency p99 (est.)   {_fmt(r.latency_p99_us, ' us', 2)}")
     cap = r.bounds.capacity_per_us * 1e6
     pop = r.bounds.population_per_us * 1e6
-    limit = "queue depth (N / zero-load latency)" if pop < cap else f"bottleneck station {r.bottleneck}"
+    wbuf = r.bounds.write_buffer_per_us * 1e6
+    limit = ("queue depth (N / zero-load latency)" if pop <= min(cap, wbuf) else
+             "write buffer (its background runs)" if wbuf < cap else f"bottleneck station {r.bottleneck}")
     lines.append(f"  bounds               X <= {_fmt(cap, '', 0)} (capacity of {r.bottleneck})"
-                 + (f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)" if math.isfinite(pop) else ""))
+                 + (f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)" if math.isfinite(pop) else "")
+                 + (f", X <= {_fmt(wbuf, '', 0)} (write buffer)" if math.isfinite(wbuf) else ""))
     lines.append(f"  bottleneck           {r.bottleneck}; tightest bound: {limit}")
     lines.append("")
     lines.append("  station                 servers x copies   utilisation   mean jobs/copy")

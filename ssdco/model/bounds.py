@@ -23,11 +23,15 @@ class Bounds:
     zero_load_latency_us: float  # Z + sum D
     bottleneck: str
     bottleneck_index: int
+    # closed workloads with buffered writes: what the write buffer's finite pool of background runs can
+    # sustain (route_mva.write_buffer_capacity); inf otherwise. Not part of capacity_per_us, which stays
+    # the operational bound min c_k / D_k of the bottleneck station.
+    write_buffer_per_us: float = float("inf")
 
     @property
     def upper_per_us(self) -> float:
-        """The tighter of the two upper bounds."""
-        return min(self.capacity_per_us, self.population_per_us)
+        """The tightest upper bound."""
+        return min(self.capacity_per_us, self.population_per_us, self.write_buffer_per_us)
 
 
 def asymptotic_bounds(names, demand_us, servers, copies, delay_us: float, population: int | None,

@@ -70,8 +70,8 @@ controller networks with deterministic service; this solver walks the route step
    requests that do a run themselves when the pool is empty), so under back-pressure the background is
    a closed network of that many jobs, not an open stream: with random die choice some dies idle while
    others queue (B jobs over m single-server dies keep each busy B / (B + m - 1) of the time). Its
-   exact product-form throughput (:func:`write_buffer_capacity`) caps X. PM9A3 write-only: +6.2 %
-   IOPS without the cap, -0.5 % with it.
+   exact product-form throughput (:func:`write_buffer_capacity`) caps X, and ``whatif`` reports it
+   beside the asymptotic bounds. PM9A3 write-only: +6.2 % IOPS without the cap, -0.5 % with it.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and on single-server stations the recursion is exact MVA; on

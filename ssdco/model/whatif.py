@@ -11,8 +11,9 @@ moments gives the tail (the DES measures the real percentile; ``ssdco validate``
 
 from __future__ import annotations
 
+
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -24,7 +25,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .route_mva import route_arrays, solve_route
+from .route_mva import route_arrays, solve_route, write_buffer_capacity
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -91,6 +92,7 @@ class Result:
                 "capacity_iops": _num(self.bounds.capacity_per_us * US_PER_S),
                 "population_iops": _num(self.bounds.population_per_us * US_PER_S),
                 "zero_load_latency_us": _num(self.bounds.zero_load_latency_us),
+                "write_buffer_iops": _num(self.bounds.write_buffer_per_us * US_PER_S),
             },
             "power_mw": {
                 "cores": _num(self.power.cores_mw),
@@ -218,6 +220,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         mean_jobs = x_per_us * residence
         method = "open-mgc-allen-cunneen"
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)
+    if method == "route-mva":
+        bounds = replace(bounds, write_buffer_per_us=write_buffer_capacity(network))
     util = x_per_us * (demand + bg_demand) / servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand + bg_demand, copies)}
     iops = x_per_us * US_PER_S

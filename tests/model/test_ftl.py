@@ -85,6 +85,21 @@ def test_sustained_write_iops_bounded_by_program_throughput_over_waf():
                           "nand.over_provisioning=0.28")).iops > r.iops
 
 
+def test_write_buffer_bound_is_reported_and_holds():
+    # Write only at QD 32: random flush placement leaves dies idle while the buffer is full, so the
+    # write buffer's bound sits below the dies' c/D capacity and the model's X meets it.
+    r = evaluate(pm9a3("workload.read_fraction=0.0"))
+    assert r.bounds.write_buffer_per_us < r.bounds.capacity_per_us
+    assert r.iops <= r.bounds.write_buffer_per_us * 1e6 * (1 + 1e-9)
+    assert r.bounds.upper_per_us == r.bounds.write_buffer_per_us
+    assert r.bottleneck == "die"  # the bound is reported beside the bottleneck station, not as one
+    assert r.to_dict()["bounds"]["write_buffer_iops"] == pytest.approx(r.bounds.write_buffer_per_us * 1e6)
+    # no buffered writes, no such bound (null in JSON)
+    reads = evaluate(pm9a3("workload.read_fraction=1.0"))
+    assert math.isinf(reads.bounds.write_buffer_per_us)
+    assert reads.to_dict()["bounds"]["write_buffer_iops"] is None
+
+
 def test_buffered_writes_are_acknowledged_before_their_program():
     r = evaluate(pm9a3("workload.read_fraction=0.0", "workload.queue_depth=1"))
     assert r.latency_mean_us < pm9a3().nand.t_prog_us / 4  # no tPROG on the write's own path
