@@ -75,9 +75,10 @@ controller networks with deterministic service; this solver walks the route step
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and on single-server stations the recursion is exact MVA; on
-multi-server stations Erlang C at the mean load stands in for the exact marginal. Heuristics 1.-3. were chosen by
-comparison with the DES on generated configurations; ``tests/validation/test_model_vs_des.py`` keeps
-the comparison honest, and the residual disagreement is reported there and in the README.
+multi-server stations Erlang C at the mean load stands in for the exact marginal. Heuristics 1.-3.
+were chosen by comparison with the DES on generated configurations;
+``tests/validation/test_model_vs_des.py`` keeps the comparison honest, and the residual disagreement is
+reported there and in the README.
 
 Known limitation: the solver is not exactly monotone in the number of servers; the exact solver
 (``exact=True``) is. ``benchmarks/monotonicity.py`` measures it: of 4,850 one-server additions on 1,500
@@ -86,7 +87,7 @@ where the added core is never used in the DES: 44,095 IOPS for both designs, bit
 from the fork-join waits (1.) near saturation: the request's wait for its last transaction is the
 maximum over T, more than the mean that Little's law puts in the station's queue, so a server added
 elsewhere, which moves queue to a saturated fork-join station, can cost the cycle a little more than
-it saves. Until this version the solver lost up to 4.0 % (806 of the additions), from three
+it saves. The solver used to lose up to 4.0 % (806 of the additions), from three
 mechanisms found by switching the corrections off one at a time, each now changed:
 
 * the multi-server marginals (1.): product-form recursion driven by the approximate X(n), which
@@ -271,18 +272,19 @@ def _erlang_c(c, a):
 
 
 @nb.njit(cache=True)
-def _mmc_above(c, a, j):
-    """P(J > j), j < c, for the M/M/c stationary distribution at offered load a (< c)."""
-    term = 1.0
-    total = 1.0
-    below = 1.0 if j >= 0 else 0.0
+def _mmc_above(c, a, out):
+    """out[j] = P(J > j), j = 0 .. c - 1, for the M/M/c stationary distribution at offered load a (< c);
+    out[c - 1] = P(J >= c) is Erlang C."""
+    probs = np.empty(c)
+    probs[0] = 1.0
     for i in range(1, c):
-        term *= a / i
-        total += term
-        if i <= j:
-            below += term
-    tail = term * a / (c - a)  # the states i >= c: a^c / c! / (1 - a / c)
-    return 1.0 - below / (total + tail)
+        probs[i] = probs[i - 1] * a / i
+    tail = probs[c - 1] * a / (c - a)  # the states i >= c: a^c / c! / (1 - a / c)
+    total = probs.sum() + tail
+    below = 0.0
+    for j in range(c):
+        below += probs[j]
+        out[j] = 1.0 - below / total
 
 
 @nb.njit(cache=True)
@@ -392,6 +394,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     for i in range(n_steps):
         if blk[i]:
             unit[st[i]] = t_max
+    above = np.zeros(max(servers.max(), 1))  # P(J > j) at one multi-server station, j < c
     # own siblings ahead at stations that a fork-join step routes over copies (1.)
     siblings = np.zeros((k_count, t_max))
     siblings[:, 0] = 1.0
@@ -451,6 +454,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 # With b own siblings ahead the transaction needs J >= c - b others to wait; what b
                 # siblings alone cost is the fork-join serialisation's (1.), so it is left out here.
                 a = min(c * util[k], c * 0.999999)
+                _mmc_above(c, a, above)
                 queued = max(queue[k] - a, 0.0)
                 w = 0.0
                 pw = 0.0
@@ -462,12 +466,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                     if need <= 0:
                         w += pb * queue[k]
                         continue
-                    ahead = queued
-                    for j in range(need, c):
-                        ahead += _mmc_above(c, a, j)
-                    p_need = _erlang_c(c, a) if need == c else _mmc_above(c, a, need - 1)
-                    w += pb * (ahead + f * p_need)
-                    pw += pb * p_need
+                    # E[(J - need)+] = E[(J - c)+] + sum_{j = need .. c - 1} P(J > j)
+                    w += pb * (queued + above[need:c].sum() + f * above[need - 1])
+                    pw += pb * above[need - 1]
                 wait0[k] = gamma * (svc[k] / c) * w
                 p_wait0[k] = pw
         # --- 1. cycle time and X(n). With background work (4.) its rate is X(n) itself: solve
