@@ -40,8 +40,8 @@ def iops(d: dict, exact: bool) -> float:
     return evaluate_network(config, build_network(config), exact=exact).iops
 
 
-# Relative changes smaller than this are rounding: the background-load fixed point is solved to 1e-9
-# (route_mva.BG_REL_TOL).
+# Relative changes smaller than this are rounding: each X(n) is solved to route_mva.ROOT_REL_TOL (1e-13);
+# 1e-9 leaves room for the floating-point noise of the cycle time.
 ROUNDING = 1e-9
 
 

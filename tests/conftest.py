@@ -20,9 +20,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 # ssdco module gains or loses a literal, or when earlier tests imported more modules: the model-vs-DES
 # acceptance statistics (tests/validation/test_model_vs_des.py, which asserts counts over its drawn
 # configurations) flipped from pass to fail on an unrelated code change, with identical results for
-# every configuration. The same holds for the route-MVA monotonicity guard in test_whatif_properties.py
-# (isolated designs exceed its 2 % bound, route_mva.py "Known limitation"). For those modules, harvest
-# nothing, so their configurations depend only on the test.
+# every configuration. For that module, harvest nothing, so its configurations depend only on the test.
 try:
     from hypothesis.internal.conjecture import providers as _providers
 
@@ -31,7 +29,7 @@ try:
 except Exception:  # pragma: no cover - another Hypothesis version: keep its default behaviour
     _providers = None
 
-STABLE_DRAW_MODULES = ("test_model_vs_des.py", "test_whatif_properties.py")
+STABLE_DRAW_MODULES = ("test_model_vs_des.py",)
 
 
 @pytest.fixture(autouse=True)

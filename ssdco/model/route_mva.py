@@ -1,5 +1,15 @@
 """Approximate MVA along the request's route: the closed-workload solver of ``ssdco whatif``.
 
+**The solution.** For each population n = 1 .. N, X(n) is the largest throughput X (up to the
+capacity bound) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a request's mean
+cycle time when the system runs at X: at each station an arrival sees the other n - 1 requests,
+estimated as the (n - 1)/n share of the station's mean queue and busy servers (Schweitzer's
+approximation; P. Schweitzer, "Approximate analysis of multiclass closed networks of queues", 1979;
+Y. Bard, "Some extensions to multiclass queueing network analysis", 1979), and with Q = X V (S + W)
+each station's wait is a closed-form local fixed point. Because no state is carried from one
+population to the next, an extra server can only shorten cycle_n(X) at every X (each term below is
+non-increasing in a station's servers at fixed X), so X(N) never falls: see "Monotone in servers".
+
 The station-level residual-corrected MVA (``mva.py``) misses three things the embedded DES shows on
 controller networks with deterministic service; this solver walks the route step by step to add them:
 
@@ -15,18 +25,15 @@ controller networks with deterministic service; this solver walks the route step
    Summing the T visits (the station-level view) overstated latency by up to 3x on the DES.
    On a c-server station the wait is (S / c) (E[(J - c)+] + f P(J >= c)): each job queued ahead
    needs S / c, and an arrival that finds all servers busy also waits the residual f S / c of the
-   first to finish. E[(J - c)+] = Q - c U by Little's law on the previous population (for c = 1
-   this is the residual-corrected MVA of the single-server stations), P(J >= c) is Erlang C at the
-   c U busy servers, and the states below c take the M/M/c shape. Where a fork-join step routes the
-   request over copies (dies), b of a transaction's own siblings may be ahead of it at its copy
-   (K ~ Bin(T - 1, 1/m) siblings there, its place among them uniform); it then waits as soon as
-   c - b others are present, so the wait and P(wait) are averaged over b. What the siblings alone
-   cost is the serialisation term above, so b >= c adds only the others' queue. Without the siblings
-   the model was +4..+7 % IOPS on 8 KiB writes over two-plane dies at QD 2-6, now within 1.6 %.
-   An earlier version took the marginals from the load-dependent (product-form) MVA recursion,
-   driven by the approximate X(n), counted in transactions. Near saturation X(n) was above what
-   that recursion can hold, the renormalised marginals oscillated with period c, and IOPS could
-   fall by up to 4.0 % when a server was added (see "Known limitation").
+   first to finish. E[(J - c)+] = Q' - a with Q' and a the others' share of the mean queue and busy
+   servers (for c = 1 this is the residual-corrected MVA of the single-server stations), P(J >= c)
+   is Erlang C at a busy servers, and the states below c take the M/M/c shape. Where a fork-join
+   step routes the request over several copies (dies), b of a transaction's own siblings may be
+   ahead of it at its copy (K ~ Bin(T - 1, 1/m) siblings there, its place among them uniform); it
+   then waits as soon as c - b others are present, so the wait and P(wait) are averaged over b. What
+   the siblings alone cost is the serialisation term above, so b >= c adds only the others' queue.
+   Without the siblings the model was +4..+7 % IOPS on 8 KiB writes over two-plane dies at QD 2-6,
+   now within 1.8 %.
 2. **Re-entry.** A job that leaves a server and comes back before the next job's service ends
    finds that service just begun: its residual is the full S, not S(1 + scv)/2. The fraction of
    such arrivals is estimated per step as P(same copy) x max(0, 1 - gap / S), where the gap is the
@@ -55,14 +62,12 @@ controller networks with deterministic service; this solver walks the route step
    the closed class's wait is inflated by 1 / (1 - U_b), and it also waits for the background work in
    service or queued ahead, the Allen-Cunneen M/G/c share C(c, a) U_b R_b / (rho c (1 - rho)) with
    R_b = E[S_b^2] / (2 E[S_b]) the background residual and rho the station's total utilisation. The
-   capacity bound uses the total demand, so X <= c / (D + D_b). The background rate is X(n) itself, so
-   each population's X(n) is the fixed point X = min(max(n / cycle(X), X(n - 1)), capacity), found by
-   bisection inside the recursion (the right side falls as X rises). An earlier version bisected the
-   whole vector X(1..N) between full recursions; X(n) is floored at X(n - 1), which made that map jump
-   (one n whose X fell below its predecessor pinned every later one), and it returned a point on the
-   far side of the jump: -11.3 % IOPS at 30 % reads on the PM9A3 preset, now +1.1 %.
-   The closed class's queue that the next population's arrivals see (Q = X V (S + W)) is taken with
-   the wait before the background's share: that share is added once, by the terms above, for every
+   capacity bound uses the total demand, so X <= c / (D + D_b). The background rate is X itself, so
+   it enters cycle_n(X) like every other term. (An earlier recursion in n bisected the whole vector
+   X(1..N) between full recursions and returned a point on the far side of a jump: -11.3 % IOPS at
+   30 % reads on the PM9A3 preset, now +1.0 %.)
+   The closed class's queue that arrivals see (Q = X V (S + W)) is taken with the wait before the
+   background's share: that share is added once, by the terms above, for every
    arrival. Keeping it in Q counted the wait behind one long program or erase again for each closed
    job queued behind it; on the 18 FTL cases of the DES comparison the worst IOPS error went from
    -6.6 % (JESD219 at 70 % reads, partitioned mapping cache) to 1.6 %.
@@ -74,35 +79,41 @@ controller networks with deterministic service; this solver walks the route step
    beside the asymptotic bounds. PM9A3 write-only: +6.2 % IOPS without the cap, -0.5 % with it.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
-(memoryless residual; ca^2 stays 1) and on single-server stations the recursion is exact MVA; on
-multi-server stations Erlang C at the mean load stands in for the exact marginal. Heuristics 1.-3.
-were chosen by comparison with the DES on generated configurations;
+(memoryless residual; ca^2 stays 1) and the solution is the Bard-Schweitzer approximate MVA (Erlang C
+standing in for the marginals of multi-server stations); ``exact=True`` gives the exact product-form
+solution. Heuristics 1.-3. were chosen by comparison with the DES on generated configurations;
 ``tests/validation/test_model_vs_des.py`` keeps the comparison honest, and the residual disagreement is
 reported there and in the README.
 
-Known limitation: the solver is not exactly monotone in the number of servers; the exact solver
-(``exact=True``) is. ``benchmarks/monotonicity.py`` measures it: of 4,850 one-server additions on 1,500
-uniformly sampled designs, 8 lower IOPS by more than rounding, the worst by 0.03 % (8 KiB reads at QD 6
-where the added core is never used in the DES: 44,095 IOPS for both designs, bit for bit). They come
-from the fork-join waits (1.) near saturation: the request's wait for its last transaction is the
-maximum over T, more than the mean that Little's law puts in the station's queue, so a server added
-elsewhere, which moves queue to a saturated fork-join station, can cost the cycle a little more than
-it saves. The solver used to lose up to 4.0 % (806 of the additions), from three
-mechanisms found by switching the corrections off one at a time, each now changed:
+Monotone in servers. ``benchmarks/monotonicity.py`` adds one core or accelerator unit to 1,500
+uniformly sampled designs: 0 of 4,850 additions lower IOPS (by more than 1e-9), and the property test
+holds the solver to rounding. At fixed X, one more server at a station lowers its utilisation, its
+Erlang C and its S / c, hence its wait; P(wait) falls too, and the max-of-T term (1.) is
+(W / P)(E[max] - P) with both factors non-increasing; the flow correction (3.) depends on the work rate
+X D, not on the servers; the re-entry gaps (2.) are taken at zero load; the serialisation counts fall.
+So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
+recursion in n carried each population's queues into the next, and a server that raised X(n - 1) put
+more queue ahead of the next population at a fork-join station, where it costs more than elsewhere:
+the solver lost up to 4.0 % of IOPS (806 of the 4,850 additions; then 8, worst 0.03 %, with the
+multi-server waits below). The DES showed no loss on any of the worst cases.
 
-* the multi-server marginals (1.): product-form recursion driven by the approximate X(n), which
-  oscillated near saturation; now Little's law, Erlang C and the M/M/c shape;
+Against the DES (700 cached configurations, benchmarks/model_vs_des.py) the fixed point costs little:
+650 within both tolerances instead of 654 for the recursion with the same corrections; the PM9A3
+presets are unchanged (c01 -1.8 %), the FTL cases slightly better (worst 1.4 %). What changed, each
+found by switching the corrections off one at a time:
+
+* the multi-server marginals (1.) came from the product-form recursion driven by the approximate
+  X(n), which oscillated near saturation; now Erlang C and the M/M/c shape at the others' load;
 * 2. (re-entry): with the waits in the gap, another server elsewhere shortened a job's way back to
-  a die it just left and raised the wait there; the gaps are now taken at zero load;
+  a die it just left; the gaps are now taken at zero load;
 * 3. (flow): another server made a station's departures less regular (u = X D / c and 1/sqrt(c));
   a station now departs like one server doing its work.
 
-Against the DES (700 cached configurations, benchmarks/model_vs_des.py) the change is neutral: 654
-instead of 652 within both tolerances; the PM9A3 presets are unchanged (c01 -1.8 %). Alternatives
-tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
+Alternatives tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
 approximation, the Bolch et al. recursion from p(0..c-1), always renormalised marginals, max-of-T over
-the residual part of the wait only, the truncated M/M/c shape driven by X(n), dropping 3. (PM9A3 c01
--3.1 %), and Erlang C without the own siblings (+4..+7 % on the two-plane fork-join test).
+the residual part of the wait only, dropping 3. (PM9A3 c01 -3.1 %), Erlang C without the own
+siblings (+4..+7 % on the two-plane fork-join test), and in the fixed point the others' share of the
+queue without the same share of the busy servers (two-plane test +8 %).
 """
 
 from __future__ import annotations
@@ -121,8 +132,8 @@ from .network import Network, StationLoad
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
 FORK_JOIN, MAX_WAIT, REENTRY, FLOW = 1, 2, 4, 8
 ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW
-BG_BISECTIONS = 60  # bisection steps for X(n) with background work (4.), to BG_REL_TOL
-BG_REL_TOL = 1e-9
+ROOT_ITERATIONS = 200  # regula falsi steps for each X(n), to ROOT_REL_TOL
+ROOT_REL_TOL = 1e-13
 
 
 @lru_cache(maxsize=4096)
@@ -185,7 +196,7 @@ def _closed_throughput(stations: tuple[tuple[float, int, float], ...], populatio
 
 @dataclass(frozen=True)
 class RouteArrays:
-    """The network flattened for the compiled recursion (one entry per station / station step)."""
+    """The network flattened for the compiled solver (one entry per station / station step)."""
 
     service_us: np.ndarray  # per station: mean per-visit service
     scv: np.ndarray
@@ -369,6 +380,98 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure
 
 
 @nb.njit(cache=True)
+def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings,
+              above, features, wait0, p_wait0):
+    """Per-visit waits (before the background's share) and P(wait) of every station when the closed
+    workload of n requests runs at throughput x (requests/us). Returns the per-server utilisations.
+
+    An arrival sees the other n - 1 requests: Schweitzer's estimate Q(n - 1) = (n - 1)/n Q(n), and the
+    same share of the busy servers. With Q = lam (S + W) the residual-corrected wait is linear in W, so
+    each station's local fixed point is closed-form."""
+    k_count = svc.shape[0]
+    n_steps = st.shape[0]
+    alpha = (n - 1.0) / n
+    util = x * demand / servers
+    # 3. arrival variability along the route (QNA) at this throughput
+    ca2 = np.ones(k_count)
+    if features & FLOW:
+        cd2 = np.empty(k_count)
+        for _ in range(4):
+            for k in range(k_count):
+                if copies[k] > 1.0:
+                    cd2[k] = 1.0  # the merged output of many address-routed copies is close to Poisson
+                else:
+                    # as one server doing the station's work: more servers do not make the output less
+                    # regular (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
+                    u = min(util[k] * servers[k], 1.0)
+                    cd2[k] = 1.0 + (1.0 - u * u) * (ca2[k] - 1.0) + u * u * (scv[k] - 1.0)
+            acc = np.zeros(k_count)
+            wsum = np.zeros(k_count)
+            for i in range(n_steps):
+                prev = i - 1 if i > 0 else n_steps - 1
+                a2 = split[i] * cd2[st[prev]] + 1.0 - split[i]
+                if routed[i]:
+                    q = 1.0 / copies[st[i]]
+                    a2 = q * a2 + 1.0 - q
+                acc[st[i]] += sv[i] * a2
+                wsum[st[i]] += sv[i]
+            for k in range(k_count):
+                if wsum[k] > 0.0:
+                    ca2[k] = acc[k] / wsum[k]
+    for k in range(k_count):
+        wait0[k] = 0.0
+        p_wait0[k] = 0.0
+        if demand[k] <= 0.0 or n < 2:
+            continue
+        c = servers[k]
+        gamma = (ca2[k] + scv[k]) / (1.0 + scv[k]) if copies[k] == 1.0 and features & FLOW else 1.0
+        f = f_residual[k]
+        lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W)
+        busy = min(alpha * util[k], 0.999999)  # per server
+        if c == 1:
+            # W = gamma S (Q' - busy + f busy)
+            slope = gamma * svc[k] * lam
+            num = gamma * svc[k] * (lam * svc[k] - (1.0 - f) * busy)
+            p_wait0[k] = busy
+        else:
+            # W = gamma (S / c) (E[(J - c)+] + f P(J >= c)) with E[(J - c)+] = Q' - c busy, the M/M/c
+            # shape below c, and b own siblings ahead: the transaction waits once J >= c - b (1.)
+            a_busy = c * busy
+            _mmc_above(c, a_busy, above)
+            const = 0.0
+            pw = 0.0
+            for b in range(siblings.shape[1]):
+                pb = siblings[k, b]
+                if pb <= 0.0:
+                    continue
+                need = c - b
+                if need > 0:
+                    # E[(J - need)+] = E[(J - c)+] + sum_{j = need .. c - 1} P(J > j)
+                    const += pb * (above[need:c].sum() + f * above[need - 1] - a_busy)
+                    pw += pb * above[need - 1]
+            slope = gamma * svc[k] / c * lam
+            num = gamma * svc[k] / c * (lam * svc[k] + const)
+            p_wait0[k] = pw
+        wait0[k] = max(num, 0.0) / (1.0 - slope) if slope < 1.0 else 1e30
+    return util
+
+
+@nb.njit(cache=True)
+def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
+              pure_delay, features, weight, demand, f_residual, siblings, above, bg_demand, bg_res, has_bg,
+              wait0, p_wait0, wait, p_wait):
+    """Cycle time (us) of a request at throughput x with n requests in the system."""
+    util = _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual,
+                     siblings, above, features, wait0, p_wait0)
+    if has_bg:
+        _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
+    else:
+        wait[:] = wait0
+        p_wait[:] = p_wait0
+    return _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
+
+
+@nb.njit(cache=True)
 def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, serial, sizes, probs,
                   pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity):
     k_count = svc.shape[0]
@@ -379,35 +482,35 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         if demand[k] + bg_demand[k] > 0.0:
             capacity = min(capacity, servers[k] / (demand[k] + bg_demand[k]))
     x_by_n = np.zeros(n_max + 1)
-    queue = np.zeros(k_count)
-    util = np.zeros(k_count)
     wait = np.zeros(k_count)
     p_wait = np.zeros(k_count)
     wait0 = np.zeros(k_count)  # before the background's share (4.)
     p_wait0 = np.zeros(k_count)
     has_bg = bg_demand.max() > 0.0
-    ca2 = np.ones(k_count)
+    above = np.zeros(max(servers.max(), 1))  # P(J > j) at one multi-server station, j < c
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
-    unit = np.ones(k_count, dtype=np.int64)
-    for i in range(n_steps):
-        if blk[i]:
-            unit[st[i]] = t_max
-    above = np.zeros(max(servers.max(), 1))  # P(J > j) at one multi-server station, j < c
-    # own siblings ahead at stations that a fork-join step routes over copies (1.)
+    # own siblings ahead at stations that a fork-join step routes over several copies (1.)
     siblings = np.zeros((k_count, t_max))
     siblings[:, 0] = 1.0
     for i in range(n_steps):
-        if blk[i] and routed[i] and t_max > 1:
+        if blk[i] and routed[i] and t_max > 1 and copies[st[i]] > 1.0:
             siblings[st[i], :] = _sibling_distribution(sizes, probs, copies[st[i]])
+    # the share of a station's departures that go on to each step (3.)
+    split = np.ones(n_steps)
+    for i in range(n_steps):
+        prev = i - 1 if i > 0 else n_steps - 1
+        tot = 0.0
+        for j in range(n_steps):
+            if st[j] == st[prev]:
+                tot += sv[j]
+        split[i] = sv[prev] / tot
     # 2. re-entry: the fraction of arrivals that find the service they left just begun. The gaps are
-    # taken at zero load (service and delays only), so they do not depend on the servers elsewhere:
-    # with the waits in the gap, a server added elsewhere shortened it, raised the waits here and could
-    # lower X (see "Known limitation").
+    # taken at zero load (service and delays only), so they do not depend on the servers elsewhere.
     resp = t + dl
     zero = np.zeros(k_count)
-    cycle = _cycle_time(zero, zero, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
+    cycle0 = _cycle_time(zero, zero, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
     reentry = np.zeros(k_count)
     vsum = np.zeros(k_count)
     if features & REENTRY:
@@ -425,7 +528,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 gap += resp[j]
                 j -= 1
             if not found:
-                gap = cycle - resp[i]
+                gap = cycle0 - resp[i]
             same = 1.0 / copies[k] if routed[i] else 1.0
             if svc[k] > 0.0:
                 reentry[k] += sv[i] * same * max(0.0, 1.0 - gap / svc[k])
@@ -435,101 +538,45 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         if vsum[k] > 0.0:
             r = reentry[k] / vsum[k] / servers[k]
             f_residual[k] = r + (1.0 - r) * f_residual[k]
+    # X(n) = the largest X <= capacity with X cycle_n(X) <= n (Illinois regula falsi on a bracket that
+    # keeps F(lo) <= 0 < F(hi)), floored at X(n - 1)
     for n in range(1, n_max + 1):
-        # --- per-visit wait at each station (arrival theorem: the n-1 state)
-        for k in range(k_count):
-            c = servers[k]
-            f = f_residual[k]
-            gamma = (ca2[k] + scv[k]) / (1.0 + scv[k]) if copies[k] == 1.0 and features & FLOW else 1.0
-            if demand[k] <= 0.0 or c > (n - 1) * unit[k]:
-                wait0[k] = 0.0
-                p_wait0[k] = 0.0
-            elif c == 1:
-                busy = min(util[k], 1.0)
-                wait0[k] = max(gamma * (svc[k] * (queue[k] - busy) + busy * svc[k] * f), 0.0)
-                p_wait0[k] = busy
-            else:
-                # Little's law on the previous population for the jobs queued ahead, E[(J - c)+] =
-                # Q - a with a = c U busy servers; the M/M/c shape at load a for the states below c.
-                # With b own siblings ahead the transaction needs J >= c - b others to wait; what b
-                # siblings alone cost is the fork-join serialisation's (1.), so it is left out here.
-                a = min(c * util[k], c * 0.999999)
-                _mmc_above(c, a, above)
-                queued = max(queue[k] - a, 0.0)
-                w = 0.0
-                pw = 0.0
-                for b in range(t_max):
-                    pb = siblings[k, b]
-                    if pb <= 0.0:
-                        continue
-                    need = c - b
-                    if need <= 0:
-                        w += pb * queue[k]
-                        continue
-                    # E[(J - need)+] = E[(J - c)+] + sum_{j = need .. c - 1} P(J > j)
-                    w += pb * (queued + above[need:c].sum() + f * above[need - 1])
-                    pw += pb * above[need - 1]
-                wait0[k] = gamma * (svc[k] / c) * w
-                p_wait0[k] = pw
-        # --- 1. cycle time and X(n). With background work (4.) its rate is X(n) itself: solve
-        # X = min(max(n / cycle(X), X(n - 1)), capacity) by bisection (the right side falls as X rises).
-        if has_bg:
-            lo, hi = 0.0, capacity
-            for _ in range(BG_BISECTIONS):
-                mid = 0.5 * (lo + hi)
-                _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, mid, wait, p_wait)
-                total = _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure_delay,
-                                    features)
-                if min(max(n / total, x_by_n[n - 1]), capacity) >= mid:
-                    lo = mid
-                else:
-                    hi = mid
-                if hi - lo <= BG_REL_TOL * hi:
-                    break
-            x = 0.5 * (lo + hi)
-            _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
-            total = _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
+        hi = capacity
+        f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
+                              sizes, probs, pure_delay, features, weight, demand, f_residual, siblings, above,
+                              bg_demand, bg_res, has_bg, wait0, p_wait0, wait, p_wait) - n
+        if f_hi <= 0.0:
+            x = hi
         else:
-            wait[:] = wait0
-            p_wait[:] = p_wait0
-            total = _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
-            x = min(max(n / total, x_by_n[n - 1]), capacity)
-        cycle = total
-        x_by_n[n] = x
-        for k in range(k_count):
-            queue[k] = x * visits[k] * (svc[k] + wait0[k])  # without the background's share (4.)
-            util[k] = x * demand[k] / servers[k]
-        # --- 3. arrival variability along the route (QNA), for the next population
-        cd2 = np.empty(k_count)
-        for k in range(k_count):
-            if copies[k] > 1.0:
-                # the merged output of many address-routed copies is close to Poisson
-                cd2[k] = 1.0
-            else:
-                # as one server doing the station's work: more servers do not make the output less
-                # regular (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
-                u = min(util[k] * servers[k], 1.0)
-                cd2[k] = 1.0 + (1.0 - u * u) * (ca2[k] - 1.0) + u * u * (scv[k] - 1.0)
-        acc = np.zeros(k_count)
-        wsum = np.zeros(k_count)
-        for i in range(n_steps):
-            prev = i - 1 if i > 0 else n_steps - 1
-            kp = st[prev]
-            k = st[i]
-            tot = 0.0
-            for j in range(n_steps):
-                if st[j] == kp:
-                    tot += sv[j]
-            p = sv[prev] / tot
-            a = p * cd2[kp] + 1.0 - p
-            if routed[i]:
-                q = 1.0 / copies[k]
-                a = q * a + 1.0 - q
-            acc[k] += sv[i] * a
-            wsum[k] += sv[i]
-        for k in range(k_count):
-            if wsum[k] > 0.0:
-                ca2[k] = acc[k] / wsum[k]
+            lo, f_lo = 0.0, -float(n)
+            side = 0
+            for _ in range(ROOT_ITERATIONS):
+                mid = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+                if not lo < mid < hi:
+                    mid = 0.5 * (lo + hi)
+                f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split,
+                                        serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
+                                        siblings, above, bg_demand, bg_res, has_bg, wait0, p_wait0, wait,
+                                        p_wait) - n
+                if f_mid <= 0.0:
+                    lo, f_lo = mid, f_mid
+                    if side == -1:
+                        f_hi *= 0.5
+                    side = -1
+                else:
+                    hi, f_hi = mid, f_mid
+                    if side == 1:
+                        f_lo *= 0.5
+                    side = 1
+                if hi - lo <= ROOT_REL_TOL * hi:
+                    break
+            x = lo
+        x_by_n[n] = max(x, x_by_n[n - 1])
+    x = x_by_n[n_max]
+    _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
+              pure_delay, features, weight, demand, f_residual, siblings, above, bg_demand, bg_res, has_bg, wait0,
+              p_wait0, wait, p_wait)
+    queue = x * visits * (svc + wait)
     residence = visits * (svc + wait)
     return x_by_n, residence, queue, p_wait
 
