@@ -132,8 +132,8 @@ from .network import Network, StationLoad
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
 FORK_JOIN, MAX_WAIT, REENTRY, FLOW = 1, 2, 4, 8
 ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW
-ROOT_ITERATIONS = 200  # regula falsi steps for each X(n), to ROOT_REL_TOL
-ROOT_REL_TOL = 1e-13
+ROOT_ITERATIONS = 200  # regula falsi steps for each X(n), to ROOT_REL_TOL (relative, in X and in X cycle)
+ROOT_REL_TOL = 1e-12
 
 
 @lru_cache(maxsize=4096)
@@ -286,15 +286,18 @@ def _erlang_c(c, a):
 def _mmc_above(c, a, out):
     """out[j] = P(J > j), j = 0 .. c - 1, for the M/M/c stationary distribution at offered load a (< c);
     out[c - 1] = P(J >= c) is Erlang C."""
-    probs = np.empty(c)
-    probs[0] = 1.0
+    term = 1.0
+    total = 1.0
     for i in range(1, c):
-        probs[i] = probs[i - 1] * a / i
-    tail = probs[c - 1] * a / (c - a)  # the states i >= c: a^c / c! / (1 - a / c)
-    total = probs.sum() + tail
+        term *= a / i
+        total += term
+    total += term * a / (c - a)  # the states i >= c: a^c / c! / (1 - a / c)
+    term = 1.0
     below = 0.0
     for j in range(c):
-        below += probs[j]
+        if j > 0:
+            term *= a / j
+        below += term
         out[j] = 1.0 - below / total
 
 
@@ -381,7 +384,7 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure
 
 @nb.njit(cache=True)
 def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings,
-              above, features, wait0, p_wait0):
+              above, features, wait0, p_wait0, util, ca2, cd2, acc, wsum):
     """Per-visit waits (before the background's share) and P(wait) of every station when the closed
     workload of n requests runs at throughput x (requests/us). Returns the per-server utilisations.
 
@@ -391,11 +394,11 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, de
     k_count = svc.shape[0]
     n_steps = st.shape[0]
     alpha = (n - 1.0) / n
-    util = x * demand / servers
+    for k in range(k_count):
+        util[k] = x * demand[k] / servers[k]
+        ca2[k] = 1.0
     # 3. arrival variability along the route (QNA) at this throughput
-    ca2 = np.ones(k_count)
     if features & FLOW:
-        cd2 = np.empty(k_count)
         for _ in range(4):
             for k in range(k_count):
                 if copies[k] > 1.0:
@@ -405,8 +408,8 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, de
                     # regular (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
                     u = min(util[k] * servers[k], 1.0)
                     cd2[k] = 1.0 + (1.0 - u * u) * (ca2[k] - 1.0) + u * u * (scv[k] - 1.0)
-            acc = np.zeros(k_count)
-            wsum = np.zeros(k_count)
+            acc[:] = 0.0
+            wsum[:] = 0.0
             for i in range(n_steps):
                 prev = i - 1 if i > 0 else n_steps - 1
                 a2 = split[i] * cd2[st[prev]] + 1.0 - split[i]
@@ -453,16 +456,17 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, de
             num = gamma * svc[k] / c * (lam * svc[k] + const)
             p_wait0[k] = pw
         wait0[k] = max(num, 0.0) / (1.0 - slope) if slope < 1.0 else 1e30
-    return util
 
 
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, above, bg_demand, bg_res, has_bg,
-              wait0, p_wait0, wait, p_wait):
-    """Cycle time (us) of a request at throughput x with n requests in the system."""
-    util = _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual,
-                     siblings, above, features, wait0, p_wait0)
+              wait0, p_wait0, wait, p_wait, work):
+    """Cycle time (us) of a request at throughput x with n requests in the system (``work``: 5 scratch
+    rows of the station count)."""
+    util = work[0]
+    _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings, above,
+              features, wait0, p_wait0, util, work[1], work[2], work[3], work[4])
     if has_bg:
         _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
     else:
@@ -488,6 +492,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     p_wait0 = np.zeros(k_count)
     has_bg = bg_demand.max() > 0.0
     above = np.zeros(max(servers.max(), 1))  # P(J > j) at one multi-server station, j < c
+    work = np.zeros((5, k_count))
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
@@ -538,44 +543,60 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         if vsum[k] > 0.0:
             r = reentry[k] / vsum[k] / servers[k]
             f_residual[k] = r + (1.0 - r) * f_residual[k]
-    # X(n) = the largest X <= capacity with X cycle_n(X) <= n (Illinois regula falsi on a bracket that
-    # keeps F(lo) <= 0 < F(hi)), floored at X(n - 1)
+    # X(n) = the largest X <= capacity with X cycle_n(X) <= n, floored at X(n - 1). X cycle_n(X) - n
+    # rises with X, so the root lies between X(n - 1) (when that is still below it; otherwise the floor
+    # holds) and the population bound n / cycle_n(0); Illinois regula falsi keeps F(lo) <= 0 < F(hi).
     for n in range(1, n_max + 1):
-        hi = capacity
-        f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
+        lo = x_by_n[n - 1]
+        f_lo = lo * _cycle_at(lo, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings, above,
-                              bg_demand, bg_res, has_bg, wait0, p_wait0, wait, p_wait) - n
+                              bg_demand, bg_res, has_bg, wait0, p_wait0, wait, p_wait, work) - n
+        if f_lo > 0.0:
+            x_by_n[n] = lo
+            continue
+        top = min(capacity, n / cycle0)
+        hi = top
+        if n > 2:  # a tighter first bracket: twice the last step
+            hi = min(top, lo + 2.0 * (x_by_n[n - 1] - x_by_n[n - 2]))
+        while True:
+            f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
+                                  sizes, probs, pure_delay, features, weight, demand, f_residual, siblings, above,
+                                  bg_demand, bg_res, has_bg, wait0, p_wait0, wait, p_wait, work) - n
+            if f_hi > 0.0 or hi >= top:
+                break
+            lo, f_lo = hi, f_hi
+            hi = top
         if f_hi <= 0.0:
-            x = hi
-        else:
-            lo, f_lo = 0.0, -float(n)
-            side = 0
-            for _ in range(ROOT_ITERATIONS):
-                mid = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
-                if not lo < mid < hi:
-                    mid = 0.5 * (lo + hi)
-                f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split,
-                                        serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
-                                        siblings, above, bg_demand, bg_res, has_bg, wait0, p_wait0, wait,
-                                        p_wait) - n
-                if f_mid <= 0.0:
-                    lo, f_lo = mid, f_mid
-                    if side == -1:
-                        f_hi *= 0.5
-                    side = -1
-                else:
-                    hi, f_hi = mid, f_mid
-                    if side == 1:
-                        f_lo *= 0.5
-                    side = 1
-                if hi - lo <= ROOT_REL_TOL * hi:
-                    break
-            x = lo
-        x_by_n[n] = max(x, x_by_n[n - 1])
+            x_by_n[n] = hi
+            continue
+        side = 0
+        for _ in range(ROOT_ITERATIONS):
+            mid = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+            if not lo < mid < hi:
+                mid = 0.5 * (lo + hi)
+            f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split,
+                                    serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
+                                    siblings, above, bg_demand, bg_res, has_bg, wait0, p_wait0, wait, p_wait, work) - n
+            if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
+                lo = mid
+                break
+            if f_mid <= 0.0:
+                lo, f_lo = mid, f_mid
+                if side == -1:
+                    f_hi *= 0.5
+                side = -1
+            else:
+                hi, f_hi = mid, f_mid
+                if side == 1:
+                    f_lo *= 0.5
+                side = 1
+            if hi - lo <= ROOT_REL_TOL * hi:
+                break
+        x_by_n[n] = lo
     x = x_by_n[n_max]
     _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, above, bg_demand, bg_res, has_bg, wait0,
-              p_wait0, wait, p_wait)
+              p_wait0, wait, p_wait, work)
     queue = x * visits * (svc + wait)
     residence = visits * (svc + wait)
     return x_by_n, residence, queue, p_wait
