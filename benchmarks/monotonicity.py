@@ -3,9 +3,9 @@
 For uniformly sampled random designs (the ranges of tests/strategies.py, every other one with 4/8/16 KiB
 requests) each core group and each accelerator gets one more server, and the IOPS of the default route
 MVA and of the exact (exponential, product-form) solver are compared with the unchanged design. Prints
-how many additions lower IOPS and by how much, and the worst cases. The exact solver should show none;
-the route MVA does (see ssdco/model/route_mva.py, "Known limitation"). ``--des`` re-runs the worst case
-in the DES to show what the simulated controller does.
+how many additions lower IOPS and by how much, and the worst cases. Neither solver should show any (see
+ssdco/model/route_mva.py, "Monotone in servers"; the route MVA's earlier recursion in n lost up to
+4.0 %). ``--des`` re-runs the worst case in the DES to show what the simulated controller does.
 
     .venv/bin/python -m benchmarks.monotonicity [--designs 1500] [--first-seed 10000] [--des]
 """

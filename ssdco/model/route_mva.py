@@ -39,7 +39,7 @@ controller networks with deterministic service; this solver walks the route step
    such arrivals is estimated per step as P(same copy) x max(0, 1 - gap / S), where the gap is the
    time spent elsewhere since the job last left the station (1/m for m address-routed copies), at
    zero load: service times and delays, not waits, so that a server added elsewhere cannot shorten
-   it (see "Known limitation"). This matters for a few dies dominating the cycle (DES error +8 %
+   it (see "Monotone in servers"). This matters for a few dies dominating the cycle (DES error +8 %
    without it).
 3. **Flow variability.** Deterministic stations in tandem smooth the flow, so a downstream station
    sees more regular arrivals than Poisson and queues less. The arrival scv ca^2 of each
@@ -67,10 +67,10 @@ controller networks with deterministic service; this solver walks the route step
    X(1..N) between full recursions and returned a point on the far side of a jump: -11.3 % IOPS at
    30 % reads on the PM9A3 preset, now +1.0 %.)
    The closed class's queue that arrivals see (Q = X V (S + W)) is taken with the wait before the
-   background's share: that share is added once, by the terms above, for every
-   arrival. Keeping it in Q counted the wait behind one long program or erase again for each closed
-   job queued behind it; on the 18 FTL cases of the DES comparison the worst IOPS error went from
-   -6.6 % (JESD219 at 70 % reads, partitioned mapping cache) to 1.6 %.
+   background's share: that share is added once, by the terms above, for every arrival. Keeping it
+   in Q counted the wait behind one long program or erase again for each closed job queued behind
+   it; on the 18 FTL cases of the DES comparison the worst IOPS error went from -6.6 % (JESD219 at
+   70 % reads, partitioned mapping cache) to 1.4 %.
 5. **Write buffer.** The background runs are done by at most ``background_slots`` clones (plus the
    requests that do a run themselves when the pool is empty), so under back-pressure the background is
    a closed network of that many jobs, not an open stream: with random die choice some dies idle while
@@ -94,8 +94,10 @@ X D, not on the servers; the re-entry gaps (2.) are taken at zero load; the seri
 So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
 recursion in n carried each population's queues into the next, and a server that raised X(n - 1) put
 more queue ahead of the next population at a fork-join station, where it costs more than elsewhere:
-the solver lost up to 4.0 % of IOPS (806 of the 4,850 additions; then 8, worst 0.03 %, with the
-multi-server waits below). The DES showed no loss on any of the worst cases.
+the solver lost up to 4.0 % of IOPS (806 of the 4,850 additions; still 8, worst 0.03 %, with the
+multi-server waits of 1.). The DES showed no loss on any of the worst cases. One term is outside this
+argument: at a station with scv > 1, fewer re-entries per server move the residual factor f up
+towards (1 + scv)/2; measured, it never outweighed the rest.
 
 Against the DES (700 cached configurations, benchmarks/model_vs_des.py) the fixed point costs little:
 650 within both tolerances instead of 654 for the recursion with the same corrections; the PM9A3
