@@ -15,18 +15,31 @@ controller networks with deterministic service; this solver walks the route step
 
 1. **Fork-join.** A request of T transactions forks them through cache lookup .. channel and waits
    for the last one. Its block time is the flow-line makespan of T identical jobs,
-   sum_j r_j + max_j (E_j(T) - 1) r_j, where r_j is a stage's per-visit response and E_j(T) the
-   expected number of the request's own transactions served one after another there: ceil(T/c) on a
-   c-server station, E[ceil(max load / c)] when T transactions pick among m copies at random
-   (balls into bins, exact by generating functions). The wait for other requests is the *maximum*
-   over T transactions, not the mean: each transaction's wait is modelled as 0 with probability
-   1 - P and exponential otherwise, so E[max] = theta sum_{k=1..T} (-1)^(k+1) C(T,k) P^k / k
-   (Varki-style fork-join bound; Nelson & Tantawi, IEEE ToC 37(6), 1988, for the harmonic form).
-   Summing the T visits (the station-level view) overstated latency by up to 3x on the DES.
+   sum_j r_j + max_j (E_j(T) - 1) S_j, where r_j is a stage's per-visit response, S_j its service and
+   E_j(T) the expected number of the request's own transactions served one after another there:
+   ceil(T/c) on a c-server station, E[ceil(max load / c)] when T transactions pick among m copies at
+   random (balls into bins, exact by generating functions). Own transactions dispatched together
+   queue together (FCFS), so they wait for the others once, not once each: the serialisation costs
+   service only (with the wait in it, 8-16 KiB requests over 4-8 dies were 6-8 % low at QD 2-4).
+   The wait for other requests is the *maximum* over the D distinct copies the T transactions
+   occupy (P(D = d) by occupancy), not the mean: at each copy the wait is 0 with probability 1 - P
+   and otherwise of mean theta = W / P and coefficient of variation cv, and E[max of j waits] is
+   taken as theta (1 + cv (H_j - 1)) (exact for the exponential, cv = 1: then E[max] over T is
+   theta sum_{k=1..T} (-1)^(k+1) C(T,k) P^k / k, the Varki-style fork-join bound; Nelson & Tantawi,
+   IEEE ToC 37(6), 1988, for the harmonic form; and close for the uniform residual of a
+   deterministic service, 0.81 S for T = 4 against 0.80 S). cv^2 = P + (1 - P) cv_R^2, with cv_R^2
+   the squared coefficient of variation of the residual service (4 (1 + 2 scv) / (3 (1 + scv)) - 1
+   for gamma service, 1/3 for deterministic): exactly the conditional wait of M/G/1 at P = rho
+   (Takacs' second moment E[W^2] = 2 E[W]^2 + lam E[S^3] / (3 (1 - rho))). cv_R^2 is capped at 1
+   so that cv cannot rise as P falls. With the exponential shape instead, 8-16 KiB requests on
+   deterministic dies were about 1 % lower still. Summing the T visits (the station-level view)
+   overstated latency by up to 3x on the DES.
    On a c-server station the wait is (S / c) (E[(J - c)+] + f P(J >= c)): each job queued ahead
    needs S / c, and an arrival that finds all servers busy also waits the residual f S / c of the
    first to finish. E[(J - c)+] = Q' - a with Q' and a the others' share of the mean queue and busy
-   servers (for c = 1 this is the residual-corrected MVA of the single-server stations), P(J >= c)
+   servers (for c = 1 this is the residual-corrected MVA of the single-server stations; the others'
+   queue Q' = lam (S + W + W_sib) counts the time their transactions wait behind their own
+   siblings, W_sib = E[(B - c + 1)+] S / c with B below), P(J >= c)
    is Erlang C at a busy servers, and the states below c take the M/M/c shape. Where a fork-join
    step routes the request over several copies (dies), b of a transaction's own siblings may be
    ahead of it at its copy (K ~ Bin(T - 1, 1/m) siblings there, its place among them uniform); it
@@ -89,15 +102,19 @@ Monotone in servers. ``benchmarks/monotonicity.py`` adds one core or accelerator
 uniformly sampled designs: 0 of 4,850 additions lower IOPS (by more than 1e-9), and the property test
 holds the solver to rounding. At fixed X, one more server at a station lowers its utilisation, its
 Erlang C and its S / c, hence its wait; P(wait) falls too, and the max-of-T term (1.) is
-(W / P)(E[max] - P) with both factors non-increasing; the flow correction (3.) depends on the work rate
-X D, not on the servers; the re-entry gaps (2.) are taken at zero load; the serialisation counts fall.
+theta (E[max] / theta - P) with theta = W / P non-increasing, cv non-increasing (it rises with P) and
+E[max] / theta - P non-decreasing in P; the own-sibling wait W_sib falls; the flow correction (3.)
+depends on the work rate X D, not on the servers; the re-entry gaps (2.) are taken at zero load; the
+serialisation counts fall.
 So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
 recursion in n carried each population's queues into the next, and a server that raised X(n - 1) put
 more queue ahead of the next population at a fork-join station, where it costs more than elsewhere:
 the solver lost up to 4.0 % of IOPS (806 of the 4,850 additions; still 8, worst 0.03 %, with the
 multi-server waits of 1.). The DES showed no loss on any of the worst cases. One term is outside this
 argument: at a station with scv > 1, fewer re-entries per server move the residual factor f up
-towards (1 + scv)/2; measured, it never outweighed the rest.
+towards (1 + scv)/2. And with cv < 1, E[max] / theta - P falls slightly as P nears 1 (its slope in P
+is cv - 1 at P = 1), so there a lower P lengthens the max-of-T term a little while theta shortens it
+much more. Measured, neither ever outweighed the rest.
 
 Against the DES (700 cached configurations, benchmarks/model_vs_des.py) the fixed point costs little:
 650 within both tolerances instead of 654 for the recursion with the same corrections; the PM9A3
@@ -110,6 +127,13 @@ found by switching the corrections off one at a time:
   a die it just left; the gaps are now taken at zero load;
 * 3. (flow): another server made a station's departures less regular (u = X D / c and 1/sqrt(c));
   a station now departs like one server doing its work.
+
+Waiting for the others once per die (not once per own transaction there), the max over the occupied
+dies with the M/G/1 shape of the wait, and the others' own-sibling queueing in Q' (1.) then brought it
+to 668 of 700 (the 8-16 KiB sets 142/150, 95/100 and 90/100, from 139, 82 and 88; the
+single-transaction sets do not change), the FTL cases to a worst of 2.5 % and the two-plane test to
+within 1.3 %. Not every piece helps alone: the wait once per die alone was 6 % high at QD 6 on four
+dies, and the siblings' queue with the max still over T transactions 12 % low at QD 2.
 
 Alternatives tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
 approximation, the Bolch et al. recursion from p(0..c-1), always renormalised marginals, max-of-T over
@@ -172,6 +196,28 @@ def expected_serial_count(transactions: int, copies: int, servers: int) -> float
     return expected
 
 
+@lru_cache(maxsize=4096)
+def distinct_copies_distribution(transactions: int, copies: int) -> tuple[float, ...]:
+    """P(D = d), d = 0 .. transactions: the number of distinct copies that ``transactions`` jobs occupy
+    when each picks one of ``copies`` copies uniformly (occupancy: each job lands on a new copy with
+    probability (m - d) / m)."""
+    t = int(transactions)
+    dist = np.zeros(t + 1)
+    if t == 0:
+        dist[0] = 1.0
+        return tuple(dist)
+    dist[1] = 1.0
+    for _ in range(1, t):
+        nxt = np.zeros(t + 1)
+        for d in range(1, t + 1):
+            stay = min(d / copies, 1.0)
+            nxt[d] += dist[d] * stay
+            if d < t:
+                nxt[d + 1] += dist[d] * (1.0 - stay)
+        dist = nxt
+    return tuple(dist)
+
+
 def write_buffer_capacity(network: Network) -> float:
     """Requests/us that the background work can sustain when the write buffer is the limit (5.).
 
@@ -212,6 +258,7 @@ class RouteArrays:
     step_in_block: np.ndarray  # bool: inside the fork-join block
     step_routed: np.ndarray  # bool: picks one of the station's copies
     serial: np.ndarray  # [step, size class] expected own-transaction serialisation count
+    distinct: np.ndarray  # [step, size class, d]: P(the request's transactions occupy d distinct copies)
     size_transactions: np.ndarray
     size_probs: np.ndarray
     pure_delay_us: float
@@ -241,11 +288,16 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
     st = np.array([index[s.station] for s in steps], dtype=np.int64)
     sizes = np.array(network.transactions, dtype=np.int64)
     serial = np.ones((len(steps), len(sizes)))
+    distinct = np.zeros((len(steps), len(sizes), int(sizes.max()) + 1))
     for i, s in enumerate(steps):
         ld = loads[index[s.station]]
         routed = s.routing != "single"
         for j, t in enumerate(sizes):
             serial[i, j] = expected_serial_count(int(t), ld.copies if routed else 1, ld.servers) if not s.per_request else 1.0
+            if routed and not s.per_request and ld.copies > 1:
+                distinct[i, j, : t + 1] = distinct_copies_distribution(int(t), int(round(ld.copies)))
+            else:
+                distinct[i, j, t] = 1.0  # one station: each transaction's wait counted on its own
     return RouteArrays(
         service_us=np.array([ld.service_us for ld in loads]),
         scv=np.array([ld.scv for ld in loads]),
@@ -259,6 +311,7 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         step_in_block=np.array([not s.per_request for s in steps], dtype=np.bool_),
         step_routed=np.array([s.routing != "single" for s in steps], dtype=np.bool_),
         serial=serial,
+        distinct=distinct,
         size_transactions=sizes,
         size_probs=np.array(network.request_probs, dtype=np.float64),
         pure_delay_us=float(pure),
@@ -345,7 +398,8 @@ def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, 
 
 
 @nb.njit(cache=True)
-def _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features):
+def _cycle_time(wait, p_wait, t, dl, st, blk, serial, distinct, wait_cv2, sizes, probs, weight, pure_delay,
+                features):
     """Mean cycle time of a request: per-request steps, then the fork-join block per size class (1.)."""
     n_steps = st.shape[0]
     total = pure_delay
@@ -357,22 +411,32 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure
         block = 0.0
         extra = 0.0
         dl_block = 0.0
-        maxwait = 0.0  # sum over stages of E[max over T transactions of the stage wait] - its mean
+        maxwait = 0.0  # sum over stages of E[max over the occupied copies of the stage wait] - its mean
         for i in range(n_steps):
             if blk[i]:
                 k = st[i]
                 r_i = weight[i] * (t[i] + wait[k])
                 block += r_i + weight[i] * dl[i]
                 dl_block += weight[i] * dl[i]
-                extra = max(extra, (serial[i, s] - 1.0) * r_i)
+                # own transactions queued together at a copy wait for the others once
+                extra = max(extra, (serial[i, s] - 1.0) * weight[i] * t[i])
                 p = p_wait[k] * weight[i]
                 if tx > 1 and wait[k] > 0.0 and p > 1e-12:
-                    # wait = 0 w.p. 1-p, else exponential with mean wait/p; E[max of tx]:
+                    # at each of d occupied copies: no wait w.p. 1 - p, else a wait of mean wait / p and
+                    # coefficient of variation cv; E[max of j such waits] ~ (wait / p)(1 + cv (H_j - 1))
+                    rho = min(p_wait[k], 1.0)
+                    cv = math.sqrt(rho + (1.0 - rho) * wait_cv2[k])
+                    # over J ~ Bin(d, p) waiting copies: E[1(J > 0)] = 1 - (1 - p)^d and
+                    # E[H_J] = sum_{j=1..d} (1 - (1 - p)^j) / j, accumulated as d rises
                     emax = 0.0
-                    binom = 1.0
-                    for kk in range(1, tx + 1):
-                        binom = binom * (tx - kk + 1) / kk
-                        emax += (-1.0) ** (kk + 1) * binom * p ** kk / kk
+                    none_wait = 1.0
+                    mean_harmonic = 0.0
+                    for d in range(1, tx + 1):
+                        none_wait *= 1.0 - p
+                        mean_harmonic += (1.0 - none_wait) / d
+                        p_d = distinct[i, s, d]
+                        if p_d > 0.0:
+                            emax += p_d * ((1.0 - cv) * (1.0 - none_wait) + cv * mean_harmonic)
                     maxwait += wait[k] * weight[i] / p * emax - wait[k] * weight[i]
         if tx > 1 and not features & FORK_JOIN:
             block = tx * (block - dl_block) + dl_block  # the station-level view: visits in sequence
@@ -386,7 +450,7 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure
 
 @nb.njit(cache=True)
 def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings,
-              above, features, wait0, p_wait0, util, ca2, cd2, acc, wsum):
+              sibling_wait, above, features, wait0, p_wait0, util, ca2, cd2, acc, wsum):
     """Per-visit waits (before the background's share) and P(wait) of every station when the closed
     workload of n requests runs at throughput x (requests/us). Returns the per-server utilisations.
 
@@ -431,12 +495,13 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, de
         c = servers[k]
         gamma = (ca2[k] + scv[k]) / (1.0 + scv[k]) if copies[k] == 1.0 and features & FLOW else 1.0
         f = f_residual[k]
-        lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W)
+        lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
+        present = svc[k] + sibling_wait[k]  # a visit's time there besides the wait for others
         busy = min(alpha * util[k], 0.999999)  # per server
         if c == 1:
             # W = gamma S (Q' - busy + f busy)
             slope = gamma * svc[k] * lam
-            num = gamma * svc[k] * (lam * svc[k] - (1.0 - f) * busy)
+            num = gamma * svc[k] * (lam * present - (1.0 - f) * busy)
             p_wait0[k] = busy
         else:
             # W = gamma (S / c) (E[(J - c)+] + f P(J >= c)) with E[(J - c)+] = Q' - c busy, the M/M/c
@@ -455,30 +520,31 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, de
                     const += pb * (above[need:c].sum() + f * above[need - 1] - a_busy)
                     pw += pb * above[need - 1]
             slope = gamma * svc[k] / c * lam
-            num = gamma * svc[k] / c * (lam * svc[k] + const)
+            num = gamma * svc[k] / c * (lam * present + const)
             p_wait0[k] = pw
         wait0[k] = max(num, 0.0) / (1.0 - slope) if slope < 1.0 else 1e30
 
 
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
-              pure_delay, features, weight, demand, f_residual, siblings, above, bg_demand, bg_res, has_bg,
-              wait0, p_wait0, wait, p_wait, work):
+              pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
+              has_bg, distinct, wait_cv2, wait0, p_wait0, wait, p_wait, work):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: 5 scratch
     rows of the station count)."""
     util = work[0]
-    _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings, above,
-              features, wait0, p_wait0, util, work[1], work[2], work[3], work[4])
+    _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings,
+              sibling_wait, above, features, wait0, p_wait0, util, work[1], work[2], work[3], work[4])
     if has_bg:
         _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
     else:
         wait[:] = wait0
         p_wait[:] = p_wait0
-    return _cycle_time(wait, p_wait, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
+    return _cycle_time(wait, p_wait, t, dl, st, blk, serial, distinct, wait_cv2, sizes, probs, weight, pure_delay,
+                       features)
 
 
 @nb.njit(cache=True)
-def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, serial, sizes, probs,
+def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, serial, distinct, sizes, probs,
                   pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
@@ -504,6 +570,15 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     for i in range(n_steps):
         if blk[i] and routed[i] and t_max > 1 and copies[st[i]] > 1.0:
             siblings[st[i], :] = _sibling_distribution(sizes, probs, copies[st[i]])
+    # a visit's wait behind its own siblings there (b ahead on c servers: (b - c + 1) S / c), part of the
+    # time the others spend at the station and so of the queue an arrival sees (1.)
+    sibling_wait = np.zeros(k_count)
+    for k in range(k_count):
+        for b in range(servers[k], t_max):
+            sibling_wait[k] += siblings[k, b] * (b - servers[k] + 1) * svc[k] / servers[k]
+    # the squared coefficient of variation of a wait at light load, the residual of one service (gamma
+    # service of the station's scv: E[S^3] = E[S]^3 (1 + scv)(1 + 2 scv)), at most 1 (exponential)
+    wait_cv2 = np.minimum(1.0, 4.0 * (1.0 + 2.0 * scv) / (3.0 * (1.0 + scv)) - 1.0)
     # the share of a station's departures that go on to each step (3.)
     split = np.ones(n_steps)
     for i in range(n_steps):
@@ -517,7 +592,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # taken at zero load (service and delays only), so they do not depend on the servers elsewhere.
     resp = t + dl
     zero = np.zeros(k_count)
-    cycle0 = _cycle_time(zero, zero, t, dl, st, blk, serial, sizes, probs, weight, pure_delay, features)
+    cycle0 = _cycle_time(zero, zero, t, dl, st, blk, serial, distinct, wait_cv2, sizes, probs, weight, pure_delay,
+                         features)
     reentry = np.zeros(k_count)
     vsum = np.zeros(k_count)
     if features & REENTRY:
@@ -551,8 +627,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     for n in range(1, n_max + 1):
         lo = x_by_n[n - 1]
         f_lo = lo * _cycle_at(lo, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
-                              sizes, probs, pure_delay, features, weight, demand, f_residual, siblings, above,
-                              bg_demand, bg_res, has_bg, wait0, p_wait0, wait, p_wait, work) - n
+                              sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
+                              sibling_wait, above, bg_demand, bg_res, has_bg, distinct, wait_cv2, wait0, p_wait0,
+                              wait, p_wait, work) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
             continue
@@ -562,8 +639,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             hi = min(top, lo + 2.0 * (x_by_n[n - 1] - x_by_n[n - 2]))
         while True:
             f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
-                                  sizes, probs, pure_delay, features, weight, demand, f_residual, siblings, above,
-                                  bg_demand, bg_res, has_bg, wait0, p_wait0, wait, p_wait, work) - n
+                                  sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
+                                  sibling_wait, above, bg_demand, bg_res, has_bg, distinct, wait_cv2, wait0,
+                                  p_wait0, wait, p_wait, work) - n
             if f_hi > 0.0 or hi >= top:
                 break
             lo, f_lo = hi, f_hi
@@ -578,7 +656,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 mid = 0.5 * (lo + hi)
             f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split,
                                     serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
-                                    siblings, above, bg_demand, bg_res, has_bg, wait0, p_wait0, wait, p_wait, work) - n
+                                    siblings, sibling_wait, above, bg_demand, bg_res, has_bg, distinct, wait_cv2,
+                                    wait0, p_wait0, wait, p_wait, work) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
                 lo = mid
                 break
@@ -597,10 +676,10 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         x_by_n[n] = lo
     x = x_by_n[n_max]
     _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
-              pure_delay, features, weight, demand, f_residual, siblings, above, bg_demand, bg_res, has_bg, wait0,
-              p_wait0, wait, p_wait, work)
-    queue = x * visits * (svc + wait)
-    residence = visits * (svc + wait)
+              pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
+              has_bg, distinct, wait_cv2, wait0, p_wait0, wait, p_wait, work)
+    residence = visits * (svc + sibling_wait + wait)
+    queue = x * residence
     return x_by_n, residence, queue, p_wait
 
 
@@ -615,7 +694,7 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     bg_r = a.bg_residual_us if a.bg_residual_us is not None else np.zeros(k)
     xs, res, q, pw = _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station,
                                    a.step_service_us, a.step_delay_us, a.step_visits, a.step_in_block,
-                                   a.step_routed, a.serial, a.size_transactions, a.size_probs,
+                                   a.step_routed, a.serial, a.distinct, a.size_transactions, a.size_probs,
                                    a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r,
                                    float(a.bg_capacity_per_us))
     x = float(xs[population])
