@@ -21,19 +21,26 @@ controller networks with deterministic service; this solver walks the route step
    random (balls into bins, exact by generating functions). Own transactions dispatched together
    queue together (FCFS), so they wait for the others once, not once each: the serialisation costs
    service only (with the wait in it, 8-16 KiB requests over 4-8 dies were 6-8 % low at QD 2-4).
-   The wait for other requests is the *maximum* over the D distinct copies the T transactions
-   occupy (P(D = d) by occupancy), not the mean: at each copy the wait is 0 with probability 1 - P
-   and otherwise of mean theta = W / P and coefficient of variation cv, and E[max of j waits] is
-   taken as theta (1 + cv (H_j - 1)) (exact for the exponential, cv = 1: then E[max] over T is
-   theta sum_{k=1..T} (-1)^(k+1) C(T,k) P^k / k, the Varki-style fork-join bound; Nelson & Tantawi,
-   IEEE ToC 37(6), 1988, for the harmonic form; and close for the uniform residual of a
-   deterministic service, 0.81 S for T = 4 against 0.80 S). cv^2 = P + (1 - P) cv_R^2, with cv_R^2
-   the squared coefficient of variation of the residual service (4 (1 + 2 scv) / (3 (1 + scv)) - 1
-   for gamma service, 1/3 for deterministic): exactly the conditional wait of M/G/1 at P = rho
-   (Takacs' second moment E[W^2] = 2 E[W]^2 + lam E[S^3] / (3 (1 - rho))). cv_R^2 is capped at 1
-   so that cv cannot rise as P falls. With the exponential shape instead, 8-16 KiB requests on
-   deterministic dies were about 1 % lower still. Summing the T visits (the station-level view)
-   overstated latency by up to 3x on the DES.
+   The wait for other requests enters as the *maximum* over the copies the request occupies, not
+   the mean. At a copy the wait is 0 with probability 1 - P and otherwise delta + an exponential of
+   mean theta cv, with theta = W / P the mean wait of those who wait and delta = theta (1 - cv), so
+   that the max of j such waits is theta (1 + cv (H_j - 1)) (for cv = 1, over T copies, the
+   Varki-style fork-join bound theta sum_{k=1..T} (-1)^(k+1) C(T,k) P^k / k; Nelson & Tantawi, IEEE
+   ToC 37(6), 1988, for the harmonic form). cv^2 = P + (1 - P) cv_R^2, with cv_R^2 that of the
+   residual service (4 (1 + 2 scv) / (3 (1 + scv)) - 1 for gamma service, 1/3 for deterministic), is
+   exactly the conditional wait of M/G/1 at P = rho (Takacs' second moment E[W^2] = 2 E[W]^2 +
+   lam E[S^3] / (3 (1 - rho))); cv_R^2 is capped at 1 so that cv cannot rise as P falls.
+   The makespan is max over copies d of (wait_d + own level_d x S), not the sum of the two maxima:
+   a copy whose own load sits a level (ceil(load / c)) below the top delays the request only by the
+   part of its wait beyond one service of the request's own operation there (probability
+   P exp(-(S - delta) / (theta cv))). With A copies at the top level and B occupied copies below it
+   (their joint distribution exact by generating functions, :func:`top_level_profile`),
+   E[max] / theta = (1 - cv) P(J > 0) + cv E[H_J] for J the number of copies that delay the request,
+   E[H_J] = int_0^1 (1 - E[(1 - P z)^A (1 - P_low z)^B]) / z dz by Gauss-Legendre (exact up to
+   T = 16). Against a Monte Carlo of the same waits this "one level" form is within 2 %, where
+   adding the two maxima was 6-16 % long, and on the DES the pure fork-join cases of 16 KiB reads
+   over 4-8 dies at QD 2-4 went from 5-7 % low to within 2.4 %.
+   Summing the T visits (the station-level view) overstated latency by up to 3x on the DES.
    On a c-server station the wait is (S / c) (E[(J - c)+] + f P(J >= c)): each job queued ahead
    needs S / c, and an arrival that finds all servers busy also waits the residual f S / c of the
    first to finish. E[(J - c)+] = Q' - a with Q' and a the others' share of the mean queue and busy
@@ -102,8 +109,9 @@ Monotone in servers. ``benchmarks/monotonicity.py`` adds one core or accelerator
 uniformly sampled designs: 0 of 4,850 additions lower IOPS (by more than 1e-9), and the property test
 holds the solver to rounding. At fixed X, one more server at a station lowers its utilisation, its
 Erlang C and its S / c, hence its wait; P(wait) falls too, and the max-of-T term (1.) is
-theta (E[max] / theta - P) with theta = W / P non-increasing, cv non-increasing (it rises with P) and
-E[max] / theta - P non-decreasing in P; the own-sibling wait W_sib falls; the flow correction (3.)
+theta (E[max] / theta - P) with theta = W / P non-increasing, cv non-increasing (it rises with P), the
+tail beyond one service falling with theta and cv, and E[max] / theta - P non-decreasing in P; the
+own-sibling wait W_sib falls; the flow correction (3.)
 depends on the work rate X D, not on the servers; the re-entry gaps (2.) are taken at zero load; the
 serialisation counts fall.
 So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
@@ -133,7 +141,9 @@ dies with the M/G/1 shape of the wait, and the others' own-sibling queueing in Q
 to 668 of 700 (the 8-16 KiB sets 142/150, 95/100 and 90/100, from 139, 82 and 88; the
 single-transaction sets do not change), the FTL cases to a worst of 2.5 % and the two-plane test to
 within 1.3 %. Not every piece helps alone: the wait once per die alone was 6 % high at QD 6 on four
-dies, and the siblings' queue with the max still over T transactions 12 % low at QD 2.
+dies, and the siblings' queue with the max still over T transactions 12 % low at QD 2. The makespan
+as the max of (wait + own level) instead of the sum of the two maxima then gave 672 (8-16 KiB:
+142/150, 93/100, 96/100; FTL worst 2.6 %).
 
 Alternatives tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
 approximation, the Bolch et al. recursion from p(0..c-1), always renormalised marginals, max-of-T over
@@ -173,49 +183,119 @@ def expected_serial_count(transactions: int, copies: int, servers: int) -> float
         return float(t)
     if copies <= 1:
         return float(math.ceil(t / servers))
-    log_fact = [math.lgamma(i + 1) for i in range(t + 1)]
+    log_fact = np.array([math.lgamma(i + 1) for i in range(t + 1)])
+    scale = t / copies
 
     def p_at_most(limit: int) -> float:
-        base = np.array([math.exp(-log_fact[i]) if i <= limit else 0.0 for i in range(t + 1)])
-        poly = np.zeros(t + 1)
-        poly[0] = 1.0
-        # binary powering of the truncated polynomial
-        power, e = base.copy(), copies
-        while e:
+        # polynomials kept as (coefficients scaled to a maximum of 1, log of the scale), so that large T
+        # neither overflows nor underflows
+        # x scaled by the mean load s = T / m: the terms s^i / i! peak near i = s, their m-th power near T
+        log_terms = np.arange(t + 1) * math.log(scale) - log_fact
+        base = np.where(np.arange(t + 1) <= limit, np.exp(log_terms - log_terms[: limit + 1].max()), 0.0)
+        power, power_log = base, float(log_terms[: limit + 1].max())
+        poly, poly_log = np.eye(1, t + 1)[0], 0.0
+        e = copies
+        while e:  # binary powering of the truncated polynomial
             if e & 1:
                 poly = np.convolve(poly, power)[: t + 1]
+                poly_log += power_log + math.log(poly.max())
+                poly /= poly.max()
             e >>= 1
             if e:
                 power = np.convolve(power, power)[: t + 1]
-        return min(1.0, math.exp(math.log(max(poly[t], 1e-300)) + log_fact[t] - t * math.log(copies)))
+                power_log = 2.0 * power_log + math.log(power.max())
+                power /= power.max()
+        if poly[t] <= 0.0:
+            return 0.0
+        return min(1.0, math.exp(math.log(poly[t]) + poly_log + log_fact[t] - t * math.log(copies * scale)))
 
     expected, q = 0.0, 1
     while (q - 1) * servers < t:
-        expected += 1.0 - p_at_most((q - 1) * servers)
+        below = p_at_most((q - 1) * servers)
+        if below >= 1.0 - 1e-15:
+            break  # the top level is below q for certain: no further terms
+        expected += 1.0 - below
         q += 1
     return expected
 
 
-@lru_cache(maxsize=4096)
-def distinct_copies_distribution(transactions: int, copies: int) -> tuple[float, ...]:
-    """P(D = d), d = 0 .. transactions: the number of distinct copies that ``transactions`` jobs occupy
-    when each picks one of ``copies`` copies uniformly (occupancy: each job lands on a new copy with
-    probability (m - d) / m)."""
-    t = int(transactions)
-    dist = np.zeros(t + 1)
-    if t == 0:
-        dist[0] = 1.0
-        return tuple(dist)
-    dist[1] = 1.0
-    for _ in range(1, t):
-        nxt = np.zeros(t + 1)
-        for d in range(1, t + 1):
-            stay = min(d / copies, 1.0)
-            nxt[d] += dist[d] * stay
-            if d < t:
-                nxt[d + 1] += dist[d] * (1.0 - stay)
-        dist = nxt
-    return tuple(dist)
+PROFILE_MIN_PROBABILITY = 1e-12  # (A, B) pairs below this are dropped from a fork-join profile
+
+
+@lru_cache(maxsize=1024)
+def top_level_profile(transactions: int, copies: int, servers: int) -> tuple[tuple[int, int, float], ...]:
+    """Joint distribution of (A, B) when ``transactions`` jobs pick one of ``copies`` copies uniformly and
+    each copy serves its jobs ``servers`` at a time, in levels ceil(load / servers): A copies at the top
+    level, B occupied copies below it. Returns (a, b, P(A = a, B = b)) for every pair of probability at
+    least PROFILE_MIN_PROBABILITY (A + B is the number of occupied copies).
+
+    By exponential generating functions: with the top level l, the copies at it take a load in
+    (c (l - 1), c l], those below one in [1, c (l - 1)], so P(A = a, B = b, level l) =
+    m! / (a! b! (m - a - b)!) T! / m^T [x^T] f_top(x)^a f_low(x)^b (f = the truncated e^x). Computed
+    with x scaled by T / m, which keeps the coefficients in floating-point range for large T.
+    """
+    t, m, c = int(transactions), int(copies), int(servers)
+    if t < 1 or m < 1 or c < 1:
+        raise ValueError(f"need transactions, copies, servers >= 1, got {t}, {m}, {c}")
+    d_max = min(m, t)
+    log_fact = np.array([math.lgamma(i + 1) for i in range(max(t, m) + 2)])
+    # x scaled by the mean load s = T / m (terms s^i / i!), so that the powers peak near degree T
+    scale = t / m
+    log_terms = np.arange(t + 1) * math.log(scale) - log_fact[: t + 1]
+    log_norm = log_fact[t] - t * math.log(m * scale) + log_fact[m]
+    out = []
+    total = 0.0
+    # the top level is at least ceil(T / (m c)); stop once the levels seen hold all the probability
+    for level in range(max(1, -(-t // (m * c))), -(-t // c) + 1):
+        first_top = c * (level - 1) + 1
+        last_top = min(c * level, t)
+        # the powers f^k, each row rescaled to a maximum of 1 (its log scale kept) so that large T
+        # neither overflows nor underflows
+        log_top, log_low = _scaled_powers(first_top, last_top + 1, t, d_max, log_terms)
+        rows_top, scale_top = log_top
+        rows_low, scale_low = log_low
+        ways = rows_top @ rows_low[:, ::-1].T  # [a, b] = [x^T] f_top^a f_low^b, up to the row scales
+        with np.errstate(divide="ignore"):
+            log_ways = np.log(ways) + scale_top[:, None] + scale_low[None, :]
+        a = np.arange(d_max + 1)[:, None]
+        b = np.arange(d_max + 1)[None, :]
+        valid = (a >= 1) & (a + b <= m) & (ways > 0.0)
+        log_p = np.full(ways.shape, -np.inf)
+        rest = np.maximum(m - a - b, 0)
+        log_p[valid] = (log_ways + log_norm - log_fact[a] - log_fact[b] - log_fact[rest])[valid]
+        probs = np.exp(log_p)
+        level_mass = float(probs.sum())
+        total += level_mass
+        for ai, bi in zip(*np.nonzero(probs >= PROFILE_MIN_PROBABILITY)):
+            out.append((int(ai), int(bi), float(probs[ai, bi])))
+        if total >= 1.0 - 1e-12 or (total > 0.5 and level_mass < 1e-16):
+            break
+    return tuple(out)
+
+
+def _scaled_powers(first: int, stop: int, t: int, d_max: int, log_terms: np.ndarray):
+    """Rows k = 0 .. d_max of f^k truncated to degree t, for f = the terms first .. stop - 1 of the series
+    exp(log_terms) and for f = its terms 1 .. first - 1, each row scaled to a maximum of 1:
+    ((top rows, log scales), (low rows, log scales))."""
+    result = []
+    for lo, hi in ((first, stop), (1, first)):
+        f = np.zeros(t + 1)
+        f_shift = float(log_terms[lo:hi].max()) if hi > lo else 0.0
+        if hi > lo:
+            f[lo:hi] = np.exp(log_terms[lo:hi] - f_shift)
+        rows = np.zeros((d_max + 1, t + 1))
+        scales = np.zeros(d_max + 1)
+        rows[0, 0] = 1.0
+        for k in range(1, d_max + 1):
+            row = np.convolve(rows[k - 1], f)[: t + 1]
+            peak = row.max()
+            if peak > 0.0:
+                rows[k] = row / peak
+                scales[k] = scales[k - 1] + math.log(peak) + f_shift
+            else:
+                scales[k] = -np.inf
+        result.append((rows, scales))
+    return result[0], result[1]
 
 
 def write_buffer_capacity(network: Network) -> float:
@@ -258,7 +338,8 @@ class RouteArrays:
     step_in_block: np.ndarray  # bool: inside the fork-join block
     step_routed: np.ndarray  # bool: picks one of the station's copies
     serial: np.ndarray  # [step, size class] expected own-transaction serialisation count
-    distinct: np.ndarray  # [step, size class, d]: P(the request's transactions occupy d distinct copies)
+    profile: np.ndarray  # [step, size class, entry, (a, b, P)]: top_level_profile, zero-padded
+    slack: np.ndarray  # [step, operation, (service us, probability)]: a transaction's service by operation
     size_transactions: np.ndarray
     size_probs: np.ndarray
     pure_delay_us: float
@@ -288,16 +369,24 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
     st = np.array([index[s.station] for s in steps], dtype=np.int64)
     sizes = np.array(network.transactions, dtype=np.int64)
     serial = np.ones((len(steps), len(sizes)))
-    distinct = np.zeros((len(steps), len(sizes), int(sizes.max()) + 1))
+    profiles = {}
+    slack = np.zeros((len(steps), 2, 2))
     for i, s in enumerate(steps):
         ld = loads[index[s.station]]
         routed = s.routing != "single"
         for j, t in enumerate(sizes):
             serial[i, j] = expected_serial_count(int(t), ld.copies if routed else 1, ld.servers) if not s.per_request else 1.0
-            if routed and not s.per_request and ld.copies > 1:
-                distinct[i, j, : t + 1] = distinct_copies_distribution(int(t), int(round(ld.copies)))
+            if routed and not s.per_request and ld.copies > 1 and t > 1:
+                profiles[i, j] = top_level_profile(int(t), int(ld.copies), int(ld.servers))
             else:
-                distinct[i, j, t] = 1.0  # one station: each transaction's wait counted on its own
+                profiles[i, j] = ((int(t), 0, 1.0),)  # one station: each transaction waits on its own
+        if s.ops == "both":
+            slack[i] = ((s.read_us, network.read_fraction), (s.write_us, 1.0 - network.read_fraction))
+        else:
+            slack[i, 0] = (s.read_us if s.ops == "read" else s.write_us, 1.0)
+    profile = np.zeros((len(steps), len(sizes), max([2, *(len(v) for v in profiles.values())]), 3))
+    for (i, j), entries in profiles.items():
+        profile[i, j, : len(entries)] = entries
     return RouteArrays(
         service_us=np.array([ld.service_us for ld in loads]),
         scv=np.array([ld.scv for ld in loads]),
@@ -311,7 +400,8 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         step_in_block=np.array([not s.per_request for s in steps], dtype=np.bool_),
         step_routed=np.array([s.routing != "single" for s in steps], dtype=np.bool_),
         serial=serial,
-        distinct=distinct,
+        profile=profile,
+        slack=slack,
         size_transactions=sizes,
         size_probs=np.array(network.request_probs, dtype=np.float64),
         pure_delay_us=float(pure),
@@ -397,9 +487,61 @@ def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, 
             p_wait[k] = min(1.0, p_wait0[k] + pc * ub / rho)
 
 
+GAUSS_NODES = 8  # at most; Gauss-Legendre with n nodes on [0, 1] is exact for polynomials of degree < 2n
+GL_NODES = np.zeros((GAUSS_NODES + 1, GAUSS_NODES))  # row n: the n nodes
+GL_WEIGHTS = np.zeros((GAUSS_NODES + 1, GAUSS_NODES))
+for _n in range(1, GAUSS_NODES + 1):
+    _x, _w = np.polynomial.legendre.leggauss(_n)
+    GL_NODES[_n, :_n] = 0.5 * (_x + 1.0)
+    GL_WEIGHTS[_n, :_n] = 0.5 * _w
+
+
 @nb.njit(cache=True)
-def _cycle_time(wait, p_wait, t, dl, st, blk, serial, distinct, wait_cv2, sizes, probs, weight, pure_delay,
-                features):
+def _max_wait_factor(profile, p_top, p_low, cv, powers, tx):
+    """E[max of the waits at the copies a request occupies] / theta (1., "Fork-join").
+
+    ``profile`` rows (a, b, P(A = a, B = b)): a copies at the top level wait with probability p_top, b
+    copies below with p_low. With J the number that wait and the waits delta + exponential(theta cv),
+    E[max] / theta = (1 - cv) P(J > 0) + cv E[H_J], and E[H_J] = int_0^1 (1 - E[(1 - z)^J]) / z dz
+    (H_j = int_0^1 (1 - y^j) / (1 - y) dy), E[(1 - z)^J] = E[(1 - p_top z)^A (1 - p_low z)^B].
+    ``powers``: scratch, 2 rows of at least tx + 1 (a + b <= tx, the request's transactions)."""
+    if profile[1, 2] <= 0.0 and profile[0, 1] == 0.0:
+        # one (a, 0) row: J ~ Bin(a, p_top), E[H_J] = sum_{i=1..a} (1 - (1 - p)^i) / i
+        none = 1.0
+        harmonic = 0.0
+        for i in range(1, int(profile[0, 0]) + 1):
+            none *= 1.0 - p_top
+            harmonic += (1.0 - none) / i
+        return (1.0 - cv) * (1.0 - none) + cv * harmonic
+    top = powers[0]
+    low = powers[1]
+    n_pow = tx + 1
+    nodes = min(GAUSS_NODES, (tx + 1) // 2)  # the integrand has degree < tx
+    none = 0.0
+    harmonic = 0.0
+    for g in range(nodes + 1):
+        z = 1.0 if g == nodes else GL_NODES[nodes, g]  # z = 1: P(J = 0)
+        top[0] = 1.0
+        low[0] = 1.0
+        for e in range(1, n_pow):
+            top[e] = top[e - 1] * (1.0 - p_top * z)
+            low[e] = low[e - 1] * (1.0 - p_low * z)
+        pgf = 0.0
+        for e in range(profile.shape[0]):
+            w = profile[e, 2]
+            if w <= 0.0:
+                break
+            pgf += w * top[int(profile[e, 0])] * low[int(profile[e, 1])]
+        if g == nodes:
+            none = pgf
+        else:
+            harmonic += GL_WEIGHTS[nodes, g] * (1.0 - pgf) / z
+    return (1.0 - cv) * (1.0 - none) + cv * harmonic
+
+
+@nb.njit(cache=True)
+def _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
+                pure_delay, features):
     """Mean cycle time of a request: per-request steps, then the fork-join block per size class (1.)."""
     n_steps = st.shape[0]
     total = pure_delay
@@ -422,21 +564,19 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, distinct, wait_cv2, sizes,
                 extra = max(extra, (serial[i, s] - 1.0) * weight[i] * t[i])
                 p = p_wait[k] * weight[i]
                 if tx > 1 and wait[k] > 0.0 and p > 1e-12:
-                    # at each of d occupied copies: no wait w.p. 1 - p, else a wait of mean wait / p and
-                    # coefficient of variation cv; E[max of j such waits] ~ (wait / p)(1 + cv (H_j - 1))
+                    # a wait is 0 w.p. 1 - p, else delta + exponential(theta cv) with theta = W / P and
+                    # delta = theta (1 - cv), so that the max of j waits is theta (1 + cv (H_j - 1))
                     rho = min(p_wait[k], 1.0)
                     cv = math.sqrt(rho + (1.0 - rho) * wait_cv2[k])
-                    # over J ~ Bin(d, p) waiting copies: E[1(J > 0)] = 1 - (1 - p)^d and
-                    # E[H_J] = sum_{j=1..d} (1 - (1 - p)^j) / j, accumulated as d rises
-                    emax = 0.0
-                    none_wait = 1.0
-                    mean_harmonic = 0.0
-                    for d in range(1, tx + 1):
-                        none_wait *= 1.0 - p
-                        mean_harmonic += (1.0 - none_wait) / d
-                        p_d = distinct[i, s, d]
-                        if p_d > 0.0:
-                            emax += p_d * ((1.0 - cv) * (1.0 - none_wait) + cv * mean_harmonic)
+                    theta = wait[k] / p_wait[k]
+                    delta = theta * (1.0 - cv)
+                    # a copy a level below the top delays the request only if its wait exceeds the
+                    # service of the request's own transaction there
+                    tail = 0.0
+                    for o in range(2):
+                        over = slack[i, o, 0] - delta
+                        tail += slack[i, o, 1] * (math.exp(-over / (theta * cv)) if over > 0.0 else 1.0)
+                    emax = _max_wait_factor(profile[i, s], p, p * tail, cv, powers, tx)
                     maxwait += wait[k] * weight[i] / p * emax - wait[k] * weight[i]
         if tx > 1 and not features & FORK_JOIN:
             block = tx * (block - dl_block) + dl_block  # the station-level view: visits in sequence
@@ -528,7 +668,7 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, de
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
-              has_bg, distinct, wait_cv2, wait0, p_wait0, wait, p_wait, work):
+              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: 5 scratch
     rows of the station count)."""
     util = work[0]
@@ -539,12 +679,12 @@ def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, route
     else:
         wait[:] = wait0
         p_wait[:] = p_wait0
-    return _cycle_time(wait, p_wait, t, dl, st, blk, serial, distinct, wait_cv2, sizes, probs, weight, pure_delay,
-                       features)
+    return _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs,
+                       weight, pure_delay, features)
 
 
 @nb.njit(cache=True)
-def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, serial, distinct, sizes, probs,
+def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, serial, profile, slack, sizes, probs,
                   pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
@@ -592,8 +732,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # taken at zero load (service and delays only), so they do not depend on the servers elsewhere.
     resp = t + dl
     zero = np.zeros(k_count)
-    cycle0 = _cycle_time(zero, zero, t, dl, st, blk, serial, distinct, wait_cv2, sizes, probs, weight, pure_delay,
-                         features)
+    powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
+    cycle0 = _cycle_time(zero, zero, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
+                         pure_delay, features)
     reentry = np.zeros(k_count)
     vsum = np.zeros(k_count)
     if features & REENTRY:
@@ -628,7 +769,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         lo = x_by_n[n - 1]
         f_lo = lo * _cycle_at(lo, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                              sibling_wait, above, bg_demand, bg_res, has_bg, distinct, wait_cv2, wait0, p_wait0,
+                              sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0,
                               wait, p_wait, work) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
@@ -640,7 +781,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         while True:
             f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                                  sibling_wait, above, bg_demand, bg_res, has_bg, distinct, wait_cv2, wait0,
+                                  sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0,
                                   p_wait0, wait, p_wait, work) - n
             if f_hi > 0.0 or hi >= top:
                 break
@@ -656,7 +797,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 mid = 0.5 * (lo + hi)
             f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split,
                                     serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
-                                    siblings, sibling_wait, above, bg_demand, bg_res, has_bg, distinct, wait_cv2,
+                                    siblings, sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
                                     wait0, p_wait0, wait, p_wait, work) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
                 lo = mid
@@ -677,7 +818,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     x = x_by_n[n_max]
     _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
-              has_bg, distinct, wait_cv2, wait0, p_wait0, wait, p_wait, work)
+              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work)
     residence = visits * (svc + sibling_wait + wait)
     queue = x * residence
     return x_by_n, residence, queue, p_wait
@@ -694,7 +835,7 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     bg_r = a.bg_residual_us if a.bg_residual_us is not None else np.zeros(k)
     xs, res, q, pw = _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station,
                                    a.step_service_us, a.step_delay_us, a.step_visits, a.step_in_block,
-                                   a.step_routed, a.serial, a.distinct, a.size_transactions, a.size_probs,
+                                   a.step_routed, a.serial, a.profile, a.slack, a.size_transactions, a.size_probs,
                                    a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r,
                                    float(a.bg_capacity_per_us))
     x = float(xs[population])

@@ -1,12 +1,14 @@
-"""Helpers of the route MVA's fork-join step (route_mva.py, 1.)."""
+"""Helpers of the route MVA's fork-join step (route_mva.py, 1.): exact occupancy statistics of T
+transactions spread uniformly over m copies of c servers each."""
 
 import math
 
 import numpy as np
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.route_mva import distinct_copies_distribution, expected_serial_count
+from ssdco.model.route_mva import expected_serial_count, top_level_profile
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -14,25 +16,55 @@ def _stirling2(n: int, k: int) -> int:
     return round(sum((-1) ** i * math.comb(k, i) * (k - i) ** n for i in range(k + 1)) / math.factorial(k))
 
 
-@given(st.integers(1, 12), st.integers(1, 16))
-def test_distinct_copies_is_the_occupancy_distribution(transactions, copies):
-    dist = np.array(distinct_copies_distribution(transactions, copies))
-    assert dist.shape == (transactions + 1,)
-    assert abs(dist.sum() - 1.0) < 1e-12
-    # P(D = d) = C(m, d) S(T, d) d! / m^T
-    exact = [math.comb(copies, d) * _stirling2(transactions, d) * math.factorial(d) / copies ** transactions
-             for d in range(transactions + 1)]
-    np.testing.assert_allclose(dist, exact, rtol=1e-12, atol=1e-15)
-    # E[D] = m (1 - (1 - 1/m)^T)
-    mean = float(np.dot(np.arange(transactions + 1), dist))
-    assert math.isclose(mean, copies * (1.0 - (1.0 - 1.0 / copies) ** transactions), rel_tol=1e-12)
+def _as_matrix(profile, transactions):
+    out = np.zeros((transactions + 1, transactions + 1))
+    for a, b, p in profile:
+        out[a, b] += p
+    return out
 
 
-def test_distinct_copies_edge_cases():
-    assert distinct_copies_distribution(1, 8) == (0.0, 1.0)
-    assert distinct_copies_distribution(4, 1) == (0.0, 1.0, 0.0, 0.0, 0.0)  # one copy: all on it
-    two_on_two = distinct_copies_distribution(2, 2)
-    assert math.isclose(two_on_two[1], 0.5) and math.isclose(two_on_two[2], 0.5)
+def _brute_force(transactions, copies, servers):
+    """P(A = a, B = b) by enumerating all m^T placements."""
+    out = np.zeros((transactions + 1, transactions + 1))
+    for placement in np.ndindex(*([copies] * transactions)):
+        loads = np.bincount(np.array(placement, dtype=int), minlength=copies)
+        levels = -(-loads // servers)
+        top = levels.max()
+        out[(levels == top).sum(), ((loads > 0) & (levels < top)).sum()] += 1.0
+    return out / copies ** transactions
+
+
+@pytest.mark.parametrize("transactions,copies,servers", [(1, 3, 1), (2, 2, 1), (3, 3, 1), (4, 3, 1), (4, 4, 2),
+                                                         (5, 3, 2), (6, 2, 3), (5, 4, 1)])
+def test_top_level_profile_matches_enumeration(transactions, copies, servers):
+    got = _as_matrix(top_level_profile(transactions, copies, servers), transactions)
+    np.testing.assert_allclose(got, _brute_force(transactions, copies, servers), rtol=1e-10, atol=1e-13)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 4))
+def test_top_level_profile_marginals(transactions, copies, servers):
+    profile = top_level_profile(transactions, copies, servers)
+    assert all(a >= 1 and b >= 0 and a + b <= min(copies, transactions) for a, b, _ in profile)
+    assert math.isclose(sum(p for *_, p in profile), 1.0, abs_tol=1e-9)
+    # the occupied copies A + B: P(D = d) = C(m, d) S(T, d) d! / m^T
+    occupied = np.zeros(transactions + 1)
+    for a, b, p in profile:
+        occupied[a + b] += p
+    if transactions <= 20:
+        exact = [math.comb(copies, d) * _stirling2(transactions, d) * math.factorial(d) / copies ** transactions
+                 for d in range(transactions + 1)]
+        np.testing.assert_allclose(occupied, exact, atol=1e-9)
+    mean = float(np.dot(np.arange(transactions + 1), occupied))
+    assert math.isclose(mean, copies * (1.0 - (1.0 - 1.0 / copies) ** transactions), rel_tol=1e-8)
+
+
+def test_large_requests_stay_in_floating_point_range():
+    # 1 MiB of 4 KiB transactions over 32 four-plane dies and over 8 channels
+    for copies, servers in ((32, 4), (8, 1)):
+        profile = top_level_profile(256, copies, servers)
+        assert math.isclose(sum(p for *_, p in profile), 1.0, abs_tol=1e-9)
+    assert math.isclose(expected_serial_count(1024, 32, 4), 11.44, abs_tol=0.02)  # Monte Carlo: 11.445
 
 
 def test_serial_count_is_the_expected_busiest_copy():
@@ -40,3 +72,14 @@ def test_serial_count_is_the_expected_busiest_copy():
     assert math.isclose(expected_serial_count(2, 2, 1), 1.5)
     assert expected_serial_count(4, 1, 2) == 2.0  # ceil(4 / 2) on one two-server station
     assert expected_serial_count(1, 8, 1) == 1.0
+    # against the enumeration: E[top level]
+    for t, m, c in ((4, 3, 1), (5, 4, 2), (6, 2, 3)):
+        levels = np.zeros(m ** t)
+        for i, placement in enumerate(np.ndindex(*([m] * t))):
+            levels[i] = (-(-np.bincount(np.array(placement, dtype=int), minlength=m) // c)).max()
+        assert math.isclose(expected_serial_count(t, m, c), levels.mean(), rel_tol=1e-12)
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="transactions, copies, servers"):
+        top_level_profile(0, 4, 1)

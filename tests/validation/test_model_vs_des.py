@@ -6,14 +6,15 @@ within 10 %. The route MVA does NOT meet that for every configuration; what it a
 here as measured, so a regression fails (and an improvement should tighten the numbers):
 
 * one transaction per request: >= 90 of 100 within both tolerances, worst IOPS error <= 20 %;
-* 8-16 KiB requests (fork-join of 2-4 transactions): >= 85 of 100, worst <= 10 %.
+* 8-16 KiB requests (fork-join of 2-4 transactions): >= 90 of 100, worst <= 10 %.
 
 Measured with the draws this suite makes (tests/conftest.py pins them against Hypothesis's harvesting
-of source constants): 100/100 (worst 2.9 %) and 90/100 (worst 6.0 %; 88/100, worst 6.3 %, before own
-transactions queued together at a die were taken to wait for the others once and the max-of-T wait
-was taken over the dies they occupy, see route_mva.py). Unpinned draws of the same strategies gave
-98/100 (worst 6.6 %) for one transaction and 95/100 (worst 6.8 %) for 8-16 KiB: the numbers depend on
-how many convoy-prone designs a draw contains, which is why the bounds sit below the measured values.
+of source constants): 100/100 (worst 2.9 %) and 96/100 (worst 6.0 %; 88/100, worst 6.3 %, before own
+transactions queued together at a die were taken to wait for the others once and the request's
+makespan at the dies as the max of wait plus own load, see route_mva.py, 1.). Unpinned draws of the
+same strategies gave 98/100 (worst 6.6 %) for one transaction and 93/100 (worst 6.8 %) for 8-16 KiB:
+the numbers depend on how many convoy-prone designs a draw contains, which is why the bounds sit below
+the measured values.
 
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys (the DES shows a 2-core group 74 % busy with 5.6 jobs queued on
@@ -85,7 +86,7 @@ def test_single_transaction_requests():
 @pytest.mark.slow
 def test_multi_transaction_requests():
     sized = config_dicts().filter(lambda d: d["workload"]["request_size_kib"] > 4)
-    _check(_collect(sized), min_within=85, max_iops_error=0.10)
+    _check(_collect(sized), min_within=90, max_iops_error=0.10)
 
 
 @pytest.mark.parametrize("controller", [f"c{i:02d}" for i in range(1, 11)])
