@@ -111,9 +111,8 @@ holds the solver to rounding. At fixed X, one more server at a station lowers it
 Erlang C and its S / c, hence its wait; P(wait) falls too, and the max-of-T term (1.) is
 theta (E[max] / theta - P) with theta = W / P non-increasing, cv non-increasing (it rises with P), the
 tail beyond one service falling with theta and cv, and E[max] / theta - P non-decreasing in P; the
-own-sibling wait W_sib falls; the flow correction (3.)
-depends on the work rate X D, not on the servers; the re-entry gaps (2.) are taken at zero load; the
-serialisation counts fall.
+own-sibling wait W_sib falls; the flow correction (3.) depends on the work rate X D, not on the
+servers; the re-entry gaps (2.) are taken at zero load; the serialisation counts fall.
 So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
 recursion in n carried each population's queues into the next, and a server that raised X(n - 1) put
 more queue ahead of the next population at a fork-join station, where it costs more than elsewhere:
@@ -187,9 +186,9 @@ def expected_serial_count(transactions: int, copies: int, servers: int) -> float
     scale = t / copies
 
     def p_at_most(limit: int) -> float:
-        # polynomials kept as (coefficients scaled to a maximum of 1, log of the scale), so that large T
-        # neither overflows nor underflows
-        # x scaled by the mean load s = T / m: the terms s^i / i! peak near i = s, their m-th power near T
+        # polynomials kept as (coefficients scaled to a maximum of 1, log of the scale), and x scaled by
+        # the mean load s = T / m (terms s^i / i!, whose m-th power peaks near degree T), so that large
+        # T neither overflows nor underflows
         log_terms = np.arange(t + 1) * math.log(scale) - log_fact
         base = np.where(np.arange(t + 1) <= limit, np.exp(log_terms - log_terms[: limit + 1].max()), 0.0)
         power, power_log = base, float(log_terms[: limit + 1].max())
@@ -249,11 +248,8 @@ def top_level_profile(transactions: int, copies: int, servers: int) -> tuple[tup
     for level in range(max(1, -(-t // (m * c))), -(-t // c) + 1):
         first_top = c * (level - 1) + 1
         last_top = min(c * level, t)
-        # the powers f^k, each row rescaled to a maximum of 1 (its log scale kept) so that large T
-        # neither overflows nor underflows
-        log_top, log_low = _scaled_powers(first_top, last_top + 1, t, d_max, log_terms)
-        rows_top, scale_top = log_top
-        rows_low, scale_low = log_low
+        (rows_top, scale_top), (rows_low, scale_low) = _scaled_powers(first_top, last_top + 1, t, d_max,
+                                                                      log_terms)
         ways = rows_top @ rows_low[:, ::-1].T  # [a, b] = [x^T] f_top^a f_low^b, up to the row scales
         with np.errstate(divide="ignore"):
             log_ways = np.log(ways) + scale_top[:, None] + scale_low[None, :]
@@ -375,7 +371,8 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         ld = loads[index[s.station]]
         routed = s.routing != "single"
         for j, t in enumerate(sizes):
-            serial[i, j] = expected_serial_count(int(t), ld.copies if routed else 1, ld.servers) if not s.per_request else 1.0
+            if not s.per_request:
+                serial[i, j] = expected_serial_count(int(t), ld.copies if routed else 1, ld.servers)
             if routed and not s.per_request and ld.copies > 1 and t > 1:
                 profiles[i, j] = top_level_profile(int(t), int(ld.copies), int(ld.servers))
             else:
@@ -769,8 +766,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         lo = x_by_n[n - 1]
         f_lo = lo * _cycle_at(lo, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                              sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0,
-                              wait, p_wait, work) - n
+                              sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
+                              wait0, p_wait0, wait, p_wait, work) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
             continue
@@ -781,8 +778,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         while True:
             f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                                  sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0,
-                                  p_wait0, wait, p_wait, work) - n
+                                  sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers,
+                                  wait_cv2, wait0, p_wait0, wait, p_wait, work) - n
             if f_hi > 0.0 or hi >= top:
                 break
             lo, f_lo = hi, f_hi
@@ -797,8 +794,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 mid = 0.5 * (lo + hi)
             f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split,
                                     serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
-                                    siblings, sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
-                                    wait0, p_wait0, wait, p_wait, work) - n
+                                    siblings, sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack,
+                                    powers, wait_cv2, wait0, p_wait0, wait, p_wait, work) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
                 lo = mid
                 break
