@@ -42,6 +42,7 @@ Requests of several sizes split into ``ceil(size / mapping unit)`` transactions 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import networkx as nx
 import numpy as np
@@ -121,12 +122,12 @@ class Network:
     arrival_iops: float | None
     background_slots: int = 0  # DES clone pool for background steps (the write buffer, in transactions)
 
-    @property
+    @cached_property
     def mean_transactions(self) -> float:
         """Mean transactions per request."""
         return float(np.dot(self.transactions, self.request_probs))
 
-    @property
+    @cached_property
     def mean_request_bytes(self) -> float:
         """Mean request size in bytes."""
         return float(np.dot(self.request_bytes, self.request_probs))
@@ -183,7 +184,18 @@ class Network:
         """Per-copy load of every station, aggregating the steps that visit it (mixture service).
 
         Foreground steps only (the request's route); ``background=True`` gives the background steps'
-        load instead (see :meth:`background_loads`)."""
+        load instead (see :meth:`background_loads`). Computed once per network (it is immutable)."""
+        return self._background_loads if background else self._foreground_loads
+
+    @cached_property
+    def _foreground_loads(self) -> tuple[StationLoad, ...]:
+        return self._aggregate_loads(background=False)
+
+    @cached_property
+    def _background_loads(self) -> tuple[StationLoad, ...]:
+        return self._aggregate_loads(background=True)
+
+    def _aggregate_loads(self, background: bool) -> tuple[StationLoad, ...]:
         out = []
         for st in self.stations:
             v_tot = m1 = m2 = 0.0

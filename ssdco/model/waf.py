@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -107,6 +108,7 @@ def spare_factor_from_alpha(alpha: float) -> float:
     return 1.0 - 1.0 / _check_alpha(alpha)
 
 
+@lru_cache(maxsize=1024)
 def waf_fifo(alpha: float) -> float:
     """WAF of uniform random page writes under FIFO (LRW) cleaning, steady state.
 
@@ -141,6 +143,7 @@ def _greedy_k(pages_per_block: int) -> float:
     return 1.0 + 1.0 / (2.0 * _check_pages_per_block(pages_per_block))
 
 
+@lru_cache(maxsize=1024)
 def waf_greedy(alpha: float, pages_per_block: int) -> float:
     """WAF of uniform random page writes under greedy cleaning with ``Np`` pages per block.
 

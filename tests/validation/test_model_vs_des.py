@@ -19,7 +19,7 @@ the measured values.
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys (the DES shows a 2-core group 74 % busy with 5.6 jobs queued on
 average) and no mean-value model sees that. On NAND-dominated, SSD-like configurations (the PM9A3
-presets below, and 143 of 150 uniformly sampled 4 KiB configurations: benchmarks/model_vs_des.py) the
+presets below, and 145 of 150 uniformly sampled 4 KiB configurations: benchmarks/model_vs_des.py) the
 tolerances hold. See the README, "How far to trust the model".
 """
 
@@ -104,7 +104,7 @@ def test_fork_join_on_two_plane_dies_at_low_queue_depth(queue_depth):
     # 8 KiB writes (two transactions) on 4 dies of 2 planes, firmware light: an arriving transaction
     # waits when the others and its own sibling fill its die. Counting requests, not transactions,
     # at the die made the model 8-10 % high here; Erlang C without the own sibling +4..+7 %; now it
-    # is within 1.8 % (route_mva.py, fork-join).
+    # is within 1.3 % (route_mva.py, fork-join).
     d = {
         "name": "two-plane-dies",
         "nand": {"channels": 1, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 2,
