@@ -12,7 +12,7 @@ Measured with the draws this suite makes (tests/conftest.py pins them against Hy
 of source constants): 100/100 (worst 2.9 %) and 96/100 (worst 6.0 %; 88/100, worst 6.3 %, before own
 transactions queued together at a die were taken to wait for the others once and the request's
 makespan at the dies as the max of wait plus own load, see route_mva.py, 1.). Unpinned draws of the
-same strategies gave 98/100 (worst 6.6 %) for one transaction and 93/100 (worst 6.8 %) for 8-16 KiB:
+same strategies gave 98/100 (worst 6.5 %) for one transaction and 93/100 (worst 6.8 %) for 8-16 KiB:
 the numbers depend on how many convoy-prone designs a draw contains, which is why the bounds sit below
 the measured values.
 
