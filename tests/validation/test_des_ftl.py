@@ -151,8 +151,9 @@ JESD219_CASES = [
     (("workload.read_fraction=0.5",), 0.03),  # measured +0.3 % IOPS, -0.3 % latency (-6.9 % before item 4's fix)
     # +1.1 % (-6.6 % before the closed queue left out the background's share, route_mva.py 4.)
     (("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1"), 0.03),
-    # +2.6 %, the closest to the tolerance (+1.0 % before the fork-join makespan of route_mva.py 1. took
-    # the max over the occupied dies of wait + own level: JESD219 has requests of up to 16 transactions)
+    # +2.6 %, the closest to the tolerance (+1.0 % before route_mva.py 1. took the fork-join max of the
+    # waits over the dies a request occupies instead of over its transactions: JESD219 has requests of up
+    # to 16 transactions, over fewer distinct dies)
     (("workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 0.03),
     (("workload.read_fraction=0.0",), 0.03),  # -1.3 % (+5.5 % without the write-buffer cap)
 ]
