@@ -41,14 +41,14 @@ Requests of several sizes split into ``ceil(size / mapping unit)`` transactions 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import networkx as nx
 import numpy as np
 
 from ..spec import KIB, MODULES, Config
-from .ftl import ftl_effects
+from .ftl import FtlEffects, ftl_effects
 
 ROUTING = ("single", "uniform", "die_channel")
 STEP_OPS = ("both", "read", "write")
@@ -121,6 +121,7 @@ class Network:
     queue_depth: int | None
     arrival_iops: float | None
     background_slots: int = 0  # DES clone pool for background steps (the write buffer, in transactions)
+    ftl: FtlEffects | None = field(default=None, compare=False, repr=False)  # what the steps were built from
 
     @cached_property
     def mean_transactions(self) -> float:
@@ -167,7 +168,47 @@ class Network:
                 m2 += p_op * p * mean * mean * (1.0 + step.scv)
         return m1, m2
 
-    @property
+    @cached_property
+    def path_visits(self) -> dict[str, float]:
+        """Visits per station on one request's path: per-request steps once, per-transaction steps once
+        (a request's transactions run in parallel, so one transaction's path is the request's)."""
+        out: dict[str, float] = {}
+        for s in self.steps:
+            if s.station is not None and not s.background:
+                share = 1.0 if s.per_request else 1.0 / max(self.mean_transactions, 1.0)
+                out[s.station] = out.get(s.station, 0.0) + self.visits(s) * share
+        return out
+
+    @cached_property
+    def operation_paths(self) -> tuple[tuple[float, float, float], ...]:
+        """(probability, mean, variance) of the service and delay on one transaction's path (us, us^2),
+        for reads and for writes: a request is all reads or all writes, so these are the modes of the
+        latency. The variance comes from request sizes, configured service variability and steps taken
+        with a probability."""
+        out = []
+        for is_read, prob in ((True, self.read_fraction), (False, 1.0 - self.read_fraction)):
+            if prob <= 0.0:
+                continue
+            op = "read" if is_read else "write"
+            mean = var = 0.0
+            for step in self.steps:
+                if step.background or step.ops not in ("both", op):
+                    continue
+                base = step.read_us if is_read else step.write_us
+                sizes = self.request_bytes if step.per_request else (0.0,)
+                weights = self.request_probs if step.per_request else (1.0,)
+                m1 = m2 = 0.0
+                for b, w in zip(sizes, weights):
+                    x = base + step.per_byte_us * b
+                    m1 += w * x
+                    m2 += w * x * x * (1.0 + step.scv)
+                q = step.probability
+                mean += q * (m1 + step.delay_us)
+                var += q * (m2 - m1 * m1) + q * (1.0 - q) * m1 * m1
+            out.append((prob, mean, max(var, 0.0)))
+        return tuple(out)
+
+    @cached_property
     def delay_us(self) -> float:
         """Total pure delay per request (us): fixed host latencies, accelerator pipeline tails and the
         service part of station-less steps (a station-less step is an infinite-server delay)."""
@@ -346,4 +387,5 @@ def build_network(config: Config) -> Network:
         queue_depth=w.queue_depth,
         arrival_iops=w.arrival_iops,
         background_slots=slots,
+        ftl=fx,
     )
