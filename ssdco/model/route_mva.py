@@ -477,7 +477,7 @@ def _sibling_distribution(tx, probs, copies):
     return dist
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline='always')
 def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait):
     """Per-visit waits of the closed class when background work arrives at rate x * bg_demand (4.)."""
     for k in range(wait0.shape[0]):
@@ -544,7 +544,7 @@ def _max_wait_factor(profile, p_top, p_low, cv, powers, tx):
     return (1.0 - cv) * (1.0 - none) + cv * harmonic
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline='always')
 def _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
                 pure_delay, features):
     """Mean cycle time of a request: per-request steps, then the fork-join block per size class (1.)."""
@@ -593,17 +593,19 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wa
     return total
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline='always')
 def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings,
-              sibling_wait, above, features, wait0, p_wait0, util, ca2, cd2, acc, wsum, ca2_in, acc_in):
+              sibling_wait, above, features, wait0, p_wait0, work):
     """Per-visit waits (before the background's share) and P(wait) of every station when the closed
-    workload of n requests runs at throughput x (requests/us). Returns the per-server utilisations.
+    workload of n requests runs at throughput x (requests/us); the per-server utilisations go to work[0]
+    (``work``: 7 scratch rows of the station count).
 
     An arrival sees the other n - 1 requests: Schweitzer's estimate Q(n - 1) = (n - 1)/n Q(n), and the
     same share of the busy servers. With Q = lam (S + W) the residual-corrected wait is linear in W, so
     each station's local fixed point is closed-form."""
     k_count = svc.shape[0]
     n_steps = st.shape[0]
+    util, ca2, cd2, acc, wsum, ca2_in, acc_in = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
     alpha = (n - 1.0) / n
     for k in range(k_count):
         util[k] = x * demand[k] / servers[k]
@@ -686,11 +688,11 @@ def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, route
               pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
               has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: 7 scratch
-    rows of the station count)."""
+    rows of the station count). The helpers it calls are inlined: with this many array arguments,
+    numba's call overhead was about a quarter of the solve."""
     util = work[0]
     _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings,
-              sibling_wait, above, features, wait0, p_wait0, util, work[1], work[2], work[3], work[4], work[5],
-              work[6])
+              sibling_wait, above, features, wait0, p_wait0, work)
     if has_bg:
         _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
     else:
