@@ -21,46 +21,11 @@ import numpy as np
 
 from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
-from ssdco.spec import MODULES, config_from_dict
+from ssdco.spec import config_from_dict
 from ssdco.sweep import source_fingerprint
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
-
-CORE_SPECS = {
-    "fast": {"frequency_mhz": 1000.0, "idle_mw": 30.0, "active_mw": 100.0, "cost": 1.0},
-    "slow": {"frequency_mhz": 100.0, "idle_mw": 2.0, "active_mw": 9.0, "cycle_scale": 1.2, "cost": 0.25},
-}
-ACCEL = {"latency_us": 0.2, "initiation_interval_us": 0.05, "idle_mw": 2.0, "energy_per_op_nj": 0.5}
-
-
-def random_config(seed: int, mixed_sizes: bool) -> dict:
-    """The same ranges as tests/strategies.py, sampled uniformly."""
-    r = np.random.default_rng(seed)
-    nand = {"channels": int(r.integers(1, 5)), "ways_per_channel": int(r.integers(1, 5)),
-            "dies_per_chip": int(r.integers(1, 3)), "planes_per_die": int(r.integers(1, 5)),
-            "independent_plane_reads": bool(r.integers(0, 2)), "t_read_us": float(r.uniform(10, 100)),
-            "t_prog_us": float(r.uniform(100, 900)), "channel_rate_mts": float(r.choice([400.0, 800.0, 1200.0, 1600.0])),
-            "ecc_overhead_fraction": 0.1}
-    workload = {"read_fraction": float(r.choice([1.0, 0.7, 0.0])), "mapping_unit_kib": 4,
-                "request_size_kib": int(r.choice([4, 8, 16])) if mixed_sizes else 4,
-                "queue_depth": int(r.integers(1, 49))}
-    accel = {m: int(r.integers(1, 4)) for m in MODULES if r.random() < 0.25}
-    software = [m for m in MODULES if m not in accel]
-    groups = []
-    while software:
-        k = int(r.integers(1, len(software) + 1))
-        groups.append({"name": f"g{len(groups) + 1}", "spec": str(r.choice(sorted(CORE_SPECS))),
-                       "count": int(r.integers(1, 4)), "modules": software[:k]})
-        software = software[k:]
-    controller = {"name": "random", "core_groups": groups}
-    if accel:
-        controller["accelerators"] = accel
-    return {"name": f"random-{seed}", "nand": nand, "host": {"pcie_gen": int(r.choice([3, 4])), "pcie_lanes": 4},
-            "core_specs": CORE_SPECS, "modules": {m: {"cycles": float(r.uniform(50, 2500))} for m in MODULES},
-            "accelerator_specs": {m: ACCEL for m in MODULES},
-            "dram": {"size_gib": 1.0, "background_mw_per_gib": 120.0, "access_energy_nj": 12.8},
-            "workload": workload, "controller": controller}
-
+from ssdco.validation.random_designs import random_config
 
 def des_iops_and_latency(d: dict, network, requests: int, seed: int, cache: dict | None) -> tuple[float, float]:
     """(IOPS, mean latency in us) of the DES for configuration ``d``, from ``cache`` when it holds them."""

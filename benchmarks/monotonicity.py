@@ -11,28 +11,15 @@ ssdco/model/route_mva.py, "Monotone in servers"; the route MVA's earlier recursi
 """
 
 import argparse
-import copy
 import time
 
 import numpy as np
 
-from benchmarks.model_vs_des import random_config
 from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.des import simulate
-
-
-def one_more_server(d: dict):
-    """Yield (label, design) for every design with one more core in a group or one more accelerator unit."""
-    for i, group in enumerate(d["controller"]["core_groups"]):
-        more = copy.deepcopy(d)
-        more["controller"]["core_groups"][i]["count"] += 1
-        yield f"+1 core in {group['name']}", more
-    for module in d["controller"].get("accelerators", {}):
-        more = copy.deepcopy(d)
-        more["controller"]["accelerators"][module] += 1
-        yield f"+1 {module} accelerator unit", more
+from ssdco.validation.random_designs import one_more_server, random_config
 
 
 def iops(d: dict, exact: bool) -> float:

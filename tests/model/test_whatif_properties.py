@@ -6,10 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.model_vs_des import random_config
-from benchmarks.monotonicity import one_more_server
 from ssdco.model.whatif import evaluate
 from ssdco.spec import config_from_dict
+from ssdco.validation.random_designs import one_more_server, random_config
 from tests.strategies import config_dicts
 
 

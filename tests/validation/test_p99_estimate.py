@@ -1,7 +1,7 @@
 """The analytic p99 latency estimate (whatif.py, ``_p99_estimate``) against the DES's measured p99.
 
-Measured on uniformly sampled closed designs (benchmarks.model_vs_des.random_config, seeds 0-39, 60,000 DES
-requests, seed 1), asserted below as measured so a regression fails:
+Measured on uniformly sampled closed designs (ssdco.validation.random_designs.random_config, seeds 0-39,
+60,000 DES requests, seed 1), asserted below as measured so a regression fails:
 
 ============================  =====================  ================  =================
 designs                       within 15 % of the DES  median |error|    before (sum of
@@ -22,12 +22,12 @@ designs of test_model_vs_des.py and high queue depths where the die queues domin
 import numpy as np
 import pytest
 
-from benchmarks.model_vs_des import random_config
 from ssdco import load_config
 from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.des import simulate
+from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
 
 REQUESTS = 60_000
