@@ -418,6 +418,15 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
 
 
 @nb.njit(cache=True)
+def residual_cv2(scv):
+    """Squared coefficient of variation of the residual of one service, the shape of a wait at light
+    load (1., "Fork-join"), for gamma service of squared coefficient ``scv`` (E[S^3] = E[S]^3 (1 + scv)
+    (1 + 2 scv)): 4 (1 + 2 scv) / (3 (1 + scv)) - 1, 1/3 for deterministic service, capped at 1 (the
+    exponential). Takes a number or an array."""
+    return np.minimum(1.0, 4.0 * (1.0 + 2.0 * scv) / (3.0 * (1.0 + scv)) - 1.0)
+
+
+@nb.njit(cache=True)
 def _erlang_c(c, a):
     """Erlang C probability of waiting, c servers, offered load a (< c)."""
     if a <= 0.0:
@@ -735,9 +744,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     for k in range(k_count):
         for b in range(servers[k], t_max):
             sibling_wait[k] += siblings[k, b] * (b - servers[k] + 1) * svc[k] / servers[k]
-    # the squared coefficient of variation of a wait at light load, the residual of one service (gamma
-    # service of the station's scv: E[S^3] = E[S]^3 (1 + scv)(1 + 2 scv)), at most 1 (exponential)
-    wait_cv2 = np.minimum(1.0, 4.0 * (1.0 + 2.0 * scv) / (3.0 * (1.0 + scv)) - 1.0)
+    wait_cv2 = residual_cv2(scv)
     # the share of a station's departures that go on to each step (3.)
     split = np.ones(n_steps)
     for i in range(n_steps):

@@ -36,7 +36,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .route_mva import route_arrays, solve_route, write_buffer_capacity
+from .route_mva import residual_cv2, route_arrays, solve_route, write_buffer_capacity
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -186,8 +186,7 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
         if w > 0 and pw > 0:
             p = min(pw, 1.0)
             # 0 w.p. 1 - P, else of mean w / P and cv^2 = P + (1 - P) cv_R^2 (M/G/1; route_mva.py, 1.)
-            cv_r2 = min(1.0, 4.0 * (1.0 + 2.0 * ld.scv) / (3.0 * (1.0 + ld.scv)) - 1.0)
-            var_w = w * w * (1.0 + p + (1.0 - p) * cv_r2) / p - w * w
+            var_w = w * w * (1.0 + p + (1.0 - p) * float(residual_cv2(ld.scv))) / p - w * w
         per_server = ld.service_us / ld.servers
         jobs_var = var_w / (per_server * per_server) if per_server > 0 else 0.0
         stations.append((path_visits.get(ld.name, 0.0), var_w, jobs_var, ld.copies))

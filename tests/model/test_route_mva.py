@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.route_mva import expected_serial_count, top_level_profile
+from ssdco.model.route_mva import expected_serial_count, residual_cv2, top_level_profile
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -83,3 +83,21 @@ def test_serial_count_is_the_expected_busiest_copy():
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="transactions, copies, servers"):
         top_level_profile(0, 4, 1)
+
+
+@pytest.mark.parametrize("scv", [0.0, 0.25, 0.5, 0.9])
+@pytest.mark.parametrize("rho", [0.1, 0.5, 0.9])
+def test_wait_shape_is_that_of_mg1(scv, rho):
+    """P + (1 - P) residual_cv2 is the squared coefficient of variation of a wait, given that there is
+    one, in M/G/1 with gamma service (Takacs: E[W^2] = 2 E[W]^2 + lam E[S^3] / (3 (1 - rho)))."""
+    m2, m3 = 1.0 + scv, (1.0 + scv) * (1.0 + 2.0 * scv)  # E[S] = 1
+    w1 = rho * m2 / (2.0 * (1.0 - rho))
+    w2 = 2.0 * w1 * w1 + rho * m3 / (3.0 * (1.0 - rho))
+    conditional_cv2 = rho * w2 / (w1 * w1) - 1.0  # P(wait) = rho
+    assert math.isclose(rho + (1.0 - rho) * residual_cv2(scv), conditional_cv2, rel_tol=1e-12)
+
+
+def test_residual_shape_limits():
+    assert math.isclose(residual_cv2(0.0), 1.0 / 3.0)  # uniform residual of a deterministic service
+    assert math.isclose(residual_cv2(1.0), 1.0)  # exponential
+    assert residual_cv2(3.0) == 1.0  # capped: a wait's cv does not rise as P(wait) falls
