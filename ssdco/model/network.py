@@ -149,12 +149,14 @@ class Network:
         """Mean visits per request made by ``step`` (1 or mean transactions, x :meth:`op_weight`)."""
         return (1.0 if step.per_request else self.mean_transactions) * self.op_weight(step)
 
-    def step_moments(self, step: Step) -> tuple[float, float]:
+    def step_moments(self, step: Step, op: str | None = None) -> tuple[float, float]:
         """First and second moment (us, us^2) of one visit's service time, mixing reads/writes and sizes
-        (over the operations that visit the step)."""
+        (over the operations that visit the step), or of operation ``op`` ("read" or "write") alone."""
         m1 = m2 = 0.0
         ops = ((True, self.read_fraction), (False, 1.0 - self.read_fraction))
-        if step.ops != "both":
+        if op is not None:
+            ops = ((op == "read", 1.0),)
+        elif step.ops != "both":
             ops = ((step.ops == "read", 1.0),)
         for is_read, p_op in ops:
             if p_op <= 0:
@@ -194,14 +196,7 @@ class Network:
             for step in self.steps:
                 if step.background or step.ops not in ("both", op):
                     continue
-                base = step.read_us if is_read else step.write_us
-                sizes = self.request_bytes if step.per_request else (0.0,)
-                weights = self.request_probs if step.per_request else (1.0,)
-                m1 = m2 = 0.0
-                for b, w in zip(sizes, weights):
-                    x = base + step.per_byte_us * b
-                    m1 += w * x
-                    m2 += w * x * x * (1.0 + step.scv)
+                m1, m2 = self.step_moments(step, op)
                 q = step.probability
                 mean += q * (m1 + step.delay_us)
                 var += q * (m2 - m1 * m1) + q * (1.0 - q) * m1 * m1
