@@ -36,7 +36,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .route_mva import residual_cv2, route_arrays, solve_route, write_buffer_capacity
+from .route_mva import residual_cv2, route_arrays, solve_route
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -257,7 +257,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
             sol = solve_closed(demand + bg_demand, servers, copies, scv, delay, network.queue_depth, exact=True)
             method = "exact-convolution" + ("-write-through" if np.any(bg_demand > 0) else "")
         else:
-            sol = solve_route(route_arrays(network, loads), network.queue_depth)
+            arrays = route_arrays(network, loads)
+            sol = solve_route(arrays, network.queue_depth)
             zero_load = 1.0 / sol.throughput_by_n[1]  # fork-join makespan of one request alone
             method = "route-mva"
         x_per_us = sol.throughput_per_us
@@ -273,7 +274,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         method = "open-mgc-allen-cunneen"
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)
     if method == "route-mva":
-        bounds = replace(bounds, write_buffer_per_us=write_buffer_capacity(network))
+        bounds = replace(bounds, write_buffer_per_us=arrays.bg_capacity_per_us)
     util = x_per_us * (demand + bg_demand) / servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand + bg_demand, copies)}
     iops = x_per_us * US_PER_S
