@@ -70,16 +70,28 @@ controller networks with deterministic service; this solver walks the route step
    with ca^2 the station's arrivals before the random split and u one copy's utilisation: a stream
    split at random and merged again after the same service is the stream itself, so at low load the
    regularity passes through the dies; it is capped at Poisson, cd^2 <= 1, because merging many
-   copies' outputs (a superposition) smooths their burstiness. Taking the merged output as Poisson
-   throughout, the model was 2-4 % low on uniformly sampled 4 KiB designs with lightly loaded dies
-   and PM9A3 c01 -1.8 % (now -1.5 %); without the cap, high-variance mixed read/write dies made a
-   following channel 6 % too slow.
+   copies' outputs (a superposition) smooths their burstiness. Variable service breaks that argument:
+   it displaces each job by a random delay, and once the spread of the delays sigma exceeds the
+   spacing 1 / lambda of the jobs the merged stream is Poisson whatever came in. The regularity kept
+   is therefore scaled by 1 / (1 + (lambda sigma)^2) (mixed reads and programs have lambda sigma >> 1;
+   read-only or write-only dies sigma = 0; exp(-lambda sigma), 1 / (1 + lambda sigma) and
+   exp(-(lambda sigma)^2) gave the same results on every comparison case). Taking the merged output as
+   Poisson throughout, the model was 2-4 % low on uniformly sampled 4 KiB designs with lightly loaded
+   dies; without the cap, high-variance mixed read/write dies made a following channel 6 % too slow.
    Address-routed copies are left at Poisson arrivals (random splitting over many copies makes them
    nearly so; applying QNA there made the model worse). A c-server station departs like one server
    doing its work, u = min(X D, 1): with QNA's u = X D / c and 1/sqrt(c) on the service term, a
    server added upstream made the flow less regular and the waits downstream longer, and the model's
-   IOPS could fall (541 of 4,850 additions). The PM9A3 presets need this correction: without it
-   c01 is -3.1 % against the DES instead of -1.5 %.
+   IOPS could fall (541 of 4,850 additions).
+   The traffic equations are solved to their fixed point at each X (:func:`_flow_scv`: linear in
+   cd^2 - 1, with the cap found by re-solving). They used to be iterated 4 times from Poisson, which
+   in a closed loop of lightly loaded deterministic stations is far from the fixed point (the loop's
+   regularity contracts only by 1 - u^2 per station and round): the model then saw nearly Poisson
+   arrivals where the DES waits almost nothing (-4.8 % IOPS on a design with a 2-core dispatch group
+   67 % busy), and PM9A3 c01 was -1.5 % against the DES. At the fixed point, with the displacement
+   factor, c01 is +0.06 % and every PM9A3 preset within 0.3 %; without the displacement factor the
+   fixed point put mixed read/write designs with a saturated slow core up to 5-7 % high. The PM9A3
+   presets need this correction: without it c01 is -3.4 % against the DES.
    W. Whitt, "The queueing network analyzer", Bell Syst. Tech. J. 62(9), 1983.
 
 4. **Background load** (FTL writes, :mod:`ssdco.model.ftl`). Work that no request waits for (page
@@ -150,11 +162,14 @@ within 1.3 %. Not every piece helps alone: the wait once per die alone was 6 % h
 dies, and the siblings' queue with the max still over T transactions 12 % low at QD 2. The makespan
 as the max of (wait + own level) instead of the sum of the two maxima then gave 672 (8-16 KiB:
 142/150, 93/100, 96/100; FTL worst 2.6 %), and the regularity that passes through lightly loaded
-dies (3.) 674 (4 KiB uniform 145/150; PM9A3 c01 -1.5 %).
+dies (3.) 674 (4 KiB uniform 145/150; PM9A3 c01 -1.5 %). Solving the traffic equations of 3. to
+their fixed point, with the displacement by variable service, kept 674 but moved cases between the
+sets (4 KiB uniform 145/150, 4/8/16 KiB uniform 142/150, Hypothesis 97/100, 93/100, and the suite's
+draws 100/100, 97/100) and brought PM9A3 c01 to +0.06 %.
 
 Alternatives tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
 approximation, the Bolch et al. recursion from p(0..c-1), always renormalised marginals, max-of-T over
-the residual part of the wait only, dropping 3. (PM9A3 c01 -3.1 %), Erlang C without the own
+the residual part of the wait only, dropping 3. (PM9A3 c01 -3.4 %), Erlang C without the own
 siblings (+4..+7 % on the two-plane fork-join test), and in the fixed point the others' share of the
 queue without the same share of the busy servers (two-plane test +8 %).
 """
@@ -602,58 +617,108 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wa
     return total
 
 
+@nb.njit(cache=True)
+def _traffic_shares(st, sv, routed, copies):
+    """[0, k, p]: the share of station k's arrivals that come from station p's departures, [1, k, p]: the
+    same at one of k's copies (a random split over the copies), for the traffic equations of 3.; rows of
+    stations without steps are 0. Each step's arrivals are the departures of the step before it on the
+    route, taken with the share of that station's departures that go on to this step."""
+    k_count = copies.shape[0]
+    n_steps = st.shape[0]
+    wsum = np.zeros(k_count)
+    for i in range(n_steps):
+        wsum[st[i]] += sv[i]
+    traffic = np.zeros((2, k_count, k_count))
+    for i in range(n_steps):
+        prev = i - 1 if i > 0 else n_steps - 1
+        k, p = st[i], st[prev]
+        w = sv[i] / wsum[k] * sv[prev] / wsum[p]
+        traffic[0, k, p] += w
+        traffic[1, k, p] += w / copies[k] if routed[i] else w
+    return traffic
+
+
 @nb.njit(cache=True, inline='always')
-def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings,
+def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
+    """Arrival scv at each station (3.): ca2 at one copy (after the random split), ca2_in at the station
+    (before it), from Whitt's traffic equations solved to their fixed point at throughput x > 0.
+
+    With y = cd2 - 1 the departure equations are linear, y = diag(keep) A y + h: A = traffic[0] gives the
+    share of station k's arrivals that come from station p, keep = 1 - u^2 (times the displacement
+    factor below at address-routed copies) and h = u^2 (scv - 1). The cap cd2 <= 1 at address-routed
+    copies makes them piecewise linear; the capped set is found by re-solving (each round caps the
+    copies above it and frees those whose uncapped value fell below it). Iterating the equations from
+    Poisson, as before, converged slowly: after 4 rounds a loop of lightly loaded deterministic
+    stations still looked nearly Poisson (2.7 us of wait at a 2-core station where the DES waits
+    0.1 us, -4.8 % IOPS), and the 4 rounds were an arbitrary cut.
+
+    ``work`` rows: 0 the per-server utilisations (in), 1 ca2 and 2 ca2_in (out), 3 keep, 4 h, 5 the
+    right-hand side, 6 the capped copies (1.0; kept from the last call, which usually saves a solve),
+    7 .. 7 + k the system's matrix."""
+    k_count = svc.shape[0]
+    share = traffic[0]
+    util, ca2, ca2_in, keep, h, rhs, capped = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
+    system = work[7: 7 + k_count]
+    for k in range(k_count):
+        if copies[k] > 1.0:
+            # address-routed copies: a stream split at random and merged again after the same service is
+            # the stream itself, so at low load the merged output keeps the regularity of the station's
+            # arrivals (before the split); queueing at a copy moves it to the service's. Capped at
+            # Poisson: the merged output of many copies is a superposition, which smooths burstiness.
+            # Variable service displaces each job at random, which destroys that regularity once the
+            # spread of the delays (sigma) exceeds the spacing of the jobs (1 / lambda): kept by
+            # 1 / (1 + (lambda sigma)^2) (mixed reads and programs: lambda sigma >> 1)
+            u = min(util[k], 1.0)
+            lam_sigma = x * visits[k] * copies[k] * svc[k] * math.sqrt(scv[k])
+            keep[k] = (1.0 - u * u) / (1.0 + lam_sigma * lam_sigma)
+        else:
+            # as one server doing the station's work: more servers do not make the output less regular
+            # (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
+            u = min(util[k] * servers[k], 1.0)
+            keep[k] = 1.0 - u * u
+        h[k] = u * u * (scv[k] - 1.0)
+    y = np.zeros(k_count)
+    for _ in range(k_count + 1):
+        for k in range(k_count):
+            for p in range(k_count):
+                system[k, p] = 0.0 if capped[k] > 0.0 else -keep[k] * share[k, p]
+            system[k, k] += 1.0
+            rhs[k] = 0.0 if capped[k] > 0.0 else h[k]
+        y = np.linalg.solve(system, rhs)
+        changed = False
+        for k in range(k_count):
+            if copies[k] > 1.0:
+                cap = 1.0 if keep[k] * (share[k] @ y) + h[k] > 0.0 else 0.0
+                if capped[k] != cap:
+                    capped[k] = cap
+                    changed = True
+        if not changed:
+            break
+    for k in range(k_count):
+        ca2_in[k] = 1.0 + share[k] @ y
+        ca2[k] = 1.0 + traffic[1, k] @ y
+
+
+@nb.njit(cache=True, inline='always')
+def _waits_at(x, n, svc, scv, servers, copies, visits, traffic, demand, f_residual, siblings,
               sibling_wait, above, features, wait0, p_wait0, work):
     """Per-visit waits (before the background's share) and P(wait) of every station when the closed
     workload of n requests runs at throughput x (requests/us); the per-server utilisations go to work[0]
-    (``work``: 7 scratch rows of the station count).
+    (``work``: scratch, see :func:`_flow_scv`).
 
     An arrival sees the other n - 1 requests: Schweitzer's estimate Q(n - 1) = (n - 1)/n Q(n), and the
     same share of the busy servers. With Q = lam (S + W) the residual-corrected wait is linear in W, so
     each station's local fixed point is closed-form."""
     k_count = svc.shape[0]
-    n_steps = st.shape[0]
-    util, ca2, cd2, acc, wsum, ca2_in, acc_in = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
+    util, ca2, ca2_in = work[0], work[1], work[2]
     alpha = (n - 1.0) / n
     for k in range(k_count):
         util[k] = x * demand[k] / servers[k]
         ca2[k] = 1.0
         ca2_in[k] = 1.0
     # 3. arrival variability along the route (QNA) at this throughput
-    if features & FLOW:
-        for _ in range(4):
-            for k in range(k_count):
-                if copies[k] > 1.0:
-                    # address-routed copies: a stream split at random and merged again after the same
-                    # service is the stream itself, so at low load the merged output keeps the
-                    # regularity of the station's arrivals (before the split); queueing at a copy moves
-                    # it to the service's. Capped at Poisson: the merged output of many copies is a
-                    # superposition, which smooths burstiness (treating it as Poisson throughout left
-                    # PM9A3 c01 at -1.8 % against the DES, now -1.5 %)
-                    u = min(util[k], 1.0)
-                    cd2[k] = min(1.0, 1.0 + (1.0 - u * u) * (ca2_in[k] - 1.0) + u * u * (scv[k] - 1.0))
-                else:
-                    # as one server doing the station's work: more servers do not make the output less
-                    # regular (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
-                    u = min(util[k] * servers[k], 1.0)
-                    cd2[k] = 1.0 + (1.0 - u * u) * (ca2[k] - 1.0) + u * u * (scv[k] - 1.0)
-            acc[:] = 0.0
-            acc_in[:] = 0.0
-            wsum[:] = 0.0
-            for i in range(n_steps):
-                prev = i - 1 if i > 0 else n_steps - 1
-                a2 = split[i] * cd2[st[prev]] + 1.0 - split[i]
-                acc_in[st[i]] += sv[i] * a2
-                if routed[i]:
-                    q = 1.0 / copies[st[i]]
-                    a2 = q * a2 + 1.0 - q
-                acc[st[i]] += sv[i] * a2
-                wsum[st[i]] += sv[i]
-            for k in range(k_count):
-                if wsum[k] > 0.0:
-                    ca2[k] = acc[k] / wsum[k]  # at one copy, after the split
-                    ca2_in[k] = acc_in[k] / wsum[k]  # at the station, before it
+    if features & FLOW and x > 0.0:
+        _flow_scv(x, scv, servers, copies, visits, svc, traffic, work)
     for k in range(k_count):
         wait0[k] = 0.0
         p_wait0[k] = 0.0
@@ -693,14 +758,14 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, de
 
 
 @nb.njit(cache=True)
-def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
+def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
               has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work):
-    """Cycle time (us) of a request at throughput x with n requests in the system (``work``: 7 scratch
-    rows of the station count). The helpers it calls are inlined: with this many array arguments,
-    numba's call overhead was about a quarter of the solve."""
+    """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
+    :func:`_flow_scv`). The helpers it calls are inlined: with this many array arguments, numba's call
+    overhead was about a quarter of the solve."""
     util = work[0]
-    _waits_at(x, n, svc, scv, servers, copies, visits, st, sv, routed, split, demand, f_residual, siblings,
+    _waits_at(x, n, svc, scv, servers, copies, visits, traffic, demand, f_residual, siblings,
               sibling_wait, above, features, wait0, p_wait0, work)
     if has_bg:
         _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
@@ -728,7 +793,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     p_wait0 = np.zeros(k_count)
     has_bg = bg_demand.max() > 0.0
     above = np.zeros(max(servers.max(), 1))  # P(J > j) at one multi-server station, j < c
-    work = np.zeros((7, k_count))
+    work = np.zeros((7 + k_count, k_count))
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
@@ -745,15 +810,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         for b in range(servers[k], t_max):
             sibling_wait[k] += siblings[k, b] * (b - servers[k] + 1) * svc[k] / servers[k]
     wait_cv2 = residual_cv2(scv)
-    # the share of a station's departures that go on to each step (3.)
-    split = np.ones(n_steps)
-    for i in range(n_steps):
-        prev = i - 1 if i > 0 else n_steps - 1
-        tot = 0.0
-        for j in range(n_steps):
-            if st[j] == st[prev]:
-                tot += sv[j]
-        split[i] = sv[prev] / tot
+    traffic = _traffic_shares(st, sv, routed, copies)  # 3.
     # 2. re-entry: the fraction of arrivals that find the service they left just begun. The gaps are
     # taken at zero load (service and delays only), so they do not depend on the servers elsewhere.
     resp = t + dl
@@ -793,7 +850,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # holds) and the population bound n / cycle_n(0); Illinois regula falsi keeps F(lo) <= 0 < F(hi).
     for n in range(1, n_max + 1):
         lo = x_by_n[n - 1]
-        f_lo = lo * _cycle_at(lo, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
+        f_lo = lo * _cycle_at(lo, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                               sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
                               wait0, p_wait0, wait, p_wait, work) - n
@@ -805,7 +862,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         if n > 2:  # a tighter first bracket: twice the last step
             hi = min(top, lo + 2.0 * (x_by_n[n - 1] - x_by_n[n - 2]))
         while True:
-            f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial,
+            f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                                   sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers,
                                   wait_cv2, wait0, p_wait0, wait, p_wait, work) - n
@@ -821,7 +878,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             mid = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
             if not lo < mid < hi:
                 mid = 0.5 * (lo + hi)
-            f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split,
+            f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk,
                                     serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
                                     siblings, sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack,
                                     powers, wait_cv2, wait0, p_wait0, wait, p_wait, work) - n
@@ -842,7 +899,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 break
         x_by_n[n] = lo
     x = x_by_n[n_max]
-    _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, split, serial, sizes, probs,
+    _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
               has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work)
     residence = visits * (svc + sibling_wait + wait)

@@ -16,7 +16,7 @@ workload the others' jobs add up to N - 1, so a station's queue varies only as m
 network can absorb: the station's variance is scaled by 1 - v_k / sum_j v_j (independent queues
 conditioned on their sum, v in jobs^2), which keeps a saturated bottleneck's latency nearly constant,
 as the DES shows. On uniformly sampled designs the estimate is within 15 % of the DES's p99 for 32 of
-40 (median error 7-8 %; tests/validation/test_p99_estimate.py), and within 4 % on the PM9A3 presets.
+40 (median error 6.6-8.2 %; tests/validation/test_p99_estimate.py), and within 4 % on the PM9A3 presets.
 """
 
 from __future__ import annotations

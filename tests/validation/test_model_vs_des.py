@@ -9,12 +9,12 @@ here as measured, so a regression fails (and an improvement should tighten the n
 * 8-16 KiB requests (fork-join of 2-4 transactions): >= 90 of 100, worst <= 10 %.
 
 Measured with the draws this suite makes (tests/conftest.py pins them against Hypothesis's harvesting
-of source constants): 100/100 (worst 2.9 %) and 96/100 (worst 6.0 %; 88/100, worst 6.3 %, before own
+of source constants): 100/100 (worst 2.9 %) and 97/100 (worst 6.0 %; 88/100, worst 6.3 %, before own
 transactions queued together at a die were taken to wait for the others once and the request's
-makespan at the dies as the max of wait plus own load, see route_mva.py, 1.). Unpinned draws of the
-same strategies gave 98/100 (worst 6.5 %) for one transaction and 93/100 (worst 6.8 %) for 8-16 KiB:
-the numbers depend on how many convoy-prone designs a draw contains, which is why the bounds sit below
-the measured values.
+makespan at the dies as the max of wait plus own load, see route_mva.py, 1.; 96/100 before the flow's
+traffic equations were solved to their fixed point, 3.). Unpinned draws of the same strategies gave
+97/100 (worst 6.1 %) for one transaction and 93/100 (worst 7.5 %) for 8-16 KiB: the numbers depend on
+how many convoy-prone designs a draw contains, which is why the bounds sit below the measured values.
 
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys (the DES shows a 2-core group 74 % busy with 5.6 jobs queued on
