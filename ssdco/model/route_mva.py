@@ -85,10 +85,11 @@ controller networks with deterministic service; this solver walks the route step
    IOPS could fall (541 of 4,850 additions).
    The traffic equations are solved to their fixed point at each X (:func:`_flow_scv`: linear in
    cd^2 - 1, with the cap found by re-solving). They used to be iterated 4 times from Poisson, which
-   in a closed loop of lightly loaded deterministic stations is far from the fixed point (the loop's
-   regularity contracts only by 1 - u^2 per station and round): the model then saw nearly Poisson
-   arrivals where the DES waits almost nothing (-4.8 % IOPS on a design with a 2-core dispatch group
-   67 % busy), and PM9A3 c01 was -1.5 % against the DES. At the fixed point, with the displacement
+   in a closed loop is far from the fixed point: the regularity made at a busy deterministic station
+   moves one station per round along the route, and lightly loaded stations forget Poisson only by a
+   factor 1 - u^2 per round. The model then saw nearly Poisson arrivals where the DES waits almost
+   nothing (-4.8 % IOPS on a design with a 2-core dispatch group 67 % busy), and PM9A3 c01 was -1.5 %
+   against the DES. At the fixed point, with the displacement
    factor, c01 is +0.06 % and every PM9A3 preset within 0.3 %; without the displacement factor the
    fixed point put mixed read/write designs with a saturated slow core up to 5-7 % high. The PM9A3
    presets need this correction: without it c01 is -3.4 % against the DES.
@@ -648,9 +649,9 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
     factor below at address-routed copies) and h = u^2 (scv - 1). The cap cd2 <= 1 at address-routed
     copies makes them piecewise linear; the capped set is found by re-solving (each round caps the
     copies above it and frees those whose uncapped value fell below it). Iterating the equations from
-    Poisson, as before, converged slowly: after 4 rounds a loop of lightly loaded deterministic
-    stations still looked nearly Poisson (2.7 us of wait at a 2-core station where the DES waits
-    0.1 us, -4.8 % IOPS), and the 4 rounds were an arbitrary cut.
+    Poisson, as before, converged slowly (the regularity of a busy station moves one station per round
+    along the loop): after 4 rounds a 2-core station 67 % busy still saw Poisson arrivals and waited
+    2.7 us where the DES waits 0.1 us (-4.8 % IOPS).
 
     ``work`` rows: 0 the per-server utilisations (in), 1 ca2 and 2 ca2_in (out), 3 keep, 4 h, 5 the
     right-hand side, 6 the capped copies (1.0; kept from the last call, which usually saves a solve),
