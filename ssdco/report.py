@@ -929,6 +929,15 @@ def _spread_labels(points: list[tuple[float, float, str]], min_dy: float, near_d
     return out
 
 
+def _labels_on_the_left(points: list[tuple[float, float]], heights: list[float], span_dx: float,
+                        span_dy: float) -> list[bool]:
+    """For each point (x, y) labelled at ``heights``: True when its label goes on the left, because another
+    point lies within ``span_dx`` to its right and ``span_dy`` of the label's height (where a label on
+    the right would cover it)."""
+    return [any(0.0 < qx - x <= span_dx and abs(qy - ly) <= span_dy for j, (qx, qy) in enumerate(points) if j != i)
+            for i, ((x, _), ly) in enumerate(zip(points, heights))]
+
+
 def _plot_pareto(study: Study, Figure):
     import numpy as np
     from matplotlib.patches import Rectangle
@@ -988,11 +997,14 @@ def _plot_pareto(study: Study, Figure):
                         textcoords="offset points", xytext=(7, -3), fontsize=7, color="darkred", zorder=9)
     pts = [(r.cost, r.analytic.iops / 1e3, r.name) for r in inside]
     heights = _spread_labels(pts, min_dy=(y1 - y0) * 0.045, near_dx=(x1 - x0) * 0.12)
-    for r, ly in zip(inside, heights):
+    # to the right of its point, unless another marked design sits there (c09 and c10: same IOPS)
+    left = _labels_on_the_left([(x, y) for x, y, _ in pts], heights, (x1 - x0) * 0.12, (y1 - y0) * 0.03)
+    for r, ly, blocked in zip(inside, heights, left):
         name = r.name if r.origin == "preset" else "optimizer pick"
-        ax_zoom.annotate(name, (r.cost, r.analytic.iops / 1e3), xytext=(r.cost + (x1 - x0) * 0.035, ly),
-                         textcoords="data", va="center", fontsize=7.5, color="darkred",
-                         weight="bold" if r.origin == "optimizer" else "normal", zorder=9,
+        side = -1.0 if blocked else 1.0
+        ax_zoom.annotate(name, (r.cost, r.analytic.iops / 1e3), xytext=(r.cost + side * (x1 - x0) * 0.035, ly),
+                         textcoords="data", va="center", ha="right" if blocked else "left", fontsize=7.5,
+                         color="darkred", weight="bold" if r.origin == "optimizer" else "normal", zorder=9,
                          arrowprops={"arrowstyle": "-", "color": "darkred", "linewidth": 0.5})
     ax_all.scatter([], [], marker="s", s=48, facecolors="none", edgecolors="red", linewidths=1.3,
                    label="presets c01-c10")

@@ -174,3 +174,13 @@ def test_missing_matplotlib_fails_clearly_and_writes_nothing(tmp_path, monkeypat
     assert not out.exists()
     with pytest.raises(SsdcoError, match="matplotlib"):
         report.render_plots(None)
+
+
+def test_zoom_labels_move_left_when_a_marked_design_sits_to_their_right():
+    from ssdco.report import _labels_on_the_left
+
+    # c09 and c10 of the study: same IOPS, 0.2 apart in cost (c09's label would cover c10); c08 further right
+    points = [(6.4, 567.0), (6.6, 567.0), (7.3, 566.0)]
+    assert _labels_on_the_left(points, [567.0, 567.0, 566.0], span_dx=0.42, span_dy=1.5) == [True, False, False]
+    # a label spread above the point to its right stays on the right
+    assert _labels_on_the_left(points, [569.0, 567.0, 566.0], span_dx=0.42, span_dy=1.5) == [False, False, False]
