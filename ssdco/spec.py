@@ -706,11 +706,25 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return parts, value
 
 
+# fields of which a config sets exactly one: an override of one replaces the other from the file
+EXCLUSIVE_FIELDS = (("workload", "queue_depth", "arrival_iops"),)
+
+
 def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
-    """Return a deep copy of ``raw`` with each ``path=value`` override applied."""
+    """Return a deep copy of ``raw`` with each ``path=value`` override applied.
+
+    Overriding one of a pair of mutually exclusive fields (``workload.queue_depth`` for a closed
+    workload, ``workload.arrival_iops`` for an open one) drops the other from the file's values, so
+    ``--set workload.arrival_iops=200000`` turns a closed preset into an open workload; overriding both
+    is still refused by the validation."""
     import copy
 
     out = copy.deepcopy(raw)
+    set_paths = {tuple(parse_override(text)[0]) for text in overrides}
+    for table, first, second in EXCLUSIVE_FIELDS:
+        for mine, other in ((first, second), (second, first)):
+            if (table, mine) in set_paths and (table, other) not in set_paths and isinstance(out.get(table), dict):
+                out[table].pop(other, None)
     for text in overrides:
         parts, value = parse_override(text)
         node = out

@@ -38,6 +38,17 @@ def test_set_override_changes_answer(capsys):
     assert qd4 < qd32
 
 
+def test_setting_arrival_iops_turns_the_closed_preset_into_an_open_workload(capsys):
+    # the preset file sets queue_depth; an arrival rate on the command line replaces it (the two exclude
+    # each other), and the open workload carries exactly the offered rate
+    assert main(["whatif", str(PM9A3), "--json", "--set", "workload.arrival_iops=200000"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["iops"] == 200000
+    assert main(["whatif", str(PM9A3), "--json", "--set", "workload.arrival_iops=200000",
+                 "--set", "workload.queue_depth=8"]) == 2
+    assert "set exactly one of queue_depth" in capsys.readouterr().err
+
+
 def test_controller_by_path(capsys, tmp_path):
     assert main(["whatif", str(PM9A3), "-c", str(PM9A3.parent / "controllers" / "c09.toml"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["controller"] == "c09"
