@@ -89,10 +89,10 @@ controller networks with deterministic service; this solver walks the route step
    moves one station per round along the route, and lightly loaded stations forget Poisson only by a
    factor 1 - u^2 per round. The model then saw nearly Poisson arrivals where the DES waits almost
    nothing (-4.8 % IOPS on a design with a 2-core dispatch group 67 % busy), and PM9A3 c01 was -1.5 %
-   against the DES. At the fixed point, with the displacement
-   factor, c01 is +0.06 % and every PM9A3 preset within 0.3 %; without the displacement factor the
-   fixed point put mixed read/write designs with a saturated slow core up to 5-7 % high. The PM9A3
-   presets need this correction: without it c01 is -3.4 % against the DES.
+   against the DES. At the fixed point, with the displacement factor, c01 is +0.06 % and every PM9A3
+   preset within 0.3 %; without the displacement factor the fixed point put mixed read/write designs
+   with a saturated slow core up to 5-7 % high. The PM9A3 presets need this correction: without it
+   c01 is -3.4 % against the DES.
    W. Whitt, "The queueing network analyzer", Bell Syst. Tech. J. 62(9), 1983.
 
 4. **Background load** (FTL writes, :mod:`ssdco.model.ftl`). Work that no request waits for (page
@@ -678,6 +678,9 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
             u = min(util[k] * servers[k], 1.0)
             keep[k] = 1.0 - u * u
         h[k] = u * u * (scv[k] - 1.0)
+        # keep < 1 makes the system strictly diagonally dominant (the shares of a row add up to at most
+        # 1), so it is never singular, even at a station without work (u = 0)
+        keep[k] = min(keep[k], 1.0 - 1e-12)
     y = np.zeros(k_count)
     for _ in range(k_count + 1):
         for k in range(k_count):

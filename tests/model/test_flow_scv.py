@@ -99,3 +99,11 @@ def test_variable_die_service_makes_the_merged_output_poisson():
         _, ca2_in = _solve(a, 0.7 * capacity)
         assert ca2_in[_names(seed).index("channel")] == pytest.approx(want, abs=1e-9)
         assert np.all(ca2_in <= 1.0 + 1e-12)
+
+
+def test_no_singular_system_when_the_loads_vanish():
+    # at a vanishing throughput every station keeps its arrivals' regularity (u = 0): the equations of a
+    # closed deterministic loop then have no unique solution unless keep stays below 1
+    a = _arrays(config_from_dict(random_config(146, False)))
+    ca2, ca2_in = _solve(a, 1e-200)
+    assert np.all(np.isfinite(ca2)) and np.all(np.isfinite(ca2_in))
