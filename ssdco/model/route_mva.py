@@ -721,7 +721,7 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, traffic, demand, f_residu
         ca2[k] = 1.0
         ca2_in[k] = 1.0
     # 3. arrival variability along the route (QNA) at this throughput
-    if features & FLOW and x > 0.0:
+    if features & FLOW and x > 0.0 and n >= 2:  # with one request nobody waits
         _flow_scv(x, scv, servers, copies, visits, svc, traffic, work)
     for k in range(k_count):
         wait0[k] = 0.0
