@@ -692,15 +692,21 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
         changed = False
         for k in range(k_count):
             if copies[k] > 1.0:
-                cap = 1.0 if keep[k] * (share[k] @ y) + h[k] > 0.0 else 0.0
+                inflow = 0.0  # (A y)_k, in a loop: numba's @ on short rows calls BLAS, slower here
+                for p in range(k_count):
+                    inflow += share[k, p] * y[p]
+                cap = 1.0 if keep[k] * inflow + h[k] > 0.0 else 0.0
                 if capped[k] != cap:
                     capped[k] = cap
                     changed = True
         if not changed:
             break
     for k in range(k_count):
-        ca2_in[k] = 1.0 + share[k] @ y
-        ca2[k] = 1.0 + traffic[1, k] @ y
+        ca2_in[k] = 1.0
+        ca2[k] = 1.0
+        for p in range(k_count):
+            ca2_in[k] += share[k, p] * y[p]
+            ca2[k] += traffic[1, k, p] * y[p]
 
 
 @nb.njit(cache=True, inline='always')
