@@ -720,13 +720,13 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]
     import copy
 
     out = copy.deepcopy(raw)
-    set_paths = {tuple(parse_override(text)[0]) for text in overrides}
+    parsed = [parse_override(text) for text in overrides]
+    set_paths = {tuple(parts) for parts, _ in parsed}
     for table, first, second in EXCLUSIVE_FIELDS:
         for mine, other in ((first, second), (second, first)):
             if (table, mine) in set_paths and (table, other) not in set_paths and isinstance(out.get(table), dict):
                 out[table].pop(other, None)
-    for text in overrides:
-        parts, value = parse_override(text)
+    for parts, value in parsed:
         node = out
         for p in parts[:-1]:
             nxt = node.get(p)

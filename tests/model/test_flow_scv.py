@@ -18,6 +18,11 @@ def _arrays(config):
     return route_arrays(network, network.loads())
 
 
+def _capacity(a):
+    """The route's throughput bound (requests/us): the busiest station's servers over its demand."""
+    return min(c / d for c, d in zip(a.servers, a.visits * a.service_us) if d > 0)
+
+
 def _solve(a, x):
     """(ca2 at one copy, ca2 at the station) from _flow_scv at throughput x (requests/us)."""
     k = a.service_us.shape[0]
@@ -64,7 +69,7 @@ def _iterate(a, x, rounds):
 def test_fixed_point_equals_the_iterated_equations(seed, mixed):
     # 3,000 rounds from Poisson converge even where the loop contracts slowly (lightly loaded stations)
     a = _arrays(config_from_dict(random_config(seed, mixed)))
-    capacity = min(c / d for c, d in zip(a.servers, a.visits * a.service_us) if d > 0)
+    capacity = _capacity(a)
     for load in (0.2, 0.7, 0.95):
         got = _solve(a, load * capacity)
         want = _iterate(a, load * capacity, 3_000)
@@ -83,7 +88,7 @@ def test_four_rounds_were_far_from_the_fixed_point():
     # back to the group's own arrivals
     a = _arrays(config_from_dict(random_config(146, False)))
     group = _names(146).index("cores:g1")
-    capacity = min(c / d for c, d in zip(a.servers, a.visits * a.service_us) if d > 0)
+    capacity = _capacity(a)
     x = 0.7 * capacity
     assert _iterate(a, x, 4)[0][group] > 0.9
     assert _solve(a, x)[0][group] < 0.1
@@ -95,7 +100,7 @@ def test_variable_die_service_makes_the_merged_output_poisson():
     # regularity of their arrivals
     for seed, want in ((72, 1.0), (146, 0.0)):
         a = _arrays(config_from_dict(random_config(seed, False)))
-        capacity = min(c / d for c, d in zip(a.servers, a.visits * a.service_us) if d > 0)
+        capacity = _capacity(a)
         _, ca2_in = _solve(a, 0.7 * capacity)
         assert ca2_in[_names(seed).index("channel")] == pytest.approx(want, abs=1e-9)
         assert np.all(ca2_in <= 1.0 + 1e-12)
