@@ -15,8 +15,13 @@ transaction's path (a request's transactions run in parallel), each wait 0 with 
 workload the others' jobs add up to N - 1, so a station's queue varies only as much as the rest of the
 network can absorb: the station's variance is scaled by 1 - v_k / sum_j v_j (independent queues
 conditioned on their sum, v in jobs^2), which keeps a saturated bottleneck's latency nearly constant,
-as the DES shows. On uniformly sampled designs the estimate is within 15 % of the DES's p99 for 32 of
-40 (median error 6.6-8.2 %; tests/validation/test_p99_estimate.py), and within 4 % on the PM9A3 presets.
+as the DES shows. And a copy holding Q of the M = N T jobs in the network (T transactions per request)
+cannot vary more than a uniform split of them, Q (M - Q) / 3 (two identical product-form queues sharing
+M jobs split them uniformly): near saturation the M/G/1 shape has a variance of order 1 / (1 - rho)^2,
+and without the bound two saturated dies at QD 27-45 put p99 40-60 % above the DES. On uniformly
+sampled designs the estimate is within 15 % of the DES's p99 for 35 and 33 of 40 (4 KiB; 4/8/16 KiB;
+median error 8.1 % and 6.6 %; tests/validation/test_p99_estimate.py), and within 4 % on the PM9A3
+presets.
 """
 
 from __future__ import annotations
@@ -177,6 +182,9 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
     path_visits = network.path_visits
     mean_wait = 0.0
     stations = []  # (visits on one request's path, wait variance per visit, jobs^2 variance, copies)
+    if closed:
+        x_per_us = network.queue_depth / mean_latency_us
+        jobs_total = network.queue_depth * network.mean_transactions
     for ld, res, pw in zip(loads, residence_us, p_wait):
         if ld.visits <= 0 or not math.isfinite(res):
             continue
@@ -189,6 +197,12 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
             var_w = w * w * (1.0 + p + (1.0 - p) * float(residual_cv2(ld.scv))) / p - w * w
         per_server = ld.service_us / ld.servers
         jobs_var = var_w / (per_server * per_server) if per_server > 0 else 0.0
+        if closed:
+            # no more spread than a uniform split of the jobs in the network
+            jobs_at_copy = x_per_us * res
+            bound = max(jobs_at_copy * (jobs_total - jobs_at_copy), 0.0) / 3.0
+            if jobs_var > bound:
+                jobs_var, var_w = bound, bound * per_server * per_server
         stations.append((path_visits.get(ld.name, 0.0), var_w, jobs_var, ld.copies))
     # closed workloads: the others' jobs add up to N - 1, so a station's queue varies only as much as the
     # rest of the network can absorb: independent queues conditioned on their sum (Gaussian), which

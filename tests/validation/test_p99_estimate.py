@@ -7,16 +7,18 @@ Measured on uniformly sampled closed designs (ssdco.validation.random_designs.ra
 designs                       within 15 % of the DES  median |error|    before (sum of
                                                                         exponential waits)
 ============================  =====================  ================  =================
-4 KiB                         32 / 40                8.2 %             8 / 40, 25.8 %
-4/8/16 KiB (fork-join)        32 / 40                6.6 %             3 / 40, 43.5 %
+4 KiB                         35 / 40                8.1 %             8 / 40, 25.8 %
+4/8/16 KiB (fork-join)        33 / 40                6.6 %             3 / 40, 43.5 %
 ============================  =====================  ================  =================
 
 What changed: a request is all reads or all writes, so the latency is a mixture of two service paths
 (the old single gamma put p99 at the mean on a 70 % read mix, -62 %); in a closed network a station's
 queue cannot vary more than the rest of the network can absorb (+130 % on a saturated deterministic
 bottleneck); a request's transactions run in parallel, so one transaction's path carries the variance;
-and a wait has the M/G/1 shape the route MVA uses. The remaining misses are the convoy and lockstep
-designs of test_model_vs_des.py and high queue depths where the die queues dominate (up to +62 %).
+and a wait has the M/G/1 shape the route MVA uses. A station's queue also spreads no more than a uniform
+split of the network's jobs (before that bound, 32 / 40 and 32 / 40: two saturated dies at QD 27-45 were
++40..+62 %). The remaining misses are the convoy and lockstep designs of test_model_vs_des.py (up to
++62 % at QD 2) and a fork-join at QD 30 (+35 %).
 """
 
 import numpy as np
@@ -52,8 +54,15 @@ def test_pm9a3_presets(controller):
     (6, True, "fork-join of 2 transactions at QD 21 (was +128 %)"),
 ])
 def test_designs_that_the_single_gamma_missed(seed, mixed, what):
-    # measured 0.0 %, +3.7 %, +0.2 %, +1.1 %
+    # measured 0.0 %, +3.7 %, +0.2 %, +1.0 %
     assert abs(_p99_error(config_from_dict(random_config(seed, mixed)))) <= 0.06, what
+
+
+@pytest.mark.parametrize("seed,mixed", [(30, False), (38, True)])
+def test_two_saturated_dies_split_the_population_no_wider_than_uniformly(seed, mixed):
+    # QD 42 and 27 on two dies: the M/G/1 shape near saturation spreads a die's queue far beyond the jobs
+    # there are (+61.5 % and +61.1 % before the uniform-split bound); measured +13.2 % and +14.0 %
+    assert abs(_p99_error(config_from_dict(random_config(seed, mixed)))) <= 0.15
 
 
 @pytest.mark.slow
@@ -63,5 +72,5 @@ def test_uniformly_sampled_designs(mixed):
     worst = sorted(errors, key=abs)[-5:]
     message = (f"within 15 %: {np.sum(np.abs(errors) <= 0.15)}/40, median |e| {np.median(np.abs(errors)):.1%}, "
                f"worst {worst}")
-    assert np.sum(np.abs(errors) <= 0.15) >= 30, message
+    assert np.sum(np.abs(errors) <= 0.15) >= 32, message
     assert np.median(np.abs(errors)) <= 0.10, message
