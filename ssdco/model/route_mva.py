@@ -681,7 +681,6 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
         # keep < 1 makes the system strictly diagonally dominant (the shares of a row add up to at most
         # 1), so it is never singular, even at a station without work (u = 0)
         keep[k] = min(keep[k], 1.0 - 1e-12)
-    y = np.zeros(k_count)
     for _ in range(k_count + 1):
         for k in range(k_count):
             for p in range(k_count):

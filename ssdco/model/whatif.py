@@ -18,7 +18,7 @@ conditioned on their sum, v in jobs^2), which keeps a saturated bottleneck's lat
 as the DES shows. And a copy holding Q of the M = N T jobs in the network (T transactions per request)
 cannot vary more than a uniform split of them, Q (M - Q) / 3 (two identical product-form queues sharing
 M jobs split them uniformly): near saturation the M/G/1 shape has a variance of order 1 / (1 - rho)^2,
-and without the bound two saturated dies at QD 27-45 put p99 40-60 % above the DES. On uniformly
+and without the bound two saturated dies at QD 27-45 put p99 40-62 % above the DES. On uniformly
 sampled designs the estimate is within 15 % of the DES's p99 for 35 and 33 of 40 (4 KiB; 4/8/16 KiB;
 median error 8.1 % and 6.6 %; tests/validation/test_p99_estimate.py), and within 4 % on the PM9A3
 presets.
@@ -176,16 +176,15 @@ def check_budgets(config: Config, iops: float, power: Power) -> dict[str, Budget
 
 
 def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us: np.ndarray,
-                  p_wait: np.ndarray, mean_latency_us: float, closed: bool) -> float:
+                  p_wait: np.ndarray, mean_jobs: np.ndarray, mean_latency_us: float, closed: bool) -> float:
     """Estimate of the 99th latency percentile, us: a mixture over reads and writes of (their own service
-    path + the queueing delay), the delay a gamma matched to two moments. See the module docstring."""
+    path + the queueing delay), the delay a gamma matched to two moments (``mean_jobs``: per station copy).
+    See the module docstring."""
     path_visits = network.path_visits
     mean_wait = 0.0
     stations = []  # (visits on one request's path, wait variance per visit, jobs^2 variance, copies)
-    if closed:
-        x_per_us = network.queue_depth / mean_latency_us
-        jobs_total = network.queue_depth * network.mean_transactions
-    for ld, res, pw in zip(loads, residence_us, p_wait):
+    jobs_total = network.queue_depth * network.mean_transactions if closed else math.inf
+    for ld, res, pw, jobs_at_copy in zip(loads, residence_us, p_wait, mean_jobs):
         if ld.visits <= 0 or not math.isfinite(res):
             continue
         w = max(res - ld.demand_us, 0.0) / ld.visits  # mean wait per visit
@@ -199,7 +198,6 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
         jobs_var = var_w / (per_server * per_server) if per_server > 0 else 0.0
         if closed:
             # no more spread than a uniform split of the jobs in the network
-            jobs_at_copy = x_per_us * res
             bound = max(jobs_at_copy * (jobs_total - jobs_at_copy), 0.0) / 3.0
             if jobs_var > bound:
                 jobs_var, var_w = bound, bound * per_server * per_server
@@ -294,7 +292,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
     iops = x_per_us * US_PER_S
     fx = network.ftl if network.ftl is not None else ftl_effects(config)
     power = compute_power(config, network, iops, busy, dram_size_gib=None if fx is None else fx.dram_size_gib)
-    p99 = (_p99_estimate(network, loads, residence, p_wait, mean_latency, network.queue_depth is not None)
+    p99 = (_p99_estimate(network, loads, residence, p_wait, mean_jobs, mean_latency,
+                         network.queue_depth is not None)
            if stable else None)
     return Result(
         config_name=config.name,
