@@ -144,6 +144,7 @@ class ClosedSolution:
     queue: np.ndarray  # mean jobs at one copy
     p_wait: np.ndarray  # probability an arrival queues at a copy
     response_us: float  # mean request latency (cycle time at zero think)
+    buffer_wait_us: float = 0.0  # of which: waiting for the write buffer (route MVA, 5.; per request)
 
 
 def solve_closed(demand_us, servers, copies, scv, delay_us: float, population: int,

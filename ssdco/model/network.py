@@ -152,7 +152,12 @@ class Network:
     def step_moments(self, step: Step, op: str | None = None) -> tuple[float, float]:
         """First and second moment (us, us^2) of one visit's service time, mixing reads/writes and sizes
         (over the operations that visit the step), or of operation ``op`` ("read" or "write") alone."""
-        m1 = m2 = 0.0
+        return self.step_raw_moments(step, op)[:2]
+
+    def step_raw_moments(self, step: Step, op: str | None = None) -> tuple[float, float, float]:
+        """First three moments (us, us^2, us^3) of one visit's service time, as :meth:`step_moments`
+        (a service of scv > 0 taken as a gamma: E[S^3] = E[S]^3 (1 + scv) (1 + 2 scv))."""
+        m1 = m2 = m3 = 0.0
         ops = ((True, self.read_fraction), (False, 1.0 - self.read_fraction))
         if op is not None:
             ops = ((op == "read", 1.0),)
@@ -168,18 +173,45 @@ class Network:
                 mean = base + step.per_byte_us * b
                 m1 += p_op * p * mean
                 m2 += p_op * p * mean * mean * (1.0 + step.scv)
-        return m1, m2
+                m3 += p_op * p * mean ** 3 * (1.0 + step.scv) * (1.0 + 2.0 * step.scv)
+        return m1, m2, m3
 
     @cached_property
-    def path_visits(self) -> dict[str, float]:
-        """Visits per station on one request's path: per-request steps once, per-transaction steps once
-        (a request's transactions run in parallel, so one transaction's path is the request's)."""
-        out: dict[str, float] = {}
-        for s in self.steps:
-            if s.station is not None and not s.background:
-                share = 1.0 if s.per_request else 1.0 / max(self.mean_transactions, 1.0)
-                out[s.station] = out.get(s.station, 0.0) + self.visits(s) * share
-        return out
+    def residual_scv(self) -> dict[str, float]:
+        """Per station: the squared coefficient of variation of the residual service an arrival finds there,
+        over all the work it serves (foreground and background, weighted by visits). The residual R of a
+        service S has E[R] = E[S^2] / (2 E[S]) and E[R^2] = E[S^3] / (3 E[S]), so
+        cv_R^2 = 4 E[S] E[S^3] / (3 E[S^2]^2) - 1: 1/3 for one deterministic service, 1 for the
+        exponential, more when long operations are rare (erases among programs). Stations without work
+        are left out."""
+        moments: dict[str, np.ndarray] = {}
+        for step in self.steps:
+            v = self.visits(step)
+            if step.station is None or v <= 0:
+                continue
+            moments[step.station] = moments.get(step.station, np.zeros(3)) + v * np.array(self.step_raw_moments(step))
+        return {name: 4.0 * m1 * m3 / (3.0 * m2 * m2) - 1.0 for name, (m1, m2, m3) in moments.items() if m2 > 0}
+
+    @cached_property
+    def operation_visits(self) -> tuple[tuple[float, dict[str, float], dict[str, float]], ...]:
+        """(probability, visits per request, visits on one transaction's path) per station, for reads and
+        for writes (foreground steps; steps taken with a probability count that probability). The request's
+        visits count each of its transactions; a request's transactions run in parallel, so one
+        transaction's path is the request's path."""
+        out = []
+        for op, prob in (("read", self.read_fraction), ("write", 1.0 - self.read_fraction)):
+            if prob <= 0.0:
+                continue
+            per_request: dict[str, float] = {}
+            per_path: dict[str, float] = {}
+            for s in self.steps:
+                if s.station is None or s.background or s.ops not in ("both", op):
+                    continue
+                per_request[s.station] = per_request.get(s.station, 0.0) + s.probability * (
+                    1.0 if s.per_request else self.mean_transactions)
+                per_path[s.station] = per_path.get(s.station, 0.0) + s.probability
+            out.append((prob, per_request, per_path))
+        return tuple(out)
 
     @cached_property
     def operation_paths(self) -> tuple[tuple[float, float, float], ...]:

@@ -908,12 +908,12 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 break
         x_by_n[n] = lo
     x = x_by_n[n_max]
-    _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial, sizes, probs,
-              pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
-              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work)
+    cycle = _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial, sizes, probs,
+                      pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand,
+                      bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work)
     residence = visits * (svc + sibling_wait + wait)
     queue = x * residence
-    return x_by_n, residence, queue, p_wait
+    return x_by_n, residence, queue, p_wait, cycle
 
 
 def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATURES) -> ClosedSolution:
@@ -925,11 +925,15 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
     bg_d = a.bg_demand_us if a.bg_demand_us is not None else np.zeros(k)
     bg_r = a.bg_residual_us if a.bg_residual_us is not None else np.zeros(k)
-    xs, res, q, pw = _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station,
-                                   a.step_service_us, a.step_delay_us, a.step_visits, a.step_in_block,
-                                   a.step_routed, a.serial, a.profile, a.slack, a.size_transactions, a.size_probs,
-                                   a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r,
-                                   float(a.bg_capacity_per_us))
+    xs, res, q, pw, cycle = _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station,
+                                          a.step_service_us, a.step_delay_us, a.step_visits, a.step_in_block,
+                                          a.step_routed, a.serial, a.profile, a.slack, a.size_transactions,
+                                          a.size_probs, a.pure_delay_us, int(population), int(features), weight,
+                                          bg_d, bg_r, float(a.bg_capacity_per_us))
     x = float(xs[population])
+    # at the write buffer's bound (5.) the route alone would run faster: the rest of N / X is the requests'
+    # wait for the buffer (a write that finds no free clone does its background run itself)
+    at_buffer = x >= float(a.bg_capacity_per_us) * (1.0 - 1e-9)
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs, residence_us=res,
-                          queue=q, p_wait=pw, response_us=population / x)
+                          queue=q, p_wait=pw, response_us=population / x,
+                          buffer_wait_us=max(population / x - float(cycle), 0.0) if at_buffer else 0.0)

@@ -8,20 +8,29 @@ the answer.
 
 The p99 latency is an *estimate* (the DES measures the real percentile; ``ssdco validate`` compares
 them). A request is all reads or all writes, so the latency is a mixture of two components, each its
-operation's own service path plus the queueing delay; the delay is a gamma matched to two moments:
-its mean is the model's total wait, its variance the sum over stations of the wait's variance on one
-transaction's path (a request's transactions run in parallel), each wait 0 with probability
-1 - P(wait) and otherwise of the M/G/1 shape the route MVA uses (``route_mva.py``, 1.). In a closed
+operation's own service path plus its own queueing delay (with a write buffer, writes skip the dies and
+channels that reads queue at); the delay is a gamma matched to two moments: its mean is the
+operation's total wait, its variance the sum over stations of the wait's variance on one transaction's
+path (a request's transactions run in parallel), each wait 0 with probability 1 - P(wait) and
+otherwise of the M/G/1 shape the route MVA uses (``route_mva.py``, 1.), with the residual taken over
+everything the station serves, background programs and erases included (exact third moment of the
+mix, capped at the exponential like the route MVA's). Without the background work in the residual
+and with one wait shared by reads and writes, reads behind the buffered writes' programs were
+56-85 % low on PM9A3 mixes. At the write buffer's bound (``route_mva.py``, 5.) a write either
+returns at once or finds every background clone busy and does its run itself: Little's law on the
+runs gives the blocked fraction and the run's sojourn (:func:`_buffer_split`; a write-only PM9A3 at
+QD 32 was -96 %, a point mass at the mean, now +4 %). In a closed
 workload the others' jobs add up to N - 1, so a station's queue varies only as much as the rest of the
 network can absorb: the station's variance is scaled by 1 - v_k / sum_j v_j (independent queues
 conditioned on their sum, v in jobs^2), which keeps a saturated bottleneck's latency nearly constant,
 as the DES shows. And a copy holding Q of the M = N T jobs in the network (T transactions per request)
 cannot vary more than a uniform split of them, Q (M - Q) / 3 (two identical product-form queues sharing
 M jobs split them uniformly): near saturation the M/G/1 shape has a variance of order 1 / (1 - rho)^2,
-and without the bound two saturated dies at QD 27-45 put p99 40-62 % above the DES. On uniformly
-sampled designs the estimate is within 15 % of the DES's p99 for 35 and 33 of 40 (4 KiB; 4/8/16 KiB;
-median error 8.1 % and 6.6 %; tests/validation/test_p99_estimate.py), and within 4 % on the PM9A3
-presets.
+and without the bound two saturated dies at QD 27-45 put p99 40-62 % above the DES; the jobs counted
+include the background clones queued there, and the population the clone pool. On uniformly sampled
+designs the estimate is within 15 % of the DES's p99 for 35 and 32 of 40 (4 KiB; 4/8/16 KiB; median
+error 5.2 % and 7.2 %; tests/validation/test_p99_estimate.py), within 4 % on the PM9A3 presets, and
+within 15 % on 17 of 23 PM9A3 read/write mixes with the write buffer (median 9.1 %).
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .route_mva import residual_cv2, route_arrays, solve_route
+from .route_mva import route_arrays, solve_route
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -176,75 +185,111 @@ def check_budgets(config: Config, iops: float, power: Power) -> dict[str, Budget
 
 
 def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us: np.ndarray,
-                  p_wait: np.ndarray, mean_jobs: np.ndarray, mean_latency_us: float, closed: bool) -> float:
-    """Estimate of the 99th latency percentile, us: a mixture over reads and writes of (their own service
-    path + the queueing delay), the delay a gamma matched to two moments (``mean_jobs``: per station copy).
-    See the module docstring."""
-    path_visits = network.path_visits
-    mean_wait = 0.0
-    stations = []  # (visits on one request's path, wait variance per visit, jobs^2 variance, copies)
-    jobs_total = network.queue_depth * network.mean_transactions if closed else math.inf
+                  p_wait: np.ndarray, mean_jobs: np.ndarray, mean_latency_us: float, closed: bool,
+                  x_per_us: float, buffer_wait_us: float = 0.0) -> float:
+    """Estimate of the 99th latency percentile, us: a mixture over reads and writes (and, at the write
+    buffer's bound, the writes that do their background run themselves) of (their own service path + their
+    queueing delay), each delay a gamma matched to two moments (``mean_jobs``: per station copy;
+    ``buffer_wait_us``: per request). See the module docstring."""
+    # the jobs that can gather at a station: the requests' transactions and the background clones
+    jobs_total = (network.queue_depth * network.mean_transactions + network.background_slots) if closed else math.inf
+    background = {b.name: b for b in network.background_loads() if b.visits > 0}
+    waits = {}  # station -> (mean wait per visit, its variance, jobs^2 variance, copies)
     for ld, res, pw, jobs_at_copy in zip(loads, residence_us, p_wait, mean_jobs):
         if ld.visits <= 0 or not math.isfinite(res):
             continue
         w = max(res - ld.demand_us, 0.0) / ld.visits  # mean wait per visit
-        mean_wait += ld.visits * ld.copies * w
         var_w = 0.0
         if w > 0 and pw > 0:
             p = min(pw, 1.0)
-            # 0 w.p. 1 - P, else of mean w / P and cv^2 = P + (1 - P) cv_R^2 (M/G/1; route_mva.py, 1.)
-            var_w = w * w * (1.0 + p + (1.0 - p) * float(residual_cv2(ld.scv))) / p - w * w
-        per_server = ld.service_us / ld.servers
+            # 0 w.p. 1 - P, else of mean w / P and cv^2 = P + (1 - P) cv_R^2 (M/G/1; route_mva.py, 1.), the
+            # residual over everything the station serves (background programs and erases included)
+            var_w = w * w * (1.0 + p + (1.0 - p) * min(network.residual_scv.get(ld.name, 0.0), 1.0)) / p - w * w
+        visits, work = ld.visits, ld.demand_us
+        if ld.name in background:  # background jobs queue there too, with the same wait
+            b = background[ld.name]
+            jobs_at_copy += x_per_us * b.visits * (b.service_us + w)
+            visits, work = visits + b.visits, work + b.demand_us
+        per_server = work / visits / ld.servers  # mean service per visit, per server
         jobs_var = var_w / (per_server * per_server) if per_server > 0 else 0.0
         if closed:
             # no more spread than a uniform split of the jobs in the network
             bound = max(jobs_at_copy * (jobs_total - jobs_at_copy), 0.0) / 3.0
             if jobs_var > bound:
                 jobs_var, var_w = bound, bound * per_server * per_server
-        stations.append((path_visits.get(ld.name, 0.0), var_w, jobs_var, ld.copies))
+        waits[ld.name] = (w, var_w, jobs_var, ld.copies)
     # closed workloads: the others' jobs add up to N - 1, so a station's queue varies only as much as the
     # rest of the network can absorb: independent queues conditioned on their sum (Gaussian), which
-    # scales station k's variance by 1 - v_k / sum_j v_j (v in jobs^2)
-    total_jobs_var = sum(j * m for _, _, j, m in stations)
-    var = 0.0
-    for n, var_w, jobs_var, _ in stations:
-        share = 1.0 - jobs_var / total_jobs_var if closed and total_jobs_var > 0 else 1.0
-        var += n * var_w * share
-    paths = network.operation_paths
-    mean_path = sum(prob * path for prob, path, _ in paths)
-    base = mean_latency_us - mean_wait
-    return _mixture_quantile(tuple((prob, base + path - mean_path, var + path_var) for prob, path, path_var in paths),
-                             mean_wait, P99)
+    # scales station k's variance by 1 - v_k / sum_j v_j (v in jobs^2, the sum over every copy)
+    total_jobs_var = sum(v * m for _, _, v, m in waits.values())
+    share = {k: (1.0 - v / total_jobs_var if closed and total_jobs_var > 0 else 1.0)
+             for k, (_, _, v, _) in waits.items()}
+    # per operation: (probability, own path, path variance, mean wait, wait variance on one transaction's path)
+    modes = []
+    for (prob, per_request, per_path), (_, path, path_var) in zip(network.operation_visits, network.operation_paths):
+        mean_wait = sum(v * waits[k][0] for k, v in per_request.items() if k in waits)
+        var = sum(v * waits[k][1] * share[k] for k, v in per_path.items() if k in waits)
+        modes.append((prob, path, path_var, mean_wait, var))
+    # what the per-station view leaves out (fork-join makespans, a bound's queueing) is shared by all modes
+    shift = mean_latency_us - buffer_wait_us - sum(p * (path + wait) for p, path, _, wait, _ in modes)
+    components = []
+    for prob, path, path_var, wait, var in modes:
+        components.append((prob, shift + path, wait, var + path_var))
+    write_prob = 1.0 - network.read_fraction
+    if buffer_wait_us > 0.0 and write_prob > 0.0 and network.background_slots > 0:
+        components[-1:] = _buffer_split(network, components[-1], buffer_wait_us / write_prob,
+                                        x_per_us * network.mean_transactions * write_prob)
+    return _mixture_quantile(tuple(components), P99)
 
 
-def _mixture_quantile(components: tuple[tuple[float, float, float], ...], mean_wait: float, q: float) -> float:
-    """The q-quantile of a mixture: component (probability, shift, variance) is shift + a gamma of mean
-    ``mean_wait`` and that variance (a normal when there is no wait to speak of, a point mass without
-    variance). It lies between the components' own q-quantiles, which bracket the root."""
-    no_wait = mean_wait <= 1e-9 * max(max(abs(shift) for _, shift, _ in components), 1.0)
+def _buffer_split(network: Network, writes: tuple[float, float, float, float], extra_us: float,
+                  runs_per_us: float) -> list[tuple[float, float, float, float]]:
+    """Split the write mode at the write buffer's bound (route_mva.py, 5.): a write that finds every
+    background clone busy does its run itself. Little's law on the background runs (all ``slots`` clones
+    busy, plus the blocked writes' own runs) gives the run's mean sojourn R = slots / runs_per_us + extra
+    and the blocked fraction extra / R, with ``extra_us`` the writes' mean wait for the buffer. The run's
+    wait (R minus its service) takes the exponential shape of a wait that always happens (cv^2 = P +
+    (1 - P) cv_R^2 at P = 1)."""
+    prob, shift, wait, var = writes
+    sojourn = network.background_slots / runs_per_us + extra_us
+    blocked = extra_us / sojourn
+    service = sum(s.probability * (network.step_moments(s, "write")[0] + s.delay_us)
+                  for s in network.steps if s.background)
+    run_wait = max(sojourn - service, 0.0)
+    return [(prob * (1.0 - blocked), shift, wait, var),
+            (prob * blocked, shift + service, wait + run_wait, var + run_wait * run_wait)]
 
-    def cdf(x: float, shift: float, var: float) -> float:
+
+def _mixture_quantile(components: tuple[tuple[float, float, float, float], ...], q: float) -> float:
+    """The q-quantile of a mixture: component (probability, shift, mean wait, variance) is shift + a gamma
+    of that mean and variance (a normal when there is no wait to speak of, a point mass without variance).
+    It lies between the components' own q-quantiles, which bracket the root."""
+    def no_wait(shift: float, mean: float) -> bool:
+        return mean <= 1e-9 * max(abs(shift), 1.0)
+
+    def cdf(x: float, shift: float, mean: float, var: float) -> float:
         if var <= 0.0:
-            return float(x >= shift + mean_wait)
-        if no_wait:
-            return float(ndtr((x - shift) / math.sqrt(var)))
-        scale = var / mean_wait
-        return float(gammainc(mean_wait / scale, max(x - shift, 0.0) / scale))
+            return float(x >= shift + mean)
+        if no_wait(shift, mean):
+            return float(ndtr((x - shift - mean) / math.sqrt(var)))
+        scale = var / mean
+        return float(gammainc(mean / scale, max(x - shift, 0.0) / scale))
 
-    def quantile(shift: float, var: float) -> float:
+    def quantile(shift: float, mean: float, var: float) -> float:
         if var <= 0.0:
-            return shift + mean_wait
-        if no_wait:
-            return shift + float(ndtri(q)) * math.sqrt(var)
-        scale = var / mean_wait
-        return shift + float(gammaincinv(mean_wait / scale, q)) * scale
+            return shift + mean
+        if no_wait(shift, mean):
+            return shift + mean + float(ndtri(q)) * math.sqrt(var)
+        scale = var / mean
+        return shift + float(gammaincinv(mean / scale, q)) * scale
 
-    own = [quantile(shift, var) for _, shift, var in components]
+    components = tuple(c for c in components if c[0] > 0.0)
+    own = [quantile(shift, mean, var) for _, shift, mean, var in components]
     lo, hi = min(own), max(own)
     if len(components) == 1 or hi - lo <= 1e-9 * max(abs(hi), 1.0):
         return hi
-    return float(brentq(lambda x: sum(p * cdf(x, shift, var) for p, shift, var in components) - q, lo, hi,
-                        xtol=1e-9, rtol=1e-10))
+    return float(brentq(lambda x: sum(p * cdf(x, shift, mean, var) for p, shift, mean, var in components) - q,
+                        lo, hi, xtol=1e-9, rtol=1e-10))
 
 
 def evaluate_network(config: Config, network: Network, *, exact: bool = False) -> Result:
@@ -293,7 +338,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
     fx = network.ftl if network.ftl is not None else ftl_effects(config)
     power = compute_power(config, network, iops, busy, dram_size_gib=None if fx is None else fx.dram_size_gib)
     p99 = (_p99_estimate(network, loads, residence, p_wait, mean_jobs, mean_latency,
-                         network.queue_depth is not None)
+                         network.queue_depth is not None, x_per_us, getattr(sol, "buffer_wait_us", 0.0))
            if stable else None)
     return Result(
         config_name=config.name,

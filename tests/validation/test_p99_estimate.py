@@ -7,9 +7,18 @@ Measured on uniformly sampled closed designs (ssdco.validation.random_designs.ra
 designs                       within 15 % of the DES  median |error|    before (sum of
                                                                         exponential waits)
 ============================  =====================  ================  =================
-4 KiB                         35 / 40                8.1 %             8 / 40, 25.8 %
-4/8/16 KiB (fork-join)        33 / 40                6.6 %             3 / 40, 43.5 %
+4 KiB                         35 / 40                5.2 %             8 / 40, 25.8 %
+4/8/16 KiB (fork-join)        32 / 40                7.2 %             3 / 40, 43.5 %
 ============================  =====================  ================  =================
+
+(Before the residual's shape came from the third moment of the station's actual service mix, and not
+from a gamma of the same scv: 35 / 40 at a median of 8.1 %, and 33 / 40 at 6.6 %.)
+
+On PM9A3 with its write buffer (150,000 requests), the estimate is within 15 % of the DES on 17 of 23
+read/write mixes, queue depths 4-128, open and closed, JESD219 and DFTL (median 9.1 %; before, 7 of 23
+at a median of 63 %, as low as -96 %); the misses are +29..+31 % at 90 % reads, +21 % open at 190 K IOPS
+and 70 % reads, +17 % open at 100 K and 30 % reads, +21 % with a DFTL cache and -16 % with a
+partitioned one.
 
 What changed: a request is all reads or all writes, so the latency is a mixture of two service paths
 (the old single gamma put p99 at the mean on a 70 % read mix, -62 %); in a closed network a station's
@@ -66,11 +75,42 @@ def test_two_saturated_dies_split_the_population_no_wider_than_uniformly(seed, m
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mixed", [False, True], ids=["4KiB", "4-16KiB"])
-def test_uniformly_sampled_designs(mixed):
+@pytest.mark.parametrize("mixed,within,median", [(False, 35, 0.06), (True, 32, 0.08)], ids=["4KiB", "4-16KiB"])
+def test_uniformly_sampled_designs(mixed, within, median):
+    # measured 35 / 40 (median 5.2 %) and 32 / 40 (median 7.2 %)
     errors = np.array([_p99_error(config_from_dict(random_config(seed, mixed))) for seed in range(40)])
     worst = sorted(errors, key=abs)[-5:]
     message = (f"within 15 %: {np.sum(np.abs(errors) <= 0.15)}/40, median |e| {np.median(np.abs(errors)):.1%}, "
                f"worst {worst}")
-    assert np.sum(np.abs(errors) <= 0.15) >= 32, message
-    assert np.median(np.abs(errors)) <= 0.10, message
+    assert np.sum(np.abs(errors) <= 0.15) >= within, message
+    assert np.median(np.abs(errors)) <= median, message
+
+
+FTL_REQUESTS = 150_000  # the write buffer's tail needs more requests than the designs above
+
+
+def _ftl_p99_error(*overrides: str, jesd219: bool = False) -> float:
+    if jesd219:
+        from tests.model.test_ftl import jesd219 as with_jesd219
+        config = with_jesd219(*overrides)
+    else:
+        config = load_config(PM9A3, controller="c01", overrides=list(overrides))
+    network = build_network(config)
+    model = evaluate_network(config, network)
+    return model.latency_p99_us / simulate(network, requests=FTL_REQUESTS, seed=1).p99_us - 1.0
+
+
+@pytest.mark.parametrize("overrides,jesd219,what", [
+    (("workload.read_fraction=0.0",), False,
+     "write-only at QD 32: 90 % of writes done in 5 us, the rest do their background run (was -96 %)"),
+    (("workload.read_fraction=0.3",), False, "reads wait behind buffered writes' programs (was -84 %)"),
+    (("workload.read_fraction=0.7",), False, "the same at 70 % reads (was -56 %)"),
+    (("workload.read_fraction=0.3",), True, "JESD219 size mix and skew, 30 % reads (was -85 %)"),
+    (("workload.read_fraction=0.3", "workload.arrival_iops=190000"), False,
+     "open workload, 30 % reads at 190 K IOPS (was -32 %)"),
+])
+def test_write_buffer_workloads(overrides, jesd219, what):
+    # Reads queue behind the buffered writes' programs, erases and page transfers (background work the
+    # old estimate left out of the wait's shape), and at the buffer's bound a write either returns at once
+    # or does its run itself. Measured +4.1 %, +7.3 %, +11.4 %, -9.7 %, -4.9 %.
+    assert abs(_ftl_p99_error(*overrides, jesd219=jesd219)) <= 0.15, what

@@ -1,0 +1,91 @@
+"""The pieces of the p99 estimate (whatif.py): residual shapes, per-operation visits, the write buffer's
+split and the mixture quantile. Their agreement with the DES is tests/validation/test_p99_estimate.py."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ssdco import load_config
+from ssdco.model.network import build_network
+from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.whatif import _buffer_split, _mixture_quantile
+from tests.conftest import PM9A3
+
+
+def _network(*overrides):
+    return build_network(load_config(PM9A3, controller="c01", overrides=list(overrides)))
+
+
+def test_residual_scv_of_one_deterministic_service_is_a_third_and_of_the_exponential_one():
+    read_only = _network()
+    for name, value in read_only.residual_scv.items():
+        assert value == pytest.approx(1.0 / 3.0), name  # every station serves one fixed time
+    exponential = _network("variability.firmware_scv=1.0")
+    assert exponential.residual_scv["cores:parse"] == pytest.approx(1.0)
+
+
+def test_residual_scv_counts_the_background_work_and_rare_erases_raise_it():
+    net = _network("workload.read_fraction=0.0")
+    # write-only: the dies serve only background programs, reads of GC copies and erases
+    m = np.zeros(3)
+    for s in net.steps:
+        if s.station == "die" and net.visits(s) > 0:
+            m += net.visits(s) * np.array(net.step_raw_moments(s))
+    assert net.residual_scv["die"] == pytest.approx(4 * m[0] * m[2] / (3 * m[1] ** 2) - 1)
+    assert net.residual_scv["die"] > 1.0  # 5 ms erases among 0.46 ms programs: heavier than exponential
+
+
+def test_writes_skip_the_nand_stations_with_a_write_buffer_and_the_modes_mix_to_the_station_visits():
+    net = _network("workload.read_fraction=0.7")
+    (p_read, read_req, read_path), (p_write, write_req, write_path) = net.operation_visits
+    assert (p_read, p_write) == pytest.approx((0.7, 0.3))
+    assert read_path["die"] == 1.0 and "die" not in write_path and "channel" not in write_path
+    path = {}  # one transaction's path, mixed over the operations
+    for s in net.steps:
+        if s.station is not None and not s.background:
+            path[s.station] = path.get(s.station, 0.0) + net.op_weight(s)
+    for name, v in path.items():
+        assert p_read * read_path.get(name, 0.0) + p_write * write_path.get(name, 0.0) == pytest.approx(v)
+    loads = {ld.name: ld for ld in net.loads()}
+    for name, ld in loads.items():  # visits per request, summed over copies
+        mixed = p_read * read_req.get(name, 0.0) + p_write * write_req.get(name, 0.0)
+        assert mixed == pytest.approx(ld.visits * ld.copies), name
+
+
+def test_the_route_solver_reports_the_wait_for_the_write_buffer_only_at_its_bound():
+    for rf, at_bound in ((0.0, True), (0.7, False), (1.0, False)):
+        net = _network(f"workload.read_fraction={rf}")
+        arrays = route_arrays(net, net.loads())
+        sol = solve_route(arrays, net.queue_depth)
+        assert math.isclose(sol.throughput_per_us, arrays.bg_capacity_per_us, rel_tol=1e-9) == at_bound
+        assert (sol.buffer_wait_us > 0.0) == at_bound
+        assert 0.0 <= sol.buffer_wait_us < sol.response_us
+
+
+def test_buffer_split_keeps_the_mean_and_littles_law():
+    net = _network("workload.read_fraction=0.0")
+    writes = (1.0, 4.4, 0.0, 0.0)
+    runs_per_us, extra = 0.236, 131.0
+    fast, blocked = _buffer_split(net, writes, extra, runs_per_us)
+    assert fast[0] + blocked[0] == pytest.approx(1.0)
+    sojourn = blocked[1] - fast[1] + blocked[2] - fast[2]  # the run's service + its wait
+    assert sojourn == pytest.approx(net.background_slots / runs_per_us + extra)
+    assert blocked[0] * sojourn == pytest.approx(extra)  # the writes' mean wait for the buffer
+    # all clones busy plus the blocked writes' own runs: Little's law on the background runs
+    assert runs_per_us * sojourn == pytest.approx(net.background_slots + runs_per_us * blocked[0] * sojourn)
+
+
+def test_mixture_quantile_of_one_gamma_and_of_a_two_mode_mixture():
+    q = 0.99
+    one = _mixture_quantile(((1.0, 10.0, 50.0, 2000.0),), q)
+    shape, scale = 50.0 ** 2 / 2000.0, 2000.0 / 50.0
+    assert one == pytest.approx(10.0 + stats.gamma.ppf(q, shape, scale=scale))
+    comps = ((0.7, 58.0, 50.0, 14000.0), (0.3, 4.4, 0.0, 0.0))
+    x = _mixture_quantile(comps, q)
+    cdf = 0.7 * stats.gamma.cdf(x - 58.0, 50.0 ** 2 / 14000.0, scale=14000.0 / 50.0) + 0.3 * (x >= 4.4)
+    assert cdf == pytest.approx(q)
+    # a mode without a wait is a normal around its shift; without variance a point mass
+    assert _mixture_quantile(((1.0, 5.0, 0.0, 4.0),), 0.5) == pytest.approx(5.0)
+    assert _mixture_quantile(((1.0, 5.0, 0.0, 0.0),), q) == pytest.approx(5.0)
