@@ -60,3 +60,17 @@ def test_write_atomic_leaves_no_temp_files(tmp_path):
     write_atomic(target, "world")
     assert target.read_text() == "world"
     assert [p.name for p in target.parent.iterdir()] == ["out.txt"]
+
+
+def test_validate_table_lines_up_the_relative_errors(capsys):
+    code = main(["validate", str(PM9A3), "--controller", "c01", "--requests", "5000",
+                 "--set", "workload.read_fraction=0.3"])
+    out = capsys.readouterr().out
+    assert code in (0, 1) and "verdict:" in out and "M events/s" in out
+    rows = {line.split("  ")[1].strip(): line for line in out.splitlines()
+            if line.startswith("  IOPS") or line.startswith("  latency")}
+    assert set(rows) == {"IOPS", "latency mean", "latency p99"}
+    # the relative error is the first signed percentage after the two values; same column on every row
+    columns = {name: line.index("%") for name, line in rows.items()}
+    assert len(set(columns.values())) == 1, rows
+    assert "(estimate; DES p50" in rows["latency p99"]
