@@ -108,7 +108,7 @@ def spare_factor_from_alpha(alpha: float) -> float:
     return 1.0 - 1.0 / _check_alpha(alpha)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1024, typed=True)  # typed: a cached 1 must not let True past the check
 def waf_fifo(alpha: float) -> float:
     """WAF of uniform random page writes under FIFO (LRW) cleaning, steady state.
 
@@ -143,7 +143,7 @@ def _greedy_k(pages_per_block: int) -> float:
     return 1.0 + 1.0 / (2.0 * _check_pages_per_block(pages_per_block))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1024, typed=True)  # typed: a cached (a, 1) must not let (a, True) past the check
 def waf_greedy(alpha: float, pages_per_block: int) -> float:
     """WAF of uniform random page writes under greedy cleaning with ``Np`` pages per block.
 

@@ -214,3 +214,10 @@ def test_gc_cost_per_host_write():
 def test_out_of_domain_inputs_raise_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_a_cached_result_does_not_let_a_bool_past_the_check():
+    # lru_cache keys 1 and True alike: once (alpha, 1) was cached, (alpha, True) returned its value
+    waf_greedy(1.2, 1)
+    with pytest.raises(ValueError):
+        waf_greedy(1.2, True)
