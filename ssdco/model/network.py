@@ -193,6 +193,29 @@ class Network:
         return {name: 4.0 * m1 * m3 / (3.0 * m2 * m2) - 1.0 for name, (m1, m2, m3) in moments.items() if m2 > 0}
 
     @cached_property
+    def batch_excess(self) -> dict[str, float]:
+        """Per station: E[X^2] / E[X] - 1 of the batch X that its visits arrive in, averaged over the visits.
+        A request's T transactions reach a per-transaction step together (the fork): all T at a single
+        station, 1 + Bin(T - 1, 1/m) at each of m address-routed copies, so a transaction's batch is larger
+        on average by (E[T^2] / E[T] - 1) / m (sizes weighted by their transactions); per-request steps
+        arrive one at a time. Used by the open solver (``open.py``, M^X/G/c)."""
+        t = np.asarray(self.transactions, dtype=float)
+        p = np.asarray(self.request_probs, dtype=float)
+        excess = float(np.dot(p, t * t) / np.dot(p, t) - 1.0)
+        copies = {st.name: st.copies for st in self.stations}
+        visits: dict[str, float] = {}
+        batched: dict[str, float] = {}
+        for step in self.steps:
+            v = self.visits(step)
+            if step.station is None or step.background or v <= 0:
+                continue
+            visits[step.station] = visits.get(step.station, 0.0) + v
+            if not step.per_request and excess > 0:
+                spread = copies[step.station] if step.routing != "single" else 1
+                batched[step.station] = batched.get(step.station, 0.0) + v * excess / spread
+        return {name: batched.get(name, 0.0) / v for name, v in visits.items()}
+
+    @cached_property
     def operation_visits(self) -> tuple[tuple[float, dict[str, float], dict[str, float]], ...]:
         """(probability, visits per request, visits on one transaction's path) per station, for reads and
         for writes (foreground steps; steps taken with a probability count that probability). The request's

@@ -2,7 +2,10 @@
 
 Each station copy is treated as an M/G/c queue fed by its share of the arrival stream. The mean
 queueing delay is Erlang C's M/M/c wait scaled by (c_a^2 + c_s^2)/2 with c_a^2 = 1 (Allen-Cunneen);
-for c = 1 this is exactly Pollaczek-Khinchine's M/G/1 mean wait.
+for c = 1 this is exactly Pollaczek-Khinchine's M/G/1 mean wait. A multi-transaction request's
+transactions arrive together, which adds the batch term of M^X/G/c (see :func:`solve_open`). The
+``response_us`` here adds every visit; ``whatif`` takes the request's latency along the route instead
+(the fork-join makespan, ``route_mva.route_latency``).
 
 References
 ----------
@@ -32,8 +35,17 @@ class OpenSolution:
 
 
 def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float,
-               bg_demand_us=None, bg_m2_us2=None) -> OpenSolution:
+               bg_demand_us=None, bg_m2_us2=None, batch_excess=None) -> OpenSolution:
     """Solve the open network.
+
+    A request's transactions arrive at a station together (a batch: the fork of a multi-transaction
+    request). ``batch_excess`` per station is E[X^2] / E[X] - 1 for the batch X that a transaction arrives
+    in (0: one at a time). The first of a batch waits for the work of the batches ahead; for M^X/G/1 that is
+    the M/G/1 wait at the transactions' rate plus rho / (1 - rho) (E[X^2] / E[X] - 1) S / 2 (Gross & Harris,
+    *Fundamentals of Queueing Theory*, M^X/G/1), and on c servers the batch's work ahead is taken as spread
+    over the c servers, C(c, a) / (1 - rho) (E[X^2] / E[X] - 1) S / (2 c). That first-of-batch wait is
+    what ``residence_us`` reports per visit; the own transactions ahead in the batch are the route's
+    serialisation (``route_mva.py``, 1.).
 
     Background work (FTL, :mod:`ssdco.model.ftl`) is a second Poisson class at the same rate: it adds
     ``bg_demand_us`` per request to a station's load and ``bg_m2_us2`` (visits x E[S^2] per request) to
@@ -57,6 +69,7 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     cs2 = np.asarray(scv, dtype=float)
     bd = np.zeros(d.shape) if bg_demand_us is None else np.asarray(bg_demand_us, dtype=float)
     bm2 = np.zeros(d.shape) if bg_m2_us2 is None else np.asarray(bg_m2_us2, dtype=float)
+    bx = np.zeros(d.shape) if batch_excess is None else np.asarray(batch_excess, dtype=float)
     util = arrival_per_us * (d + bd) / c
     stable = bool(np.all(util < 1.0))
     res = np.full(d.shape, np.inf)
@@ -77,6 +90,7 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
             wait = pw[k] * resid / (c[k] - a)
         else:
             wait = pw[k] * s / (c[k] - a) * (1.0 + cs2[k]) / 2.0
+        wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead
         res[k] = v[k] * (s + wait)
     response = float(delay_us + np.dot(m, res)) if stable else float("inf")
     return OpenSolution(arrival_per_us=arrival_per_us, stable=stable, utilization=util, residence_us=res,

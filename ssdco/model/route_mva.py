@@ -916,6 +916,42 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     return x_by_n, residence, queue, p_wait, cycle
 
 
+@nb.njit(cache=True)
+def _route_latency(wait, p_wait, t, dl, st, blk, serial, profile, slack, wait_cv2, sizes, probs, weight, pure_delay,
+                   features):
+    t_max = 1
+    for s in range(sizes.shape[0]):
+        t_max = max(t_max, sizes[s])
+    powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
+    return _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
+                       pure_delay, features)
+
+
+def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, batch_waits: bool = False,
+                  features: int = ALL_FEATURES) -> float:
+    """Mean latency (us) of a request along the route when each station's per-visit wait is ``wait_us`` (an
+    arrival waits with probability ``p_wait``): its per-request steps plus the fork-join makespan of its
+    transactions (1.), as in the closed solver's cycle time. The open solver uses it with its M/G/c waits;
+    summing every transaction's visits instead treats a request's parallel transactions as sequential.
+
+    ``batch_waits``: the waits are those of the first of a batch (``open.py``, M^X/G/c), so a request's
+    transactions at a single station wait for the others once, together, and then follow each other (the
+    serialisation of 1.); across address-routed copies the makespan still takes the max over the copies
+    the request occupies. Without it each transaction at a single station waits on its own."""
+    a = arrays
+    weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
+    profile = a.profile
+    if batch_waits:
+        profile = profile.copy()
+        single = ~a.step_routed
+        profile[single] = 0.0
+        profile[single, :, 0] = (1.0, 0.0, 1.0)
+    return float(_route_latency(np.asarray(wait_us, dtype=np.float64), np.asarray(p_wait, dtype=np.float64),
+                                a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block, a.serial,
+                                profile, a.slack, residual_cv2(a.scv), a.size_transactions, a.size_probs, weight,
+                                a.pure_delay_us, int(features)))
+
+
 def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATURES) -> ClosedSolution:
     """Solve the closed controller network at queue depth ``population`` (see the module docstring)."""
     if population < 1:

@@ -3,34 +3,37 @@
 Closed workloads (queue depth N) are solved by the route-level approximate MVA (``route_mva.py``:
 residual-corrected MVA plus fork-join, re-entry and flow-variability corrections checked against the
 DES; the exact exponential product-form solution by convolution with ``exact=True``); open workloads
-by M/G/c approximations (``open.py``). Asymptotic bounds and the bottleneck are always reported beside
-the answer.
+by M/G/c approximations (``open.py``, a request's transactions arriving as a batch), their waits put
+together along the route like the closed solver's (``route_mva.route_latency``: a request waits for its
+slowest transaction, it does not add its transactions' visits). Asymptotic bounds and the bottleneck are
+always reported beside the answer.
 
 The p99 latency is an *estimate* (the DES measures the real percentile; ``ssdco validate`` compares
 them). A request is all reads or all writes, so the latency is a mixture of two components, each its
 operation's own service path plus its own queueing delay (with a write buffer, writes skip the dies and
-channels that reads queue at); the delay is a gamma matched to two moments: its mean is the
-operation's total wait, its variance the sum over stations of the wait's variance on one transaction's
-path (a request's transactions run in parallel), each wait 0 with probability 1 - P(wait) and
-otherwise of the M/G/1 shape the route MVA uses (``route_mva.py``, 1.), with the residual taken over
-everything the station serves, background programs and erases included (exact third moment of the
-mix, capped at the exponential like the route MVA's). Without the background work in the residual
-and with one wait shared by reads and writes, reads behind the buffered writes' programs were
-56-85 % low on PM9A3 mixes. At the write buffer's bound (``route_mva.py``, 5.) a write either
-returns at once or finds every background clone busy and does its run itself: Little's law on the
-runs gives the blocked fraction and the run's sojourn (:func:`_buffer_split`; a write-only PM9A3 at
-QD 32 was -96 %, a point mass at the mean, now +4 %). In a closed
-workload the others' jobs add up to N - 1, so a station's queue varies only as much as the rest of the
-network can absorb: the station's variance is scaled by 1 - v_k / sum_j v_j (independent queues
-conditioned on their sum, v in jobs^2), which keeps a saturated bottleneck's latency nearly constant,
-as the DES shows. And a copy holding Q of the M = N T jobs in the network (T transactions per request)
+channels that reads queue at); the delay is a gamma matched to two moments: its mean is the operation's
+total wait (scaled so that the mixture's mean is the model's mean latency: the stations' waits add up
+every transaction's visits, a request waits for its slowest transaction), its variance the sum over
+stations of the wait's variance on one transaction's path (a request's transactions run in parallel),
+each wait 0 with probability 1 - P(wait) and otherwise of the M/G/1 shape the route MVA uses
+(``route_mva.py``, 1.), with the residual taken over everything the station serves, background programs
+and erases included (exact third moment of the mix, capped at the exponential like the route MVA's).
+Without the background work in the residual and with one wait shared by reads and writes, reads behind
+the buffered writes' programs were 56-85 % low on PM9A3 mixes. At the write buffer's bound
+(``route_mva.py``, 5.) a write either returns at once or finds every background clone busy and does its
+run itself: Little's law on the runs gives the blocked fraction and the run's sojourn
+(:func:`_buffer_split`; a write-only PM9A3 at QD 32 was -96 %, a point mass at the mean, now +4 %). In a
+closed workload the others' jobs add up to N - 1, so a station's queue varies only as much as the rest
+of the network can absorb: the station's variance is scaled by 1 - v_k / sum_j v_j (independent queues
+conditioned on their sum, v in jobs^2), which keeps a saturated bottleneck's latency nearly constant, as
+the DES shows. And a copy holding Q of the M = N T jobs in the network (T transactions per request)
 cannot vary more than a uniform split of them, Q (M - Q) / 3 (two identical product-form queues sharing
 M jobs split them uniformly): near saturation the M/G/1 shape has a variance of order 1 / (1 - rho)^2,
 and without the bound two saturated dies at QD 27-45 put p99 40-62 % above the DES; the jobs counted
 include the background clones queued there, and the population the clone pool. On uniformly sampled
 designs the estimate is within 15 % of the DES's p99 for 35 and 32 of 40 (4 KiB; 4/8/16 KiB; median
-error 5.2 % and 7.2 %; tests/validation/test_p99_estimate.py), within 4 % on the PM9A3 presets, and
-within 15 % on 17 of 23 PM9A3 read/write mixes with the write buffer (median 9.1 %).
+error 5.5 % and 7.1 %; tests/validation/test_p99_estimate.py), within 4 % on the PM9A3 presets, and
+within 15 % on 18 of 23 PM9A3 read/write mixes with the write buffer (median 9.1 %).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .route_mva import route_arrays, solve_route
+from .route_mva import route_arrays, route_latency, solve_route
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -230,7 +233,13 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
         mean_wait = sum(v * waits[k][0] for k, v in per_request.items() if k in waits)
         var = sum(v * waits[k][1] * share[k] for k, v in per_path.items() if k in waits)
         modes.append((prob, path, path_var, mean_wait, var))
-    # what the per-station view leaves out (fork-join makespans, a bound's queueing) is shared by all modes
+    # the stations' waits add up every transaction's visits, but a request waits for its slowest transaction
+    # (the fork-join makespan, in the mean latency): the waits are scaled to the latency's queueing part
+    waiting = sum(p * wait for p, _, _, wait, _ in modes)
+    queueing = mean_latency_us - buffer_wait_us - sum(p * path for p, path, _, _, _ in modes)
+    if waiting > 0 and queueing > 0:
+        modes = [(p, path, path_var, wait * queueing / waiting, var) for p, path, path_var, wait, var in modes]
+    # what is left (no waits, or a latency below the service paths) is shared by all modes
     shift = mean_latency_us - buffer_wait_us - sum(p * (path + wait) for p, path, _, wait, _ in modes)
     components = []
     for prob, path, path_var, wait, var in modes:
@@ -324,9 +333,19 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         mean_jobs = sol.queue
     else:
         x_per_us = network.arrival_iops / US_PER_S
-        sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us, bg_demand, bg_m2)
+        batch = np.array([network.batch_excess.get(ld.name, 0.0) for ld in loads])
+        sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us, bg_demand, bg_m2, batch)
         residence, p_wait, stable = sol.residence_us, sol.p_wait, sol.stable
-        mean_latency = sol.response_us
+        # the stations' M/G/c waits along the route: a request's transactions run in parallel (fork-join)
+        arrays = route_arrays(network, loads)
+        zero = np.zeros(len(loads))
+        zero_load = route_latency(arrays, zero, zero)
+        mean_latency = float("inf")
+        if stable:
+            has_visits = visits > 0
+            per_visit = np.where(has_visits, residence, 0.0) / np.where(has_visits, visits, 1.0)
+            wait = np.where(has_visits, per_visit - np.array([ld.service_us for ld in loads]), 0.0)
+            mean_latency = route_latency(arrays, np.maximum(wait, 0.0), p_wait, batch_waits=True)
         mean_jobs = x_per_us * residence
         method = "open-mgc-allen-cunneen"
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)

@@ -53,3 +53,23 @@ def test_copies_and_visits_split_the_load():
     lam_copy = 0.3 * 0.25
     expected = 1.0 + 4 * 0.25 * (8.0 + mmc_mean_wait(lam_copy, 8.0, 1))
     assert sol.response_us == pytest.approx(expected, rel=1e-12)
+
+
+@given(rho=st.floats(0.05, 0.95), s=st.floats(0.1, 10.0), batch=st.integers(1, 16),
+       scv=st.sampled_from([0.0, 0.25, 1.0]))
+@settings(max_examples=50)
+def test_batches_of_fixed_size_wait_as_in_mx_g_1(rho, s, batch, scv):
+    # M^X/G/1 with X = batch: the first of a batch waits for the work found, lambda_B E[B^2] / (2 (1 - rho))
+    # with B the batch's work (Gross & Harris), computed here from the batch's moments
+    lam = rho / s  # transactions per us
+    lam_batch = lam / batch
+    e_b2 = batch * s * s * (1 + scv) + batch * (batch - 1) * s * s
+    sol = solve_open([s], [1.0], [1], [1], [scv], 0.0, lam, batch_excess=[batch - 1.0])
+    assert sol.residence_us[0] - s == pytest.approx(lam_batch * e_b2 / (2 * (1 - rho)), rel=1e-9)
+
+
+def test_batches_wait_longer_on_every_server_count():
+    for c in (1, 2, 4):
+        one = solve_open([c * 0.8], [1.0], [c], [1], [0.0], 0.0, 1.0)
+        four = solve_open([c * 0.8], [1.0], [c], [1], [0.0], 0.0, 1.0, batch_excess=[3.0])
+        assert four.residence_us[0] > one.residence_us[0]

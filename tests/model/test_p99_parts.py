@@ -9,7 +9,7 @@ from scipy import stats
 
 from ssdco import load_config
 from ssdco.model.network import build_network
-from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.route_mva import route_arrays, route_latency, solve_route
 from ssdco.model.whatif import _buffer_split, _mixture_quantile
 from tests.conftest import PM9A3
 
@@ -89,3 +89,53 @@ def test_mixture_quantile_of_one_gamma_and_of_a_two_mode_mixture():
     # a mode without a wait is a normal around its shift; without variance a point mass
     assert _mixture_quantile(((1.0, 5.0, 0.0, 4.0),), 0.5) == pytest.approx(5.0)
     assert _mixture_quantile(((1.0, 5.0, 0.0, 0.0),), q) == pytest.approx(5.0)
+
+
+def test_batch_excess_of_the_fork():
+    from ssdco.spec import config_from_dict
+    from ssdco.validation.random_designs import random_config
+
+    for seed in range(30):
+        raw = random_config(seed, True)
+        net = build_network(config_from_dict(raw))
+        t = np.array(net.transactions, dtype=float)
+        p = np.array(net.request_probs)
+        excess = float(np.dot(p, t * t) / np.dot(p, t) - 1.0)
+        copies = {s.name: s.copies for s in net.stations}
+        for name, value in net.batch_excess.items():
+            steps = [s for s in net.steps if s.station == name and not s.background and net.visits(s) > 0]
+            visits = sum(net.visits(s) for s in steps)
+            expected = sum(net.visits(s) * excess / (copies[name] if s.routing != "single" else 1)
+                           for s in steps if not s.per_request) / visits
+            assert value == pytest.approx(expected), (seed, name)
+            if all(s.per_request for s in steps) or excess == 0:
+                assert value == 0.0
+    # 16 KiB requests (4 transactions) through one core: every transaction arrives with 3 siblings
+    net = _network("workload.request_size_kib=16")
+    assert net.batch_excess["cores:ftl"] == pytest.approx(3.0)  # translate, per transaction
+    assert net.batch_excess["die"] == pytest.approx(3.0 / 32)  # spread over 32 dies
+    assert net.batch_excess["cores:parse"] == 0.0  # per request
+
+
+def test_route_latency_at_zero_waits_is_the_closed_solvers_latency_of_one_request():
+    # (read-only: with buffered writes the closed solver's one request also waits behind background programs)
+    for overrides in ((), ("workload.request_size_kib=16",), ("workload.request_size_kib=64",)):
+        net = _network(*overrides)
+        arrays = route_arrays(net, net.loads())
+        zero = np.zeros(len(net.loads()))
+        one = solve_route(arrays, 1)
+        assert route_latency(arrays, zero, zero) == pytest.approx(1.0 / one.throughput_by_n[1], rel=1e-12)
+        assert route_latency(arrays, zero, zero, batch_waits=True) == pytest.approx(1.0 / one.throughput_by_n[1])
+
+
+def test_batch_waits_wait_once_at_a_single_station():
+    net = _network("workload.request_size_kib=16")  # 4 transactions
+    loads = net.loads()
+    arrays = route_arrays(net, loads)
+    zero = np.zeros(len(loads))
+    wait = np.array([10.0 if ld.name == "cores:ftl" else 0.0 for ld in loads])
+    p_wait = np.array([0.5 if ld.name == "cores:ftl" else 0.0 for ld in loads])
+    base = route_latency(arrays, zero, zero)
+    # each of the 4 waits on its own: the request waits for the longest of 4; as a batch, once
+    assert route_latency(arrays, wait, p_wait, batch_waits=True) == pytest.approx(base + 10.0)
+    assert route_latency(arrays, wait, p_wait) > base + 10.0

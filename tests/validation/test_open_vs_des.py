@@ -1,0 +1,57 @@
+"""Open workloads (Poisson arrivals) with multi-transaction requests: the analytic mean latency against the DES.
+
+The open solver's stations are M/G/c queues (open.py); a request's transactions arrive at a station
+together, as a batch (M^X/G/c), and the request's latency is the route's fork-join makespan over them
+(route_mva.route_latency), as in the closed solver. Before, the latency summed every transaction's
+visits as if they ran one after another: the JESD219 size mix was +46..+82 % and uniformly sampled
+4/8/16 KiB designs at 80 % of capacity were within 10 % on 5 of 25.
+"""
+
+import copy
+
+import numpy as np
+import pytest
+
+from ssdco.model.network import build_network
+from ssdco.model.whatif import evaluate_network
+from ssdco.spec import config_from_dict
+from ssdco.validation.des import simulate
+from ssdco.validation.random_designs import random_config
+
+REQUESTS = 60_000
+
+
+def _mean_error(config, requests: int = REQUESTS) -> float:
+    network = build_network(config)
+    model = evaluate_network(config, network)
+    return model.latency_mean_us / simulate(network, requests=requests, seed=1).mean_latency_us.value - 1.0
+
+
+@pytest.mark.parametrize("read_fraction,arrival_iops,tol", [
+    (1.0, 234_000, 0.05),  # 60 % of the QD 32 IOPS; measured +1.1 % (was +73 %)
+    (0.7, 128_000, 0.10),  # measured -8.4 % (was +46 %): reads behind buffered programs
+])
+def test_jesd219_size_mix(read_fraction, arrival_iops, tol):
+    from tests.model.test_ftl import jesd219
+
+    config = jesd219(f"workload.read_fraction={read_fraction}", f"workload.arrival_iops={arrival_iops}")
+    assert abs(_mean_error(config, 100_000)) <= tol
+
+
+def _open_at(seed: int, load: float):
+    raw = random_config(seed, True)
+    closed = config_from_dict(raw)
+    capacity_iops = evaluate_network(closed, build_network(closed)).bounds.capacity_per_us * 1e6
+    raw = copy.deepcopy(raw)
+    raw["workload"].pop("queue_depth")
+    raw["workload"]["arrival_iops"] = load * capacity_iops
+    return config_from_dict(raw)
+
+
+@pytest.mark.slow
+def test_uniformly_sampled_fork_join_designs_at_80_percent_of_capacity():
+    # measured 18 / 25 within 10 % (was 5 / 25); the misses are mostly low (-12..-25 %): a 2-core group
+    # fed batches of 2-4 transactions waits longer in the DES than the M^X/G/c spread over c servers
+    errors = np.array([_mean_error(_open_at(seed, 0.8)) for seed in range(25)])
+    message = f"within 10 %: {np.sum(np.abs(errors) <= 0.10)}/25, errors {np.round(errors, 3).tolist()}"
+    assert np.sum(np.abs(errors) <= 0.10) >= 18, message
