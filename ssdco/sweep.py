@@ -8,7 +8,9 @@ the order given (the last axis varies fastest). Every point's configuration is v
 anything runs: a bad axis or value raises :class:`~ssdco.errors.ConfigError` naming the field and value.
 
 Each point is solved by the analytic model (:func:`ssdco.evaluate`) and, when ``des_requests > 0``, also
-simulated (:func:`ssdco.validation.compare.validate`, same ``seed`` at every point: common random numbers).
+simulated (:func:`ssdco.validation.compare.validate`, same ``seed`` at every point: common random numbers),
+unless the point is an open workload beyond capacity: its row is the analytic answer (``stable`` false)
+with empty DES columns.
 The result is flattened into one CSV row (columns in :func:`sweep_columns`).
 
 **Resumable output.** Rows are appended strictly in grid order (results that finish early wait in memory
@@ -255,12 +257,13 @@ def evaluate_point(task: PointTask) -> tuple[int, dict[str, Any]]:
 
     try:
         config = config_from_dict(task.raw, source=task.source, base_dir=task.base_dir, controller=task.controller)
-        if task.des_requests > 0:
+        analytic = evaluate(config)
+        if task.des_requests > 0 and analytic.stable:
             from .validation.compare import validate
 
             row = flatten_validation(validate(config, requests=task.des_requests, seed=task.seed).to_dict())
-        else:
-            row = flatten_whatif(evaluate(config).to_dict())
+        else:  # an open workload beyond capacity is an answer (stable = false); the DES would never finish
+            row = flatten_whatif(analytic.to_dict())
     except SsdcoError as e:
         row = {"error": f"{type(e).__name__}: {e}"}
     return task.index, row

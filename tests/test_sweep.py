@@ -249,3 +249,16 @@ def test_sweep_id_changes_with_ssdco_source(monkeypatch):
     assert plan_sweep(PM9A3, ["workload.queue_depth=1,2"]).sweep_id == plan.sweep_id
     monkeypatch.setattr(ssdco.sweep, "code_fingerprint", lambda: "0123456789ab")
     assert plan_sweep(PM9A3, ["workload.queue_depth=1,2"]).sweep_id != plan.sweep_id
+
+
+def test_an_unstable_open_point_keeps_its_analytic_answer_and_skips_the_des(tmp_path):
+    # 64 KiB at 150 K IOPS needs 1.4x the PCIe link: the analytic row says so; the DES would refuse to run
+    out = tmp_path / "open.csv"
+    plan = plan_sweep(PM9A3, ["workload.request_size_kib=4,64"], controller="c01",
+                      overrides=["workload.arrival_iops=150000"], des_requests=3000)
+    summary = run_sweep(plan, out)
+    assert summary.errors == 0
+    small, large = read_sweep_csv(out)
+    assert small["stable"] == "true" and float(small["des.iops"]) > 0
+    assert large["stable"] == "false" and large["des.iops"] == "" and large["error"] == ""
+    assert float(large["utilization.pcie"]) > 1.0
