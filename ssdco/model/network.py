@@ -184,12 +184,14 @@ class Network:
         cv_R^2 = 4 E[S] E[S^3] / (3 E[S^2]^2) - 1: 1/3 for one deterministic service, 1 for the
         exponential, more when long operations are rare (erases among programs). Stations without work
         are left out."""
-        moments: dict[str, np.ndarray] = {}
+        moments: dict[str, tuple[float, float, float]] = {}
         for step in self.steps:
             v = self.visits(step)
             if step.station is None or v <= 0:
                 continue
-            moments[step.station] = moments.get(step.station, np.zeros(3)) + v * np.array(self.step_raw_moments(step))
+            m1, m2, m3 = moments.get(step.station, (0.0, 0.0, 0.0))
+            s1, s2, s3 = self.step_raw_moments(step)
+            moments[step.station] = (m1 + v * s1, m2 + v * s2, m3 + v * s3)
         return {name: 4.0 * m1 * m3 / (3.0 * m2 * m2) - 1.0 for name, (m1, m2, m3) in moments.items() if m2 > 0}
 
     @cached_property
