@@ -297,8 +297,18 @@ def _mixture_quantile(components: tuple[tuple[float, float, float, float], ...],
     lo, hi = min(own), max(own)
     if len(components) == 1 or hi - lo <= 1e-9 * max(abs(hi), 1.0):
         return hi
-    return float(brentq(lambda x: sum(p * cdf(x, shift, mean, var) for p, shift, mean, var in components) - q,
-                        lo, hi, xtol=1e-9, rtol=1e-10))
+
+    def excess(x: float) -> float:
+        return sum(p * cdf(x, shift, mean, var) for p, shift, mean, var in components) - q
+
+    # the bracket can fail only by rounding at its ends: a gamma of tiny shape (a wait that is almost always
+    # ~0) has its quantile within a rounding error of its shift, where x - shift is 0
+    f_lo, f_hi = excess(lo), excess(hi)
+    if f_lo >= 0.0:
+        return lo
+    if f_hi <= 0.0:
+        return hi
+    return float(brentq(excess, lo, hi, xtol=1e-9, rtol=1e-10))
 
 
 def evaluate_network(config: Config, network: Network, *, exact: bool = False) -> Result:
