@@ -77,3 +77,16 @@ def test_open_workload_stability_matches_utilisation(d):
     assert r.stable == all(u < 1 for u in r.utilization.values())
     if r.stable:
         assert r.latency_mean_us >= r.bounds.zero_load_latency_us * (1 - 1e-9)
+
+
+@given(config_dicts(closed=False), st.floats(1.05, 2.0))
+@settings(max_examples=80)
+def test_open_latency_never_falls_as_the_arrival_rate_rises(d, factor):
+    # more offered load means longer M/G/c waits (and batch terms) at every station, and the route's
+    # fork-join makespan cannot shorten when every wait and P(wait) grows
+    low = _eval(d)
+    d2 = copy.deepcopy(d)
+    d2["workload"]["arrival_iops"] = d["workload"]["arrival_iops"] * factor
+    high = _eval(d2)
+    if low.stable and high.stable:
+        assert high.latency_mean_us >= low.latency_mean_us * (1 - 1e-9)
