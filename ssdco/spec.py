@@ -323,6 +323,11 @@ class _Reader:
         v = self.get(key, default)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise self.error(key, v, f"expected a finite number{_range_text(lo, hi, lo_open, hi_open)}")
+        if v != 0 and not MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE:
+            # no figure of a drive is that large or small; such values only overflow the models' arithmetic
+            bounds = _range_text(lo, hi, lo_open, hi_open)
+            raise self.error(key, v, f"out of range: allowed{bounds}{',' if bounds else ''} 0 or a magnitude "
+                                     f"between {MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}")
         if (lo is not None and (v < lo or (lo_open and v == lo))) or (
                 hi is not None and (v > hi or (hi_open and v == hi))):
             raise self.error(key, v, f"out of range: allowed{_range_text(lo, hi, lo_open, hi_open)}")
@@ -363,6 +368,14 @@ class _Reader:
             key = extra[0]
             allowed = ", ".join(sorted(self.used | set(also_allowed))) or "no fields"
             raise self.error(key, self.table[key], f"unknown field; allowed here: {allowed}")
+
+
+#: Magnitudes a number in a configuration may take (besides 0): no drive figure in any unit used here
+#: (us, mW, nJ, pJ/bit, KiB, GB, MT/s, IOPS, cycles) comes near either end.
+MIN_MAGNITUDE, MAX_MAGNITUDE = 1e-12, 1e12
+#: Largest request, KiB: 1,024 transactions of 4 KiB (whatif takes ~3 s there and grows with the square;
+#: NVMe hosts split transfers at the drive's MDTS, commonly 128 KiB - 2 MiB).
+MAX_REQUEST_KIB = 4096
 
 
 def _range_text(lo, hi, lo_open=False, hi_open=False) -> str:
@@ -526,14 +539,14 @@ def _parse_workload(r: _Reader) -> Workload:
                 raise s.error(key, seq, "expected a non-empty list of numbers")
         if len(sizes) != len(probs):
             raise s.error("probabilities", probs, f"expected {len(sizes)} entries, one per size")
-        if any(x <= 0 for x in sizes):
-            raise s.error("sizes", sizes, "every size must be > 0 KiB")
+        if any(not 0 < x <= MAX_REQUEST_KIB or x < MIN_MAGNITUDE for x in sizes):
+            raise s.error("sizes", sizes, f"every size must be > 0 and <= {MAX_REQUEST_KIB} KiB")
         if any(p < 0 for p in probs) or abs(sum(probs) - 1.0) > 1e-6:
             raise s.error("probabilities", probs, "expected non-negative numbers summing to 1")
         s.finish()
         sizes_t, probs_t = tuple(float(x) for x in sizes), tuple(float(p) for p in probs)
     else:
-        size = r.number("request_size_kib", 4, lo=0, lo_open=True)
+        size = r.number("request_size_kib", 4, lo=0, lo_open=True, hi=MAX_REQUEST_KIB)
         sizes_t, probs_t = (size,), (1.0,)
     qd = r.get("queue_depth", None)
     arrival = r.get("arrival_iops", None)

@@ -15,6 +15,11 @@ from tests.conftest import PM9A3
 from tests.strategies import config_dicts
 
 
+def costs(hi: float):
+    """0 or a cost the config accepts (spec.MIN_MAGNITUDE: no subnormal or 1e-200 costs)."""
+    return st.one_of(st.just(0.0), st.floats(1e-6, hi))
+
+
 @st.composite
 def models(draw):
     raw = draw(config_dicts(closed=True))
@@ -22,7 +27,7 @@ def models(draw):
                         "hardware_modules": sorted(draw(st.sets(st.sampled_from(MODULES)))),
                         "core_specs": draw(st.sampled_from([["fast"], ["slow"], ["fast", "slow"]]))}
     raw["core_specs"] = {k: dict(v, cost=draw(st.floats(0.05, 2.0))) for k, v in raw["core_specs"].items()}
-    raw["accelerator_specs"] = {m: dict(v, unit_cost=draw(st.floats(0.0, 1.0)), development_cost=draw(st.floats(0.0, 2.0)))
+    raw["accelerator_specs"] = {m: dict(v, unit_cost=draw(costs(1.0)), development_cost=draw(costs(2.0)))
                                 for m, v in raw["accelerator_specs"].items()}
     raw["budgets"] = {"core_power_mw": draw(st.floats(5.0, 400.0)), "dram_power_mw": draw(st.floats(200.0, 1500.0))}
     space = DesignSpace.from_config(config_from_dict(raw, source="<generated>"))
