@@ -35,7 +35,7 @@ class OpenSolution:
 
 
 def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float,
-               bg_demand_us=None, bg_m2_us2=None, batch_excess=None) -> OpenSolution:
+               bg_demand_us=None, bg_m2_us2=None, batch_excess=None, residual_factor=None) -> OpenSolution:
     """Solve the open network.
 
     A request's transactions arrive at a station together (a batch: the fork of a multi-transaction
@@ -46,6 +46,11 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     over the c servers, C(c, a) / (1 - rho) (E[X^2] / E[X] - 1) S / (2 c). That first-of-batch wait is
     what ``residence_us`` reports per visit; the own transactions ahead in the batch are the route's
     serialisation (``route_mva.py``, 1.).
+
+    ``residual_factor`` per station replaces (1 + scv) / 2, the residual service an arrival waits for in
+    units of S: jobs that rejoin the queue they just left wait for a full service (``route_mva.py``, 2.,
+    :func:`~ssdco.model.route_mva.residual_factors`). Stations with background work keep the mixture's
+    residual.
 
     Background work (FTL, :mod:`ssdco.model.ftl`) is a second Poisson class at the same rate: it adds
     ``bg_demand_us`` per request to a station's load and ``bg_m2_us2`` (visits x E[S^2] per request) to
@@ -70,6 +75,7 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     bd = np.zeros(d.shape) if bg_demand_us is None else np.asarray(bg_demand_us, dtype=float)
     bm2 = np.zeros(d.shape) if bg_m2_us2 is None else np.asarray(bg_m2_us2, dtype=float)
     bx = np.zeros(d.shape) if batch_excess is None else np.asarray(batch_excess, dtype=float)
+    fr = (1.0 + cs2) / 2.0 if residual_factor is None else np.asarray(residual_factor, dtype=float)
     util = arrival_per_us * (d + bd) / c
     stable = bool(np.all(util < 1.0))
     res = np.full(d.shape, np.inf)
@@ -89,7 +95,7 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
             resid = m2 / (2.0 * (d[k] + bd[k]))
             wait = pw[k] * resid / (c[k] - a)
         else:
-            wait = pw[k] * s / (c[k] - a) * (1.0 + cs2[k]) / 2.0
+            wait = pw[k] * s / (c[k] - a) * fr[k]
         wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead
         res[k] = v[k] * (s + wait)
     response = float(delay_us + np.dot(m, res)) if stable else float("inf")

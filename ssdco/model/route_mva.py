@@ -786,6 +786,51 @@ def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, 
 
 
 @nb.njit(cache=True)
+def _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, features, closed_loop=True):
+    """The residual service an arrival waits for at each station, in units of S (2., "Re-entry"):
+    (1 + scv) / 2, moved to 1 for the share of arrivals that come back before the next job's service ends
+    (P(same copy) x max(0, 1 - gap / S), gaps at zero load; ``cycle0``: the zero-load cycle time). In a
+    closed loop the route wraps round (a completed request comes back as the next one); in an open
+    network only the visits after an earlier one of the same request count."""
+    k_count = svc.shape[0]
+    n_steps = st.shape[0]
+    resp = t + dl
+    reentry = np.zeros(k_count)
+    vsum = np.zeros(k_count)
+    if features & REENTRY:
+        for i in range(n_steps):
+            k = st[i]
+            gap = 0.0
+            j = i - 1
+            found = False
+            for _ in range(n_steps - 1):
+                if j < 0:
+                    if not closed_loop:
+                        break
+                    j = n_steps - 1
+                if st[j] == k:
+                    found = True
+                    break
+                gap += resp[j]
+                j -= 1
+            if not found:
+                if not closed_loop:
+                    vsum[k] += sv[i]
+                    continue
+                gap = cycle0 - resp[i]
+            same = 1.0 / copies[k] if routed[i] else 1.0
+            if svc[k] > 0.0:
+                reentry[k] += sv[i] * same * max(0.0, 1.0 - gap / svc[k])
+            vsum[k] += sv[i]
+    f_residual = 0.5 * (1.0 + scv)  # the residual service an arrival waits for, in units of S
+    for k in range(k_count):
+        if vsum[k] > 0.0:
+            r = reentry[k] / vsum[k] / servers[k]
+            f_residual[k] = r + (1.0 - r) * f_residual[k]
+    return f_residual
+
+
+@nb.njit(cache=True)
 def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, serial, profile, slack, sizes, probs,
                   pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity):
     k_count = svc.shape[0]
@@ -822,38 +867,11 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     traffic = _traffic_shares(st, sv, routed, copies)  # 3.
     # 2. re-entry: the fraction of arrivals that find the service they left just begun. The gaps are
     # taken at zero load (service and delays only), so they do not depend on the servers elsewhere.
-    resp = t + dl
     zero = np.zeros(k_count)
     powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
     cycle0 = _cycle_time(zero, zero, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
                          pure_delay, features)
-    reentry = np.zeros(k_count)
-    vsum = np.zeros(k_count)
-    if features & REENTRY:
-        for i in range(n_steps):
-            k = st[i]
-            gap = 0.0
-            j = i - 1
-            found = False
-            for _ in range(n_steps - 1):
-                if j < 0:
-                    j = n_steps - 1
-                if st[j] == k:
-                    found = True
-                    break
-                gap += resp[j]
-                j -= 1
-            if not found:
-                gap = cycle0 - resp[i]
-            same = 1.0 / copies[k] if routed[i] else 1.0
-            if svc[k] > 0.0:
-                reentry[k] += sv[i] * same * max(0.0, 1.0 - gap / svc[k])
-            vsum[k] += sv[i]
-    f_residual = 0.5 * (1.0 + scv)  # the residual service an arrival waits for, in units of S
-    for k in range(k_count):
-        if vsum[k] > 0.0:
-            r = reentry[k] / vsum[k] / servers[k]
-            f_residual[k] = r + (1.0 - r) * f_residual[k]
+    f_residual = _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, features)
     # X(n) = the largest X <= capacity with X cycle_n(X) <= n, floored at X(n - 1). X cycle_n(X) - n
     # rises with X, so the root lies between X(n - 1) (when that is still below it; otherwise the floor
     # holds) and the population bound n / cycle_n(0); Illinois regula falsi keeps F(lo) <= 0 < F(hi).
@@ -950,6 +968,22 @@ def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, 
                                 a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block, a.serial,
                                 profile, a.slack, residual_cv2(a.scv), a.size_transactions, a.size_probs, weight,
                                 a.pure_delay_us, int(features)))
+
+
+def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: int = ALL_FEATURES) -> np.ndarray:
+    """Per station, the residual service an arrival waits for in units of its mean service S: (1 + scv) / 2,
+    and 1 for the arrivals that come back before the service that started when they left has ended (2.,
+    "Re-entry"; the closed solver's factor, used by the open solver too). A job that leaves a server and
+    rejoins the back of its queue at once (a core group running two modules in a row) waits for everyone
+    it left behind plus that full service: in M/G/1 the mean wait becomes rho S f / (1 - rho) with
+    f = r + (1 - r) (1 + scv) / 2 for a share r of such arrivals (Little's law on the queue of visits;
+    the arrivals that re-enter see on average what a Poisson arrival sees). ``closed_loop`` False (open
+    networks): a request's first visit to a station is never a re-entry."""
+    a = arrays
+    zero = np.zeros(a.service_us.shape[0])
+    cycle0 = route_latency(a, zero, zero, features=features)
+    return _residual_factors(a.service_us, a.scv, a.servers, a.copies, a.step_station, a.step_service_us,
+                             a.step_delay_us, a.step_visits, a.step_routed, cycle0, int(features), closed_loop)
 
 
 def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATURES) -> ClosedSolution:

@@ -3,10 +3,11 @@
 Closed workloads (queue depth N) are solved by the route-level approximate MVA (``route_mva.py``:
 residual-corrected MVA plus fork-join, re-entry and flow-variability corrections checked against the
 DES; the exact exponential product-form solution by convolution with ``exact=True``); open workloads
-by M/G/c approximations (``open.py``, a request's transactions arriving as a batch), their waits put
-together along the route like the closed solver's (``route_mva.route_latency``: a request waits for its
-slowest transaction, it does not add its transactions' visits). Asymptotic bounds and the bottleneck are
-always reported beside the answer.
+by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
+the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
+along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
+transaction, it does not add its transactions' visits). Asymptotic bounds and the bottleneck are always
+reported beside the answer.
 
 The p99 latency is an *estimate* (the DES measures the real percentile; ``ssdco validate`` compares
 them). A request is all reads or all writes, so the latency is a mixture of two components, each its
@@ -53,7 +54,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .route_mva import route_arrays, route_latency, solve_route
+from .route_mva import residual_factors, route_arrays, route_latency, solve_route
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -343,11 +344,12 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         mean_jobs = sol.queue
     else:
         x_per_us = network.arrival_iops / US_PER_S
-        batch = np.array([network.batch_excess.get(ld.name, 0.0) for ld in loads])
-        sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us, bg_demand, bg_m2, batch)
-        residence, p_wait, stable = sol.residence_us, sol.p_wait, sol.stable
         # the stations' M/G/c waits along the route: a request's transactions run in parallel (fork-join)
         arrays = route_arrays(network, loads)
+        batch = np.array([network.batch_excess.get(ld.name, 0.0) for ld in loads])
+        sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us, bg_demand, bg_m2, batch,
+                         residual_factors(arrays, closed_loop=False))
+        residence, p_wait, stable = sol.residence_us, sol.p_wait, sol.stable
         zero = np.zeros(len(loads))
         zero_load = route_latency(arrays, zero, zero)
         mean_latency = float("inf")

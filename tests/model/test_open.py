@@ -73,3 +73,28 @@ def test_batches_wait_longer_on_every_server_count():
         one = solve_open([c * 0.8], [1.0], [c], [1], [0.0], 0.0, 1.0)
         four = solve_open([c * 0.8], [1.0], [c], [1], [0.0], 0.0, 1.0, batch_excess=[3.0])
         assert four.residence_us[0] > one.residence_us[0]
+
+
+def test_residual_factors_of_an_open_route_count_only_visits_after_an_earlier_one():
+    import numpy as np
+
+    from ssdco import load_config
+    from ssdco.model.network import build_network
+    from ssdco.model.route_mva import residual_factors, route_arrays
+    from tests.conftest import PM9A3
+
+    net = build_network(load_config(PM9A3, controller="c02"))  # translate, dispatch, complete on 3 slow cores
+    loads = net.loads()
+    names = [ld.name for ld in loads]
+    arrays = route_arrays(net, loads)
+    open_f = dict(zip(names, residual_factors(arrays, closed_loop=False)))
+    closed_f = dict(zip(names, residual_factors(arrays)))
+    group = loads[names.index("cores:simple")]
+    # dispatch follows translate at once (a re-entry); translate is a request's first visit there, and
+    # complete comes back only after the die: r = 1 of 3 visits, over 3 servers
+    r = 1.0 / 3.0 / group.servers
+    assert open_f["cores:simple"] == pytest.approx(r + (1 - r) * (1 + group.scv) / 2)
+    # a station visited once per request: never a re-entry in an open network; in the closed loop the
+    # completed request comes back as the next one, so a little of it is
+    assert open_f["die"] == 0.5 and closed_f["die"] > 0.5
+    assert np.all(np.array(list(closed_f.values())) >= np.array(list(open_f.values())) - 1e-12)

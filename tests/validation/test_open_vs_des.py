@@ -4,7 +4,9 @@ The open solver's stations are M/G/c queues (open.py); a request's transactions 
 together, as a batch (M^X/G/c), and the request's latency is the route's fork-join makespan over them
 (route_mva.route_latency), as in the closed solver. Before, the latency summed every transaction's
 visits as if they ran one after another: the JESD219 size mix was +46..+82 % and uniformly sampled
-4/8/16 KiB designs at 80 % of capacity were within 10 % on 5 of 25.
+4/8/16 KiB designs at 80 % of capacity were within 10 % on 5 of 25. A job that rejoins the queue it just
+left (a core running two modules in a row) waits for a full service, as in the closed solver
+(route_mva.residual_factors): before, one slow core running three modules in a row was -24 %.
 """
 
 import copy
@@ -38,8 +40,8 @@ def test_jesd219_size_mix(read_fraction, arrival_iops, tol):
     assert abs(_mean_error(config, 100_000)) <= tol
 
 
-def _open_at(seed: int, load: float):
-    raw = random_config(seed, True)
+def _open_at(seed: int, load: float, mixed_sizes: bool = True):
+    raw = random_config(seed, mixed_sizes)
     closed = config_from_dict(raw)
     capacity_iops = evaluate_network(closed, build_network(closed)).bounds.capacity_per_us * 1e6
     raw = copy.deepcopy(raw)
@@ -48,10 +50,17 @@ def _open_at(seed: int, load: float):
     return config_from_dict(raw)
 
 
+def test_one_slow_core_running_three_modules_in_a_row():
+    # random design 7 (4 KiB reads) at 80 % of capacity: cache lookup, translate and dispatch on one slow
+    # core, each job rejoining its queue between modules; measured -3.3 % (was -24 %)
+    assert abs(_mean_error(_open_at(7, 0.8, mixed_sizes=False))) <= 0.05
+
+
 @pytest.mark.slow
-def test_uniformly_sampled_fork_join_designs_at_80_percent_of_capacity():
-    # measured 18 / 25 within 10 % (was 5 / 25); the misses are mostly low (-12..-25 %): a 2-core group
-    # fed batches of 2-4 transactions waits longer in the DES than the M^X/G/c spread over c servers
-    errors = np.array([_mean_error(_open_at(seed, 0.8)) for seed in range(25)])
+@pytest.mark.parametrize("mixed_sizes,within", [(False, 24), (True, 19)], ids=["4KiB", "4-16KiB"])
+def test_uniformly_sampled_designs_at_80_percent_of_capacity(mixed_sizes, within):
+    # measured 24 / 25 (was 21) and 19 / 25 (was 5) within 10 %; the misses are low: a 2-core group fed
+    # batches of 2-4 transactions waits longer in the DES than the M^X/G/c spread over c servers
+    errors = np.array([_mean_error(_open_at(seed, 0.8, mixed_sizes)) for seed in range(25)])
     message = f"within 10 %: {np.sum(np.abs(errors) <= 0.10)}/25, errors {np.round(errors, 3).tolist()}"
-    assert np.sum(np.abs(errors) <= 0.10) >= 18, message
+    assert np.sum(np.abs(errors) <= 0.10) >= within, message
