@@ -257,12 +257,13 @@ def evaluate_point(task: PointTask) -> tuple[int, dict[str, Any]]:
 
     try:
         config = config_from_dict(task.raw, source=task.source, base_dir=task.base_dir, controller=task.controller)
-        analytic = evaluate(config)
-        if task.des_requests > 0 and analytic.stable:
+        # an open workload beyond capacity is an answer (stable = false); the DES would never finish
+        analytic = evaluate(config) if task.des_requests == 0 or not config.workload.closed else None
+        if task.des_requests > 0 and (analytic is None or analytic.stable):
             from .validation.compare import validate
 
             row = flatten_validation(validate(config, requests=task.des_requests, seed=task.seed).to_dict())
-        else:  # an open workload beyond capacity is an answer (stable = false); the DES would never finish
+        else:
             row = flatten_whatif(analytic.to_dict())
     except SsdcoError as e:
         row = {"error": f"{type(e).__name__}: {e}"}

@@ -980,8 +980,10 @@ def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: in
     the arrivals that re-enter see on average what a Poisson arrival sees). ``closed_loop`` False (open
     networks): a request's first visit to a station is never a re-entry."""
     a = arrays
-    zero = np.zeros(a.service_us.shape[0])
-    cycle0 = route_latency(a, zero, zero, features=features)
+    cycle0 = 0.0  # only the wrap-round of a closed loop needs the zero-load cycle
+    if closed_loop:
+        zero = np.zeros(a.service_us.shape[0])
+        cycle0 = route_latency(a, zero, zero, features=features)
     return _residual_factors(a.service_us, a.scv, a.servers, a.copies, a.step_station, a.step_service_us,
                              a.step_delay_us, a.step_visits, a.step_routed, cycle0, int(features), closed_loop)
 
