@@ -15,12 +15,18 @@ controller networks with deterministic service; this solver walks the route step
 
 1. **Fork-join.** A request of T transactions forks them through cache lookup .. channel and waits
    for the last one. Its block time is the flow-line makespan of T identical jobs,
-   sum_j r_j + max_j (E_j(T) - 1) S_j, where r_j is a stage's per-visit response, S_j its service and
-   E_j(T) the expected number of the request's own transactions served one after another there:
-   ceil(T/c) on a c-server station, E[ceil(max load / c)] when T transactions pick among m copies at
-   random (balls into bins, exact by generating functions). Own transactions dispatched together
-   queue together (FCFS), so they wait for the others once, not once each: the serialisation costs
-   service only (with the wait in it, 8-16 KiB requests over 4-8 dies were 6-8 % low at QD 2-4).
+   sum_j r_j + E[max_j (L_j - 1) S_j], where r_j is a stage's per-visit response, S_j its service and
+   L_j the number of the request's own transactions one server there serves one after another:
+   ceil(T/c) on a c-server station, ceil(max load / c) when T transactions pick among m copies at
+   random (balls into bins, its distribution exact by generating functions; stages independent).
+   Steps that follow each other at one single-copy station (a core group running cache lookup,
+   translate and dispatch) form one stage whose transactions interleave FCFS: its spread and the delay
+   of its first departure come from the deterministic schedule (:func:`own_serialisation_us`). With
+   max_j E[(L_j - 1) S_j] instead and each such step its own stage, four transactions at queue depth 1
+   behind two cores running three modules were 18 % short of the DES (now within 2 %). Own
+   transactions dispatched together queue together (FCFS), so they wait for the others once, not once
+   each: the serialisation costs service only (with the wait in it, 8-16 KiB requests over 4-8 dies
+   were 6-8 % low at QD 2-4).
    The wait for other requests enters as the *maximum* over the copies the request occupies, not
    the mean. At a copy the wait is 0 with probability 1 - P and otherwise delta + an exponential of
    mean theta cv, with theta = W / P the mean wait of those who wait and delta = theta (1 - cv), so
@@ -59,7 +65,10 @@ controller networks with deterministic service; this solver walks the route step
    such arrivals is estimated per step as P(same copy) x max(0, 1 - gap / S), where the gap is the
    time spent elsewhere since the job last left the station (1/m for m address-routed copies), at
    zero load: service times and delays, not waits, so that a server added elsewhere cannot shorten
-   it (see "Monotone in servers"). This matters for a few dies dominating the cycle (DES error +8 %
+   it (see "Monotone in servers"); for the same reason the wrap-round of the closed loop counts the
+   own transactions' serialisation (1.) only at the address-routed stages (with the core groups' too,
+   13 of 4,850 added servers lowered IOPS, by up to 0.018 %; without any, 7 of the suite's 8/16 KiB
+   draws fell out of tolerance). This matters for a few dies dominating the cycle (DES error +8 %
    without it).
 3. **Flow variability.** Deterministic stations in tandem smooth the flow, so a downstream station
    sees more regular arrivals than Poisson and queues less. The arrival scv ca^2 of each
@@ -132,7 +141,9 @@ Erlang C and its S / c, hence its wait; P(wait) falls too, and the max-of-T term
 theta (E[max] / theta - P) with theta = W / P non-increasing, cv non-increasing (it rises with P), the
 tail beyond one service falling with theta and cv, and E[max] / theta - P non-decreasing in P; the
 own-sibling wait W_sib falls; the flow correction (3.) depends on the work rate X D, not on the
-servers; the re-entry gaps (2.) are taken at zero load; the serialisation counts fall.
+servers; the re-entry gaps (2.) are taken at zero load without the core groups' serialisation; the
+serialisation levels fall (measured for the FCFS runs of 1., whose schedule is not covered by this
+argument).
 So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
 recursion in n carried each population's queues into the next, and a server that raised X(n - 1) put
 more queue ahead of the next population at a fork-join station, where it costs more than elsewhere:
@@ -166,7 +177,9 @@ as the max of (wait + own level) instead of the sum of the two maxima then gave 
 dies (3.) 674 (4 KiB uniform 145/150; PM9A3 c01 -1.5 %). Solving the traffic equations of 3. to
 their fixed point, with the displacement by variable service, kept 674 but moved cases between the
 sets (4 KiB uniform 145/150, 4/8/16 KiB uniform 142/150, Hypothesis 97/100, 93/100, and the suite's
-draws 100/100, 97/100) and brought PM9A3 c01 to +0.06 %.
+draws 100/100, 97/100) and brought PM9A3 c01 to +0.06 %. The expected largest stage spread and the
+FCFS runs at shared core groups (1.) then gave 677 (4/8/16 KiB uniform 145/150; the two +18.4 %
+designs at queue depth 1 now +1.7 % and +0.4 %), the other sets unchanged.
 
 Alternatives tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
 approximation, the Bolch et al. recursion from p(0..c-1), always renormalised marginals, max-of-T over
@@ -177,6 +190,7 @@ queue without the same share of the busy servers (two-plane test +8 %).
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -196,50 +210,102 @@ ROOT_REL_TOL = 1e-12
 
 
 @lru_cache(maxsize=4096)
-def expected_serial_count(transactions: int, copies: int, servers: int) -> float:
-    """E[ceil(max load / servers)] when ``transactions`` jobs pick one of ``copies`` copies uniformly.
+def serial_level_distribution(transactions: int, copies: int, servers: int) -> tuple[float, ...]:
+    """P(level = q), q = 0 .. ceil(T / c): the distribution of ceil(max load / servers) when ``transactions``
+    jobs pick one of ``copies`` copies uniformly (one copy: the level is ceil(T / c) for certain).
 
     P(max load <= L) = T! / m^T [x^T] (sum_{i<=L} x^i / i!)^m (multinomial generating function).
     """
-    t = int(transactions)
-    if t <= 1:
-        return float(t)
-    if copies <= 1:
-        return float(math.ceil(t / servers))
+    t, m, c = int(transactions), int(copies), int(servers)
+    if t <= 0:
+        return (1.0,)
+    top = -(-t // c)
+    cdf = np.zeros(top + 1)  # P(level <= q)
+    cdf[top] = 1.0
+    if m > 1:
+        for q in range(1, top):
+            cdf[q] = _p_max_load_at_most(t, m, q * c)
+            if cdf[q] >= 1.0 - 1e-15:
+                cdf[q:] = 1.0  # the top level is at most q for certain
+                break
+    return tuple(float(p) for p in np.diff(cdf, prepend=0.0))
+
+
+def _p_max_load_at_most(t: int, m: int, limit: int) -> float:
+    """P(max load <= limit) when t jobs pick one of m copies uniformly (see serial_level_distribution)."""
     log_fact = np.array([math.lgamma(i + 1) for i in range(t + 1)])
-    scale = t / copies
+    scale = t / m
+    # polynomials kept as (coefficients scaled to a maximum of 1, log of the scale), and x scaled by the
+    # mean load s = T / m (terms s^i / i!, whose m-th power peaks near degree T), so that large T neither
+    # overflows nor underflows
+    log_terms = np.arange(t + 1) * math.log(scale) - log_fact
+    base = np.where(np.arange(t + 1) <= limit, np.exp(log_terms - log_terms[: limit + 1].max()), 0.0)
+    power, power_log = base, float(log_terms[: limit + 1].max())
+    poly, poly_log = np.eye(1, t + 1)[0], 0.0
+    e = m
+    while e:  # binary powering of the truncated polynomial
+        if e & 1:
+            poly = np.convolve(poly, power)[: t + 1]
+            poly_log += power_log + math.log(poly.max())
+            poly /= poly.max()
+        e >>= 1
+        if e:
+            power = np.convolve(power, power)[: t + 1]
+            power_log = 2.0 * power_log + math.log(power.max())
+            power /= power.max()
+    if poly[t] <= 0.0:
+        return 0.0
+    return min(1.0, math.exp(math.log(poly[t]) + poly_log + log_fact[t] - t * math.log(m * scale)))
 
-    def p_at_most(limit: int) -> float:
-        # polynomials kept as (coefficients scaled to a maximum of 1, log of the scale), and x scaled by
-        # the mean load s = T / m (terms s^i / i!, whose m-th power peaks near degree T), so that large
-        # T neither overflows nor underflows
-        log_terms = np.arange(t + 1) * math.log(scale) - log_fact
-        base = np.where(np.arange(t + 1) <= limit, np.exp(log_terms - log_terms[: limit + 1].max()), 0.0)
-        power, power_log = base, float(log_terms[: limit + 1].max())
-        poly, poly_log = np.eye(1, t + 1)[0], 0.0
-        e = copies
-        while e:  # binary powering of the truncated polynomial
-            if e & 1:
-                poly = np.convolve(poly, power)[: t + 1]
-                poly_log += power_log + math.log(poly.max())
-                poly /= poly.max()
-            e >>= 1
-            if e:
-                power = np.convolve(power, power)[: t + 1]
-                power_log = 2.0 * power_log + math.log(power.max())
-                power /= power.max()
-        if poly[t] <= 0.0:
-            return 0.0
-        return min(1.0, math.exp(math.log(poly[t]) + poly_log + log_fact[t] - t * math.log(copies * scale)))
 
-    expected, q = 0.0, 1
-    while (q - 1) * servers < t:
-        below = p_at_most((q - 1) * servers)
-        if below >= 1.0 - 1e-15:
-            break  # the top level is below q for certain: no further terms
-        expected += 1.0 - below
-        q += 1
-    return expected
+def expected_serial_count(transactions: int, copies: int, servers: int) -> float:
+    """E[ceil(max load / servers)] when ``transactions`` jobs pick one of ``copies`` copies uniformly."""
+    return float(np.dot(np.arange(len(dist := serial_level_distribution(transactions, copies, servers))), dist))
+
+
+@lru_cache(maxsize=1024)
+def own_run_departures(services_us: tuple[float, ...], transactions: int, servers: int) -> tuple[float, float]:
+    """(first, last) time (us) at which a request's ``transactions`` jobs leave a run of consecutive steps at
+    one station of ``servers`` servers (a core group running cache lookup, translate and dispatch in a row)
+    when nothing else is there: every job needs the steps' ``services_us`` in order and rejoins the back of
+    the FCFS queue after each step, so the jobs interleave. Jobs finishing at the same time rejoin in the
+    order they started. A deterministic event schedule (a heap of finishing times)."""
+    n, t, c = len(services_us), int(transactions), int(servers)
+    fifo = [(0, j) for j in range(t)]  # (next step, job) in queue order
+    head = 0
+    running: list[tuple[float, int, int]] = []  # (finish us, start order, step) heap
+    started = 0
+    now = 0.0
+    first = math.inf
+    while head < len(fifo) or running:
+        while head < len(fifo) and len(running) < c:
+            step, _ = fifo[head]
+            head += 1
+            heapq.heappush(running, (now + services_us[step], started, step))
+            started += 1
+        now = running[0][0]
+        while running and running[0][0] <= now:
+            _, order, step = heapq.heappop(running)
+            if step + 1 < n:
+                fifo.append((step + 1, order))
+            else:
+                first = min(first, now)
+    return first, now
+
+
+def expected_max(distributions: list[tuple[tuple[float, ...], tuple[float, ...]]]) -> float:
+    """E[max_i X_i] of independent non-negative discrete X_i, each given as (values, probabilities):
+    the integral of 1 - prod_i P(X_i <= x) over x >= 0."""
+    points = sorted({v for values, _ in distributions for v in values if v > 0.0})
+    total = 0.0
+    below_at = 0.0
+    for v in points:
+        all_below = 1.0
+        for values, probs in distributions:
+            all_below *= sum(p for x, p in zip(values, probs) if x <= below_at)
+        total += (v - below_at) * (1.0 - all_below)
+        below_at = v
+    return total
 
 
 PROFILE_MIN_PROBABILITY = 1e-12  # (A, B) pairs below this are dropped from a fork-join profile
@@ -357,7 +423,8 @@ class RouteArrays:
     step_visits: np.ndarray  # per request (1 or mean transactions)
     step_in_block: np.ndarray  # bool: inside the fork-join block
     step_routed: np.ndarray  # bool: picks one of the station's copies
-    serial: np.ndarray  # [step, size class] expected own-transaction serialisation count
+    own_serial_us: np.ndarray  # [size class] the own transactions' serialisation at zero load (1.)
+    own_serial_routed_us: np.ndarray  # [size class] the same at the address-routed stages only (2.)
     profile: np.ndarray  # [step, size class, entry, (a, b, P)]: top_level_profile, zero-padded
     slack: np.ndarray  # [step, operation, (service us, probability)]: a transaction's service by operation
     size_transactions: np.ndarray
@@ -388,15 +455,12 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
                 pure += network.step_moments(s)[0]
     st = np.array([index[s.station] for s in steps], dtype=np.int64)
     sizes = np.array(network.transactions, dtype=np.int64)
-    serial = np.ones((len(steps), len(sizes)))
     profiles = {}
     slack = np.zeros((len(steps), 2, 2))
     for i, s in enumerate(steps):
         ld = loads[index[s.station]]
         routed = s.routing != "single"
         for j, t in enumerate(sizes):
-            if not s.per_request:
-                serial[i, j] = expected_serial_count(int(t), ld.copies if routed else 1, ld.servers)
             if routed and not s.per_request and ld.copies > 1 and t > 1:
                 profiles[i, j] = top_level_profile(int(t), int(ld.copies), int(ld.servers))
             else:
@@ -420,7 +484,8 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         step_visits=np.array([network.visits(s) for s in steps]),
         step_in_block=np.array([not s.per_request for s in steps], dtype=np.bool_),
         step_routed=np.array([s.routing != "single" for s in steps], dtype=np.bool_),
-        serial=serial,
+        own_serial_us=np.array([own_serialisation_us(network, steps, loads, int(t)) for t in sizes]),
+        own_serial_routed_us=np.array([own_serialisation_us(network, steps, loads, int(t), True) for t in sizes]),
         profile=profile,
         slack=slack,
         size_transactions=sizes,
@@ -431,6 +496,56 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         bg_residual_us=bg_res,
         bg_capacity_per_us=write_buffer_capacity(network),
     )
+
+
+def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...], transactions: int,
+                         routed_only: bool = False) -> float:
+    """What a request of ``transactions`` transactions spends, at zero load, beyond one transaction's way
+    through the fork-join steps ``steps`` (1., "Fork-join"), in us: E[max over the stages of their spread]
+    plus the runs' delays.
+
+    A stage's spread is (level - 1) x its service, the level the number of own transactions one server
+    there serves one after another: ceil(T / c) at a single station, random where the transactions pick
+    among m copies (:func:`serial_level_distribution`; stages taken as independent). For identical jobs
+    in a deterministic flow line the makespan is one job's way plus the largest spread (here the expected
+    largest: the mean of the max, not the max of the means, was 18 % short at queue depth 1 with four
+    transactions over two dies behind a shared core group). A run of consecutive steps at one
+    single-copy station (one core group running cache lookup, translate and dispatch) interleaves the
+    transactions FCFS (:func:`own_run_departures`): the first leaves later than its own way through the
+    run (a delay every transaction pays), and the spread is that between the first and the last.
+    ``routed_only``: the address-routed stages alone, which no core or accelerator count changes (the
+    re-entry gaps of 2.)."""
+    if transactions <= 1:
+        return 0.0
+    index = {ld.name: i for i, ld in enumerate(loads)}
+    spreads: list[tuple[tuple[float, ...], tuple[float, ...]]] = []
+    delay = 0.0
+    i = 0
+    while i < len(steps):
+        step = steps[i]
+        ld = loads[index[step.station]]
+        service = [network.op_weight(step) * network.step_moments(step)[0]]
+        if step.per_request:
+            i += 1
+            continue
+        if step.routing != "single" and ld.copies > 1:
+            levels = serial_level_distribution(transactions, int(ld.copies), ld.servers)
+            spreads.append((tuple(max(q - 1, 0) * service[0] for q in range(len(levels))), levels))
+            i += 1
+            continue
+        j = i
+        while (j + 1 < len(steps) and steps[j + 1].station == step.station and not steps[j + 1].per_request
+               and steps[j + 1].routing == "single"):
+            j += 1
+            service.append(network.op_weight(steps[j]) * network.step_moments(steps[j])[0])
+        if routed_only:
+            i = j + 1
+            continue
+        first, last = own_run_departures(tuple(service), transactions, ld.servers)
+        delay += first - sum(service)
+        spreads.append(((last - first,), (1.0,)))
+        i = j + 1
+    return delay + expected_max(spreads)
 
 
 @nb.njit(cache=True)
@@ -570,7 +685,7 @@ def _max_wait_factor(profile, p_top, p_low, cv, powers, tx):
 
 
 @nb.njit(cache=True, inline='always')
-def _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
+def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
                 pure_delay, features):
     """Mean cycle time of a request: per-request steps, then the fork-join block per size class (1.)."""
     n_steps = st.shape[0]
@@ -581,7 +696,6 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wa
     for s in range(sizes.shape[0]):
         tx = sizes[s]
         block = 0.0
-        extra = 0.0
         dl_block = 0.0
         maxwait = 0.0  # sum over stages of E[max over the occupied copies of the stage wait] - its mean
         for i in range(n_steps):
@@ -590,8 +704,6 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wa
                 r_i = weight[i] * (t[i] + wait[k])
                 block += r_i + weight[i] * dl[i]
                 dl_block += weight[i] * dl[i]
-                # own transactions queued together at a copy wait for the others once
-                extra = max(extra, (serial[i, s] - 1.0) * weight[i] * t[i])
                 p = p_wait[k] * weight[i]
                 if tx > 1 and wait[k] > 0.0 and p > 1e-12:
                     # a wait is 0 w.p. 1 - p, else delta + exponential(theta cv) with theta = W / P and
@@ -611,7 +723,7 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wa
         if tx > 1 and not features & FORK_JOIN:
             block = tx * (block - dl_block) + dl_block  # the station-level view: visits in sequence
         elif tx > 1:
-            block += extra
+            block += own_serial[s]  # the own transactions one after another (own_serialisation_us)
             if features & MAX_WAIT:
                 block += maxwait
         total += probs[s] * block
@@ -767,7 +879,7 @@ def _waits_at(x, n, svc, scv, servers, copies, visits, traffic, demand, f_residu
 
 
 @nb.njit(cache=True)
-def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial, sizes, probs,
+def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
               has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
@@ -781,7 +893,7 @@ def _cycle_at(x, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, 
     else:
         wait[:] = wait0
         p_wait[:] = p_wait0
-    return _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs,
+    return _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs,
                        weight, pure_delay, features)
 
 
@@ -831,8 +943,8 @@ def _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, 
 
 
 @nb.njit(cache=True)
-def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, serial, profile, slack, sizes, probs,
-                  pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity):
+def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, own_serial, own_serial_routed, profile,
+                  slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
     demand = visits * svc
@@ -869,15 +981,18 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # taken at zero load (service and delays only), so they do not depend on the servers elsewhere.
     zero = np.zeros(k_count)
     powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
-    cycle0 = _cycle_time(zero, zero, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
+    cycle0 = _cycle_time(zero, zero, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
                          pure_delay, features)
-    f_residual = _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, features)
+    # the re-entry gaps count the own serialisation only where no core or accelerator count changes it
+    cycle_gap = _cycle_time(zero, zero, t, dl, st, blk, own_serial_routed, profile, slack, powers, wait_cv2, sizes,
+                            probs, weight, pure_delay, features)
+    f_residual = _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle_gap, features)
     # X(n) = the largest X <= capacity with X cycle_n(X) <= n, floored at X(n - 1). X cycle_n(X) - n
     # rises with X, so the root lies between X(n - 1) (when that is still below it; otherwise the floor
     # holds) and the population bound n / cycle_n(0); Illinois regula falsi keeps F(lo) <= 0 < F(hi).
     for n in range(1, n_max + 1):
         lo = x_by_n[n - 1]
-        f_lo = lo * _cycle_at(lo, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial,
+        f_lo = lo * _cycle_at(lo, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                               sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
                               wait0, p_wait0, wait, p_wait, work) - n
@@ -889,7 +1004,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         if n > 2:  # a tighter first bracket: twice the last step
             hi = min(top, lo + 2.0 * (x_by_n[n - 1] - x_by_n[n - 2]))
         while True:
-            f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial,
+            f_hi = hi * _cycle_at(hi, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                                   sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers,
                                   wait_cv2, wait0, p_wait0, wait, p_wait, work) - n
@@ -906,7 +1021,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             if not lo < mid < hi:
                 mid = 0.5 * (lo + hi)
             f_mid = mid * _cycle_at(mid, n, svc, scv, servers, copies, visits, st, t, dl, traffic, blk,
-                                    serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
+                                    own_serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
                                     siblings, sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack,
                                     powers, wait_cv2, wait0, p_wait0, wait, p_wait, work) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
@@ -926,7 +1041,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 break
         x_by_n[n] = lo
     x = x_by_n[n_max]
-    cycle = _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, serial, sizes, probs,
+    cycle = _cycle_at(x, n_max, svc, scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes, probs,
                       pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand,
                       bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work)
     residence = visits * (svc + sibling_wait + wait)
@@ -935,13 +1050,13 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
 
 
 @nb.njit(cache=True)
-def _route_latency(wait, p_wait, t, dl, st, blk, serial, profile, slack, wait_cv2, sizes, probs, weight, pure_delay,
+def _route_latency(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, wait_cv2, sizes, probs, weight, pure_delay,
                    features):
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
     powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
-    return _cycle_time(wait, p_wait, t, dl, st, blk, serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
+    return _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
                        pure_delay, features)
 
 
@@ -965,7 +1080,7 @@ def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, 
         profile[single] = 0.0
         profile[single, :, 0] = (1.0, 0.0, 1.0)
     return float(_route_latency(np.asarray(wait_us, dtype=np.float64), np.asarray(p_wait, dtype=np.float64),
-                                a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block, a.serial,
+                                a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block, a.own_serial_us,
                                 profile, a.slack, residual_cv2(a.scv), a.size_transactions, a.size_probs, weight,
                                 a.pure_delay_us, int(features)))
 
@@ -982,8 +1097,12 @@ def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: in
     a = arrays
     cycle0 = 0.0  # only the wrap-round of a closed loop needs the zero-load cycle
     if closed_loop:
+        # as in the kernel: the own serialisation only at the address-routed stages
         zero = np.zeros(a.service_us.shape[0])
-        cycle0 = route_latency(a, zero, zero, features=features)
+        weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
+        cycle0 = float(_route_latency(zero, zero, a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block,
+                                      a.own_serial_routed_us, a.profile, a.slack, residual_cv2(a.scv),
+                                      a.size_transactions, a.size_probs, weight, a.pure_delay_us, int(features)))
     return _residual_factors(a.service_us, a.scv, a.servers, a.copies, a.step_station, a.step_service_us,
                              a.step_delay_us, a.step_visits, a.step_routed, cycle0, int(features), closed_loop)
 
@@ -999,9 +1118,9 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     bg_r = a.bg_residual_us if a.bg_residual_us is not None else np.zeros(k)
     xs, res, q, pw, cycle = _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station,
                                           a.step_service_us, a.step_delay_us, a.step_visits, a.step_in_block,
-                                          a.step_routed, a.serial, a.profile, a.slack, a.size_transactions,
-                                          a.size_probs, a.pure_delay_us, int(population), int(features), weight,
-                                          bg_d, bg_r, float(a.bg_capacity_per_us))
+                                          a.step_routed, a.own_serial_us, a.own_serial_routed_us, a.profile, a.slack,
+                                          a.size_transactions, a.size_probs, a.pure_delay_us, int(population),
+                                          int(features), weight, bg_d, bg_r, float(a.bg_capacity_per_us))
     x = float(xs[population])
     # at the write buffer's bound (5.) the route alone would run faster: the rest of N / X is the requests'
     # wait for the buffer (a write that finds no free clone does its background run itself)

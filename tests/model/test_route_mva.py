@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.route_mva import expected_serial_count, residual_cv2, top_level_profile
+from ssdco.model.route_mva import (expected_max, expected_serial_count, own_run_departures, residual_cv2,
+                                   serial_level_distribution, top_level_profile)
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -101,3 +102,35 @@ def test_residual_shape_limits():
     assert math.isclose(residual_cv2(0.0), 1.0 / 3.0)  # uniform residual of a deterministic service
     assert math.isclose(residual_cv2(1.0), 1.0)  # exponential
     assert residual_cv2(3.0) == 1.0  # capped: a wait's cv does not rise as P(wait) falls
+
+
+def test_serial_level_distribution_is_a_distribution():
+    for t, m, c in ((4, 2, 1), (4, 6, 2), (16, 8, 1), (3, 1, 2), (1024, 32, 4)):
+        dist = serial_level_distribution(t, m, c)
+        assert math.isclose(sum(dist), 1.0, abs_tol=1e-12)
+        assert len(dist) == -(-t // c) + 1
+    assert serial_level_distribution(4, 2, 1) == pytest.approx((0.0, 0.0, 6 / 16, 8 / 16, 2 / 16))
+    assert serial_level_distribution(5, 1, 2) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_own_run_interleaves_fcfs():
+    # four transactions, three unit steps in a row, two servers: steps 1 and 2 of the first pair wait
+    # behind step 1 of the second pair, so the pairs leave at 5 and 6 (one job's way is 3)
+    assert own_run_departures((1.0, 1.0, 1.0), 4, 2) == (5.0, 6.0)
+    # three servers: 1,2,3 start; then 4 with 1's and 2's second steps; the last leaves at 4
+    assert own_run_departures((1.0, 1.0, 1.0), 4, 3) == (3.0, 4.0)
+    # one step: ceil(T / c) levels, the first out after one service
+    assert own_run_departures((2.0,), 5, 2) == (2.0, 6.0)
+    assert own_run_departures((2.0, 3.0), 1, 1) == (5.0, 5.0)
+
+
+def test_expected_max_of_independent_discrete():
+    assert expected_max([((0.0, 10.0), (0.9, 0.1)), ((3.0,), (1.0,))]) == pytest.approx(0.9 * 3 + 0.1 * 10)
+    rng = np.random.default_rng(1)
+    a = ((0.0, 1.0, 4.0), (0.5, 0.3, 0.2))
+    b = ((0.0, 2.0), (0.6, 0.4))
+    draws = np.maximum(rng.choice(a[0], 400_000, p=a[1]), rng.choice(b[0], 400_000, p=b[1]))
+    assert expected_max([a, b]) == pytest.approx(draws.mean(), abs=0.01)
+    # exactly: P(max = 4) = 0.2, P(max = 2) = 0.8 x 0.4, P(max = 1) = 0.3 x 0.6
+    assert expected_max([a, b]) == pytest.approx(4 * 0.2 + 2 * 0.32 + 1 * 0.18)
+    assert expected_max([]) == 0.0
