@@ -523,11 +523,11 @@ def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...]
     i = 0
     while i < len(steps):
         step = steps[i]
-        ld = loads[index[step.station]]
-        service = [network.op_weight(step) * network.step_moments(step)[0]]
         if step.per_request:
             i += 1
             continue
+        ld = loads[index[step.station]]
+        service = [network.op_weight(step) * network.step_moments(step)[0]]
         if step.routing != "single" and ld.copies > 1:
             levels = serial_level_distribution(transactions, int(ld.copies), ld.servers)
             spreads.append((tuple(max(q - 1, 0) * service[0] for q in range(len(levels))), levels))
