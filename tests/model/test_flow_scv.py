@@ -11,6 +11,7 @@ from ssdco.model.network import build_network
 from ssdco.model.route_mva import _flow_scv, _traffic_shares, route_arrays
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import random_config
+from tests.strategies import CORE_SPECS, accelerator_spec
 
 
 def _arrays(config):
@@ -29,17 +30,20 @@ def _solve(a, x):
     work = np.zeros((7 + k, k))
     work[0] = x * a.visits * a.service_us / a.servers
     traffic = _traffic_shares(a.step_station, a.step_visits, a.step_routed, a.copies)
-    _flow_scv(x, a.scv, a.servers, a.copies, a.visits, a.service_us, traffic, work)
+    _flow_scv(x, a.run_scv, a.servers, a.copies, a.visits, a.service_us, traffic, work)
     return work[1].copy(), work[2].copy()
 
 
 def _iterate(a, x, rounds):
-    """The same equations iterated from Poisson, step by step along the route (the form they had)."""
+    """The same equations iterated from Poisson, step by step along the route (the form they had), with a
+    step that follows another at the same single station merged into the job's work there (immediate
+    feedback: not an arrival; the station departs with the scv of the merged work)."""
     k = a.service_us.shape[0]
-    st, sv = a.step_station, a.step_visits
+    st, sv, routed = a.step_station, a.step_visits, a.step_routed
     n = st.shape[0]
     util = x * a.visits * a.service_us / a.servers
     split = np.array([sv[i - 1] / sv[st == st[i - 1]].sum() for i in range(n)])
+    feedback = np.array([st[i - 1] == st[i] and not routed[i] and not routed[i - 1] for i in range(n)])
     ca2, ca2_in, cd2 = np.ones(k), np.ones(k), np.ones(k)
     for _ in range(rounds):
         for j in range(k):
@@ -50,9 +54,11 @@ def _iterate(a, x, rounds):
                 cd2[j] = min(1.0, 1 + keep * (ca2_in[j] - 1) + u * u * (a.scv[j] - 1))
             else:
                 u = min(util[j] * a.servers[j], 1.0)
-                cd2[j] = 1 + (1 - u * u) * (ca2[j] - 1) + u * u * (a.scv[j] - 1)
+                cd2[j] = 1 + (1 - u * u) * (ca2[j] - 1) + u * u * (a.run_scv[j] - 1)
         acc, acc_in, wsum = np.zeros(k), np.zeros(k), np.zeros(k)
         for i in range(n):
+            if feedback[i]:
+                continue
             a2 = split[i] * cd2[st[i - 1]] + 1 - split[i]
             acc_in[st[i]] += sv[i] * a2
             if a.step_routed[i]:
@@ -112,3 +118,63 @@ def test_no_singular_system_when_the_loads_vanish():
     a = _arrays(config_from_dict(random_config(146, False)))
     ca2, ca2_in = _solve(a, 1e-200)
     assert np.all(np.isfinite(ca2)) and np.all(np.isfinite(ca2_in))
+
+
+def _feedback_design(sizes_kib, probs):
+    # one slow core runs parse and then each transaction's cache lookup (a run of immediate feedback);
+    # translate and dispatch are accelerators, complete another core group
+    return config_from_dict({
+        "name": "feedback",
+        "nand": {"channels": 2, "ways_per_channel": 2, "dies_per_chip": 1, "planes_per_die": 1,
+                 "independent_plane_reads": False, "t_read_us": 40.0, "t_prog_us": 600.0,
+                 "channel_rate_mts": 1200.0, "ecc_overhead_fraction": 0.1},
+        "host": {"pcie_gen": 3, "pcie_lanes": 4},
+        "core_specs": CORE_SPECS,
+        "modules": {"parse": {"cycles": 900.0}, "cache_lookup": {"cycles": 300.0}, "translate": {"cycles": 500.0},
+                    "dispatch": {"cycles": 700.0}, "complete": {"cycles": 600.0}},
+        "accelerator_specs": {m: accelerator_spec(m) for m in ("translate", "dispatch")},
+        "dram": {"size_gib": 1.0, "background_mw_per_gib": 120.0, "access_energy_nj": 12.8},
+        "workload": {"read_fraction": 1.0, "mapping_unit_kib": 4,
+                     "request_size_kib": {"sizes": sizes_kib, "probabilities": probs}, "queue_depth": 8},
+        "controller": {"name": "fb", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup"]},
+            {"name": "g2", "spec": "slow", "count": 1, "modules": ["complete"]}],
+            "accelerators": {"translate": 1, "dispatch": 1}},
+    })
+
+
+def _step_service(network, label_part):
+    (step,) = [s for s in network.steps if label_part in s.label and not s.background]
+    return network.step_moments(step)[0]
+
+
+def test_immediate_feedback_is_not_an_arrival():
+    # the cache lookups follow the request's own parse at g1: g1's arrivals are the requests coming from
+    # g2 (complete) alone, and the share of g1's departures that feeds g1 again is no arrival stream
+    a = _arrays(_feedback_design([16.0], [1.0]))
+    names = [ld.name for ld in build_network(_feedback_design([16.0], [1.0])).loads()]
+    g1, g2 = names.index("cores:g1"), names.index("cores:g2")
+    traffic = _traffic_shares(a.step_station, a.step_visits, a.step_routed, a.copies)
+    assert traffic[0, g1, g1] == 0.0
+    assert traffic[0, g1].sum() == pytest.approx(1.0)
+    assert traffic[0, g1, g2] == pytest.approx(1.0)
+
+
+def test_merged_run_scv_is_that_of_the_runs_work():
+    # one size (16 KiB, 4 transactions): parse + 4 cache lookups is the same work every time, although
+    # parse and a cache lookup differ (the per-visit scv); two sizes (4 and 16 KiB, 1 or 4 lookups) mix
+    # two totals; stations without feedback keep their per-visit scv
+    for sizes, probs in (([16.0], [1.0]), ([4.0, 16.0], [0.5, 0.5])):
+        config = _feedback_design(sizes, probs)
+        network = build_network(config)
+        loads = network.loads()
+        a = route_arrays(network, loads)
+        g1 = [ld.name for ld in loads].index("cores:g1")
+        parse, lookup = _step_service(network, "parse"), _step_service(network, "cache_lookup")
+        assert loads[g1].scv > 0.01  # visits of two sizes
+        totals = np.array([parse + lookup * math.ceil(s / 4.0) for s in sizes])
+        p = np.array(probs)
+        want = (p * totals ** 2).sum() / (p * totals).sum() ** 2 - 1.0
+        assert a.run_scv[g1] == pytest.approx(want, abs=1e-12)
+        others = [k for k in range(len(loads)) if k != g1]
+        np.testing.assert_allclose(a.run_scv[others], a.scv[others])
