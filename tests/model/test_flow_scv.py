@@ -171,7 +171,7 @@ def test_merged_run_scv_is_that_of_the_runs_work():
         a = route_arrays(network, loads)
         g1 = [ld.name for ld in loads].index("cores:g1")
         parse, lookup = _step_service(network, "parse"), _step_service(network, "cache_lookup")
-        assert loads[g1].scv > 0.01  # visits of two sizes
+        assert loads[g1].scv > 0.01  # a parse and a cache lookup differ
         totals = np.array([parse + lookup * math.ceil(s / 4.0) for s in sizes])
         p = np.array(probs)
         want = (p * totals ** 2).sum() / (p * totals).sum() ** 2 - 1.0
