@@ -477,7 +477,9 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         ld = loads[index[s.station]]
         routed = s.routing != "single"
         for j, t in enumerate(sizes):
-            if routed and not s.per_request and ld.copies > 1 and t > 1:
+            if routed and not s.per_request and t > 1:
+                # over the copies the request occupies; with one copy (one die, one channel) that copy holds
+                # all T, which wait for the others once (as T / m at each of m copies do)
                 profiles[i, j] = top_level_profile(int(t), int(ld.copies), int(ld.servers))
             else:
                 profiles[i, j] = ((int(t), 0, 1.0),)  # one station: each transaction waits on its own
