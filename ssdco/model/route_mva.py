@@ -813,20 +813,15 @@ def _immediate_feedback(st, routed):
     queue. A station whose every step is such (a route of one station) keeps them as arrivals."""
     n_steps = st.shape[0]
     feedback = np.zeros(n_steps, dtype=np.bool_)
+    has_arrival = np.zeros(st.max() + 1 if n_steps else 0, dtype=np.bool_)
     for i in range(n_steps):
         prev = i - 1 if i > 0 else n_steps - 1
         feedback[i] = n_steps > 1 and st[prev] == st[i] and not routed[i] and not routed[prev]
+        if not feedback[i]:
+            has_arrival[st[i]] = True
     for i in range(n_steps):
-        if feedback[i]:
-            alone = True
-            for j in range(n_steps):
-                if st[j] == st[i] and not feedback[j]:
-                    alone = False
-                    break
-            if alone:
-                for j in range(n_steps):
-                    if st[j] == st[i]:
-                        feedback[j] = False
+        if not has_arrival[st[i]]:
+            feedback[i] = False
     return feedback
 
 

@@ -151,8 +151,9 @@ def _step_service(network, label_part):
 def test_immediate_feedback_is_not_an_arrival():
     # the cache lookups follow the request's own parse at g1: g1's arrivals are the requests coming from
     # g2 (complete) alone, and the share of g1's departures that feeds g1 again is no arrival stream
-    a = _arrays(_feedback_design([16.0], [1.0]))
-    names = [ld.name for ld in build_network(_feedback_design([16.0], [1.0])).loads()]
+    network = build_network(_feedback_design([16.0], [1.0]))
+    a = route_arrays(network, network.loads())
+    names = [ld.name for ld in network.loads()]
     g1, g2 = names.index("cores:g1"), names.index("cores:g2")
     traffic = _traffic_shares(a.step_station, a.step_visits, a.step_routed, a.copies)
     assert traffic[0, g1, g1] == 0.0
