@@ -196,15 +196,24 @@ class Network:
 
     @cached_property
     def batch_excess(self) -> dict[str, float]:
-        """Per station: E[X^2] / E[X] - 1 of the batch X that its visits arrive in, averaged over the visits.
+        """Per station: the batch term of its M^X/G/c wait, E[X^2] / E[X] - 1 for the batch X that its visits
+        arrive in, averaged over the visits and weighted by the squared mean service of the batch's operation
+        (in units of the station's mean service squared). Used by the open solver (``open.py``, M^X/G/c).
+
         A request's T transactions reach a per-transaction step together (the fork): all T at a single
         station, 1 + Bin(T - 1, 1/m) at each of m address-routed copies, so a transaction's batch is larger
         on average by (E[T^2] / E[T] - 1) / m (sizes weighted by their transactions); per-request steps
-        arrive one at a time. Used by the open solver (``open.py``, M^X/G/c)."""
+        arrive one at a time. The transactions of a batch make the same step for the same operation, so the
+        batch's work B = X S_op has E[B^2] = E[X] Var(S_op) + E[X^2] m_op^2: the siblings' part,
+        E[X (X - 1)] m_op^2, goes with the operation's mean, not the station's (a write request's four
+        programs arrive together; reads and programs mixed at random would understate the work they bring,
+        by a third on 16 KiB requests at 70 % reads). With one service time per station this is the plain
+        E[X^2] / E[X] - 1."""
         t = np.asarray(self.transactions, dtype=float)
         p = np.asarray(self.request_probs, dtype=float)
         excess = float(np.dot(p, t * t) / np.dot(p, t) - 1.0)
         copies = {st.name: st.copies for st in self.stations}
+        mean_service = {ld.name: ld.service_us for ld in self.loads()}
         visits: dict[str, float] = {}
         batched: dict[str, float] = {}
         for step in self.steps:
@@ -212,10 +221,79 @@ class Network:
             if step.station is None or step.background or v <= 0:
                 continue
             visits[step.station] = visits.get(step.station, 0.0) + v
-            if not step.per_request and excess > 0:
+            if not step.per_request and excess > 0 and mean_service[step.station] > 0:
                 spread = copies[step.station] if step.routing != "single" else 1
-                batched[step.station] = batched.get(step.station, 0.0) + v * excess / spread
+                batched[step.station] = (batched.get(step.station, 0.0) + v * excess / spread
+                                         * self._op_mean_square(step) / mean_service[step.station] ** 2)
         return {name: batched.get(name, 0.0) / v for name, v in visits.items()}
+
+    @cached_property
+    def sibling_work_ratio(self) -> dict[str, float]:
+        """Per address-routed station: E[m_op^2] / S^2 over its per-transaction visits, where m_op is the mean
+        service of the visit's step for its operation and S the station's mean service. A transaction queued
+        behind its own siblings has their operation (a write request's programs wait behind each other), so
+        such transactions bring E[m_op^2] / E[m_op] of work each, not S: 1 when reads and writes take the
+        same time there, (0.7 tR^2 + 0.3 tPROG^2) / (0.7 tR + 0.3 tPROG)^2 at a die at 70 % reads (2.2 for
+        tR 50 us and tPROG 450 us). Used by the closed solver for the others' queue (``route_mva.py``, 1.)."""
+        mean_service = {ld.name: ld.service_us for ld in self.loads()}
+        visits: dict[str, float] = {}
+        squares: dict[str, float] = {}
+        for step in self.steps:
+            v = self.visits(step)
+            if (step.station is None or step.background or step.per_request or step.routing == "single" or v <= 0
+                    or mean_service[step.station] <= 0):
+                continue
+            visits[step.station] = visits.get(step.station, 0.0) + v
+            squares[step.station] = (squares.get(step.station, 0.0)
+                                     + v * self._op_mean_square(step) / mean_service[step.station] ** 2)
+        return {name: squares[name] / v for name, v in visits.items()}
+
+    @cached_property
+    def copy_work_correlation(self) -> dict[str, float]:
+        """Per address-routed station with several copies: the correlation between the work one request brings
+        to two of its copies, Cov(Y_1, Y_2) / Var(Y_1), the heavy-traffic correlation of the two copies'
+        workloads (a reflected Brownian motion's covariance is its input's).
+
+        The request's T transactions split over m copies as a multinomial (X_1, .., X_m), all of its
+        operation, so with m_op the work per transaction for that operation (0 where the operation does not
+        visit, x the visit probability): E[Y_1 Y_2] = E[T (T - 1)] / m^2 E[m_op^2],
+        E[Y_1] = E[T] / m E[m_op] and E[Y_1^2] = E[T] / m E[m_op^2] + E[T (T - 1)] / m^2 E[m_op^2]. Background
+        work (page programs, GC) lands on one copy at a time and adds its second moment to Var(Y_1) only.
+        Negative for one operation and one size (the split puts fewer on one copy when more go to another),
+        positive when programs and reads mix (a write request's programs land on several dies at once) or
+        sizes vary enough."""
+        t = np.asarray(self.transactions, dtype=float)
+        p = np.asarray(self.request_probs, dtype=float)
+        t_mean = float(np.dot(p, t))
+        t_pairs = float(np.dot(p, t * (t - 1.0)))
+        background = {b.name: b for b in self.background_loads()}
+        out: dict[str, float] = {}
+        for st in self.stations:
+            steps = [s for s in self.steps if s.station == st.name and not s.background and not s.per_request
+                     and s.routing != "single" and self.op_weight(s) > 0]
+            if st.copies < 2 or not steps:
+                continue
+            m = float(st.copies)
+            mean = square = 0.0
+            for op, share in (("read", self.read_fraction), ("write", 1.0 - self.read_fraction)):
+                work = sum(s.probability * self.step_moments(s, op)[0] for s in steps if s.ops in ("both", op))
+                mean += share * work
+                square += share * work * work
+            cov = t_pairs / m ** 2 * square - (t_mean / m * mean) ** 2
+            var = t_mean / m * square + t_pairs / m ** 2 * square - (t_mean / m * mean) ** 2
+            if st.name in background:
+                b = background[st.name]
+                var += b.visits * b.service_us ** 2 * (1.0 + b.scv)
+            if var > 0.0:
+                out[st.name] = cov / var
+        return out
+
+    def _op_mean_square(self, step: Step) -> float:
+        """E[m_op^2] (us^2) over the operations that visit ``step``: m_op the mean service of one visit for a
+        read or for a write."""
+        shares = {"both": (("read", self.read_fraction), ("write", 1.0 - self.read_fraction)),
+                  "read": (("read", 1.0),), "write": (("write", 1.0),)}[step.ops]
+        return sum(share * self.step_moments(step, op)[0] ** 2 for op, share in shares if share > 0)
 
     @cached_property
     def operation_visits(self) -> tuple[tuple[float, dict[str, float], dict[str, float]], ...]:

@@ -40,7 +40,9 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
 
     A request's transactions arrive at a station together (a batch: the fork of a multi-transaction
     request). ``batch_excess`` per station is E[X^2] / E[X] - 1 for the batch X that a transaction arrives
-    in (0: one at a time). The first of a batch waits for the work of the batches ahead; for M^X/G/1 that is
+    in (0: one at a time), weighted by the squared mean service of the batch's operation in units of S^2
+    where reads and writes differ (``Network.batch_excess``: a batch is all reads or all programs). The
+    first of a batch waits for the work of the batches ahead; for M^X/G/1 that is
     the M/G/1 wait at the transactions' rate plus rho / (1 - rho) (E[X^2] / E[X] - 1) S / 2 (Gross & Harris,
     *Fundamentals of Queueing Theory*, M^X/G/1), and on c servers the batch's work ahead is taken as spread
     over the c servers, C(c, a) / (1 - rho) (E[X^2] / E[X] - 1) S / (2 c). That first-of-batch wait is

@@ -60,6 +60,23 @@ controller networks with deterministic service; this solver walks the route step
    the siblings alone cost is the serialisation term above, so b >= c adds only the others' queue.
    Without the siblings the model was +4..+7 % IOPS on 8 KiB writes over two-plane dies at QD 2-6,
    now within 1.3 %.
+   A request's transactions share its operation, which matters where reads and programs mix at the
+   dies. The others' transactions queued behind their own siblings are then mostly programs (a write's
+   programs wait behind each other), so in the work an arrival finds each brings E[m_op^2] / E[m_op],
+   not S (``Network.sibling_work_ratio``: W_sib enters Q' S weighted by E[m_op^2] / S^2, 2.2 at 70 %
+   reads with tR 50 us and tPROG 450 us). And a write request lands its programs on several dies at
+   once, so the waits at the dies a request occupies are positively correlated and their max is
+   shorter than for independent waits: with r the correlation of the work one request brings to two
+   copies (``Network.copy_work_correlation``, the heavy-traffic correlation of their workloads), the
+   waits are taken as one and the same with probability r and independent otherwise, so the
+   max-of-T term is scaled by 1 - r. Where r < 0 (one operation, one size: the multinomial split puts
+   fewer transactions on one die when more go to another) they are taken as independent: for more than
+   two copies there is no such mixture, and scaling by 1 - r there made the open comparison worse (85
+   instead of 89 of 100 within 10 % at 80 % load). Each alone made the 700 DES comparisons worse (677
+   and 678 of 700 within tolerance instead of 682: the first lengthens the waits, the second shortens
+   the max); together they give 686. At 70 % reads, the uniformly sampled 8-16 KiB designs that were
+   3.5-4.3 % high (QD 5-12) are within 1.2 %; some Hypothesis designs at QD 4 went from +3 % to -2.4..-3.5 %
+   (one of them now out of tolerance).
 2. **Re-entry.** A job that leaves a server and comes back before the next job's service ends
    finds that service just begun: its residual is the full S, not S(1 + scv)/2. The fraction of
    such arrivals is estimated per step as P(same copy) x max(0, 1 - gap / S), where the gap is the
@@ -149,10 +166,11 @@ holds the solver to rounding. At fixed X, one more server at a station lowers it
 Erlang C and its S / c, hence its wait; P(wait) falls too, and the max-of-T term (1.) is
 theta (E[max] / theta - P) with theta = W / P non-increasing, cv non-increasing (it rises with P), the
 tail beyond one service falling with theta and cv, and E[max] / theta - P non-decreasing in P; the
-own-sibling wait W_sib falls; the flow correction (3.) depends on the work rate X D, not on the
-servers; the re-entry gaps (2.) are taken at zero load without the core groups' serialisation; the
-serialisation levels fall (measured for the FCFS runs of 1., whose schedule is not covered by this
-argument).
+own-sibling wait W_sib falls (its work weight E[m_op^2] / S^2 and the copies' correlation depend on the
+workload and the NAND timings, not on any server count); the flow correction (3.) depends on the work
+rate X D, not on the servers; the re-entry gaps (2.) are taken at zero load without the core groups'
+serialisation; the serialisation levels fall (measured for the FCFS runs of 1., whose schedule is not
+covered by this argument).
 So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
 recursion in n carried each population's queues into the next, and a server that raised X(n - 1) put
 more queue ahead of the next population at a fork-join station, where it costs more than elsewhere:
@@ -195,6 +213,10 @@ designs whose error the per-visit view had hidden: a single slow core running fo
 (+1.6 % -> -4.1 %: the closed loop keeps the core's arrivals more regular than the Poisson output of
 mixed read/write dies) and a nearly deterministic loop over two-plane dies (+3.1 % -> +10.3 %: the
 requests travel in platoons, bursts that a renewal approximation of the flow cannot represent).
+Taking a request's transactions as all of its operation at the dies (1.: the queued siblings' work, the
+dies' correlated waits) then gave 686 (4/8/16 KiB uniform 148/150, Hypothesis 8/16 KiB 96/100; the
+suite's draws still 100/100 and 97/100, worst +4.6 % where it was +5.0 %; on the read/write mixes the
+mean IOPS error went from +0.29 % to -0.02 %; PM9A3 presets unchanged, FTL worst 2.59 %).
 
 Alternatives tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
 approximation, the Bolch et al. recursion from p(0..c-1), always renormalised marginals, max-of-T over
@@ -450,6 +472,8 @@ class RouteArrays:
     bg_residual_us: np.ndarray = None  # per station: background residual E[S^2] / (2 E[S])
     bg_capacity_per_us: float = math.inf  # requests/us the write buffer's background runs can sustain (5.)
     run_scv: np.ndarray = None  # per station: scv of an arrival's work, immediate feedback merged (3.)
+    sibling_work: np.ndarray = None  # per station: work of a transaction queued behind its own siblings, in S (1.)
+    fork_scale: np.ndarray = None  # per station: 1 - the copies' wait correlation, on the max-of-T term (1.)
 
 
 def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArrays:
@@ -514,6 +538,8 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         bg_residual_us=bg_res,
         bg_capacity_per_us=write_buffer_capacity(network),
         run_scv=merged_run_scv(network, steps, loads),
+        sibling_work=np.array([network.sibling_work_ratio.get(ld.name, 1.0) for ld in loads]),
+        fork_scale=np.array([1.0 - max(network.copy_work_correlation.get(ld.name, 0.0), 0.0) for ld in loads]),
     )
 
 
@@ -762,7 +788,7 @@ def _max_wait_factor(profile, p_top, p_low, cv, powers, tx):
 
 @nb.njit(cache=True, inline='always')
 def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
-                pure_delay, features):
+                pure_delay, features, fork_scale):
     """Mean cycle time of a request: per-request steps, then the fork-join block per size class (1.)."""
     n_steps = st.shape[0]
     total = pure_delay
@@ -795,7 +821,7 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers
                         over = slack[i, o, 0] - delta
                         tail += slack[i, o, 1] * (math.exp(-over / (theta * cv)) if over > 0.0 else 1.0)
                     emax = _max_wait_factor(profile[i, s], p, p * tail, cv, powers, tx)
-                    maxwait += wait[k] * weight[i] / p * emax - wait[k] * weight[i]
+                    maxwait += fork_scale[k] * (wait[k] * weight[i] / p * emax - wait[k] * weight[i])
         if tx > 1 and not features & FORK_JOIN:
             block = tx * (block - dl_block) + dl_block  # the station-level view: visits in sequence
         elif tx > 1:
@@ -928,7 +954,7 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
 
 @nb.njit(cache=True, inline='always')
 def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-              sibling_wait, above, features, wait0, p_wait0, work):
+              sibling_queue, above, features, wait0, p_wait0, work):
     """Per-visit waits (before the background's share) and P(wait) of every station when the closed
     workload of n requests runs at throughput x (requests/us); the per-server utilisations go to work[0]
     (``work``: scratch, see :func:`_flow_scv`).
@@ -955,7 +981,7 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
         gamma = (ca2[k] + flow_scv[k]) / (1.0 + flow_scv[k]) if copies[k] == 1.0 and features & FLOW else 1.0
         f = f_residual[k]
         lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
-        present = svc[k] + sibling_wait[k]  # a visit's time there besides the wait for others
+        present = svc[k] + sibling_queue[k]  # a visit's time there besides the wait for others (in work)
         busy = min(alpha * util[k], 0.999999)  # per server
         if c == 1:
             # W = gamma S (Q' - busy + f busy)
@@ -986,21 +1012,21 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
 
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes, probs,
-              pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above, bg_demand, bg_res,
-              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work):
+              pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above, bg_demand, bg_res,
+              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
     :func:`_flow_scv`). The helpers it calls are inlined: with this many array arguments, numba's call
     overhead was about a quarter of the solve."""
     util = work[0]
     _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-              sibling_wait, above, features, wait0, p_wait0, work)
+              sibling_queue, above, features, wait0, p_wait0, work)
     if has_bg:
         _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
     else:
         wait[:] = wait0
         p_wait[:] = p_wait0
     return _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs,
-                       weight, pure_delay, features)
+                       weight, pure_delay, features, fork_scale)
 
 
 @nb.njit(cache=True)
@@ -1051,7 +1077,7 @@ def _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, 
 @nb.njit(cache=True)
 def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, own_serial, own_serial_routed, profile,
                   slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity,
-                  run_scv):
+                  run_scv, sibling_work, fork_scale):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
     demand = visits * svc
@@ -1082,6 +1108,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     for k in range(k_count):
         for b in range(servers[k], t_max):
             sibling_wait[k] += siblings[k, b] * (b - servers[k] + 1) * svc[k] / servers[k]
+    # in the queue an arrival finds, a transaction waiting behind its own siblings brings the work of its
+    # operation, E[m_op^2] / E[m_op] (``Network.sibling_work_ratio``), not the station's mean
+    sibling_queue = sibling_wait * sibling_work
     wait_cv2 = residual_cv2(scv)
     traffic = _traffic_shares(st, sv, routed, copies)  # 3.
     # 2. re-entry: the fraction of arrivals that find the service they left just begun. The gaps are
@@ -1089,10 +1118,10 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     zero = np.zeros(k_count)
     powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
     cycle0 = _cycle_time(zero, zero, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
-                         pure_delay, features)
+                         pure_delay, features, fork_scale)
     # the re-entry gaps count the own serialisation only where no core or accelerator count changes it
     cycle_gap = _cycle_time(zero, zero, t, dl, st, blk, own_serial_routed, profile, slack, powers, wait_cv2, sizes,
-                            probs, weight, pure_delay, features)
+                            probs, weight, pure_delay, features, fork_scale)
     f_residual = _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle_gap, features)
     # X(n) = the largest X <= capacity with X cycle_n(X) <= n, floored at X(n - 1). X cycle_n(X) - n
     # rises with X, so the root lies between X(n - 1) (when that is still below it; otherwise the floor
@@ -1101,8 +1130,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         lo = x_by_n[n - 1]
         f_lo = lo * _cycle_at(lo, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                              sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
-                              wait0, p_wait0, wait, p_wait, work) - n
+                              sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
+                              wait0, p_wait0, wait, p_wait, work, fork_scale) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
             continue
@@ -1113,8 +1142,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         while True:
             f_hi = hi * _cycle_at(hi, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                                  sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack, powers,
-                                  wait_cv2, wait0, p_wait0, wait, p_wait, work) - n
+                                  sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack, powers,
+                                  wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale) - n
             if f_hi > 0.0 or hi >= top:
                 break
             lo, f_lo = hi, f_hi
@@ -1129,8 +1158,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 mid = 0.5 * (lo + hi)
             f_mid = mid * _cycle_at(mid, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk,
                                     own_serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
-                                    siblings, sibling_wait, above, bg_demand, bg_res, has_bg, profile, slack,
-                                    powers, wait_cv2, wait0, p_wait0, wait, p_wait, work) - n
+                                    siblings, sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack,
+                                    powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
                 lo = mid
                 break
@@ -1149,8 +1178,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         x_by_n[n] = lo
     x = x_by_n[n_max]
     cycle = _cycle_at(x, n_max, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes,
-                      probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_wait, above,
-                      bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work)
+                      probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above,
+                      bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work,
+                      fork_scale)
     residence = visits * (svc + sibling_wait + wait)
     queue = x * residence
     return x_by_n, residence, queue, p_wait, cycle
@@ -1158,13 +1188,13 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
 
 @nb.njit(cache=True)
 def _route_latency(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, wait_cv2, sizes, probs, weight, pure_delay,
-                   features):
+                   features, fork_scale):
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
     powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
     return _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
-                       pure_delay, features)
+                       pure_delay, features, fork_scale)
 
 
 def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, batch_waits: bool = False,
@@ -1179,6 +1209,7 @@ def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, 
     serialisation of 1.); across address-routed copies the makespan still takes the max over the copies
     the request occupies. Without it each transaction at a single station waits on its own."""
     a = arrays
+    fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(a.service_us.shape[0])
     weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
     profile = a.profile
     if batch_waits:
@@ -1189,7 +1220,7 @@ def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, 
     return float(_route_latency(np.asarray(wait_us, dtype=np.float64), np.asarray(p_wait, dtype=np.float64),
                                 a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block, a.own_serial_us,
                                 profile, a.slack, residual_cv2(a.scv), a.size_transactions, a.size_probs, weight,
-                                a.pure_delay_us, int(features)))
+                                a.pure_delay_us, int(features), fork_scale))
 
 
 def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: int = ALL_FEATURES) -> np.ndarray:
@@ -1206,10 +1237,12 @@ def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: in
     if closed_loop:
         # as in the kernel: the own serialisation only at the address-routed stages
         zero = np.zeros(a.service_us.shape[0])
+        fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(a.service_us.shape[0])
         weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
         cycle0 = float(_route_latency(zero, zero, a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block,
                                       a.own_serial_routed_us, a.profile, a.slack, residual_cv2(a.scv),
-                                      a.size_transactions, a.size_probs, weight, a.pure_delay_us, int(features)))
+                                      a.size_transactions, a.size_probs, weight, a.pure_delay_us, int(features),
+                                      fork_scale))
     return _residual_factors(a.service_us, a.scv, a.servers, a.copies, a.step_station, a.step_service_us,
                              a.step_delay_us, a.step_visits, a.step_routed, cycle0, int(features), closed_loop)
 
@@ -1223,12 +1256,14 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
     bg_d = a.bg_demand_us if a.bg_demand_us is not None else np.zeros(k)
     bg_r = a.bg_residual_us if a.bg_residual_us is not None else np.zeros(k)
+    sibling_work = a.sibling_work if a.sibling_work is not None else np.ones(k)
+    fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(k)
     xs, res, q, pw, cycle = _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station,
                                           a.step_service_us, a.step_delay_us, a.step_visits, a.step_in_block,
                                           a.step_routed, a.own_serial_us, a.own_serial_routed_us, a.profile, a.slack,
                                           a.size_transactions, a.size_probs, a.pure_delay_us, int(population),
                                           int(features), weight, bg_d, bg_r, float(a.bg_capacity_per_us),
-                                          a.run_scv if a.run_scv is not None else a.scv)
+                                          a.run_scv if a.run_scv is not None else a.scv, sibling_work, fork_scale)
     x = float(xs[population])
     # at the write buffer's bound (5.) the route alone would run faster: the rest of N / X is the requests'
     # wait for the buffer (a write that finds no free clone does its background run itself)

@@ -32,7 +32,7 @@ cannot vary more than a uniform split of them, Q (M - Q) / 3 (two identical prod
 M jobs split them uniformly): near saturation the M/G/1 shape has a variance of order 1 / (1 - rho)^2,
 and without the bound two saturated dies at QD 27-45 put p99 40-62 % above the DES; the jobs counted
 include the background clones queued there, and the population the clone pool. On uniformly sampled
-designs the estimate is within 15 % of the DES's p99 for 35 and 32 of 40 (4 KiB; 4/8/16 KiB; median
+designs the estimate is within 15 % of the DES's p99 for 35 and 31 of 40 (4 KiB; 4/8/16 KiB; median
 error 5.5 % and 7.0 %; tests/validation/test_p99_estimate.py), within 4 % on the PM9A3 presets, and
 within 15 % on 18 of 23 PM9A3 read/write mixes with the write buffer (median 9.1 %).
 """

@@ -102,11 +102,17 @@ def test_batch_excess_of_the_fork():
         p = np.array(net.request_probs)
         excess = float(np.dot(p, t * t) / np.dot(p, t) - 1.0)
         copies = {s.name: s.copies for s in net.stations}
+        mean_service = {ld.name: ld.service_us for ld in net.loads()}
+        rf = net.read_fraction
         for name, value in net.batch_excess.items():
             steps = [s for s in net.steps if s.station == name and not s.background and net.visits(s) > 0]
             visits = sum(net.visits(s) for s in steps)
+            # a batch is of one step and one operation: its siblings' work goes with that operation's
+            # mean service squared (per-transaction steps have no per-byte part)
+            op_square = {s: ((rf * s.read_us ** 2 + (1 - rf) * s.write_us ** 2) if s.ops == "both" else
+                             (s.read_us if s.ops == "read" else s.write_us) ** 2) for s in steps}
             expected = sum(net.visits(s) * excess / (copies[name] if s.routing != "single" else 1)
-                           for s in steps if not s.per_request) / visits
+                           * op_square[s] / mean_service[name] ** 2 for s in steps if not s.per_request) / visits
             assert value == pytest.approx(expected), (seed, name)
             if all(s.per_request for s in steps) or excess == 0:
                 assert value == 0.0
@@ -115,6 +121,58 @@ def test_batch_excess_of_the_fork():
     assert net.batch_excess["cores:ftl"] == pytest.approx(3.0)  # translate, per transaction
     assert net.batch_excess["die"] == pytest.approx(3.0 / 32)  # spread over 32 dies
     assert net.batch_excess["cores:parse"] == 0.0  # per request
+
+
+def test_a_batch_of_programs_brings_the_programs_work():
+    # random design 23: 16 KiB requests (4 transactions) over 3 dies, 70 % reads, tR 20.2 us, tPROG 623 us,
+    # no write buffer. A request's transactions are all reads or all programs, so the siblings in a
+    # transaction's batch ((4 - 1) / 3 = 1 on average) bring E[m_op^2], not the mixture's mean squared
+    from ssdco.spec import config_from_dict
+    from ssdco.validation.random_designs import random_config
+
+    config = config_from_dict(random_config(23, True))
+    net = build_network(config)
+    t_read, t_prog = config.nand.t_read_us, config.nand.t_prog_us
+    mean = 0.7 * t_read + 0.3 * t_prog
+    square = 0.7 * t_read ** 2 + 0.3 * t_prog ** 2
+    assert net.batch_excess["die"] == pytest.approx(1.0 * square / mean ** 2)
+    assert net.sibling_work_ratio["die"] == pytest.approx(square / mean ** 2)
+    assert net.sibling_work_ratio["die"] > 2.8  # the programs dominate
+    assert "cores:g1" not in net.sibling_work_ratio  # only address-routed stations have siblings ahead
+    # the work one request brings to two of the three dies: multinomial split of 4, E[T (T - 1)] = 12
+    cov = 12 / 9 * square - (4 / 3 * mean) ** 2
+    var = 4 / 3 * square + 12 / 9 * square - (4 / 3 * mean) ** 2
+    assert net.copy_work_correlation["die"] == pytest.approx(cov / var)
+    assert net.copy_work_correlation["die"] > 0.3
+
+
+def test_one_operation_splits_its_work_over_the_copies_with_negative_correlation():
+    # one service time: the split of T transactions over m copies gives corr (E[T (T - 1)] - E[T]^2) /
+    # (m E[T] - E[T]^2 + E[T (T - 1)]): -1 / (m - 1) for T = 1, -0.5 for T = 4 over 3 copies
+    from ssdco.spec import config_from_dict
+    from ssdco.validation.random_designs import random_config
+
+    raw = random_config(23, True)
+    raw["workload"]["read_fraction"] = 1.0
+    assert build_network(config_from_dict(raw)).copy_work_correlation["die"] == pytest.approx(-0.5)
+    net = _network()  # PM9A3 4 KiB reads over 32 dies and 8 channels
+    assert net.copy_work_correlation["die"] == pytest.approx(-1.0 / 31)
+    assert net.copy_work_correlation["channel"] == pytest.approx(-1.0 / 7)
+
+
+def test_mixing_reads_and_programs_in_one_batch_size_waits_as_mx_g_1_of_the_batch_work():
+    # M^X/G/1 with batches of X = 4 all reads (service a) or all programs (b): the first of a batch waits
+    # lambda_B E[Y^2] / (2 (1 - rho)) with Y = 4 S_op, E[Y^2] = 16 E[S_op^2]; the open solver gets it from
+    # the mixture's scv and the batch term weighted as Network.batch_excess weights it
+    from ssdco.model.open import solve_open
+
+    a, b, p_read, rho = 20.0, 600.0, 0.7, 0.6
+    mean = p_read * a + (1 - p_read) * b
+    square = p_read * a * a + (1 - p_read) * b * b
+    lam = rho / mean  # transactions per us
+    sol = solve_open([mean], [1.0], [1], [1], [square / mean ** 2 - 1.0], 0.0, lam,
+                     batch_excess=[3.0 * square / mean ** 2])
+    assert sol.residence_us[0] - mean == pytest.approx(lam / 4 * 16 * square / (2 * (1 - rho)), rel=1e-12)
 
 
 def test_route_latency_at_zero_waits_is_the_closed_solvers_latency_of_one_request():

@@ -57,10 +57,13 @@ def test_one_slow_core_running_three_modules_in_a_row():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mixed_sizes,within", [(False, 24), (True, 19)], ids=["4KiB", "4-16KiB"])
+@pytest.mark.parametrize("mixed_sizes,within", [(False, 24), (True, 22)], ids=["4KiB", "4-16KiB"])
 def test_uniformly_sampled_designs_at_80_percent_of_capacity(mixed_sizes, within):
-    # measured 24 / 25 (was 21) and 19 / 25 (was 5) within 10 %; the misses are low: a 2-core group fed
-    # batches of 2-4 transactions waits longer in the DES than the M^X/G/c spread over c servers
+    # measured 24 / 25 (was 21) and 22 / 25 (19 before a batch's operation and the dies' correlated waits
+    # were modelled, test_reads_and_programs_in_batches_over_few_dies; 5 before fork-join) within 10 %.
+    # Two misses are low (-13 %: a 2-core group fed batches of 2-4 transactions waits longer in the DES
+    # than the M^X/G/c spread over c servers), one high (+29 %: a core visited before and after an
+    # accelerator gets the full wait at each visit, where work conservation gives less to both)
     errors = np.array([_mean_error(_open_at(seed, 0.8, mixed_sizes)) for seed in range(25)])
     message = f"within 10 %: {np.sum(np.abs(errors) <= 0.10)}/25, errors {np.round(errors, 3).tolist()}"
     assert np.sum(np.abs(errors) <= 0.10) >= within, message
@@ -75,3 +78,16 @@ def test_transactions_at_a_single_copy_wait_once(seed):
     config = _open_at(seed, 0.8)
     assert config.workload.request_sizes_kib == (16.0,)
     assert abs(_mean_error(config)) <= 0.10
+
+
+@pytest.mark.parametrize("load", [0.5, 0.8])
+def test_reads_and_programs_in_batches_over_few_dies(load):
+    # random design 23: 16 KiB requests at 70 % reads over 3 dies (tR 20 us, tPROG 623 us), no write buffer.
+    # A request's four transactions are all reads or all programs: the batch term of M^X/G/c takes the
+    # operation's service (Network.batch_excess), and the dies' waits are correlated by the programs one
+    # write lands on several dies, so their max is shorter (Network.copy_work_correlation, route_mva.py, 1.).
+    # With the batch's transactions taken as independent reads and programs the latency was -14.5 % and
+    # -21.7 %; with the batch term alone +14.1 % and +22.2 %; with both -1.1 % and -3.5 %.
+    config = _open_at(23, load)
+    assert config.workload.read_fraction == 0.7 and config.workload.request_sizes_kib == (16.0,)
+    assert abs(_mean_error(config)) <= 0.05
