@@ -15,7 +15,6 @@ the model a rerun only re-solves the model: seconds instead of a minute per 100 
 """
 
 import argparse
-import copy
 import hashlib
 import json
 import os
@@ -30,7 +29,7 @@ from ssdco.spec import config_from_dict
 from ssdco.sweep import source_fingerprint
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
-from ssdco.validation.random_designs import random_config
+from ssdco.validation.random_designs import open_at, random_config
 
 def des_iops_and_latency(d: dict, network, requests: int, seed: int, cache: dict | None) -> tuple[float, float]:
     """(IOPS, mean latency in us) of the DES for configuration ``d``, from ``cache`` when it holds them."""
@@ -70,10 +69,7 @@ def main() -> None:
         d = random_config(seed, args.sizes == "mixed")
         config = config_from_dict(d)
         if args.open is not None:
-            capacity_iops = evaluate_network(config, build_network(config)).bounds.capacity_per_us * 1e6
-            d = copy.deepcopy(d)
-            d["workload"].pop("queue_depth")
-            d["workload"]["arrival_iops"] = args.open * capacity_iops
+            d = open_at(d, args.open)
             config = config_from_dict(d)
         network = build_network(config)
         model = evaluate_network(config, network)

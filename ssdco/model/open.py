@@ -5,7 +5,8 @@ queueing delay is Erlang C's M/M/c wait scaled by (c_a^2 + c_s^2)/2 with c_a^2 =
 for c = 1 this is exactly Pollaczek-Khinchine's M/G/1 mean wait. A multi-transaction request's
 transactions arrive together, which adds the batch term of M^X/G/c (see :func:`solve_open`). The
 ``response_us`` here adds every visit; ``whatif`` takes the request's latency along the route instead
-(the fork-join makespan, ``route_mva.route_latency``).
+(the fork-join makespan, ``route_mva.route_latency``), and at a core group or accelerator that a request
+visits in runs or by batches it takes the request's time there from work conservation (``open_runs.py``).
 
 References
 ----------

@@ -6,7 +6,9 @@ DES; the exact exponential product-form solution by convolution with ``exact=Tru
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
-transaction, it does not add its transactions' visits). Asymptotic bounds and the bottleneck are always
+transaction, it does not add its transactions' visits); at a core group or accelerator that a request
+visits in runs or by batches, the request's time there comes from work conservation instead
+(``open_runs.py``). Asymptotic bounds and the bottleneck are always
 reported beside the answer.
 
 The p99 latency is an *estimate* (the DES measures the real percentile; ``ssdco validate`` compares
@@ -54,6 +56,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
+from .open_runs import run_excess_us
 from .route_mva import residual_factors, route_arrays, route_latency, solve_route
 from .power import Power, compute_power
 
@@ -356,8 +359,14 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         if stable:
             has_visits = visits > 0
             per_visit = np.where(has_visits, residence, 0.0) / np.where(has_visits, visits, 1.0)
-            wait = np.where(has_visits, per_visit - np.array([ld.service_us for ld in loads]), 0.0)
-            mean_latency = route_latency(arrays, np.maximum(wait, 0.0), p_wait, batch_waits=True)
+            wait = np.maximum(np.where(has_visits, per_visit - np.array([ld.service_us for ld in loads]), 0.0), 0.0)
+            # a core group visited in runs or by batches: the request's time there by work conservation
+            # (open_runs.py) instead of a wait at each visit
+            runs = run_excess_us(network, loads, x_per_us)
+            for k, name in enumerate(names):
+                if name in runs:
+                    wait[k] = 0.0
+            mean_latency = route_latency(arrays, wait, p_wait, batch_waits=True) + sum(runs.values())
         mean_jobs = x_per_us * residence
         method = "open-mgc-allen-cunneen"
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)

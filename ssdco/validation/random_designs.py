@@ -2,9 +2,11 @@
 
 :func:`random_config` samples a design uniformly over the same ranges as the Hypothesis strategies of the
 test suite (tests/strategies.py), which lean towards extreme values; :func:`one_more_server` yields a
-design's one-server variants (a core more in a group, or an accelerator unit more). Both return plain
-configuration dictionaries for :func:`ssdco.spec.config_from_dict`. Used by ``benchmarks/model_vs_des.py``,
-``benchmarks/monotonicity.py`` and the tests.
+design's one-server variants (a core more in a group, or an accelerator unit more);
+:func:`core_group_config` is a design whose only queue is one core group, and :func:`open_at` turns a
+closed design into an open one at a fraction of its capacity. All return plain configuration
+dictionaries for :func:`ssdco.spec.config_from_dict`. Used by ``benchmarks/model_vs_des.py``,
+``benchmarks/monotonicity.py``, ``benchmarks/open_core_runs.py`` and the tests.
 """
 
 from __future__ import annotations
@@ -65,3 +67,31 @@ def one_more_server(d: dict) -> Iterator[tuple[str, dict]]:
         more = copy.deepcopy(d)
         more["controller"]["accelerators"][module] += 1
         yield f"+1 {module} accelerator unit", more
+
+
+def core_group_config(cores: int, modules: tuple[str, ...], spec: str = "slow") -> dict:
+    """A closed design of 16 KiB reads (4 transactions) whose only queue is one core group of ``cores``
+    ``spec`` cores running ``modules``: every other module on accelerators (4 units each) and the NAND
+    fast and wide (8 channels x 8 ways, tR 5 us). Core specs, module cycles and the rest of the device
+    are those of ``random_config(44, True)``."""
+    d = random_config(44, True)
+    d["workload"].update(request_size_kib=16, read_fraction=1.0)
+    d["nand"].update(t_read_us=5.0, channels=8, ways_per_channel=8)
+    d["controller"]["core_groups"] = [{"name": "g", "spec": spec, "count": cores, "modules": list(modules)}]
+    d["controller"]["accelerators"] = {m: 4 for m in MODULES if m not in modules}
+    return d
+
+
+def open_at(d: dict, load: float) -> dict:
+    """Closed design ``d`` as an open workload: Poisson arrivals at ``load`` x the capacity bound (IOPS)
+    that the analytic model gives the closed design."""
+    from ..model.network import build_network
+    from ..model.whatif import evaluate_network
+    from ..spec import config_from_dict
+
+    closed = config_from_dict(d)
+    capacity_iops = evaluate_network(closed, build_network(closed)).bounds.capacity_per_us * 1e6
+    out = copy.deepcopy(d)
+    out["workload"].pop("queue_depth", None)
+    out["workload"]["arrival_iops"] = load * capacity_iops
+    return out
