@@ -199,17 +199,20 @@ def _service_us(step: Step, is_read: bool, nbytes: float) -> float:
     return (step.read_us if is_read else step.write_us) + (step.per_byte_us * nbytes if step.per_request else 0.0)
 
 
-def _class_groups(network: Network, name: str, servers: int, is_read: bool, transactions: int,
-                  nbytes: float) -> list[list[tuple[float, float, tuple[int, ...], float, int]]]:
-    """The station's groups of visits for one operation and request size: per group its jobs in FCFS
-    order as (work on the fast server us, scv, indices of the jobs whose completion releases it (none: on
-    arrival), gap us, level: the step's place in the group). A transaction's next step is released when
-    it finishes the step before, a per-request step after per-transaction ones when the last transaction
-    has, and a per-transaction step after a per-request one as the request's T transactions at once. The
-    groups are the same for every operation: a step the operation does not make has no work."""
+def path_visits_by_group(network: Network, name: str, is_read: bool) -> list[float]:
+    """Visits of one transaction's path to station ``name`` in each of its groups (module docstring), for
+    reads or writes: the waits of one group's visits move together (they see the same backlog), those of
+    separate groups are taken as independent (used by the p99 estimate, ``whatif.py``)."""
+    op = "read" if is_read else "write"
+    groups = _groups(network, name, is_read, network.mean_request_bytes)
+    return [sum(step.probability for step, _ in g if step.ops in ("both", op)) for g in groups]
+
+
+def _groups(network: Network, name: str, is_read: bool, nbytes: float) -> list[list[tuple[Step, float]]]:
+    """The station's visits in route order, grouped: (step, zero-load gap since the group's previous step)."""
     mean_service = next(ld.service_us for ld in network.loads() if ld.name == name)
     op = "read" if is_read else "write"
-    groups: list[list[tuple[Step, float]]] = []  # (step, gap before it since the group's previous step)
+    groups: list[list[tuple[Step, float]]] = []
     gap = math.inf
     previous_at_station = False
     for step in _route(network):
@@ -225,8 +228,20 @@ def _class_groups(network: Network, name: str, servers: int, is_read: bool, tran
             if visited:
                 gap += step.probability * (_service_us(step, is_read, nbytes) + step.delay_us)
             previous_at_station = False
+    return groups
+
+
+def _class_groups(network: Network, name: str, servers: int, is_read: bool, transactions: int,
+                  nbytes: float) -> list[list[tuple[float, float, tuple[int, ...], float, int]]]:
+    """The station's groups of visits for one operation and request size: per group its jobs in FCFS
+    order as (work on the fast server us, scv, indices of the jobs whose completion releases it (none: on
+    arrival), gap us, level: the step's place in the group). A transaction's next step is released when
+    it finishes the step before, a per-request step after per-transaction ones when the last transaction
+    has, and a per-transaction step after a per-request one as the request's T transactions at once. The
+    groups are the same for every operation: a step the operation does not make has no work."""
+    op = "read" if is_read else "write"
     out = []
-    for group in groups:
+    for group in _groups(network, name, is_read, nbytes):
         jobs: list[tuple[float, float, tuple[int, ...], float, int]] = []
         previous: list[int] = []  # indices of the previous step's jobs
         for level, (step, step_gap) in enumerate(group):

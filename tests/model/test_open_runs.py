@@ -117,3 +117,16 @@ def test_one_job_at_a_time_on_c_cores_waits_as_allen_cunneen(servers):
     net = _at_load([Step("translate", "cores:g", False, b, b)], load, servers=servers, transactions=1)
     a = load * servers
     assert _excess(net) == pytest.approx(erlang_c(servers, a) * b / (2 * (servers - a)), rel=1e-9)
+
+
+def test_path_visits_by_group():
+    # a transaction's visits per group: parse and translate with a short delay between are one group (their
+    # waits move together in the p99 estimate); with the NAND between, two
+    from ssdco.model.open_runs import path_visits_by_group
+
+    def steps(gap):
+        return [Step("parse", "cores:g", True, 10.0, 10.0), Step("nand", None, True, gap, gap),
+                Step("translate", "cores:g", False, 10.0, 10.0), Step("dispatch", "cores:g", False, 10.0, 10.0)]
+    near, far = (_network(steps(g), transactions=1, iops=1000.0) for g in (1.0, 1000.0))
+    assert path_visits_by_group(near, "cores:g", True) == [3.0]
+    assert path_visits_by_group(far, "cores:g", True) == [1.0, 2.0]
