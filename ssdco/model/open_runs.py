@@ -105,17 +105,17 @@ def _station_excess(classes, lam: float, servers: int) -> float:
                  for groups, p in classes)
     v_all = lam * square / (2.0 * (1.0 - rho))  # each group's work all queued on arrival: M/G/1
 
-    def schedule(first_wait: float, pending: list[list[float]], only: int | None = None
-                 ) -> tuple[list[list[float]], float]:
-        """(E[U] per group and level that the release times imply, the mean excess) for a first wait and
-        the work ``pending`` (E[U] per group and level). A job of level l released r after the request's
-        arrival finishes after the first wait, the own work up to it (FCFS) and the others' work released
-        before it: the requests ahead's pending work of levels 2..l; the level-m work of the requests that
-        arrive before the own level-(l - m + 1) release (a later arrival's chain runs one step behind:
-        its level-m job is ahead only if it arrived before the own job m - 1 levels back was released);
-        and the other groups' work at their mean rate. Not before r plus its own work."""
+    def schedule(first_wait: float, pending: list[list[float]]) -> tuple[list[list[float]], list[float]]:
+        """(E[U] per group and level that the release times imply, the mean excess per group) for a first
+        wait and the work ``pending`` (E[U] per group and level). A job of level l released r after the
+        request's arrival finishes after the first wait, the own work up to it (FCFS) and the others' work
+        released before it: the requests ahead's pending work of levels up to l, and of a higher level the
+        share released by r (evenly until that level's mean release); the level-m work of the requests
+        that arrive before the own level-(l - m) release (a later arrival's chain runs one step behind: its
+        level-m job is ahead only if it arrived before the own job m levels back was released); and the
+        other groups' work at their mean rate. Not before r plus its own work."""
         implied = [[0.0] * levels[g] for g in range(n_groups)]
-        excess = 0.0
+        excess = [0.0] * n_groups
         for groups, p in classes:
             for g, jobs in enumerate(groups):
                 others_rate = rho - group_rho[g]
@@ -130,8 +130,6 @@ def _station_excess(classes, lam: float, servers: int) -> float:
                     else:
                         release = 0.0
                         chain[n] = [0.0]
-                    # the requests ahead release their pending work of a level by the time the own job of
-                    # that level is released (its mean release time is E[U] / (lam x its work)), evenly
                     ahead = 0.0
                     for m in range(1, levels[g]):
                         if m <= level:
@@ -143,8 +141,7 @@ def _station_excess(classes, lam: float, servers: int) -> float:
                     own += w
                     done[n] = max(first_wait + ahead + own, release + w)
                     implied[g][level] += lam * p * w * release
-                if only is None or only == g:
-                    excess += p * (max(done) - own)
+                excess[g] += p * (max(done) - own)
         return implied, excess
 
     def pending_at(first_wait: float) -> list[list[float]]:
@@ -172,18 +169,18 @@ def _station_excess(classes, lam: float, servers: int) -> float:
         else:
             lo = mid
     first_wait = 0.5 * (lo + hi)
+    excess = schedule(first_wait, pending_at(first_wait))[1]
     if servers == 1:
-        return schedule(first_wait, pending_at(first_wait))[1]
+        return sum(excess)
     # c > 1: a group that brings fewer than c jobs at a time may find a core idle. M/M/c waits
     # C(c, a) / rho times as long as the M/M/1 c times as fast: that factor for one job at a time, none for
     # batches of c or more, linear between
     idle_factor = erlang_c(servers, rho * servers) / rho
-    excess = 0.0
+    total_excess = 0.0
     for g in range(n_groups):
         batch = max(sum(1 for job in groups[g] if job[4] == m) for groups, _ in classes for m in range(levels[g]))
-        factor = 1.0 - (1.0 - idle_factor) * max(0.0, (servers - batch) / (servers - 1.0))
-        excess += factor * schedule(first_wait, pending_at(first_wait), only=g)[1]
-    return excess
+        total_excess += (1.0 - (1.0 - idle_factor) * max(0.0, (servers - batch) / (servers - 1.0))) * excess[g]
+    return total_excess
 
 
 def _station_steps(network: Network, name: str) -> list[Step]:
