@@ -52,13 +52,14 @@ core group there waits less than this (random design 7, 16 KiB: +21 % at 80 % lo
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from .network import Network, StationLoad, Step
 from .references import erlang_c
 
 
 def eligible_stations(network: Network, loads: tuple[StationLoad, ...]) -> tuple[str, ...]:
-    """Stations whose waits :func:`run_excess_us` gives: one copy, no background work, foreground work, and
+    """Stations whose waits :func:`run_times` gives: one copy, no background work, foreground work, and
     either a per-transaction visit (batches) or several visits per request."""
     background = {b.name for b in network.background_loads() if b.demand_us > 0}
     out = []
@@ -72,10 +73,17 @@ def eligible_stations(network: Network, loads: tuple[StationLoad, ...]) -> tuple
     return tuple(out)
 
 
-def run_excess_us(network: Network, loads: tuple[StationLoad, ...], arrival_per_us: float) -> dict[str, float]:
-    """Per eligible station (:func:`eligible_stations`): a request's mean time there beyond its zero-load
-    schedule, us, by work conservation on one server of the station's speed (module docstring); inf when
-    the station is saturated."""
+@dataclass(frozen=True)
+class RunTime:
+    """A request's time at a station visited in runs or by batches (us; inf when the station saturates)."""
+
+    excess_us: float  # its last job's finish beyond the zero-load schedule: what the latency adds
+    job_wait_us: float  # the waits of all its jobs there, summed (the station's queue by Little's law)
+
+
+def run_times(network: Network, loads: tuple[StationLoad, ...], arrival_per_us: float) -> dict[str, RunTime]:
+    """Per eligible station (:func:`eligible_stations`): a request's time there by work conservation on one
+    server of the station's speed (module docstring)."""
     lam = float(arrival_per_us)
     out = {}
     for name in eligible_stations(network, loads):
@@ -84,14 +92,14 @@ def run_excess_us(network: Network, loads: tuple[StationLoad, ...], arrival_per_
                    for is_read, p_op in ((True, network.read_fraction), (False, 1.0 - network.read_fraction))
                    for t, nbytes, p_size in zip(network.transactions, network.request_bytes, network.request_probs)
                    if p_op * p_size > 0]
-        out[name] = _station_excess(classes, lam, servers)
+        out[name] = RunTime(*_station_times(classes, lam, servers))
     return out
 
 
-def _station_excess(classes, lam: float, servers: int) -> float:
-    """A request's mean excess (us) at one station of ``servers`` servers: ``classes`` is [(groups,
-    probability)] per operation and size (:func:`_class_groups`; every class has the same groups and
-    levels)."""
+def _station_times(classes, lam: float, servers: int) -> tuple[float, float]:
+    """(a request's mean excess, its jobs' summed mean wait), us, at one station of ``servers`` servers:
+    ``classes`` is [(groups, probability)] per operation and size (:func:`_class_groups`; every class has
+    the same groups and levels)."""
     n_groups = len(classes[0][0])
     levels = [1 + max(job[4] for cls, _ in classes for job in cls[g]) for g in range(n_groups)]
     # per group and level: the work a request brings (us, on the fast server)
@@ -100,13 +108,15 @@ def _station_excess(classes, lam: float, servers: int) -> float:
     group_rho = [lam * sum(ws) for ws in level_work]
     rho = sum(group_rho)
     if rho >= 1.0:
-        return math.inf
+        return math.inf, math.inf
     square = sum(p * sum(sum(w for w, *_ in g) ** 2 + sum(w * w * scv for w, scv, *_ in g) for g in groups)
                  for groups, p in classes)
     v_all = lam * square / (2.0 * (1.0 - rho))  # each group's work all queued on arrival: M/G/1
 
-    def schedule(first_wait: float, pending: list[list[float]]) -> tuple[list[list[float]], list[float]]:
-        """(E[U] per group and level that the release times imply, the mean excess per group) for a first
+    def schedule(first_wait: float, pending: list[list[float]]
+                 ) -> tuple[list[list[float]], list[float], list[float]]:
+        """(E[U] per group and level that the release times imply, the mean excess per group, the jobs'
+        summed mean wait per group) for a first
         wait and the work ``pending`` (E[U] per group and level). A job of level l released r after the
         request's arrival finishes after the first wait, the own work up to it (FCFS) and the others' work
         released before it: the requests ahead's pending work of levels up to l, and of a higher level the
@@ -116,6 +126,7 @@ def _station_excess(classes, lam: float, servers: int) -> float:
         other groups' work at their mean rate. Not before r plus its own work."""
         implied = [[0.0] * levels[g] for g in range(n_groups)]
         excess = [0.0] * n_groups
+        job_wait = [0.0] * n_groups
         for groups, p in classes:
             for g, jobs in enumerate(groups):
                 others_rate = rho - group_rho[g]
@@ -141,8 +152,9 @@ def _station_excess(classes, lam: float, servers: int) -> float:
                     own += w
                     done[n] = max(first_wait + ahead + own, release + w)
                     implied[g][level] += lam * p * w * release
+                    job_wait[g] += p * (done[n] - release - w)
                 excess[g] += p * (max(done) - own)
-        return implied, excess
+        return implied, excess, job_wait
 
     def pending_at(first_wait: float) -> list[list[float]]:
         """E[U] per group and level consistent with the release times it implies (a contraction)."""
@@ -169,18 +181,20 @@ def _station_excess(classes, lam: float, servers: int) -> float:
         else:
             lo = mid
     first_wait = 0.5 * (lo + hi)
-    excess = schedule(first_wait, pending_at(first_wait))[1]
+    _, excess, job_wait = schedule(first_wait, pending_at(first_wait))
     if servers == 1:
-        return sum(excess)
+        return sum(excess), sum(job_wait)
     # c > 1: a group that brings fewer than c jobs at a time may find a core idle. M/M/c waits
     # C(c, a) / rho times as long as the M/M/1 c times as fast: that factor for one job at a time, none for
     # batches of c or more, linear between
     idle_factor = erlang_c(servers, rho * servers) / rho
-    total_excess = 0.0
+    total_excess = total_wait = 0.0
     for g in range(n_groups):
         batch = max(sum(1 for job in groups[g] if job[4] == m) for groups, _ in classes for m in range(levels[g]))
-        total_excess += (1.0 - (1.0 - idle_factor) * max(0.0, (servers - batch) / (servers - 1.0))) * excess[g]
-    return total_excess
+        factor = 1.0 - (1.0 - idle_factor) * max(0.0, (servers - batch) / (servers - 1.0))
+        total_excess += factor * excess[g]
+        total_wait += factor * job_wait[g]
+    return total_excess, total_wait
 
 
 def _station_steps(network: Network, name: str) -> list[Step]:

@@ -61,7 +61,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .open_runs import eligible_stations, path_visits_by_group, run_excess_us
+from .open_runs import eligible_stations, path_visits_by_group, run_times
 from .route_mva import residual_factors, route_arrays, route_latency, solve_route
 from .power import Power, compute_power
 
@@ -372,19 +372,24 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         zero = np.zeros(len(loads))
         zero_load = route_latency(arrays, zero, zero)
         mean_latency = float("inf")
+        queue_residence = residence  # per copy and request, for the reported queues (Little's law)
         if stable:
             has_visits = visits > 0
             per_visit = np.where(has_visits, residence, 0.0) / np.where(has_visits, visits, 1.0)
             wait = np.maximum(np.where(has_visits, per_visit - np.array([ld.service_us for ld in loads]), 0.0), 0.0)
             # a core group visited in runs or by batches: the request's time there by work conservation
-            # (open_runs.py) instead of a wait at each visit
-            runs = run_excess_us(network, loads, x_per_us)
+            # (open_runs.py) instead of a wait at each visit, and its queue from the jobs' waits, own
+            # siblings included (the p99 estimate keeps the per-visit wait for the others, ``residence``)
+            runs = run_times(network, loads, x_per_us)
             correlated = tuple(runs)
+            queue_residence = residence.copy()
             for k, name in enumerate(names):
                 if name in runs:
                     wait[k] = 0.0
-            mean_latency = route_latency(arrays, wait, p_wait, batch_waits=True) + sum(runs.values())
-        mean_jobs = x_per_us * residence
+                    queue_residence[k] = demand[k] + runs[name].job_wait_us
+            mean_latency = (route_latency(arrays, wait, p_wait, batch_waits=True)
+                            + sum(r.excess_us for r in runs.values()))
+        mean_jobs = x_per_us * queue_residence
         method = "open-mgc-allen-cunneen"
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)
     if method == "route-mva":

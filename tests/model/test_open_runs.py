@@ -6,7 +6,7 @@ import math
 import pytest
 
 from ssdco.model.network import Network, Station, Step
-from ssdco.model.open_runs import eligible_stations, run_excess_us
+from ssdco.model.open_runs import eligible_stations, run_times
 
 
 def _network(steps, servers: int = 1, transactions: int = 4, iops: float = 1.0, extra=()) -> Network:
@@ -22,7 +22,7 @@ def _at_load(steps, load: float, servers: int = 1, transactions: int = 4, extra=
 
 
 def _excess(net: Network) -> float:
-    return run_excess_us(net, net.loads(), net.arrival_iops / 1e6)["cores:g"]
+    return run_times(net, net.loads(), net.arrival_iops / 1e6)["cores:g"].excess_us
 
 
 @pytest.mark.parametrize("load", [0.3, 0.8])
@@ -130,3 +130,11 @@ def test_path_visits_by_group():
     near, far = (_network(steps(g), transactions=1, iops=1000.0) for g in (1.0, 1000.0))
     assert path_visits_by_group(near, "cores:g", True) == [3.0]
     assert path_visits_by_group(far, "cores:g", True) == [1.0, 2.0]
+
+
+def test_the_jobs_waits_count_the_own_transactions_ahead():
+    # a batch of 4 on one core: transaction j waits W1 + (j - 1) B, so the request's jobs wait 4 W1 + 6 B
+    b, t, load = 20.0, 4, 0.8
+    net = _at_load([Step("translate", "cores:g", False, b, b)], load)
+    times = run_times(net, net.loads(), net.arrival_iops / 1e6)["cores:g"]
+    assert times.job_wait_us == pytest.approx(t * times.excess_us + 6 * b, rel=1e-9)

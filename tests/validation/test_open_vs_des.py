@@ -61,9 +61,15 @@ def test_one_slow_core_running_three_modules_in_a_row():
 ])
 def test_core_group_visited_in_runs(cores, modules):
     # 16 KiB reads at 80 % of capacity, the core group the only queue (benchmarks/open_core_runs.py): the
-    # request's time there by work conservation on one server of c times the speed (open_runs.py)
+    # request's time there by work conservation on one server of c times the speed (open_runs.py), and the
+    # group's mean queue (the jobs' waits, own siblings included; the per-visit waits put it 68 % high for
+    # [parse, translate] on one core)
     config = config_from_dict(open_at(core_group_config(cores, modules), 0.8))
-    assert abs(_mean_error(config, 100_000)) <= 0.05
+    network = build_network(config)
+    model = evaluate_network(config, network)
+    des = simulate(network, requests=100_000, seed=1)
+    assert abs(model.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.05
+    assert model.mean_jobs["cores:g"] == pytest.approx(des.mean_in_station["cores:g"], rel=0.10)
 
 
 @pytest.mark.slow
