@@ -255,8 +255,8 @@ class Network:
         workloads (a reflected Brownian motion's covariance is its input's).
 
         The request's T transactions split over m copies as a multinomial (X_1, .., X_m), all of its
-        operation, so with m_op the work per transaction for that operation (0 where the operation does not
-        visit, x the visit probability): E[Y_1 Y_2] = E[T (T - 1)] / m^2 E[m_op^2],
+        operation, so with m_op the work per transaction for that operation (its mean service times the visit
+        probability, 0 where the operation does not visit): E[Y_1 Y_2] = E[T (T - 1)] / m^2 E[m_op^2],
         E[Y_1] = E[T] / m E[m_op] and E[Y_1^2] = E[T] / m E[m_op^2] + E[T (T - 1)] / m^2 E[m_op^2]. Background
         work (page programs, GC) lands on one copy at a time and adds its second moment to Var(Y_1) only.
         Negative for one operation and one size (the split puts fewer on one copy when more go to another),
