@@ -1,6 +1,6 @@
 """The route MVA's arrival variability (route_mva.py, 3.): Whitt's traffic equations solved to their fixed
-point by ``_flow_scv``, with the cap at Poisson and the displacement by variable service at address-routed
-copies."""
+point by ``_flow_scv``, with the displacement by variable service at address-routed copies (their merged
+output not capped at Poisson), and the wait of a station whose arrivals are burstier than Poisson."""
 
 import math
 
@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from ssdco.model.network import build_network
-from ssdco.model.route_mva import _flow_scv, _traffic_shares, route_arrays
+from ssdco.model.route_mva import _flow_scv, _traffic_shares, route_arrays, solve_route
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import random_config
+from tests.designs import bursty_read_write_mix
 from tests.strategies import CORE_SPECS, accelerator_spec
 
 
@@ -27,7 +28,7 @@ def _capacity(a):
 def _solve(a, x):
     """(ca2 at one copy, ca2 at the station) from _flow_scv at throughput x (requests/us)."""
     k = a.service_us.shape[0]
-    work = np.zeros((7 + k, k))
+    work = np.zeros((6 + k, k))
     work[0] = x * a.visits * a.service_us / a.servers
     traffic = _traffic_shares(a.step_station, a.step_visits, a.step_routed, a.copies)
     _flow_scv(x, a.run_scv, a.servers, a.copies, a.visits, a.service_us, traffic, work)
@@ -51,7 +52,7 @@ def _iterate(a, x, rounds):
                 u = min(util[j], 1.0)
                 lam_sigma = x * a.visits[j] * a.copies[j] * a.service_us[j] * math.sqrt(a.scv[j])
                 keep = (1 - u * u) / (1 + lam_sigma ** 2)
-                cd2[j] = min(1.0, 1 + keep * (ca2_in[j] - 1) + u * u * (a.scv[j] - 1))
+                cd2[j] = 1 + keep * (ca2_in[j] - 1) + u * u * (a.scv[j] - 1)
             else:
                 u = min(util[j] * a.servers[j], 1.0)
                 cd2[j] = 1 + (1 - u * u) * (ca2[j] - 1) + u * u * (a.run_scv[j] - 1)
@@ -100,16 +101,25 @@ def test_four_rounds_were_far_from_the_fixed_point():
     assert _solve(a, x)[0][group] < 0.1
 
 
-def test_variable_die_service_makes_the_merged_output_poisson():
-    # uniform seed 72: 30 % programs of 672 us among 20 us reads, so the dies displace the jobs at random
-    # and the channel after them sees Poisson arrivals; seed 146's deterministic dies pass on the
-    # regularity of their arrivals
-    for seed, want in ((72, 1.0), (146, 0.0)):
-        a = _arrays(config_from_dict(random_config(seed, False)))
-        capacity = _capacity(a)
-        _, ca2_in = _solve(a, 0.7 * capacity)
-        assert ca2_in[_names(seed).index("channel")] == pytest.approx(want, abs=1e-9)
-        assert np.all(ca2_in <= 1.0 + 1e-12)
+def test_variable_die_service_leaves_the_dies_own_burstiness():
+    # uniform seed 72: 30 % programs of 672 us among 20 us reads, so the dies displace the jobs at random and
+    # the regularity of their arrivals is lost; what the channel after them sees is the dies' own burstiness,
+    # 1 + u^2 (cs^2 - 1) (reads queued behind a program leave together), not capped at Poisson. Seed 146's
+    # deterministic dies pass on the regularity of their arrivals
+    a = _arrays(config_from_dict(random_config(72, False)))
+    names = _names(72)
+    die, channel = names.index("die"), names.index("channel")
+    x = 0.7 * _capacity(a)
+    _, ca2_in = _solve(a, x)
+    u = x * a.visits[die] * a.service_us[die] / a.servers[die]
+    lam_sigma = x * a.visits[die] * a.copies[die] * a.service_us[die] * math.sqrt(a.scv[die])
+    keep = (1 - u * u) / (1 + lam_sigma ** 2)
+    assert keep < 0.02  # the dies' arrivals are all but forgotten
+    assert ca2_in[channel] == pytest.approx(1 + keep * (ca2_in[die] - 1) + u * u * (a.scv[die] - 1), abs=1e-9)
+    assert ca2_in[channel] > 1.0  # burstier than Poisson (capped, it was 1)
+    a = _arrays(config_from_dict(random_config(146, False)))
+    _, ca2_in = _solve(a, 0.7 * _capacity(a))
+    assert ca2_in[_names(146).index("channel")] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_no_singular_system_when_the_loads_vanish():
@@ -179,3 +189,17 @@ def test_merged_run_scv_is_that_of_the_runs_work():
         assert a.run_scv[g1] == pytest.approx(want, abs=1e-12)
         others = [k for k in range(len(loads)) if k != g1]
         np.testing.assert_allclose(a.run_scv[others], a.scv[others])
+
+
+def test_bursty_arrivals_do_not_lower_a_stations_capacity():
+    # the mixed dies' bursts reach the slow core that parses the next requests (ca2 > 1 there). Scaling the
+    # wait by gamma = (ca2 + cs2) / (1 + cs2) > 1 inside the station's fixed point saturated it at
+    # X = 1 / (gamma D): 79 % of its capacity at any queue depth. Scaled outside, X(n) still reaches c / D
+    network = build_network(config_from_dict(bursty_read_write_mix()))
+    a = route_arrays(network, network.loads())
+    g1 = [ld.name for ld in network.loads()].index("cores:g1")
+    capacity = _capacity(a)
+    assert a.servers[g1] / (a.visits[g1] * a.service_us[g1]) == pytest.approx(capacity)
+    ca2, _ = _solve(a, 0.95 * capacity)
+    assert ca2[g1] > 1.2
+    assert solve_route(a, 400).throughput_per_us >= 0.995 * capacity

@@ -9,14 +9,18 @@ here as measured, so a regression fails (and an improvement should tighten the n
 * 8-16 KiB requests (fork-join of 2-4 transactions): >= 90 of 100, worst <= 10 %.
 
 Measured with the draws this suite makes (tests/conftest.py pins them against Hypothesis's harvesting
-of source constants): 100/100 (worst 2.9 %) and 97/100 (worst 4.6 %; 5.0 % before a request's
+of source constants): 100/100 (worst 2.9 %) and 99/100 (worst 4.5 %; 97/100, worst 4.6 %, before the
+bursty output of mixed read/write dies was passed on to the stations after them, route_mva.py, 3.;
+5.0 % before a request's
 transactions were taken to share its operation, route_mva.py, 1.; 6.0 % before immediate feedback at
 a core group was merged into one service, route_mva.py, 3.; 88/100, worst 6.3 %, before own
 transactions queued together at a die were taken to wait for the others once and the request's
 makespan at the dies as the max of wait plus own load, see route_mva.py, 1.; 96/100 before the flow's
 traffic equations were solved to their fixed point, 3.). Unpinned draws of the same strategies gave
-97/100 (worst 10.3 %) for one transaction and 96/100 (worst 5.5 %) for 8-16 KiB: the numbers depend on
-how many convoy-prone designs a draw contains, which is why the bounds sit below the measured values.
+98/100 (worst 10.3 %) for one transaction and 96/100 (worst 5.5 %) for 8-16 KiB, and the draws these
+strategies make outside pytest 94/100 (worst 16.2 %, reads at QD 3) and 95/100 (worst 5.9 %): the
+numbers depend on how many convoy-prone designs a draw contains, which is why the bounds sit below the
+measured values.
 
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys or platoons (the DES shows a 2-core group 74 % busy with 5.6 jobs queued
@@ -27,6 +31,7 @@ within 0.3 %, and on 148 of 150 uniformly sampled 4 KiB configurations (benchmar
 the tolerances. See the README, "How far to trust the model".
 """
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
@@ -38,6 +43,7 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
+from tests.designs import bursty_read_write_mix
 from tests.strategies import CORE_SPECS, accelerator_spec, config_dicts
 
 CONFIGS = 100
@@ -167,5 +173,20 @@ def test_reads_and_programs_mixed_at_the_dies():
     # the dies' waits as independent, the model was +4.0 % IOPS; now -1.0 %.
     d = random_config(142, mixed_sizes=True)
     assert d["workload"]["read_fraction"] == 0.7 and d["workload"]["request_size_kib"] == 16
+    e_x, e_r = _errors(d, seed=1)
+    assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
+
+
+def test_bursty_output_of_mixed_dies_at_a_busy_slow_core():
+    # reads queued behind a program leave together when it ends, so requests complete, and the next ones
+    # start, in bursts: the DES's inter-start scv is about 2. With the dies' merged output capped at Poisson,
+    # the slow core that parses them saw ca2 0.91 (route_mva.py, 3.) and the model was +4.2 % IOPS; with
+    # the bursts passed on (ca2 1.4) it is -0.8 %
+    d = bursty_read_write_mix()
+    network = build_network(config_from_dict(d))
+    des = simulate(network, requests=DES_REQUESTS, seed=1, trace_requests=DES_REQUESTS)
+    starts = np.sort(des.trace.start_us)[DES_REQUESTS // 10:]
+    gaps = np.diff(starts)
+    assert gaps.var() / gaps.mean() ** 2 > 1.5
     e_x, e_r = _errors(d, seed=1)
     assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)

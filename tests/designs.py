@@ -1,0 +1,26 @@
+"""Named designs that several test modules check (the model's flow equations and the model against the DES)."""
+
+from ssdco.validation.random_designs import random_config
+
+
+def bursty_read_write_mix() -> dict:
+    """8 KiB requests at 70 % reads over 9 single-plane dies (tR 19.8 us, tPROG 875 us), QD 31; one slow
+    core parses and looks up the cache (the bottleneck, 94 % busy in the DES), translate is an
+    accelerator. From the suite's Hypothesis draws (tests/validation/test_model_vs_des.py), rounded. The
+    reads queued behind a program leave when it ends, so the requests complete, and the next ones start,
+    in bursts (inter-start scv 2.1 in the DES)."""
+    d = random_config(0, mixed_sizes=True)  # core, accelerator and DRAM specs of the generated designs
+    d["name"] = "bursty-read-write-mix"
+    d["nand"] = {"channels": 3, "ways_per_channel": 3, "dies_per_chip": 1, "planes_per_die": 1,
+                 "independent_plane_reads": True, "t_read_us": 19.8, "t_prog_us": 875.0,
+                 "channel_rate_mts": 1600.0, "ecc_overhead_fraction": 0.1}
+    d["host"] = {"pcie_gen": 3, "pcie_lanes": 4}
+    d["modules"] = {m: {"cycles": c} for m, c in (("parse", 1970.0), ("cache_lookup", 2411.0),
+                                                  ("translate", 409.0), ("dispatch", 1507.0),
+                                                  ("complete", 2032.0))}
+    d["workload"] = {"read_fraction": 0.7, "mapping_unit_kib": 4, "request_size_kib": 8, "queue_depth": 31}
+    d["controller"] = {"name": "bursty", "core_groups": [
+        {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup"]},
+        {"name": "g2", "spec": "slow", "count": 2, "modules": ["dispatch"]},
+        {"name": "g3", "spec": "slow", "count": 2, "modules": ["complete"]}], "accelerators": {"translate": 1}}
+    return d
