@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="local worker processes (default 1: run in this process)")
     sw.add_argument("--scheduler", metavar="ADDRESS",
                     help="run the points on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs the sweep extra)")
+    sw.add_argument("--connect-timeout-s", type=_positive_float, default=20.0, metavar="S",
+                    help="how long to wait for the Dask scheduler to answer (default 20 s)")
     sw.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bar on stderr (auto: when stderr is a terminal)")
     op = sub.add_parser("optimize", help="cheapest controller design that meets IOPS/latency and power budgets "
@@ -117,6 +119,17 @@ def _int_at_least(minimum: int):
 
 _positive_int = _int_at_least(1)
 _nonnegative_int = _int_at_least(0)
+
+
+def _positive_float(text: str) -> float:
+    """argparse type: a finite number > 0, with a clear message otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0.0):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -260,7 +273,8 @@ def _cmd_sweep(args) -> int:
 
     plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
                       des_requests=args.des_requests, seed=args.seed)
-    s = run_sweep(plan, args.out, workers=args.workers, scheduler=args.scheduler, parquet=args.parquet,
+    s = run_sweep(plan, args.out, workers=args.workers, scheduler=args.scheduler,
+                  connect_timeout_s=args.connect_timeout_s, parquet=args.parquet,
                   progress=_progress(args.progress))
     where = f"{s.path}" + (f" and {s.parquet}" if s.parquet else "")
     print(f"ssdco sweep: {s.points} points ({s.resumed} already done, {s.computed} computed"

@@ -502,14 +502,14 @@ class _Pool:
 class _Dask:
     """A Dask cluster reached through its scheduler address."""
 
-    def __init__(self, address: str):
+    def __init__(self, address: str, connect_timeout_s: float):
         try:
             from dask.distributed import Client
         except ImportError:
             raise SweepError("--scheduler needs dask.distributed, which is not installed: "
                              "pip install 'ssdco[sweep]' (or pip install 'dask[distributed]')") from None
         try:
-            self.client = Client(address, timeout="20s", set_as_default=False)
+            self.client = Client(address, timeout=f"{connect_timeout_s}s", set_as_default=False)
         except (OSError, TimeoutError) as e:
             raise SweepError(f"cannot connect to the Dask scheduler at {address!r}: {e}") from None
         threads = sum(self.client.nthreads().values())
@@ -539,7 +539,7 @@ class SweepSummary:
 
 
 def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: str | None = None,
-              parquet: str | Path | None = None, progress: bool = False,
+              connect_timeout_s: float = 20.0, parquet: str | Path | None = None, progress: bool = False,
               on_row: Callable[[int], None] | None = None) -> SweepSummary:
     """Evaluate every point of ``plan`` not yet in ``out`` and append its row, in grid order.
 
@@ -553,6 +553,8 @@ def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: 
         Local worker processes (1 = evaluate in this process).
     scheduler : str, optional
         A Dask scheduler address; the points then run on that cluster instead.
+    connect_timeout_s : float
+        How long to wait for that scheduler to answer before giving up (s, > 0).
     parquet : path, optional
         Also write the finished table as Parquet (needs pyarrow; checked before anything runs).
     progress : bool
@@ -562,13 +564,23 @@ def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: 
     """
     if isinstance(workers, bool) or int(workers) != workers or workers < 1:
         raise ConfigError("--workers", "workers", workers, "expected an integer >= 1")
+    if scheduler and not (isinstance(connect_timeout_s, (int, float)) and math.isfinite(connect_timeout_s)
+                          and connect_timeout_s > 0):
+        raise ConfigError("--connect-timeout-s", "connect_timeout_s", connect_timeout_s, "expected a number > 0")
     if parquet is not None:
         _import_pyarrow()
     path = Path(out)
+    existed = path.exists()
     done = resume_point(path, plan)
     n = len(plan.points)
     if done < n:
-        executor = _Dask(scheduler) if scheduler else (_Pool(int(workers)) if workers > 1 else _Serial())
+        try:
+            executor = (_Dask(scheduler, connect_timeout_s) if scheduler
+                        else _Pool(int(workers)) if workers > 1 else _Serial())
+        except SweepError:
+            if not existed:  # nothing ran: leave no header-only file behind
+                path.unlink(missing_ok=True)
+            raise
         try:
             _drive(plan, path, done, executor, progress, on_row)
         finally:

@@ -262,3 +262,31 @@ def test_an_unstable_open_point_keeps_its_analytic_answer_and_skips_the_des(tmp_
     assert small["stable"] == "true" and float(small["des.iops"]) > 0
     assert large["stable"] == "false" and large["des.iops"] == "" and large["error"] == ""
     assert float(large["utilization.pcie"]) > 1.0
+
+
+def test_unreachable_scheduler_fails_clearly_within_the_connect_timeout(plan, tmp_path):
+    pytest.importorskip("distributed")
+    out = tmp_path / "s.csv"
+    start = time.perf_counter()
+    with pytest.raises(SweepError, match="cannot connect to the Dask scheduler at 'tcp://127.0.0.1:1'"):
+        run_sweep(plan, out, scheduler="tcp://127.0.0.1:1", connect_timeout_s=1.0)
+    assert time.perf_counter() - start < 15.0  # the default waits 20 s
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "soon"])
+def test_cli_rejects_a_bad_connect_timeout(value, tmp_path, capsys):
+    out = tmp_path / "s.csv"
+    with pytest.raises(SystemExit) as exit_info:  # argparse's usage error
+        main(["sweep", str(PM9A3), "--grid", "workload.queue_depth=1", "--out", str(out),
+              "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout-s", value])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--connect-timeout-s" in err and "expected a number > 0" in err and value in err
+    assert not out.exists()
+
+
+def test_run_sweep_rejects_a_bad_connect_timeout(plan, tmp_path):
+    with pytest.raises(ConfigError, match="connect_timeout_s"):
+        run_sweep(plan, tmp_path / "s.csv", scheduler="tcp://127.0.0.1:1", connect_timeout_s=0.0)
+    assert not (tmp_path / "s.csv").exists()
