@@ -17,10 +17,10 @@ a core group was merged into one service, route_mva.py, 3.; 88/100, worst 6.3 %,
 transactions queued together at a die were taken to wait for the others once and the request's
 makespan at the dies as the max of wait plus own load, see route_mva.py, 1.; 96/100 before the flow's
 traffic equations were solved to their fixed point, 3.). Unpinned draws of the same strategies gave
-98/100 (worst 10.3 %) for one transaction and 96/100 (worst 5.5 %) for 8-16 KiB, and the draws these
-strategies make outside pytest 94/100 (worst 16.2 %, reads at QD 3) and 95/100 (worst 5.9 %): the
-numbers depend on how many convoy-prone designs a draw contains, which is why the bounds sit below the
-measured values.
+98/100 (worst 10.3 %) for one transaction and 96/100 (worst 5.5 %) for 8-16 KiB, and two draws made
+outside pytest (their examples depend on which modules are imported) 94/100 and 90/100 (worst 16.2 %,
+reads at QD 3 in lockstep) and 95/100 and 96/100 (worst 5.9 %): the numbers depend on how many
+convoy-prone designs a draw contains, which is why the bounds sit below the measured values.
 
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys or platoons (the DES shows a 2-core group 74 % busy with 5.6 jobs queued
