@@ -210,13 +210,52 @@ def _service_us(step: Step, is_read: bool, nbytes: float) -> float:
     return (step.read_us if is_read else step.write_us) + (step.per_byte_us * nbytes if step.per_request else 0.0)
 
 
-def path_visits_by_group(network: Network, name: str, is_read: bool) -> list[float]:
-    """Visits of one transaction's path to station ``name`` in each of its groups (module docstring), for
-    reads or writes: the waits of one group's visits move together (they see the same backlog), those of
-    separate groups are taken as independent (used by the p99 estimate, ``whatif.py``)."""
+def relaxation_time_us(service_us: float, servers: int, utilisation: float) -> float:
+    """Relaxation time (us) of a station's queue: 1 / (c mu (1 - sqrt(rho))^2) with mu = 1 / ``service_us``
+    and rho the per-server ``utilisation``, the slowest exponential in the autocorrelation of the M/M/1
+    queue-length process (J. Abate and W. Whitt, "Simple spectral representations for the M/M/1 queue",
+    Queueing Systems 3, 1988), taken for c servers as one server c times as fast. 0 for an idle station."""
+    rho = min(max(utilisation, 0.0), 1.0 - 1e-9)
+    if rho <= 0.0:
+        return 0.0
+    return service_us / servers / (1.0 - math.sqrt(rho)) ** 2
+
+
+def path_wait_weight(network: Network, name: str, is_read: bool, relaxation_us: float) -> float:
+    """How many times one visit's wait variance the waits of one transaction's path at station ``name`` add
+    up to, for reads or writes: sum over its groups g, h (module docstring) of n_g n_h r_gh, with n_g the
+    group's visits. One group's visits see the same backlog (r = 1); two groups a zero-load time t apart
+    see backlogs correlated by r = exp(-t / tau), tau the queue's ``relaxation_us``
+    (:func:`relaxation_time_us`), which overstates the correlation at short gaps (the autocorrelation is
+    a mixture of exponentials, this one the slowest). Used by the p99 estimate (``whatif.py``)."""
+    spans = _group_spans(network, name, is_read, network.mean_request_bytes)
+    total = 0.0
+    for i, (visits_i, _, end_i) in enumerate(spans):
+        total += visits_i * visits_i
+        for visits_j, start_j, _ in spans[i + 1:]:
+            gap = max(start_j - end_i, 0.0)
+            total += 2.0 * visits_i * visits_j * (math.exp(-gap / relaxation_us) if relaxation_us > 0.0 else 0.0)
+    return total
+
+
+def _group_spans(network: Network, name: str, is_read: bool, nbytes: float) -> list[tuple[float, float, float]]:
+    """Per group of the station's visits (:func:`_groups`): (visits on one transaction's path, zero-load
+    time from the request's start to the group's first visit and to the end of its last), us."""
     op = "read" if is_read else "write"
-    groups = _groups(network, name, is_read, network.mean_request_bytes)
-    return [sum(step.probability for step, _ in g if step.ops in ("both", op)) for g in groups]
+    starts, ends, t = [], [], 0.0
+    for step in _route(network):
+        visited = step.ops in ("both", op)
+        took = step.probability * (_service_us(step, is_read, nbytes) + step.delay_us) if visited else 0.0
+        if step.station == name:
+            starts.append(t)
+            ends.append(t + took)
+        t += took
+    spans, i = [], 0
+    for group in _groups(network, name, is_read, nbytes):
+        visits = sum(step.probability for step, _ in group if step.ops in ("both", op))
+        spans.append((visits, starts[i], ends[i + len(group) - 1]))
+        i += len(group)
+    return spans
 
 
 def _groups(network: Network, name: str, is_read: bool, nbytes: float) -> list[list[tuple[Step, float]]]:

@@ -35,13 +35,19 @@ M jobs split them uniformly): near saturation the M/G/1 shape has a variance of 
 and without the bound two saturated dies at QD 27-45 put p99 40-62 % above the DES; the jobs counted
 include the background clones queued there, and the population the clone pool. On uniformly sampled
 designs the estimate is within 15 % of the DES's p99 for 35 and 31 of 40 (4 KiB; 4/8/16 KiB; median
-error 5.5 % and 6.7 %; tests/validation/test_p99_estimate.py), within 4 % on the PM9A3 presets, and
+error 5.5 % and 6.5 %; tests/validation/test_p99_estimate.py), within 4 % on the PM9A3 presets, and
 within 15 % on 18 of 23 PM9A3 read/write mixes with the write buffer (median 9.1 %). At a station that a
 request visits in runs (``open_runs.py``) the waits of one group's visits see the same backlog, so on a
 transaction's path they move together: their variance adds as (visits in the group)^2 x one wait's, not
-as visits x one wait's. As open workloads at 80 % load the same designs are then within 15 % on 38 and
-31 of 40, where they were 34 and 28 (a slow core running three modules in a row -44 %, now -19 %); the
-closed counts did not change (the 4/8/16 KiB median went from 7.0 % to 6.7 %).
+as visits x one wait's. Separate groups (a core that translates before the NAND and completes after it)
+see backlogs a zero-load gap t apart, correlated by exp(-t / tau) with tau the queue's relaxation time
+(``open_runs.relaxation_time_us``; a busy queue changes slowly: three cores 91 % busy forget in about
+400 us, the NAND gap is 54 us). As open workloads at 80 % load the same designs are then within 15 % on
+39 and 34 of 40, where they were 38 and 31 with the groups independent and 34 and 28 with every visit
+independent (a slow core running three modules in a row -44 %, -19 %, now +0.9 %); PM9A3 c02 as an open
+workload at 380 K IOPS went from -26 % to -17 %. The counts were the same with tau = S / (c (1 - rho)^2)
+(heavy traffic) and with the groups fully correlated; the closed counts did not change (the 4/8/16 KiB
+median went from 7.0 % to 6.5 %).
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .open_runs import eligible_stations, path_visits_by_group, run_times
+from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
 from .route_mva import residual_factors, route_arrays, route_latency, solve_route
 from .power import Power, compute_power
 
@@ -207,6 +213,7 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
     jobs_total = (network.queue_depth * network.mean_transactions + network.background_slots) if closed else math.inf
     background = {b.name: b for b in network.background_loads() if b.visits > 0}
     waits = {}  # station -> (mean wait per visit, its variance, jobs^2 variance, copies)
+    relaxation_us = {}  # station -> its queue's relaxation time (open_runs.relaxation_time_us)
     for ld, res, pw, jobs_at_copy in zip(loads, residence_us, p_wait, mean_jobs):
         if ld.visits <= 0 or not math.isfinite(res):
             continue
@@ -230,6 +237,7 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
             if jobs_var > bound:
                 jobs_var, var_w = bound, bound * per_server * per_server
         waits[ld.name] = (w, var_w, jobs_var, ld.copies)
+        relaxation_us[ld.name] = relaxation_time_us(work / visits, ld.servers, x_per_us * work / ld.servers)
     # closed workloads: the others' jobs add up to N - 1, so a station's queue varies only as much as the
     # rest of the network can absorb: independent queues conditioned on their sum (Gaussian), which
     # scales station k's variance by 1 - v_k / sum_j v_j (v in jobs^2, the sum over every copy)
@@ -247,7 +255,7 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
         var = 0.0
         for k, v in per_path.items():
             if k in waits:
-                together = (sum(n * n for n in path_visits_by_group(network, k, is_read)) if k in correlated
+                together = (path_wait_weight(network, k, is_read, relaxation_us[k]) if k in correlated
                             else v)
                 var += together * waits[k][1] * share[k]
         modes.append((prob, path, path_var, mean_wait, var))

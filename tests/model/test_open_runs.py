@@ -119,17 +119,32 @@ def test_one_job_at_a_time_on_c_cores_waits_as_allen_cunneen(servers):
     assert _excess(net) == pytest.approx(erlang_c(servers, a) * b / (2 * (servers - a)), rel=1e-9)
 
 
-def test_path_visits_by_group():
-    # a transaction's visits per group: parse and translate with a short delay between are one group (their
-    # waits move together in the p99 estimate); with the NAND between, two
-    from ssdco.model.open_runs import path_visits_by_group
+def test_path_wait_weight():
+    # a transaction's visits per group: parse and translate with a short delay between are one group, whose
+    # waits move together in the p99 estimate (weight 3^2); with the NAND between, two groups, whose waits
+    # are correlated by exp(-gap / tau): independent 1^2 + 2^2, the same backlog (1 + 2)^2
+    from ssdco.model.open_runs import path_wait_weight
 
     def steps(gap):
         return [Step("parse", "cores:g", True, 10.0, 10.0), Step("nand", None, True, gap, gap),
                 Step("translate", "cores:g", False, 10.0, 10.0), Step("dispatch", "cores:g", False, 10.0, 10.0)]
     near, far = (_network(steps(g), transactions=1, iops=1000.0) for g in (1.0, 1000.0))
-    assert path_visits_by_group(near, "cores:g", True) == [3.0]
-    assert path_visits_by_group(far, "cores:g", True) == [1.0, 2.0]
+    assert path_wait_weight(near, "cores:g", True, 50.0) == pytest.approx(9.0)
+    assert path_wait_weight(far, "cores:g", True, 0.0) == pytest.approx(5.0)
+    assert path_wait_weight(far, "cores:g", True, 1e12) == pytest.approx(9.0)
+    # the zero-load gap from the end of parse to the start of translate is the NAND's 1000 us
+    assert path_wait_weight(far, "cores:g", True, 500.0) == pytest.approx(5.0 + 4.0 * math.exp(-2.0))
+
+
+def test_relaxation_time_of_the_m_m_1_queue():
+    # 1 / (mu (1 - sqrt(rho))^2): the slowest rate in the M/M/1 queue's autocorrelation (Abate & Whitt 1988);
+    # c servers as one c times as fast; an idle station forgets at once
+    from ssdco.model.open_runs import relaxation_time_us
+
+    assert relaxation_time_us(10.0, 1, 0.81) == pytest.approx(10.0 / 0.1 ** 2)
+    assert relaxation_time_us(10.0, 2, 0.81) == pytest.approx(5.0 / 0.1 ** 2)
+    assert relaxation_time_us(10.0, 1, 0.0) == 0.0
+    assert relaxation_time_us(10.0, 1, 0.5) < relaxation_time_us(10.0, 1, 0.9)
 
 
 def test_the_jobs_waits_count_the_own_transactions_ahead():
