@@ -205,3 +205,21 @@ def test_mixture_quantile_survives_a_wait_that_is_almost_always_zero():
     comps = ((0.7, 15.396381944444446, 0.009334535520608256, 0.2958012130298993),
              (0.3, 276.39638194444444, 0.009334535520608256, 0.2958012130298993))
     assert _mixture_quantile(comps, 0.99) == pytest.approx(276.39638194444444)
+
+
+def test_max_of_transactions_variance():
+    # exponential waits (gamma of shape 1): the max of T has variance theta^2 sum_{k<=T} 1 / k^2 (Renyi's
+    # representation of exponential order statistics); one transaction keeps the gamma's own variance; a size
+    # mixture is a mixture of the maxima
+    from ssdco.model.whatif import max_of_transactions_var
+
+    theta = 30.0
+    for t in (1, 2, 4):
+        want = theta ** 2 * sum(1.0 / k ** 2 for k in range(1, t + 1))
+        assert max_of_transactions_var(theta, theta ** 2, [t], [1.0]) == pytest.approx(want, rel=1e-3)
+    means = [theta * sum(1.0 / k for k in range(1, t + 1)) for t in (1, 4)]
+    seconds = [theta ** 2 * sum(1.0 / k ** 2 for k in range(1, t + 1)) + m * m for t, m in zip((1, 4), means)]
+    mixed = 0.5 * (seconds[0] + seconds[1]) - (0.5 * (means[0] + means[1])) ** 2
+    assert max_of_transactions_var(theta, theta ** 2, [1, 4], [0.5, 0.5]) == pytest.approx(mixed, rel=1e-3)
+    # a nearly deterministic wait: its max is nearly deterministic too
+    assert max_of_transactions_var(10.0, 0.01, [4], [1.0]) < 0.01

@@ -95,17 +95,22 @@ def test_uniformly_sampled_designs(mixed, within, median):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mixed,within", [(False, 39), (True, 34)], ids=["4KiB", "4-16KiB"])
-def test_open_workloads_at_80_percent_of_capacity(mixed, within):
-    # the same designs as open workloads: a station visited in runs (open_runs.py) has its visits' waits on
-    # a transaction's path move together (the same backlog), so their variance adds as (visits)^2, not as
-    # visits, and separate groups' waits (before and after the NAND) are correlated by exp(-gap / tau), tau
-    # the queue's relaxation time. Measured 39 / 40 and 34 / 40 within 15 % (38 and 31 with the groups
-    # independent, 34 and 28 with every visit independent: a slow core running three modules in a row was
-    # -44 %, then -19 %, now +0.9 %)
+@pytest.mark.parametrize("load,mixed,within", [(0.8, False, 39), (0.8, True, 38), (0.5, False, 40), (0.5, True, 39)],
+                         ids=["80%-4KiB", "80%-4-16KiB", "50%-4KiB", "50%-4-16KiB"])
+def test_open_workloads(load, mixed, within):
+    # the same designs as open workloads at 80 % and 50 % of their capacity. A station visited in runs
+    # (open_runs.py) has its visits' waits on a transaction's path move together (the same backlog), so their
+    # variance adds as (visits)^2, not as visits, and separate groups' waits (before and after the NAND) are
+    # correlated by exp(-gap / tau), tau the queue's relaxation time; and a request waits for the slowest of
+    # its transactions, whose waits at the dies and channels are independent: that part of the delay varies
+    # as their max (whatif.max_of_transactions_var). Measured at 80 %: 39 / 40 and 38 / 40 within 15 % (34 / 40
+    # for 4/8/16 KiB with the variance of one transaction's waits; 38 and 31 with the groups independent; 34
+    # and 28 with every visit independent: a slow core running three modules in a row was -44 %, then -19 %,
+    # now +0.9 %). At 50 %: 40 / 40 and 39 / 40 (28 / 40 for 4/8/16 KiB with one transaction's variance,
+    # 16-23 % low with the mean within 6 %)
     from ssdco.validation.random_designs import open_at
 
-    errors = np.array([_p99_error(config_from_dict(open_at(random_config(seed, mixed), 0.8))) for seed in range(40)])
+    errors = np.array([_p99_error(config_from_dict(open_at(random_config(seed, mixed), load))) for seed in range(40)])
     worst = sorted(errors, key=abs)[-5:]
     message = f"within 15 %: {np.sum(np.abs(errors) <= 0.15)}/40, worst {worst}"
     assert np.sum(np.abs(errors) <= 0.15) >= within, message
