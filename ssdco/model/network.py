@@ -46,6 +46,7 @@ from functools import cached_property
 
 import networkx as nx
 import numpy as np
+from scipy.stats import binom
 
 from ..spec import KIB, MODULES, Config
 from .ftl import FtlEffects, ftl_effects
@@ -226,6 +227,33 @@ class Network:
                 batched[step.station] = (batched.get(step.station, 0.0) + v * excess / spread
                                          * self._op_mean_square(step) / mean_service[step.station] ** 2)
         return {name: batched.get(name, 0.0) / v for name, v in visits.items()}
+
+    @cached_property
+    def copy_batches(self) -> dict[str, tuple[float, np.ndarray]]:
+        """Per station whose foreground work is one per-transaction step that every request of its operation
+        makes (a die's array step, a channel's transfer): (batches per request at one copy, P(X = x) for
+        x = 0 .. max T), X the number of a request's T transactions that land on that copy, given that it
+        gets any: Bin(T, 1 / m) over m address-routed copies (T at a single station), mixed over the request
+        sizes. Used by the open solver for the batch arrivals of M^X/G/c (``open.py``)."""
+        t_max = int(max(self.transactions))
+        copies = {st.name: st.copies for st in self.stations}
+        steps: dict[str, list[Step]] = {}
+        for step in self.steps:
+            if step.station is not None and not step.background and self.visits(step) > 0:
+                steps.setdefault(step.station, []).append(step)
+        out = {}
+        for name, own in steps.items():
+            if len(own) != 1 or own[0].per_request or own[0].probability != 1.0:
+                continue
+            m = copies[name] if own[0].routing != "single" else 1
+            pmf = np.zeros(t_max + 1)
+            for t, p in zip(self.transactions, self.request_probs):
+                x = np.arange(int(t) + 1)
+                pmf[: int(t) + 1] += p * binom.pmf(x, int(t), 1.0 / m)
+            pmf[0] = 0.0
+            rate = float(pmf.sum())
+            out[name] = (self.op_weight(own[0]) * rate, pmf / rate)
+        return out
 
     @cached_property
     def sibling_work_ratio(self) -> dict[str, float]:

@@ -417,7 +417,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         arrays = route_arrays(network, loads)
         batch = np.array([network.batch_excess.get(ld.name, 0.0) for ld in loads])
         sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us, bg_demand, bg_m2, batch,
-                         residual_factors(arrays, closed_loop=False))
+                         residual_factors(arrays, closed_loop=False),
+                         [network.copy_batches.get(name) for name in names])
         residence, p_wait, stable = sol.residence_us, sol.p_wait, sol.stable
         zero = np.zeros(len(loads))
         zero_load = route_latency(arrays, zero, zero)

@@ -98,3 +98,68 @@ def test_residual_factors_of_an_open_route_count_only_visits_after_an_earlier_on
     # completed request comes back as the next one, so a little of it is
     assert open_f["die"] == 0.5 and closed_f["die"] > 0.5
     assert np.all(np.array(list(closed_f.values())) >= np.array(list(open_f.values())) - 1e-12)
+
+
+@given(c=st.integers(1, 8), rho=st.floats(0.05, 0.98))
+@settings(max_examples=50)
+def test_batch_erlang_c_of_single_jobs_is_erlang_c(c, rho):
+    from ssdco.model.open import batch_erlang_c
+
+    a = rho * c
+    p_wait, queued = batch_erlang_c(c, a / 100.0, 100.0, [0.0, 1.0])
+    assert p_wait == pytest.approx(erlang_c_textbook(c, a), rel=1e-9)
+    assert queued == pytest.approx(erlang_c_textbook(c, a) * a / (c - a), rel=1e-9)
+
+
+@pytest.mark.parametrize("c,rho", [(2, 0.3), (3, 0.5), (4, 0.8), (3, 0.95)])
+def test_batch_erlang_c_solves_the_mx_m_c_chain(c, rho):
+    # against the truncated generator of M^X/M/c solved as a linear system (pi Q = 0, sum pi = 1)
+    import numpy as np
+
+    from ssdco.model.open import batch_erlang_c
+
+    pmf = np.array([0.0, 4.0, 6.0, 4.0, 1.0]) / 15.0  # Bin(4, 1/2) given >= 1: 16 KiB over two dies
+    s = 100.0
+    lam_b = rho * c / (s * float(np.dot(np.arange(5), pmf)))
+    n = 800
+    q = np.zeros((n + 1, n + 1))
+    for i in range(n + 1):
+        for x in range(1, 5):
+            q[i, min(i + x, n)] += lam_b * pmf[x]
+        if i > 0:
+            q[i, i - 1] += min(i, c) / s
+        q[i, i] -= q[i].sum()
+    system = q.T.copy()
+    system[-1] = 1.0  # one balance equation is redundant: normalise instead
+    pi = np.linalg.solve(system, np.r_[np.zeros(n), 1.0])
+    p_wait, queued = batch_erlang_c(c, lam_b, s, pmf)
+    assert p_wait == pytest.approx(pi[c:].sum(), rel=1e-6)
+    assert queued == pytest.approx(float(np.dot(np.clip(np.arange(n + 1) - c, 0, None), pi)), rel=1e-6)
+
+
+@given(rho=st.floats(0.05, 0.95), scv=st.sampled_from([0.0, 0.25, 1.0]))
+@settings(max_examples=30)
+def test_first_of_a_batch_on_one_server_waits_as_in_mx_g_1(rho, scv):
+    # lambda_B E[B^2] / (2 (1 - rho)), E[B^2] = E[X] S^2 scv + E[X^2] S^2 (Gross & Harris), for a batch mix
+    import numpy as np
+
+    from ssdco.model.open import batch_first_wait
+
+    pmf = np.array([0.0, 0.5, 0.3, 0.0, 0.2])
+    ex, ex2 = float(np.dot(np.arange(5), pmf)), float(np.dot(np.arange(5) ** 2, pmf))
+    s = 10.0
+    lam_b = rho / (s * ex)
+    wait, p_wait = batch_first_wait(1, lam_b, s, pmf, (1 + scv) / 2, ex2 / ex - 1)
+    assert wait == pytest.approx(lam_b * (ex * s * s * scv + ex2 * s * s) / (2 * (1 - rho)), rel=1e-9)
+    assert p_wait == pytest.approx(rho, rel=1e-9)
+
+
+@given(c=st.integers(1, 6), rho=st.floats(0.05, 0.95), scv=st.sampled_from([0.0, 0.5, 1.0]))
+@settings(max_examples=30)
+def test_first_of_a_batch_of_one_waits_as_allen_cunneen(c, rho, scv):
+    from ssdco.model.open import batch_first_wait
+
+    s = 10.0
+    a = rho * c
+    wait, _ = batch_first_wait(c, a / s, s, [0.0, 1.0], (1 + scv) / 2, 0.0)
+    assert wait == pytest.approx((1 + scv) / 2 * mmc_mean_wait(a / s, s, c), rel=1e-9)

@@ -107,3 +107,28 @@ def test_reads_and_programs_in_batches_over_few_dies(load):
     config = _open_at(23, load)
     assert config.workload.read_fraction == 0.7 and config.workload.request_sizes_kib == (16.0,)
     assert abs(_mean_error(config)) <= 0.05
+
+
+@pytest.mark.parametrize("planes", [2, 3])
+def test_batches_of_programs_on_multi_plane_dies_queue_as_mx_m_c(planes):
+    # 16 KiB writes (four programs) over two dies of 2-3 planes, exponential program times, at 60 % load:
+    # each die is an M^X/M/c queue fed Bin(4, 1/2) programs per request that reaches it
+    # (Network.copy_batches), and its mean queue is what open.batch_erlang_c computes; the DES's wait per
+    # program is that queue over the programs' rate (Little's law)
+    from ssdco.model.open import batch_erlang_c
+
+    d = random_config(48, mixed_sizes=True)
+    d["nand"].update(channels=1, ways_per_channel=2, dies_per_chip=1, planes_per_die=planes)
+    d["workload"].update(read_fraction=0.0, request_size_kib=16)
+    d["variability"] = {"nand_scv": 1.0}
+    d = open_at(d, 0.6)
+    network = build_network(config_from_dict(d))
+    (die,) = [ld for ld in network.loads() if ld.name == "die"]
+    per_request, pmf = network.copy_batches["die"]
+    assert die.servers == planes and die.copies == 2 and die.scv == 1.0
+    assert pmf.tolist() == pytest.approx([0.0, 4 / 15, 6 / 15, 4 / 15, 1 / 15])
+    arrival_per_us = network.arrival_iops / 1e6
+    _, queued = batch_erlang_c(planes, arrival_per_us * per_request, die.service_us, pmf)
+    want = queued / (arrival_per_us * die.visits)  # per program at one die
+    des = simulate(network, requests=200_000, seed=1)
+    assert des.station_wait_us["die"] == pytest.approx(want, rel=0.05)
