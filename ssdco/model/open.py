@@ -42,8 +42,8 @@ def batch_erlang_c(servers: int, batch_rate: float, service: float, batch_pmf) -
     and exponential service of mean ``service`` on ``servers`` servers (time averages, which Poisson batch
     arrivals see). The chain crosses level n upwards when a batch lands from below it with enough jobs and
     downwards by one service, so pi_n min(n, c) / S = lam_b sum_{i < n} pi_i P(X >= n - i), a forward
-    recursion. Beyond c + max X its terms fall geometrically; once their ratio r has settled (or they are
-    below 1e-12 of the mass) the rest is summed in closed form, sum_j pi_n r^j (n + j - c)."""
+    recursion. Beyond c + max X its terms fall geometrically: it stops once they are below 1e-12 of the
+    mass, or once their ratio r has settled, summing the rest in closed form, sum_j pi_n r^j (n + j - c)."""
     c = int(servers)
     pmf = np.asarray(batch_pmf, dtype=float)
     above = pmf[::-1].cumsum()[::-1]  # above[k] = P(X >= k)
@@ -51,6 +51,8 @@ def batch_erlang_c(servers: int, batch_rate: float, service: float, batch_pmf) -
     rho = batch_rate * float(np.dot(np.arange(pmf.size), pmf)) * service / c
     if rho >= 1.0:
         return 1.0, math.inf
+    if rho <= 0.0:
+        return 0.0, 0.0
     pi = [1.0]
     total, p_busy, queued = 1.0, 0.0, 0.0
     n, ratio = 0, math.nan
@@ -64,10 +66,12 @@ def batch_erlang_c(servers: int, batch_rate: float, service: float, batch_pmf) -
             p_busy += value
             queued += (n - c) * value
         if n > c + x_max:
+            if value < 1e-12 * total:
+                break
             r = value / pi[-2]
             settled = abs(r - ratio) <= 1e-10 * r
             ratio = r
-            if value < 1e-12 * total or (settled and r < 1.0):
+            if settled and r < 1.0:
                 # the geometric rest: sum_{j >= 1} value r^j and sum_{j >= 1} value r^j (n + j - c)
                 rest = value * r / (1.0 - r)
                 total += rest

@@ -163,3 +163,14 @@ def test_first_of_a_batch_of_one_waits_as_allen_cunneen(c, rho, scv):
     a = rho * c
     wait, _ = batch_first_wait(c, a / s, s, [0.0, 1.0], (1 + scv) / 2, 0.0)
     assert wait == pytest.approx((1 + scv) / 2 * mmc_mean_wait(a / s, s, c), rel=1e-9)
+
+
+def test_batch_erlang_c_at_vanishing_load():
+    # no arrivals, and a load so small that the chain's terms underflow: nobody waits, and nothing divides by 0
+    import numpy as np
+
+    from ssdco.model.open import batch_erlang_c
+
+    assert batch_erlang_c(3, 0.0, 10.0, [0.0, 1.0]) == (0.0, 0.0)
+    p_wait, queued = batch_erlang_c(16, 1e-15, 1.0, np.r_[0.0, np.full(16, 1 / 16)])
+    assert 0.0 <= p_wait < 1e-12 and 0.0 <= queued < 1e-12
