@@ -1,6 +1,7 @@
 """Model-vs-DES agreement on uniformly sampled random configurations (complements the Hypothesis-based
 acceptance test, whose examples lean towards extreme values). Prints how many configurations meet the
-IOPS (3 %) and mean-latency (10 %) tolerances and the largest errors.
+IOPS (3 %) and mean-latency (10 %) tolerances and the largest errors, each with the DES's own 95 % confidence
+half-width (an error inside it is the simulation's noise, not the model's).
 
     .venv/bin/python benchmarks/model_vs_des.py [--configs 100] [--requests 60000] [--sizes 4|mixed]
                                                 [--open LOAD] [--des-cache FILE]
@@ -31,17 +32,22 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import open_at, random_config
 
-def des_iops_and_latency(d: dict, network, requests: int, seed: int, cache: dict | None) -> tuple[float, float]:
-    """(IOPS, mean latency in us) of the DES for configuration ``d``, from ``cache`` when it holds them."""
+def des_iops_and_latency(d: dict, network, requests: int, seed: int,
+                         cache: dict | None) -> tuple[float, float, float, float]:
+    """(IOPS, mean latency in us, and their 95 % confidence half-widths relative to the value) of the DES for
+    configuration ``d``, from ``cache`` when it holds them (an entry cached without the half-widths is run
+    again)."""
     key = None
     if cache is not None:
         key = hashlib.sha256(json.dumps([d, requests, seed, cache["simulator"]], sort_keys=True).encode()).hexdigest()
-        if key in cache["results"]:
+        if len(cache["results"].get(key, ())) == 4:
             return tuple(cache["results"][key])
     des = simulate(network, requests=requests, seed=seed)
+    result = (des.iops.value, des.mean_latency_us.value, des.iops.relative_half_width,
+              des.mean_latency_us.relative_half_width)
     if cache is not None:
-        cache["results"][key] = [des.iops.value, des.mean_latency_us.value]
-    return des.iops.value, des.mean_latency_us.value
+        cache["results"][key] = list(result)
+    return result
 
 
 def main() -> None:
@@ -64,6 +70,7 @@ def main() -> None:
             if stored.get("simulator") == simulator:  # else the DES changed: start afresh
                 cache = stored
     rows = []
+    ci = {}  # seed -> the DES's relative 95 % half-widths (IOPS, mean latency)
     t0 = time.perf_counter()
     for seed in range(args.configs):
         d = random_config(seed, args.sizes == "mixed")
@@ -73,8 +80,9 @@ def main() -> None:
             config = config_from_dict(d)
         network = build_network(config)
         model = evaluate_network(config, network)
-        des_iops, des_latency_us = des_iops_and_latency(d, network, args.requests, seed, cache)
+        des_iops, des_latency_us, ci_iops, ci_latency = des_iops_and_latency(d, network, args.requests, seed, cache)
         rows.append((model.iops / des_iops - 1, model.latency_mean_us / des_latency_us - 1, seed))
+        ci[seed] = (ci_iops, ci_latency)
     if cache is not None:
         tmp = args.des_cache.with_name(f".{args.des_cache.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(cache))
@@ -90,13 +98,14 @@ def main() -> None:
         print(f"mean latency within {LATENCY_TOLERANCE:.0%}: {within}/{len(rows)}, "
               f"median |e| {np.median(np.abs(lat)):.2%}, worst {lat[np.argmax(np.abs(lat))]:+.2%}")
         for _, r, seed in sorted(rows, key=lambda t: -abs(t[1]))[:5]:
-            print(f"  seed {seed:3d}: latency {r:+.2%}")
+            print(f"  seed {seed:3d}: latency {r:+.2%}  (DES 95 % CI +-{ci[seed][1]:.1%})")
         return
     print(f"within IOPS {IOPS_TOLERANCE:.0%} and latency {LATENCY_TOLERANCE:.0%}: {within}/{len(rows)}")
     print(f"IOPS error: median |e| {np.median(np.abs(errs)):.2%}, 95th pct |e| {np.quantile(np.abs(errs), 0.95):.2%}, "
           f"worst {errs[np.argmax(np.abs(errs))]:+.2%}")
     for x, r, seed in sorted(rows, key=lambda t: -abs(t[0]))[:5]:
-        print(f"  seed {seed:3d}: IOPS {x:+.2%}  latency {r:+.2%}")
+        print(f"  seed {seed:3d}: IOPS {x:+.2%}  latency {r:+.2%}  "
+              f"(DES 95 % CI +-{ci[seed][0]:.1%} / +-{ci[seed][1]:.1%})")
 
 
 if __name__ == "__main__":
