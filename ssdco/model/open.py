@@ -167,14 +167,13 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
         if batch is not None and bd[k] == 0:
             per_request, pmf = batch
             wait, pw[k] = batch_first_wait(int(c[k]), arrival_per_us * per_request, s, pmf, fr[k], bx[k])
-        elif bd[k] > 0:
-            # mixture residual E[S^2] / (2 E[S]) over both classes' visits
-            m2 = v[k] * s * s * (1.0 + cs2[k]) + bm2[k]
-            resid = m2 / (2.0 * (d[k] + bd[k]))
-            wait = pw[k] * resid / (c[k] - a)
-            wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead
         else:
-            wait = pw[k] * s / (c[k] - a) * fr[k]
+            if bd[k] > 0:
+                # mixture residual E[S^2] / (2 E[S]) over both classes' visits
+                m2 = v[k] * s * s * (1.0 + cs2[k]) + bm2[k]
+                wait = pw[k] * m2 / (2.0 * (d[k] + bd[k])) / (c[k] - a)
+            else:
+                wait = pw[k] * s / (c[k] - a) * fr[k]
             wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead
         res[k] = v[k] * (s + wait)
     response = float(delay_us + np.dot(m, res)) if stable else float("inf")
