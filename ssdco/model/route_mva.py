@@ -874,7 +874,20 @@ def _traffic_shares(st, sv, routed, copies):
     """[0, k, p]: the share of station k's arrivals that come from station p's departures, [1, k, p]: the
     same at one of k's copies (a random split over the copies), for the traffic equations of 3.; rows of
     stations without steps are 0. Each step's arrivals are the departures of the step before it on the
-    route, taken with the share of that station's departures that go on to this step."""
+    route, taken with the share of that station's departures that go on to this step.
+
+    Known inconsistency, kept because it measures better: the share's denominator counts every visit to
+    station p, the merged immediate-feedback visits included, although those are not departures of p's
+    stream once merged. So a station visited in runs passes on only part of its departures' regularity
+    (a core running four modules in a row: a quarter), and the rest of its arrivals count as Poisson.
+    With the departing visits alone as the denominator, a closed loop of deterministic stations has no
+    source of variability left, and the traffic equations go to ca^2 = 0 everywhere, whatever the load:
+    a single fast core at 22 % running all five modules at QD 3 then waited nothing where the DES waits
+    0.45 us per visit (jitter from channel collisions and from the pure delay between completion and the
+    next parse). Measured (2026-11-23): 684 of the 700 cached DES comparisons within tolerance instead of
+    689 (h4 95/100, hmix 94/100), although 200 further Hypothesis draws went from 186 to 189 (reads at
+    QD 3 in lockstep behind one busy core: -7.9 % to 0.0 %). Whitt's hybrid superposition weight on top
+    (681), or ending a run at a pure delay (684, 186), did not recover it."""
     k_count = copies.shape[0]
     n_steps = st.shape[0]
     wsum = np.zeros(k_count)
@@ -982,6 +995,8 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
         if demand[k] <= 0.0 or n < 2:
             continue
         c = servers[k]
+        # not at address-routed copies: a channel's arrivals are its dies' merged output, but scaling its wait
+        # by that flow's gamma put channel-bound reads at QD 18 +9..+13 % (they are -3..-4 % without it)
         gamma = (ca2[k] + flow_scv[k]) / (1.0 + flow_scv[k]) if copies[k] == 1.0 and features & FLOW else 1.0
         f = f_residual[k]
         lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
