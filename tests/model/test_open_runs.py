@@ -91,6 +91,22 @@ def test_visits_far_apart_are_separate_groups_and_near_ones_one():
     assert _excess(near) == pytest.approx(w1 + load * (w1 + a + gap), rel=1e-6)
 
 
+def test_groups_are_the_same_for_reads_and_writes():
+    # parse, the NAND (a 1 us read, a 1000 us program), translate, at 70 % reads: the read's gap alone would
+    # join the two visits and the write's split them, and the schedule of one operation then had a group
+    # the other did not (IndexError, found by test_open_workload_stability_matches_utilisation). The gap
+    # mixed over the operations (300.7 us, over the mean service) splits them for both: two independent
+    # M/D/1 streams, as for a long gap in test_visits_far_apart_are_separate_groups_and_near_ones_one
+    a, load = 10.0, 0.6
+    steps = (Step("parse", "cores:g", True, a, a), Step("nand", None, True, 1.0, 1000.0),
+             Step("translate", "cores:g", True, a, a))
+    lam = load / (2 * a)
+    net = Network(stations=(Station("cores:g", "cores", 1),), steps=steps, read_fraction=0.7,
+                  request_bytes=(4096.0,), request_probs=(1.0,), transactions=(1,), queue_depth=None,
+                  arrival_iops=lam * 1e6)
+    assert _excess(net) == pytest.approx(2 * lam * 2 * a * a / (2 * (1 - load)), rel=1e-9)
+
+
 def test_saturated_station_is_infinite():
     b = 20.0
     net = _network([Step("translate", "cores:g", False, b, b)], iops=1.0 / (4 * b) * 1e6)
