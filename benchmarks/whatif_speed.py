@@ -51,7 +51,8 @@ def main():
     t0 = time.perf_counter()
     xs = solve_closed_batch(dd, cc, mm, vv, zz, 32)
     dt = time.perf_counter() - t0
-    print(f"batched MVA: {batch:,} configurations (QD32, {d.size} stations) in {dt:.3f} s = {batch / dt:,.0f} per second"
+    print(f"batched MVA: {batch:,} configurations (QD32, {d.size} stations) in {dt:.3f} s = "
+          f"{batch / dt:,.0f} per second"
           f"  (mean IOPS {xs.mean() * 1e6:,.0f})")
     t0 = time.perf_counter()
     for b in range(2000):

@@ -146,7 +146,8 @@ def _fmt(x: float | None, unit: str = "", digits: int = 1) -> str:
 def format_result(r) -> str:
     """Human-readable table of a what-if :class:`~ssdco.model.whatif.Result`."""
     lines = []
-    wl = f"closed, queue depth {r.queue_depth}" if r.workload == "closed" else f"open, {r.arrival_iops:,.0f} IOPS offered"
+    wl = (f"closed, queue depth {r.queue_depth}" if r.workload == "closed"
+          else f"open, {r.arrival_iops:,.0f} IOPS offered")
     lines.append(f"ssdco whatif: {r.config_name}  controller {r.controller}  ({wl}; {r.method})")
     lines.append("")
     if not r.stable:
@@ -160,8 +161,9 @@ def format_result(r) -> str:
     wbuf = r.bounds.write_buffer_per_us * 1e6
     limit = ("queue depth (N / zero-load latency)" if pop <= min(cap, wbuf) else
              "write buffer (its background runs)" if wbuf < cap else f"bottleneck station {r.bottleneck}")
+    population_bound = f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)"
     lines.append(f"  bounds               X <= {_fmt(cap, '', 0)} (capacity of {r.bottleneck})"
-                 + (f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)" if math.isfinite(pop) else "")
+                 + (population_bound if math.isfinite(pop) else "")
                  + (f", X <= {_fmt(wbuf, '', 0)} (write buffer)" if math.isfinite(wbuf) else ""))
     lines.append(f"  bottleneck           {r.bottleneck}; tightest bound: {limit}")
     lines.append("")
@@ -177,8 +179,10 @@ def format_result(r) -> str:
     lines.append("")
     if r.ftl is not None:  # [ftl] table: mapping option, WAF, lifetime (ssdco/model/ftl.py)
         f = r.ftl
-        life = "no writes" if f["life_years"] is None or not math.isfinite(f["life_years"]) else f"{f['life_years']:.3g} years"
-        lines.append(f"  FTL: {f['mapping']} mapping (hit ratio {f['mapping_hit_ratio']:.3f}, DRAM {f['dram_size_gib']:.3f} GiB, "
+        finite_life = f["life_years"] is not None and math.isfinite(f["life_years"])
+        life = f"{f['life_years']:.3g} years" if finite_life else "no writes"
+        lines.append(f"  FTL: {f['mapping']} mapping (hit ratio {f['mapping_hit_ratio']:.3f}, "
+                     f"DRAM {f['dram_size_gib']:.3f} GiB, "
                      f"<= {f['max_nand_ops_per_read']} NAND ops per read), {f['gc_policy']} GC")
         lines.append(f"       WAF {f['waf']:.2f} (GC {f['waf_gc']:.2f}), host writes {f['host_write_mb_s']:,.1f} MB/s, "
                      f"TBW {f['tbw']:,.0f} TB, {f['dwpd']:.2f} DWPD (5 y), life at this rate {life}")
@@ -186,7 +190,8 @@ def format_result(r) -> str:
     lines.append("  budget                limit          value         met")
     for name, b in r.budgets.items():
         unit = "" if name == "min_iops" else " mW"
-        lines.append(f"  {name:<20}{_fmt(b.limit, unit, 1):>12}  {_fmt(b.value, unit, 1):>14}   {'yes' if b.met else 'NO'}")
+        lines.append(f"  {name:<20}{_fmt(b.limit, unit, 1):>12}  {_fmt(b.value, unit, 1):>14}   "
+                     f"{'yes' if b.met else 'NO'}")
     return "\n".join(lines)
 
 
@@ -209,7 +214,8 @@ def format_validation(v) -> str:
     a, d = v.analytic, v.des
     rel = v.relative_error
     lines = [f"ssdco validate: {a.config_name}  controller {a.controller}  "
-             f"({d.measured_requests:,} requests measured after {d.warmup_requests:,} warm-up, seed {v.des.numba_seed})",
+             f"({d.measured_requests:,} requests measured after {d.warmup_requests:,} warm-up, "
+             f"seed {v.des.numba_seed})",
              "",
              "  metric              analytic          DES (95% CI)                      rel. error  tolerance",
              f"  IOPS            {a.iops:>12,.0f}   {d.iops.value:>12,.0f} +- {d.iops.half_width:<10,.0f}        "
@@ -219,14 +225,15 @@ def format_validation(v) -> str:
              f"  latency p99     {_fmt(a.latency_p99_us, '', 2):>12}   {d.p99_us:>12,.2f}" + " " * 22
              + (f"{rel['latency_p99_us']:>+8.2%}" if "latency_p99_us" in rel else " " * 8)
              + f"    (estimate; DES p50 {d.p50_us:,.2f}, p99.9 {d.p999_us:,.2f})",
-             f"  power total     {a.power.total_mw:>12.1f}   {v.des_power_mw['total']:>12.1f}   (from measured busy time)"
-             f"         {rel['power_total_mw']:>+8.2%}",
+             f"  power total     {a.power.total_mw:>12.1f}   {v.des_power_mw['total']:>12.1f}   "
+             f"(from measured busy time)         {rel['power_total_mw']:>+8.2%}",
              "",
              f"  station                 util analytic   util DES    abs. error (tolerance {UTILIZATION_TOLERANCE})"]
     for name, err in v.utilization_error.items():
         lines.append(f"  {name:<24}{a.utilization[name]:>10.3f}   {d.utilization[name]:>10.3f}   {err:>+10.3f}")
     lines += ["",
-              f"  DES speed: {d.events:,} events in {d.wall_seconds:.2f} s = {d.events_per_second / 1e6:.1f} M events/s",
+              f"  DES speed: {d.events:,} events in {d.wall_seconds:.2f} s = "
+              f"{d.events_per_second / 1e6:.1f} M events/s",
               "",
               "  verdict: " + ("AGREE - analytic model and DES within tolerance" if v.agrees else
                                "DISAGREE - " + ", ".join(n for n, ok in (("IOPS", v.iops_ok), ("latency", v.latency_ok),

@@ -678,7 +678,8 @@ def _check_controller(source: str, c: Controller, core_specs: Mapping[str, CoreS
                               f"module '{m}' is already placed on {seen[m]}; place each module exactly once")
         if m not in accel_specs:
             raise ConfigError(source, f"{pre}accelerators.{m}", c.accelerator_units[m],
-                              f"no accelerator_specs.{m} in the device file; defined: {', '.join(accel_specs) or 'none'}")
+                              f"no accelerator_specs.{m} in the device file; "
+                              f"defined: {', '.join(accel_specs) or 'none'}")
         seen[m] = "an accelerator"
     missing = [m for m in MODULES if m not in seen]
     if missing:
@@ -746,7 +747,8 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]
             if nxt is None:
                 nxt = node[p] = {}
             if not isinstance(nxt, dict):
-                raise ConfigError("--set", ".".join(parts), value, f"'{p}' is not a table, cannot set a field inside it")
+                raise ConfigError("--set", ".".join(parts), value,
+                                  f"'{p}' is not a table, cannot set a field inside it")
             node = nxt
         node[parts[-1]] = value
     return out

@@ -18,8 +18,9 @@ until the rows before them are written), each row is flushed at once and fsync'e
 ``FSYNC_SECONDS``. Every row carries its grid ``index``, a readable ``key`` and a ``sweep_id`` (a hash of
 the configuration, controller, grid, DES settings, seed and ssdco's source code). Running the same sweep
 again reads the file, checks that the header and every row's index, key and sweep_id match, drops a
-half-written last line, and continues after the last complete row: nothing is lost or written twice, and the finished file is
-byte-identical to an uninterrupted run (every value is deterministic; no wall-clock columns).
+half-written last line, and continues after the last complete row: nothing is lost or written twice, and
+the finished file is byte-identical to an uninterrupted run (every value is deterministic; no wall-clock
+columns).
 
 **Where points run.** In this process (``workers=1``), in a local process pool
 (:class:`concurrent.futures.ProcessPoolExecutor`, ``workers > 1``), or on a Dask cluster

@@ -549,7 +549,8 @@ def batch_update_entries_per_flush(
     p_written = float(page_counts[page_q > 0.0].sum())
     if not math.isfinite(dcap) or dcap <= 0.0 or dcap >= p_written * e:
         raise ValueError(
-            f"dirty_capacity_entries must be in (0, {p_written * e:g}) (entries of written pages), got {dirty_capacity_entries!r}"
+            f"dirty_capacity_entries must be in (0, {p_written * e:g}) (entries of written pages), "
+            f"got {dirty_capacity_entries!r}"
         )
     target = dcap / p_written  # mean distinct dirty entries per page
 
@@ -768,4 +769,5 @@ def mapping_dram_bytes(
     e = tp // entry_bytes
     cache = math.ceil(f * n) * per_entry
     gtd = -(-n // e) * gb
-    return MappingDramBytes(n_entries=n, full_table_bytes=full, cache_bytes=cache, gtd_bytes=gtd, total_bytes=cache + gtd)
+    return MappingDramBytes(n_entries=n, full_table_bytes=full, cache_bytes=cache, gtd_bytes=gtd,
+                            total_bytes=cache + gtd)

@@ -187,7 +187,9 @@ class Coefficients:
     def fixed_zero_load_us(self) -> float:
         """Delays plus demands of the stations every design shares (pcie, dies, channels); background
         work (in ``fixed_demand_us`` for the utilisation rows) is not on a request's path."""
-        own = self.fixed_demand_us if self.fixed_background_us is None else self.fixed_demand_us - self.fixed_background_us
+        own = self.fixed_demand_us
+        if self.fixed_background_us is not None:
+            own = own - self.fixed_background_us
         return float(self.fixed_delay_us + np.dot(own, self.fixed_copies))
 
 
@@ -263,7 +265,8 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
 
     # DRAM power from power.py itself (intercept and slope of a linear function of the I/O rate).
     busy0: dict[str, float] = {}
-    probe_cfg = cfg.with_controller(Controller("probe", "", tuple(CoreGroup(m, specs[0], 1, (m,)) for m in MODULES), {}))
+    probe_groups = tuple(CoreGroup(m, specs[0], 1, (m,)) for m in MODULES)
+    probe_cfg = cfg.with_controller(Controller("probe", "", probe_groups, {}))
     fx = ftl_effects(cfg)
     dram_gib = cfg.dram.size_gib if fx is None else fx.dram_size_gib
     p0 = compute_power(probe_cfg, base, 0.0, busy0, dram_size_gib=dram_gib).dram_mw

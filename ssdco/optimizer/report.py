@@ -53,9 +53,9 @@ def design_dict(d: Design | None) -> dict[str, Any] | None:
 
 def _candidate_dict(c) -> dict[str, Any]:
     return {"kind": c.kind, "cost": _num(c.cost), "delta_cost": _num(c.delta_cost), "lacks": list(c.lacks),
-            "design": design_dict(c.design), "analytic": {"iops": _num(c.iops), "latency_mean_us": _num(c.latency_mean_us),
-                                                          "core_power_mw": _num(c.core_power_mw),
-                                                          "dram_power_mw": _num(c.dram_power_mw)},
+            "design": design_dict(c.design),
+            "analytic": {"iops": _num(c.iops), "latency_mean_us": _num(c.latency_mean_us),
+                         "core_power_mw": _num(c.core_power_mw), "dram_power_mw": _num(c.dram_power_mw)},
             "verified_by": c.verified_by}
 
 
@@ -115,7 +115,8 @@ def to_json(r) -> dict[str, Any]:
         "sensitivity": sens,
         "cross_check": xc,
         "pareto_points": len(r.pareto) if r.pareto is not None else None,
-        "history": [{"step": i, "design": lbl, "cost": _num(c), "verdict": verdict} for i, lbl, c, verdict in r.history],
+        "history": [{"step": i, "design": lbl, "cost": _num(c), "verdict": verdict}
+                    for i, lbl, c, verdict in r.history],
         "space_size": r.space_size,
         "solver": r.solver,
         "solve_seconds": _num(r.solve_seconds),
@@ -172,7 +173,8 @@ def format_text(r) -> str:
                  f"{_cost(xc.enumeration_cost)} vs ILP {_cost(xc.ilp_cost)} -> {'agree' if xc.agree else 'DISAGREE'}")
     if r.device_options:
         L += ["", "DEVICE OPTIONS (mapping table; DRAM size and power follow from it)",
-              f"  {'option':<22} {'DRAM GiB':>8} {'DRAM mW':>8} {'WAF':>6} {'hit':>6} {'life y':>8} {'cost':>7}  best design"]
+              f"  {'option':<22} {'DRAM GiB':>8} {'DRAM mW':>8} {'WAF':>6} {'hit':>6} {'life y':>8} "
+              f"{'cost':>7}  best design"]
         for o in r.device_options:
             mark = "*" if o.name == r.device and r.feasible else " "
             cost = f"{o.cost:.4g}" if o.cost is not None else "-"

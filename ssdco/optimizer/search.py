@@ -395,7 +395,8 @@ class _Searcher:
         rows = np.flatnonzero(mask)
         power = tab.idle_mw[rows] + t.target_iops * tab.busy_mw_per_iops[rows]
         cost_key = np.round(tab.cost[rows] / ilp.COST_TOL)
-        order = rows[np.lexsort((rows, power, cost_key)) if objective == "cost" else np.lexsort((rows, cost_key, power))]
+        keys = (rows, power, cost_key) if objective == "cost" else (rows, cost_key, power)
+        order = rows[np.lexsort(keys)]
         for b in order:
             d = tab.design(int(b))
             if d in excluded:
@@ -526,7 +527,8 @@ def _optimize_variants(space: DesignSpace, options: Mapping[str, Any] | None, kw
     feasible = [(row, r) for row, r in results if row.feasible]
     if feasible:
         row, best = min(feasible, key=lambda x: x[1].cost)
-        msg = f"{best.message} Device option: {row.name} (DRAM {row.dram_size_gib:.3g} GiB, {row.dram_power_mw:,.0f} mW)."
+        msg = (f"{best.message} Device option: {row.name} "
+               f"(DRAM {row.dram_size_gib:.3g} GiB, {row.dram_power_mw:,.0f} mW).")
     else:
         row, best = results[0]
         msg = f"no mapping option qualifies; first option ({row.name}): {row.note}"
@@ -660,7 +662,8 @@ def _row_text(model: LinearModel, ev: Evaluation, row: str) -> str:
         name = row[5:]
         station = next((k for k in ev.utilization if k.endswith(":" + name) or k == name
                         or name in k.split(":")[-1].split("+")), name)
-        return f"{station} would be {ev.utilization.get(station, float('nan')):.0%} busy at {x:,.0f} IOPS > cap {t.utilization_cap:.0%}"
+        busy = ev.utilization.get(station, float("nan"))
+        return f"{station} would be {busy:.0%} busy at {x:,.0f} IOPS > cap {t.utilization_cap:.0%}"
     return row
 
 
@@ -750,7 +753,8 @@ def _runners_and_binding(s: _Searcher, t: Targets, pick: Design, cost: float, ma
             if d not in seen:
                 seen.add(d)
                 runners.append(_candidate(s, t, d, cost, f"breaks:{name}", lacks, "analytic"))
-            effect = f"binds: without it a design costing {s.model.cost(d):.3g} ({s.model.cost(d) - cost:+.3g}) qualifies"
+            effect = (f"binds: without it a design costing {s.model.cost(d):.3g} "
+                      f"({s.model.cost(d) - cost:+.3g}) qualifies")
         else:
             effect = "not binding: relaxing it alone admits nothing cheaper"
         binding.append(Binding(name, limit, values[fam], binds, effect))
@@ -898,7 +902,8 @@ def _sensitivity(s: _Searcher, t: Targets, pick: Design, verdict: Verdict) -> li
     def pick_at(name: str, value: float) -> Design | None:
         if name == "utilization_cap" and value > 1.0:
             return None
-        return s.search(_with_param(t, name, value), des=False, max_iterations=min(s.opts.max_iterations, SUB_SEARCH_CAP)).pick
+        iterations = min(s.opts.max_iterations, SUB_SEARCH_CAP)
+        return s.search(_with_param(t, name, value), des=False, max_iterations=iterations).pick
 
     out = []
     for name, (direction, extreme) in spec.items():

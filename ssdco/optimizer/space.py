@@ -42,12 +42,12 @@ mapping entries the DRAM cache holds, for "dftl" and "partitioned"). Each combin
 :mod:`ssdco.model.ftl`; ``optimize`` solves each variant and keeps the cheapest verified pick, reporting
 every variant's DRAM size, DRAM power, WAF and lifetime. ``min_life_years`` (default 0) rejects a variant
 whose flash would wear out sooner at the target IOPS (lifetime does not depend on the controller design).
-``[optimizer.nand]`` stays reserved for NAND-geometry choices. A device option changes only the *fixed* part of the model (the
-pcie/die/channel stations, the fixed delays, DRAM power and DRAM cost) unless it also changes module
-demands. :attr:`DesignSpace.device_variants` already carries the device as a tuple of variants (today
-exactly one, "as configured"); the linear model and the ILP select one variant with a binary variable,
-so adding variants means adding entries here plus their fixed coefficients in ``problem.py``. Until then
-those tables are rejected with a ConfigError rather than silently ignored.
+``[optimizer.nand]`` stays reserved for NAND-geometry choices. A device option changes only the *fixed*
+part of the model (the pcie/die/channel stations, the fixed delays, DRAM power and DRAM cost) unless it
+also changes module demands. :attr:`DesignSpace.device_variants` already carries the device as a tuple
+of variants (today exactly one, "as configured"); the linear model and the ILP select one variant with
+a binary variable, so adding variants means adding entries here plus their fixed coefficients in
+``problem.py``. Until then those tables are rejected with a ConfigError rather than silently ignored.
 
 Cost model (all relative units, from the device file): ``core_specs.<spec>.cost`` per core (default
 1.0), ``accelerator_specs.<m>.unit_cost`` per unit (default 1.0) plus ``development_cost`` once per
@@ -375,7 +375,8 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
         mv = dram.get("mappings", list(FTL_MAPPINGS))
         if (not isinstance(mv, list) or not mv or not all(isinstance(x, str) and x in FTL_MAPPINGS for x in mv)
                 or len(set(mv)) != len(mv)):
-            raise err("dram.mappings", mv, f"expected a non-empty list of distinct names from {', '.join(FTL_MAPPINGS)}")
+            raise err("dram.mappings", mv,
+                      f"expected a non-empty list of distinct names from {', '.join(FTL_MAPPINGS)}")
         fv = dram.get("cache_fractions", [config.ftl.cache_fraction if config.ftl.mapping != "full" else 0.25])
         if (not isinstance(fv, list) or not fv or any(isinstance(x, bool) or not isinstance(x, (int, float))
                                                      or not 0 < x <= 1 for x in fv)):

@@ -78,7 +78,8 @@ def test_zone_with_no_accesses_is_never_drawn():
 
 
 @PROP
-@given(st.integers(min_value=1, max_value=5000), st.integers(min_value=0, max_value=10_000), st.integers(min_value=0, max_value=300))
+@given(st.integers(min_value=1, max_value=5000), st.integers(min_value=0, max_value=10_000),
+       st.integers(min_value=0, max_value=300))
 def test_sequential_wraps_and_continues(n_pages, start, n):
     pat = SequentialPattern(start_page=start % n_pages)
     rng = np.random.default_rng(0)

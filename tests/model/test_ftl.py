@@ -186,7 +186,8 @@ def test_sub_unit_writes_read_modify_write():
     assert partial == pytest.approx(0.10)  # JESD219: 10 % of transfers below 4 KiB
     assert fx.rmw_reads == pytest.approx(partial / w.mean_transactions)
     assert fx.byte_amplification == pytest.approx(4096 * w.mean_transactions / w.mean_request_bytes)
-    assert fx.byte_amplification > 1.0 and fx.nand_bytes_per_host_byte == pytest.approx(fx.waf_total * fx.byte_amplification)
+    assert fx.byte_amplification > 1.0
+    assert fx.nand_bytes_per_host_byte == pytest.approx(fx.waf_total * fx.byte_amplification)
     assert ftl_effects(pm9a3()).byte_amplification == 1.0  # aligned 4 KiB: none
 
 

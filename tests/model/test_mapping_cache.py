@@ -42,7 +42,8 @@ def test_uniform_explicit_vector_gives_c_over_n():
 
 
 @PROP
-@given(st.lists(st.floats(min_value=1e-3, max_value=1.0), min_size=2, max_size=40), st.floats(min_value=0.01, max_value=0.99))
+@given(st.lists(st.floats(min_value=1e-3, max_value=1.0), min_size=2, max_size=40),
+       st.floats(min_value=0.01, max_value=0.99))
 def test_characteristic_time_solves_che_equation(weights, frac):
     q = np.asarray(weights) / sum(weights)
     c = frac * len(q)
@@ -107,7 +108,8 @@ def test_translation_page_popularity_matches_explicit_aggregation(n, e):
     assert pages.n_items == -(-n // e)
     assert math.fsum(pages.access_fractions) == pytest.approx(1.0, abs=1e-12)
     explicit = translation_page_popularity(np.repeat(pop.item_probabilities, pop.item_counts), e)
-    assert np.sort(np.repeat(pages.item_probabilities, pages.item_counts)) == pytest.approx(np.sort(explicit), abs=1e-12)
+    implied = np.sort(np.repeat(pages.item_probabilities, pages.item_counts))
+    assert implied == pytest.approx(np.sort(explicit), abs=1e-12)
 
 
 def test_translation_page_popularity_is_small_for_huge_tables():

@@ -22,7 +22,8 @@ from tests.strategies import config_dicts
 def space_and_design(draw):
     raw = draw(config_dicts(closed=True))
     raw["variability"] = {"firmware_scv": draw(st.sampled_from([0.0, 0.5, 1.0]))}
-    raw["optimizer"] = {"max_cores_per_group": 3, "max_units": 2, "hardware_modules": ["parse", "cache_lookup", "complete"]}
+    raw["optimizer"] = {"max_cores_per_group": 3, "max_units": 2,
+                        "hardware_modules": ["parse", "cache_lookup", "complete"]}
     space = DesignSpace.from_config(config_from_dict(raw, source="<generated>"))
     tab = enumerate_space(space)  # a random design of the space (the enumeration is tested in test_enumerate)
     return space, tab.design(draw(st.integers(0, len(tab) - 1)))
