@@ -345,25 +345,29 @@ class Network:
         return tuple(out)
 
     @cached_property
-    def operation_paths(self) -> tuple[tuple[float, float, float], ...]:
-        """(probability, mean, variance) of the service and delay on one transaction's path (us, us^2),
-        for reads and for writes: a request is all reads or all writes, so these are the modes of the
-        latency. The variance comes from request sizes, configured service variability and steps taken
-        with a probability."""
+    def operation_paths(self) -> tuple[tuple[float, float, float, float], ...]:
+        """(probability, mean, variance, variable mean) of the service and delay on one transaction's path
+        (us, us^2, us), for reads and for writes: a request is all reads or all writes, so these are the
+        modes of the latency. The variance comes from request sizes, configured service variability and
+        steps taken with a probability; the variable mean is the part of the mean that those steps
+        contribute (the rest of the path is a fixed time)."""
         out = []
         for is_read, prob in ((True, self.read_fraction), (False, 1.0 - self.read_fraction)):
             if prob <= 0.0:
                 continue
             op = "read" if is_read else "write"
-            mean = var = 0.0
+            mean = var = variable = 0.0
             for step in self.steps:
                 if step.background or step.ops not in ("both", op):
                     continue
                 m1, m2 = self.step_moments(step, op)
                 q = step.probability
                 mean += q * (m1 + step.delay_us)
-                var += q * (m2 - m1 * m1) + q * (1.0 - q) * m1 * m1
-            out.append((prob, mean, max(var, 0.0)))
+                step_var = q * (m2 - m1 * m1) + q * (1.0 - q) * m1 * m1
+                var += step_var
+                if step_var > 1e-12 * max(m1 * m1, 1e-300):
+                    variable += q * m1
+            out.append((prob, mean, max(var, 0.0), variable))
         return tuple(out)
 
     @cached_property

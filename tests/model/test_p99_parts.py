@@ -26,6 +26,19 @@ def test_residual_scv_of_one_deterministic_service_is_a_third_and_of_the_exponen
     assert exponential.residual_scv["cores:parse"] == pytest.approx(1.0)
 
 
+def test_the_varying_part_of_the_path_is_the_steps_with_variance():
+    # operation_paths' last entry: the mean of the steps whose time varies (the p99 puts it in the gamma
+    # with the wait); a deterministic read path has none, with NAND scv 1 it is the die and channel steps'
+    ((_, mean, var, variable),) = _network().operation_paths
+    assert var == 0.0 and variable == 0.0 and mean > 0.0
+    net = _network("variability.nand_scv=1.0")
+    ((_, mean, var, variable),) = net.operation_paths
+    nand = [s for s in net.steps if s.station in ("die", "channel") and not s.background]
+    assert variable == pytest.approx(sum(s.probability * net.step_moments(s, "read")[0] for s in nand))
+    assert var == pytest.approx(sum(s.probability * net.step_moments(s, "read")[0] ** 2 for s in nand))
+    assert 0.0 < variable < mean
+
+
 def test_residual_scv_counts_the_background_work_and_rare_erases_raise_it():
     net = _network("workload.read_fraction=0.0")
     # write-only: the dies serve only background programs, reads of GC copies and erases
