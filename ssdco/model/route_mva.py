@@ -996,7 +996,8 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
             continue
         c = servers[k]
         # not at address-routed copies: a channel's arrivals are its dies' merged output, but scaling its wait
-        # by that flow's gamma put channel-bound reads at QD 18 +9..+13 % (they are -3..-4 % without it)
+        # by that flow's gamma put channel-bound reads at QD 18 +9..+13 % (+4..+11 % with a 1 / channels
+        # share of the flow; -3..-4 % without it): the closed loop's flow is more regular than the DES's
         gamma = (ca2[k] + flow_scv[k]) / (1.0 + flow_scv[k]) if copies[k] == 1.0 and features & FLOW else 1.0
         f = f_residual[k]
         lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
