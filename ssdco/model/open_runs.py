@@ -259,32 +259,38 @@ def _group_spans(network: Network, name: str, is_read: bool, nbytes: float) -> l
 
 
 def _groups(network: Network, name: str, is_read: bool, nbytes: float) -> list[list[tuple[Step, float]]]:
-    """The station's visits in route order, grouped: (step, the operation's zero-load gap since the group's
-    previous step). Where the runs split into groups does not depend on the operation: a run joins the
-    group before it when the gap between them, mixed over the operations (as the mean service is), is
-    under one mean service. Split by each operation's own gap, a write's program could separate two runs
-    that a read's short array time joins, and the read and write schedules had different groups."""
+    """The station's visits in route order, grouped: (step, the zero-load gap since the group's previous
+    step for this operation and request size, ``nbytes``). Where the runs split into groups is the same
+    for every operation and size, as the schedules of :func:`_station_times` need: a run joins the group
+    before it when the gap between them, mixed over the operations and sizes (as the mean service is),
+    is under one mean service. Split by each one's own gap, a write's program or a large request's
+    transfer could separate two runs that a read's or a small request's gap joined."""
     mean_service = next(ld.service_us for ld in network.loads() if ld.name == name)
-    shares = [(op, share) for op, share in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction))
+    mean_bytes = network.mean_request_bytes  # the per-byte part of a gap is linear in the size
+    shares = [(o, share) for o, share in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction))
               if share > 0.0]
     op = "read" if is_read else "write"
     groups: list[list[tuple[Step, float]]] = []
-    gap = dict.fromkeys(("read", "write"), math.inf)
+    gap = math.inf  # this operation and size
+    mixed = dict.fromkeys(("read", "write"), math.inf)  # each operation at the mean size
     previous_at_station = False
     for step in _route(network):
         if step.station == name:
-            mixed_gap = sum(share * gap[o] for o, share in shares)
+            mixed_gap = sum(share * mixed[o] for o, share in shares)
             if previous_at_station or (groups and mixed_gap < mean_service):
-                groups[-1].append((step, 0.0 if previous_at_station else gap[op]))
+                groups[-1].append((step, 0.0 if previous_at_station else gap))
             else:
                 groups.append([(step, 0.0)])
-            for o in gap:
-                gap[o] = step.delay_us if step.ops in ("both", o) else 0.0
+            gap = step.delay_us if step.ops in ("both", op) else 0.0
+            for o in mixed:
+                mixed[o] = step.delay_us if step.ops in ("both", o) else 0.0
             previous_at_station = True
         else:  # another station or a pure delay: zero-load time on one transaction's way
-            for o in gap:
+            if step.ops in ("both", op):
+                gap += step.probability * (_service_us(step, is_read, nbytes) + step.delay_us)
+            for o in mixed:
                 if step.ops in ("both", o):
-                    gap[o] += step.probability * (_service_us(step, o == "read", nbytes) + step.delay_us)
+                    mixed[o] += step.probability * (_service_us(step, o == "read", mean_bytes) + step.delay_us)
             previous_at_station = False
     return groups
 

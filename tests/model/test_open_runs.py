@@ -107,6 +107,20 @@ def test_groups_are_the_same_for_reads_and_writes():
     assert _excess(net) == pytest.approx(2 * lam * 2 * a * a / (2 * (1 - load)), rel=1e-9)
 
 
+def test_groups_are_the_same_for_every_request_size():
+    # parse, a per-byte transfer (1 us for 4 KiB, 16 us for 64 KiB), complete, at 50/50 sizes: the gap at
+    # the mean size (8.5 us, under the 10 us mean service) joins the two visits for both sizes, where the
+    # large request's own gap split them and the schedules disagreed (IndexError)
+    a, load = 10.0, 0.5
+    steps = (Step("parse", "cores:g", True, a, a), Step("transfer", None, True, 0.0, 0.0, per_byte_us=16.0 / 65536),
+             Step("complete", "cores:g", True, a, a))
+    lam = load / (2 * a)
+    net = Network(stations=(Station("cores:g", "cores", 1),), steps=steps, read_fraction=1.0,
+                  request_bytes=(4096.0, 65536.0), request_probs=(0.5, 0.5), transactions=(1, 1),
+                  queue_depth=None, arrival_iops=lam * 1e6)
+    assert 0.0 < _excess(net) < math.inf
+
+
 def test_saturated_station_is_infinite():
     b = 20.0
     net = _network([Step("translate", "cores:g", False, b, b)], iops=1.0 / (4 * b) * 1e6)
