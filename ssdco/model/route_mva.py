@@ -60,6 +60,16 @@ controller networks with deterministic service; this solver walks the route step
    the siblings alone cost is the serialisation term above, so b >= c adds only the others' queue.
    Without the siblings the model was +4..+7 % IOPS on 8 KiB writes over two-plane dies at QD 2-6,
    now within 1.3 %.
+   Variable service (``[variability]``, scv > 0 at the dies and channels) makes the last own departure
+   later than the deterministic level: four transactions on separate dies with exponential reads finish
+   after H_4 = 2.08 reads, not one. At such stages the spread is E[last own departure] - one service,
+   with each copy's own work taken as c lanes of gamma services and the expectation over the
+   multinomial occupancy by generating functions (:func:`own_last_departure`); that part of the spread
+   and the max-of-T waits below are independent parts of each transaction's time, so their excesses add
+   as standard deviations do (exact for normal parts). With the deterministic level, open 4/8/16 KiB
+   designs with NAND scv 1 were 7-26 % short of the DES's mean latency at 30 % load (3 of 10 within 10 %,
+   now 10; at 70 % load 7, now 9); adding the two excesses outright put them 3-22 % high. Deterministic
+   designs are unchanged.
    A request's transactions share its operation, which matters where reads and programs mix at the
    dies. The others' transactions queued behind their own siblings are then mostly programs (a write's
    programs wait behind each other), so in the work an arrival finds each brings E[m_op^2] / E[m_op],
@@ -318,6 +328,79 @@ def expected_serial_count(transactions: int, copies: int, servers: int) -> float
     return float(np.dot(np.arange(len(dist := serial_level_distribution(transactions, copies, servers))), dist))
 
 
+GRID_POINTS = 401  # of own_last_departure's integral (trapezoid); 3,201 points move it by < 1e-6
+MAX_GRID_POINTS = 20_001  # for nearly deterministic service (scv < 1e-4)
+
+
+@lru_cache(maxsize=1024)
+def own_last_departure(transactions: int, copies: int, servers: int, scv: float) -> float:
+    """E[time the last of ``transactions`` jobs leaves] / S when each picks one of ``copies`` copies
+    uniformly, nothing else is there, and the services are independent gammas of mean S and ``scv``
+    (1., "Fork-join", variable service). A copy of c = ``servers`` servers that gets k jobs is taken as c
+    lanes of ceil or floor(k / c) jobs one after another (exact for deterministic service, where this is
+    the top level ceil(max load / c)); a lane of n jobs finishes at a gamma of shape n / scv. Then
+    P(all done by x) = E[prod_copies g_x(k)] with g_x(k) = prod over the copy's lanes of their gamma CDFs,
+    and E[prod_d g(k_d)] = T! / m^T [z^T] (sum_k g(k) z^k / k!)^m over the multinomial occupancy
+    (:func:`_occupancy_mean`); E[last] is the integral of 1 - that over x (trapezoid on a grid that
+    reaches the longest lane's far tail). For exponential service on separate copies this is H_T."""
+    t, m, c = int(transactions), int(copies), int(servers)
+    if t <= 1 or scv <= 0.0:
+        return float(expected_serial_count(t, m, c)) if t >= 1 else 0.0
+    from scipy.special import gammainc, gammaincinv
+
+    shape = 1.0 / scv  # one service: gamma(shape, scale scv), mean 1
+    top = -(-t // c)  # the most jobs one lane can hold
+    x_max = float(gammaincinv(top * shape, 1.0 - 1e-12)) * scv
+    # the CDFs step over about one service's standard deviation, sqrt(scv): at least 8 points across it
+    x = np.linspace(0.0, x_max, min(max(GRID_POINTS, math.ceil(8.0 * x_max / math.sqrt(scv))), MAX_GRID_POINTS))
+    lane_cdf = np.ones((top + 1, x.size))  # [n, x]: P(a lane of n jobs is done by x)
+    for n in range(1, top + 1):
+        lane_cdf[n] = gammainc(n * shape, x / scv)
+    copy_cdf = np.ones((t + 1, x.size))  # [k, x]: P(a copy with k jobs is done by x)
+    for k in range(1, t + 1):
+        for lane in range(c):
+            copy_cdf[k] *= lane_cdf[k // c + (1 if lane < k % c else 0)]
+    done = _occupancy_mean(t, m, copy_cdf)
+    return float(np.trapezoid(1.0 - done, x))
+
+
+def _occupancy_mean(t: int, m: int, g: np.ndarray) -> np.ndarray:
+    """E[prod over the m copies of g(k_d)] when t jobs pick a copy uniformly at random (k_d the copy's
+    count), for each column of ``g`` ([k, column]): T! / m^T [z^T] (sum_k g(k) z^k / k!)^m, with z scaled by
+    T / m and every polynomial kept scaled to a maximum of 1 per column, as in :func:`_p_max_load_at_most`."""
+    log_fact = np.array([math.lgamma(i + 1) for i in range(t + 1)])
+    log_terms = np.arange(t + 1) * math.log(t / m) - log_fact
+    tiny = np.finfo(float).tiny
+
+    def normalised(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        top = np.maximum(a.max(axis=0), tiny)
+        return a / top, np.log(top)
+
+    def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # product truncated to degree t, per column
+        out = np.zeros_like(a)
+        for k in range(t + 1):
+            out[k:] += a[k] * b[: t + 1 - k]
+        return out
+
+    power, power_log = normalised(g * np.exp(log_terms - log_terms.max())[:, None])
+    power_log = power_log + log_terms.max()
+    poly = np.zeros_like(power)
+    poly[0] = 1.0
+    poly_log = np.zeros(g.shape[1])
+    e = m
+    while e:  # binary powering
+        if e & 1:
+            poly, scale = normalised(times(poly, power))
+            poly_log += power_log + scale
+        e >>= 1
+        if e:
+            power, scale = normalised(times(power, power))
+            power_log = 2.0 * power_log + scale
+    with np.errstate(divide="ignore"):
+        log_value = np.log(poly[t]) + poly_log + log_fact[t] - t * math.log(t)
+    return np.minimum(np.exp(log_value), 1.0)
+
+
 @lru_cache(maxsize=1024)
 def own_run_departures(services_us: tuple[float, ...], transactions: int, servers: int) -> tuple[float, float]:
     """(first, last) time (us) at which a request's ``transactions`` jobs leave a run of consecutive steps at
@@ -478,8 +561,9 @@ class RouteArrays:
     step_visits: np.ndarray  # per request (1 or mean transactions)
     step_in_block: np.ndarray  # bool: inside the fork-join block
     step_routed: np.ndarray  # bool: picks one of the station's copies
-    own_serial_us: np.ndarray  # [size class] the own transactions' serialisation at zero load (1.)
-    own_serial_routed_us: np.ndarray  # [size class] the same at the address-routed stages only (2.)
+    own_serial_us: np.ndarray  # [size class, 2]: the own transactions' serialisation at zero load (1.), and
+    # what variable service adds to it (own_serial_parts)
+    own_serial_routed_us: np.ndarray  # [size class, 2] the same at the address-routed stages only (2.)
     profile: np.ndarray  # [step, size class, entry, (a, b, P)]: top_level_profile, zero-padded
     slack: np.ndarray  # [step, operation, (service us, probability)]: a transaction's service by operation
     size_transactions: np.ndarray
@@ -544,8 +628,9 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         step_visits=np.array([network.visits(s) for s in steps]),
         step_in_block=np.array([not s.per_request for s in steps], dtype=np.bool_),
         step_routed=np.array([s.routing != "single" for s in steps], dtype=np.bool_),
-        own_serial_us=np.array([own_serialisation_us(network, steps, loads, int(t)) for t in sizes]),
-        own_serial_routed_us=np.array([own_serialisation_us(network, steps, loads, int(t), True) for t in sizes]),
+        own_serial_us=np.array([own_serial_parts(network, steps, loads, int(t)) for t in sizes]).reshape(-1, 2),
+        own_serial_routed_us=np.array([own_serial_parts(network, steps, loads, int(t), True)
+                                       for t in sizes]).reshape(-1, 2),
         profile=profile,
         slack=slack,
         size_transactions=sizes,
@@ -562,7 +647,7 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
 
 
 def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...], transactions: int,
-                         routed_only: bool = False) -> float:
+                         routed_only: bool = False, variable_service: bool = False) -> float:
     """What a request of ``transactions`` transactions spends, at zero load, beyond one transaction's way
     through the fork-join steps ``steps`` (1., "Fork-join"), in us: E[max over the stages of their spread]
     plus the runs' delays.
@@ -577,7 +662,10 @@ def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...]
     transactions FCFS (:func:`own_run_departures`): the first leaves later than its own way through the
     run (a delay every transaction pays), and the spread is that between the first and the last.
     ``routed_only``: the address-routed stages alone, which no core or accelerator count changes (the
-    re-entry gaps of 2.)."""
+    re-entry gaps of 2.). ``variable_service``: at address-routed stages whose service varies (configured
+    scv > 0) the spread is the expected last own departure of independent gamma services
+    (:func:`own_last_departure`) instead of the deterministic level; :func:`own_serial_parts` takes the
+    difference of the two."""
     if transactions <= 1:
         return 0.0
     index = {ld.name: i for i, ld in enumerate(loads)}
@@ -592,8 +680,17 @@ def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...]
         ld = loads[index[step.station]]
         service = [network.op_weight(step) * network.step_moments(step)[0]]
         if step.routing != "single" and ld.copies > 1:
-            levels = serial_level_distribution(transactions, int(ld.copies), ld.servers)
-            spreads.append((tuple(max(q - 1, 0) * service[0] for q in range(len(levels))), levels))
+            if variable_service and step.scv > 0.0:
+                # variable service: the last own transaction there leaves after the longest of the copies'
+                # own work, a request-level quantity per operation (a request is all reads or all writes)
+                ops = [(op, p) for op, p in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction))
+                       if p > 0.0 and step.ops in ("both", op)]
+                last = own_last_departure(transactions, int(ld.copies), ld.servers, step.scv)
+                spreads.append((tuple(step.probability * network.step_moments(step, op)[0] * (last - 1.0)
+                                      for op, _ in ops), tuple(p for _, p in ops)))
+            else:
+                levels = serial_level_distribution(transactions, int(ld.copies), ld.servers)
+                spreads.append((tuple(max(q - 1, 0) * service[0] for q in range(len(levels))), levels))
             i += 1
             continue
         j = i
@@ -609,6 +706,18 @@ def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...]
         spreads.append(((last - first,), (1.0,)))
         i = j + 1
     return delay + expected_max(spreads)
+
+
+
+def own_serial_parts(network: Network, steps, loads: tuple[StationLoad, ...], transactions: int,
+                     routed_only: bool = False) -> tuple[float, float]:
+    """(the own serialisation with deterministic levels, what variable service adds to it), us: the
+    solver adds the first to the block and combines the second with the max-of-T waits (1.)."""
+    fixed = own_serialisation_us(network, steps, loads, transactions, routed_only)
+    if not any(s.scv > 0.0 and s.routing != "single" for s in steps):
+        return fixed, 0.0
+    varied = own_serialisation_us(network, steps, loads, transactions, routed_only, variable_service=True)
+    return fixed, max(varied - fixed, 0.0)
 
 
 def merged_run_scv(network: Network, steps, loads: tuple[StationLoad, ...]) -> np.ndarray:
@@ -843,9 +952,15 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers
         if tx > 1 and not features & FORK_JOIN:
             block = tx * (block - dl_block) + dl_block  # the station-level view: visits in sequence
         elif tx > 1:
-            block += own_serial[s]  # the own transactions one after another (own_serialisation_us)
+            block += own_serial[s, 0]  # the own transactions one after another (own_serialisation_us)
+            # variable service makes the last own departure later still; that spread and the max-of-T
+            # waits are independent parts of each transaction's time, so their excesses over the mean add
+            # as standard deviations do (exact for normal parts), not one on top of the other
             if features & MAX_WAIT:
-                block += maxwait
+                block += math.sqrt(maxwait * maxwait + own_serial[s, 1] * own_serial[s, 1]) if maxwait > 0.0 \
+                    else own_serial[s, 1]
+            else:
+                block += own_serial[s, 1]
         total += probs[s] * block
     return total
 

@@ -134,3 +134,34 @@ def test_expected_max_of_independent_discrete():
     # exactly: P(max = 4) = 0.2, P(max = 2) = 0.8 x 0.4, P(max = 1) = 0.3 x 0.6
     assert expected_max([a, b]) == pytest.approx(4 * 0.2 + 2 * 0.32 + 1 * 0.18)
     assert expected_max([]) == 0.0
+
+
+def test_last_own_departure_with_variable_service():
+    from ssdco.model.route_mva import own_last_departure
+
+    harmonic = sum(1.0 / k for k in range(1, 5))
+    # exponential services on copies so many that the four never share one: the max of four, H_4
+    assert own_last_departure(4, 10**6, 1, 1.0) == pytest.approx(harmonic, rel=1e-4)
+    # one copy, one server: the four one after another, an Erlang-4 of mean 4 whatever the scv
+    assert own_last_departure(4, 1, 1, 1.0) == pytest.approx(4.0, rel=1e-6)
+    assert own_last_departure(4, 1, 1, 0.3) == pytest.approx(4.0, rel=1e-6)
+    # one copy of two servers: two lanes of two exponentials, E[max of two Erlang-2] = 2.75
+    assert own_last_departure(4, 1, 2, 1.0) == pytest.approx(2.75, rel=1e-6)
+    # nearly deterministic service: the expected top level ceil(max load / c) of the deterministic model,
+    # plus at most a few standard deviations of one service (sqrt(scv)) for the max over the jobs
+    for t, m, c in ((4, 8, 1), (16, 32, 4), (8, 3, 2)):
+        for scv in (1e-2, 1e-4, 1e-6):
+            excess = own_last_departure(t, m, c, scv) - expected_serial_count(t, m, c)
+            assert -1e-4 <= excess <= 3.0 * math.sqrt(scv), (t, m, c, scv, excess)
+    # more variable service, a later last departure
+    assert own_last_departure(4, 8, 1, 2.0) > own_last_departure(4, 8, 1, 1.0) > own_last_departure(4, 8, 1, 0.1)
+
+
+@given(st.integers(1, 12), st.integers(1, 9), st.integers(0, 12))
+@settings(max_examples=40)
+def test_occupancy_mean_of_an_indicator_is_the_max_load_distribution(t, m, limit):
+    from ssdco.model.route_mva import _occupancy_mean, _p_max_load_at_most
+
+    g = (np.arange(t + 1) <= limit).astype(float)[:, None]
+    want = 1.0 if limit >= t else _p_max_load_at_most(t, m, limit)
+    assert _occupancy_mean(t, m, g)[0] == pytest.approx(want, abs=1e-12)

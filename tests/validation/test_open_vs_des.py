@@ -132,3 +132,17 @@ def test_batches_of_programs_on_multi_plane_dies_queue_as_mx_m_c(planes):
     want = queued / (arrival_per_us * die.visits)  # per program at one die
     des = simulate(network, requests=200_000, seed=1)
     assert des.station_wait_us["die"] == pytest.approx(want, rel=0.05)
+
+
+@pytest.mark.parametrize("load,within", [(0.3, 10), (0.7, 9)])
+def test_variable_nand_service_over_several_transactions(load, within):
+    # designs 0-9 (4/8/16 KiB) with NAND scv 1: a request waits for the last of its transactions, and with
+    # variable service that is later than the deterministic level (route_mva.own_last_departure: H_4 = 2.08
+    # reads for four on separate dies, not one). Measured all 10 within 9 % at 30 % load and 9 within
+    # 10.8 % at 70 %; with the deterministic level 3 and 7 (-7..-26 % and -13 %)
+    errors = []
+    for seed in range(10):
+        d = random_config(seed, mixed_sizes=True)
+        d["variability"] = {"nand_scv": 1.0}
+        errors.append(_mean_error(config_from_dict(open_at(d, load))))
+    assert np.sum(np.abs(errors) <= 0.10) >= within, np.round(errors, 3).tolist()
