@@ -209,7 +209,7 @@ class FtlSpec:
     cache_granularity: str  # "page" (translation pages) | "entry" ((LPN, PPN) pairs), dftl only
     dirty_fraction: float  # partitioned: share of the cache given to the dirty (entry-logged) area
     pe_cycles: float  # program/erase rating of a block
-    write_buffer_kib: float  # DRAM write buffer; when it is full a write waits for its own flush
+    write_buffer_kib: float  # DRAM write buffer; when it is full a write waits for its own flush; 0: write-through
     capacity_gb: float  # user (logical) capacity, decimal GB
 
     @property

@@ -9,7 +9,9 @@ Model (steady state, page-level mapping, mapping unit ``u`` = ``workload.mapping
 * **Write buffer.** A write is acknowledged once its data is in the DRAM write buffer; its NAND work
   is *background*: it occupies die and channel servers FCFS but the request does not wait for it.
   When the buffer (``ftl.write_buffer_kib``) is full, a write waits for its own flush (back-pressure),
-  so sustained write IOPS are bounded by program throughput / WAF.
+  so sustained write IOPS are bounded by program throughput / WAF. A buffer of less than one mapping
+  unit (``write_buffer_kib = 0``) is write-through: every write waits for its own NAND work, which is
+  then on the critical path.
 * **Garbage collection.** ``waf_gc`` = Desnoyers' closed forms (:func:`ssdco.model.waf.waf`: greedy or
   FIFO, Lambert-W, hot/cold zones for skewed writes) at ``alpha = 1 + nand.over_provisioning``, with
   blocks of ``pages_per_block x units per page`` mapping units; sequential writes invalidate whole
@@ -201,7 +203,7 @@ def ftl_effects(config: Config) -> FtlEffects | None:
         bg_erases=bg_units / (units_per_block * planes_per_server),
         bg_transfers_units=1.0 + 2.0 * copies_units + units_per_page * (w_reads + w_progs) + rmw,
         units_per_program=units_per_program,
-        write_buffer_slots=max(1, int(ftl.write_buffer_kib * KIB // unit_bytes)),
+        write_buffer_slots=int(ftl.write_buffer_kib * KIB // unit_bytes),  # 0: write-through
         rmw_reads=rmw,
         byte_amplification=byte_amp,
         dram_size_gib=max(0.0, config.dram.size_gib - mdram.full_table_bytes / GIB + mdram.total_bytes / GIB),

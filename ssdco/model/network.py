@@ -509,6 +509,7 @@ def build_network(config: Config) -> Network:
         if w.read_fraction < 1.0:
             data_ops = "read"  # writes end at the DRAM buffer; their NAND work is background
             slots = fx.write_buffer_slots
+            write_through = slots == 0  # no buffer: every write waits for its own NAND work
 
             def bg(label: str, station: str, count: float, t_us: float, routing: str) -> None:
                 if count <= 0:
@@ -516,7 +517,7 @@ def build_network(config: Config) -> Network:
                 p = min(1.0, count)
                 svc = t_us * count / p  # more than one operation per write: done back to back
                 background.append(Step(label, station, False, svc, svc, scv=nscv, routing=routing, ops="write",
-                                       probability=p, background=True))
+                                       probability=p, background=not write_through))
 
             bg("bg_program", "die", fx.bg_programs, nand.t_prog_us, "uniform")
             bg("bg_read", "die", fx.bg_reads, nand.t_read_us, "uniform")

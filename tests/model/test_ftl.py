@@ -197,3 +197,13 @@ def test_exact_solver_charges_background_work_to_its_request():
     assert exact.method == "exact-convolution-write-through"
     assert exact.iops <= evaluate(c).iops  # write-through is the pessimistic bound
     assert evaluate(pm9a3(), exact=True).method == "exact-convolution"
+
+
+def test_write_buffer_slots_and_write_through():
+    # the buffer holds write_buffer_kib / mapping unit transactions; under one unit there is no buffer
+    for kib, slots in ((2048, 512), (16, 4), (4, 1), (2, 0), (0, 0)):
+        c = pm9a3("workload.read_fraction=0.7", f"ftl.write_buffer_kib={kib}")
+        assert ftl_effects(c).write_buffer_slots == slots
+        net = build_network(c)
+        assert net.background_slots == slots
+        assert any(s.background for s in net.steps) == (slots > 0)
