@@ -682,12 +682,14 @@ def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...]
         if step.routing != "single" and ld.copies > 1:
             if variable_service and step.scv > 0.0:
                 # variable service: the last own transaction there leaves after the longest of the copies'
-                # own work, a request-level quantity per operation (a request is all reads or all writes)
+                # own work, a request-level quantity per operation (a request is all reads or all writes;
+                # an operation that skips the step spreads nothing there)
                 ops = [(op, p) for op, p in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction))
-                       if p > 0.0 and step.ops in ("both", op)]
+                       if p > 0.0]
                 last = own_last_departure(transactions, int(ld.copies), ld.servers, step.scv)
                 spreads.append((tuple(step.probability * network.step_moments(step, op)[0] * (last - 1.0)
-                                      for op, _ in ops), tuple(p for _, p in ops)))
+                                      if step.ops in ("both", op) else 0.0 for op, _ in ops),
+                                tuple(p for _, p in ops)))
             else:
                 levels = serial_level_distribution(transactions, int(ld.copies), ld.servers)
                 spreads.append((tuple(max(q - 1, 0) * service[0] for q in range(len(levels))), levels))

@@ -165,3 +165,25 @@ def test_occupancy_mean_of_an_indicator_is_the_max_load_distribution(t, m, limit
     g = (np.arange(t + 1) <= limit).astype(float)[:, None]
     want = 1.0 if limit >= t else _p_max_load_at_most(t, m, limit)
     assert _occupancy_mean(t, m, g)[0] == pytest.approx(want, abs=1e-12)
+
+
+def test_variable_service_spread_of_a_step_one_operation_skips():
+    # with a mapping cache and a write buffer the data read is a read-only die step: at 70 % reads the
+    # writes skip it, so its spread is 0 for them (a distribution of total probability 1, not 0.7)
+    from ssdco import load_config
+    from ssdco.model.network import build_network
+    from ssdco.model.route_mva import own_last_departure, own_serial_parts
+    from tests.conftest import PM9A3
+
+    overrides = ["workload.read_fraction=0.7", "workload.request_size_kib=16", "variability.nand_scv=1.0"]
+    net = build_network(load_config(PM9A3, controller="c01", overrides=overrides))
+    loads = net.loads()
+    steps = [s for s in net.steps if s.station is not None and not s.background and net.op_weight(s) > 0]
+    (read_step,) = [s for s in steps if s.label == "nand_array"]
+    assert read_step.ops == "read"
+    die = next(ld for ld in loads if ld.name == "die")
+    only = [read_step]  # the die read alone: E[max(0.7 x its spread, 0.3 x 0)] = 0.7 x its spread
+    fixed, extra = own_serial_parts(net, only, loads, 4)
+    last = own_last_departure(4, int(die.copies), die.servers, 1.0)
+    spread = read_step.probability * net.step_moments(read_step, "read")[0] * (last - 1.0)
+    assert fixed + extra == pytest.approx(0.7 * spread, rel=1e-9)
