@@ -189,8 +189,9 @@ uniformly sampled designs: 0 of 4,850 additions lower IOPS (by more than 1e-9), 
 holds the solver to rounding. At fixed X, one more server at a station lowers its utilisation, its
 Erlang C and its S / c, hence its wait; P(wait) falls too, and the max-of-T term (1.) is
 theta (E[max] / theta - P) with theta = W / P non-increasing, cv non-increasing (it rises with P), the
-tail beyond one service falling with theta and cv, and E[max] / theta - P non-decreasing in P; the
-own-sibling wait W_sib falls (its work weight E[m_op^2] / S^2 and the copies' correlation depend on the
+tail beyond one service falling with theta and cv, and E[max] / theta - P non-decreasing in P (what
+variable service adds to the spread, combined with it as sqrt(a^2 + b^2), depends on the NAND geometry
+and timings only, and the combination rises with the max-of-T term); the own-sibling wait W_sib falls (its work weight E[m_op^2] / S^2 and the copies' correlation depend on the
 workload and the NAND timings, not on any server count); the flow correction (3.) depends on the work
 rate X D, not on the servers; the re-entry gaps (2.) are taken at zero load without the core groups'
 serialisation; the serialisation levels fall (measured for the FCFS runs of 1., whose schedule is not
