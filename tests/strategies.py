@@ -83,3 +83,43 @@ def config_dicts(draw, closed: bool = True, allow_accelerators: bool = True, max
 def configs(**kwargs):
     """Strategy of validated :class:`ssdco.spec.Config` objects."""
     return config_dicts(**kwargs).map(lambda d: config_from_dict(d, source="<generated>"))
+
+
+@st.composite
+def broad_config_dicts(draw) -> dict:
+    """:func:`config_dicts` plus what it leaves at its defaults: open or closed, request-size mixes, address
+    patterns, mapping units, an ``[ftl]`` table (mapping cache, GC policy, write buffer from write-through
+    up) on small or realistic NAND geometries, and service variability. For properties that every valid
+    configuration must have (fuzzing found two crashes this wider space reached and config_dicts did not)."""
+    closed = draw(st.booleans())
+    d = draw(config_dicts(closed=closed))
+    w = d["workload"]
+    if draw(st.booleans()):
+        sizes = draw(st.lists(st.sampled_from([0.5, 1, 2, 4, 8, 16, 32, 64, 128]), min_size=1, max_size=4,
+                              unique=True))
+        weights = draw(st.lists(st.floats(0.01, 1.0), min_size=len(sizes), max_size=len(sizes)))
+        probs = [x / sum(weights) for x in weights]
+        probs[-1] = 1.0 - sum(probs[:-1])
+        w["request_size_kib"] = {"sizes": sizes, "probabilities": probs}
+    w["read_fraction"] = draw(st.sampled_from([0.0, 0.3, 0.7, 0.99, 1.0]))
+    w["address_pattern"] = draw(st.sampled_from(["uniform", "hot_cold", "jesd219", "sequential"]))
+    w["mapping_unit_kib"] = draw(st.sampled_from([0.5, 4, 16]))
+    if not closed:
+        w["arrival_iops"] = draw(st.floats(1e2, 2e6))
+    if draw(st.booleans()):
+        ftl = {"mapping": draw(st.sampled_from(["full", "dftl", "partitioned"])),
+               "gc_policy": draw(st.sampled_from(["greedy", "fifo"])),
+               "write_buffer_kib": draw(st.sampled_from([0, 16, 2048]))}
+        if ftl["mapping"] != "full":
+            ftl["cache_fraction"] = draw(st.sampled_from([0.001, 0.05, 0.25, 0.9]))
+            ftl["cache_granularity"] = draw(st.sampled_from(["page", "entry"]))
+        d["ftl"] = ftl
+        d["nand"].update(over_provisioning=draw(st.sampled_from([0.01, 0.07, 0.28])),
+                         blocks_per_plane=draw(st.sampled_from([8, 1000])),
+                         pages_per_block=draw(st.sampled_from([4, 256])),
+                         page_size_kib=draw(st.sampled_from([4, 16])))
+    if draw(st.booleans()):
+        d["variability"] = {"firmware_scv": draw(st.sampled_from([0.0, 0.5, 1.0, 4.0])),
+                            "nand_scv": draw(st.sampled_from([0.0, 1.0, 2.0])),
+                            "host_scv": draw(st.sampled_from([0.0, 1.0]))}
+    return d

@@ -1,15 +1,18 @@
 """Theorems that must hold for every generated configuration."""
 
 import copy
+import json
+import math
+from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ssdco.model.whatif import evaluate
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import one_more_server, random_config
-from tests.strategies import config_dicts
+from tests.strategies import broad_config_dicts, config_dicts
 
 
 def _eval(d):
@@ -90,3 +93,25 @@ def test_open_latency_never_falls_as_the_arrival_rate_rises(d, factor):
     high = _eval(d2)
     if low.stable and high.stable:
         assert high.latency_mean_us >= low.latency_mean_us * (1 - 1e-9)
+
+
+def _data(name: str) -> dict:
+    return json.loads((Path(__file__).parent.parent / "data" / name).read_text())
+
+
+@given(broad_config_dicts())
+@example(_data("fuzz_open_runs_groups_by_operation.json"))  # IndexError before 791e261
+@example(_data("fuzz_open_runs_groups_by_size.json"))  # IndexError before a05940d
+@settings(max_examples=150)
+def test_every_valid_configuration_evaluates_to_finite_figures(d):
+    # no exception, and finite, positive figures wherever the design is stable (two IndexErrors in
+    # open_runs.py were found by fuzzing this wider space, the two examples: a station's visits grouped
+    # differently for reads and writes, or for two request sizes)
+
+    r = _eval(d)
+    assert math.isfinite(r.power.total_mw) and r.power.total_mw >= 0.0
+    if r.stable:
+        assert math.isfinite(r.iops) and r.iops > 0.0
+        assert math.isfinite(r.latency_mean_us) and r.latency_mean_us > 0.0
+        assert math.isfinite(r.latency_p99_us) and r.latency_p99_us > 0.0
+        assert all(0.0 <= u <= 1.0 + 1e-9 for u in r.utilization.values())
