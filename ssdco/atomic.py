@@ -20,8 +20,14 @@ def _default_mode() -> int:
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically, creating parent directories."""
     path = Path(path)
+    if path.exists() and not path.is_file():
+        # renaming over a directory fails, over a device or a FIFO would replace it with a plain file
+        raise IsADirectoryError(21, "exists and is not a regular file, refusing to replace it", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:  # name the file asked for, not the temporary one
+        raise type(e)(e.errno, f"cannot write there ({e.strerror})", str(path)) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -38,19 +38,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exact exponential product-form solution instead of the deterministic-service corrected MVA")
     v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
     _common(v)
-    v.add_argument("--requests", type=_positive_int, default=200_000, metavar="N",
+    v.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
                    help="requests the DES completes (default 200000; 10%% warm-up discarded)")
-    v.add_argument("--seed", type=int, default=0, help="DES seed (same seed => identical results)")
+    v.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed (same seed => identical results)")
     v.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (auto: when stderr is a terminal)")
     st = sub.add_parser("study", help="the PM9A3 co-design study as a regenerable report (Markdown, CSV, PNG plots)")
     st.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml); presets from controllers/")
     st.add_argument("--out", default="reports/pm9a3-study", metavar="DIR",
                     help="output directory (default reports/pm9a3-study)")
-    st.add_argument("--requests", type=_positive_int, default=200_000, metavar="N",
+    st.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
                     help="requests each DES run completes (default 200000)")
     st.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same for every design (default 0)")
-    st.add_argument("--min-iops", type=float, default=None, metavar="X",
+    st.add_argument("--min-iops", type=_nonnegative_float, default=None, metavar="X",
                     help="IOPS target of the optimizer's pick (default: budgets.min_iops if set, else c01's IOPS)")
     st.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bars on stderr (auto: when stderr is a terminal)")
@@ -65,27 +65,27 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", default="sweep.csv", metavar="FILE.csv",
                     help="CSV output; an existing file of the same sweep is resumed (default sweep.csv)")
     sw.add_argument("--parquet", metavar="FILE.parquet", help="also write Parquet (needs pyarrow)")
-    sw.add_argument("--des-requests", type=_nonnegative_int, default=0, metavar="N",
+    sw.add_argument("--des-requests", type=_des_requests(or_zero=True), default=0, metavar="N",
                     help="also run the DES with N requests per point (default 0: analytic model only)")
     sw.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same at every point (default 0)")
     sw.add_argument("--workers", type=_positive_int, default=1, metavar="K",
                     help="local worker processes (default 1: run in this process)")
     sw.add_argument("--scheduler", metavar="ADDRESS",
                     help="run the points on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs the sweep extra)")
-    sw.add_argument("--connect-timeout-s", type=_positive_float, default=20.0, metavar="S",
+    sw.add_argument("--connect-timeout-s", type=_float_in(positive=True, maximum=3600.0), default=20.0, metavar="S",
                     help="how long to wait for the Dask scheduler to answer (default 20 s)")
     sw.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bar on stderr (auto: when stderr is a terminal)")
     op = sub.add_parser("optimize", help="cheapest controller design that meets IOPS/latency and power budgets "
                                          "(ILP over the [optimizer] space, verified by the analytic model and the DES)")
     _common(op)  # --controller is accepted but ignored: the search replaces the controller
-    op.add_argument("--min-iops", type=float, default=None, metavar="N",
+    op.add_argument("--min-iops", type=_nonnegative_float, default=None, metavar="N",
                     help="IOPS target at the workload's queue depth (default budgets.min_iops)")
-    op.add_argument("--core-mw", type=float, default=None, metavar="MW",
+    op.add_argument("--core-mw", type=_positive_float, default=None, metavar="MW",
                     help="core-side power budget, cores + accelerators (default budgets.core_power_mw)")
-    op.add_argument("--dram-mw", type=float, default=None, metavar="MW",
+    op.add_argument("--dram-mw", type=_positive_float, default=None, metavar="MW",
                     help="DRAM power budget (default budgets.dram_power_mw)")
-    op.add_argument("--max-latency-us", type=float, default=None, metavar="L",
+    op.add_argument("--max-latency-us", type=_positive_float, default=None, metavar="L",
                     help="mean-latency target; at queue depth N it is the IOPS target N / L (Little's law)")
     op.add_argument("--pareto", metavar="FILE.csv",
                     help="enumerate the space and write the Pareto front (cost, IOPS, core-side power) as CSV")
@@ -95,23 +95,28 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the pick as a controller file for whatif/validate --controller FILE.toml")
     op.add_argument("--no-des", action="store_true",
                     help="verify with the analytic model only (same as --set optimizer.verify_des=false)")
-    op.add_argument("--min-life-years", type=float, default=None, metavar="Y",
+    op.add_argument("--min-life-years", type=_nonnegative_float, default=None, metavar="Y",
                     help="reject mapping options whose flash wears out sooner at the target IOPS "
                          "(same as --set optimizer.min_life_years=Y; needs an [ftl] table)")
     # ---- more subcommands register here ----
     return p
 
 
-def _int_at_least(minimum: int):
-    """argparse type: an integer >= ``minimum``, with a clear message otherwise."""
+def _int_at_least(minimum: int, maximum: int | None = None, or_zero: bool = False):
+    """argparse type: an integer in [``minimum``, ``maximum``] (or 0 with ``or_zero``), with a clear message
+    otherwise."""
+    allowed = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum:,}, {maximum:,}]"
+    if or_zero:
+        allowed = f"0 or {allowed}"
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = None
-        if value is None or value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}")
+        if value is None or not ((or_zero and value == 0)
+                                 or (value >= minimum and (maximum is None or value <= maximum))):
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
         return value
 
     return parse
@@ -121,15 +126,32 @@ _positive_int = _int_at_least(1)
 _nonnegative_int = _int_at_least(0)
 
 
-def _positive_float(text: str) -> float:
-    """argparse type: a finite number > 0, with a clear message otherwise."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0.0):
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
+def _des_requests(or_zero: bool = False):
+    """argparse type for a DES request count: enough to fill the batch means, at most MAX_REQUESTS."""
+    from .validation.des import MAX_REQUESTS, min_requests
+
+    return _int_at_least(min_requests(), MAX_REQUESTS, or_zero)
+
+
+def _float_in(positive: bool, maximum: float = math.inf):
+    """argparse type: a finite number > 0 (``positive``) or >= 0, up to ``maximum``, with a clear message
+    otherwise."""
+    allowed = f"a number {'>' if positive else '>='} 0" + (f" and <= {maximum:g}" if maximum < math.inf else "")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (value > 0.0 if positive else value >= 0.0) and value <= maximum):
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive_float = _float_in(positive=True)
+_nonnegative_float = _float_in(positive=False)
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -353,6 +375,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as e:  # an output path that cannot be written (a parent that is a file, no permission, ...)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"ssdco: error: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -337,6 +337,10 @@ class _Reader:
         v = self.get(key, default)
         if isinstance(v, bool) or not isinstance(v, int):
             raise self.error(key, v, f"expected an integer{_range_text(lo, hi)}")
+        if abs(v) > MAX_MAGNITUDE:  # as for numbers: no drive figure is that large
+            bounds = _range_text(lo, hi)
+            raise self.error(key, v, f"out of range: allowed{bounds}{',' if bounds else ''} a magnitude up to "
+                                     f"{MAX_MAGNITUDE:g}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             raise self.error(key, v, f"out of range: allowed{_range_text(lo, hi)}")
         return int(v)
@@ -373,9 +377,15 @@ class _Reader:
 #: Magnitudes a number in a configuration may take (besides 0): no drive figure in any unit used here
 #: (us, mW, nJ, pJ/bit, KiB, GB, MT/s, IOPS, cycles) comes near either end.
 MIN_MAGNITUDE, MAX_MAGNITUDE = 1e-12, 1e12
+#: Largest write buffer, KiB (64 MiB, 32 x the PM9A3's 2 MiB): the buffer's throughput bound is a product-form
+#: convolution over its slots, 20 s at this size (1 s at 2 MiB); larger ones ran out of memory.
+MAX_WRITE_BUFFER_KIB = 65536
 #: Largest request, KiB: 1,024 transactions of 4 KiB (whatif takes ~3 s there and grows with the square;
 #: NVMe hosts split transfers at the drive's MDTS, commonly 128 KiB - 2 MiB).
 MAX_REQUEST_KIB = 4096
+MAX_TRANSACTIONS = 1024  # mapping units per request (the same bound with smaller units)
+#: Lightest open workload: one request per 1,000 s (slower ones outrun the DES clock's float precision).
+MIN_ARRIVAL_IOPS = 0.001
 
 
 def _range_text(lo, hi, lo_open=False, hi_open=False) -> str:
@@ -541,7 +551,7 @@ def _parse_workload(r: _Reader) -> Workload:
             raise s.error("probabilities", probs, f"expected {len(sizes)} entries, one per size")
         if any(not 0 < x <= MAX_REQUEST_KIB or x < MIN_MAGNITUDE for x in sizes):
             raise s.error("sizes", sizes, f"every size must be > 0 and <= {MAX_REQUEST_KIB} KiB")
-        if any(p < 0 for p in probs) or abs(sum(probs) - 1.0) > 1e-6:
+        if any(not math.isfinite(p) or p < 0 for p in probs) or abs(sum(probs) - 1.0) > 1e-6:
             raise s.error("probabilities", probs, "expected non-negative numbers summing to 1")
         s.finish()
         sizes_t, probs_t = tuple(float(x) for x in sizes), tuple(float(p) for p in probs)
@@ -556,8 +566,13 @@ def _parse_workload(r: _Reader) -> Workload:
     if qd is not None:
         qd = r.integer("queue_depth", lo=1, hi=4096)
     if arrival is not None:
-        arrival = r.number("arrival_iops", lo=0, lo_open=True)
+        arrival = r.number("arrival_iops", lo=MIN_ARRIVAL_IOPS)
     pattern = r.string("address_pattern", "jesd219" if preset == "jesd219" else "uniform", choices=ADDRESS_PATTERNS)
+    unit_kib = r.number("mapping_unit_kib", 4, lo=0.5, hi=1024)
+    if max(sizes_t) / unit_kib > MAX_TRANSACTIONS:
+        raise r.error("request_size_kib", r.table.get("request_size_kib", 4),
+                      f"a request may split into at most {MAX_TRANSACTIONS} mapping units of {unit_kib:g} KiB "
+                      f"(largest size <= {MAX_TRANSACTIONS * unit_kib:g} KiB)")
     w = Workload(
         read_fraction=read_fraction,
         request_sizes_kib=sizes_t,
@@ -566,8 +581,8 @@ def _parse_workload(r: _Reader) -> Workload:
         arrival_iops=arrival,
         address_pattern=pattern,
         hot_access_fraction=r.number("hot_access_fraction", 0.8, lo=0, hi=1),
-        hot_space_fraction=r.number("hot_space_fraction", 0.2, lo=0, lo_open=True, hi=1),
-        mapping_unit_kib=r.number("mapping_unit_kib", 4, lo=0.5, hi=1024),
+        hot_space_fraction=r.number("hot_space_fraction", 0.2, lo=0, lo_open=True, hi=1, hi_open=True),
+        mapping_unit_kib=unit_kib,
     )
     r.finish()
     return w
@@ -586,8 +601,8 @@ def _parse_ftl(r: _Reader, nand: NandSpec) -> FtlSpec:
         cache_granularity=r.string("cache_granularity", "page", choices=CACHE_GRANULARITIES),
         dirty_fraction=r.number("dirty_fraction", 0.1, lo=0, lo_open=True, hi=1, hi_open=True),
         pe_cycles=r.number("pe_cycles", 3000, lo=1),
-        write_buffer_kib=r.number("write_buffer_kib", 2048, lo=0),
-        capacity_gb=r.number("capacity_gb", raw_gib / (1.0 + nand.over_provisioning) / 1e9, lo=0, lo_open=True),
+        write_buffer_kib=r.number("write_buffer_kib", 2048, lo=0, hi=MAX_WRITE_BUFFER_KIB),
+        capacity_gb=r.number("capacity_gb", raw_gib / (1.0 + nand.over_provisioning) / 1e9, lo=1e-6),
     )
     r.finish()
     return spec
@@ -702,6 +717,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), "<syntax>", str(e), "the file must be valid TOML") from None
     except UnicodeDecodeError:
         raise ConfigError(str(path), "<file>", str(path), "the file must be UTF-8 text") from None
+    except OSError as e:  # a symlink loop, a parent that is a file, no permission, ...
+        raise ConfigError(str(path), "<file>", str(path), f"cannot read it: {e.strerror or e}") from None
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
@@ -782,7 +799,7 @@ def load_controller(ref: str, base_dir: Path | str = "configs") -> Controller:
 
 def _check_schema(source: str, raw: Mapping[str, Any]) -> None:
     v = raw.get("schema_version", SCHEMA_VERSION)
-    if v != SCHEMA_VERSION:
+    if isinstance(v, bool) or v != SCHEMA_VERSION:  # true == 1 in Python
         raise ConfigError(source, "schema_version", v, f"this ssdco reads schema_version = {SCHEMA_VERSION}")
 
 

@@ -397,8 +397,11 @@ def resume_point(path: Path, plan: SweepPlan) -> int:
             f.truncate(last_nl + 1)
             f.flush()
             os.fsync(f.fileno())
-    body = data[first_nl + 1:last_nl + 1].decode("utf-8")
-    rows = list(csv.reader(io.StringIO(body)))
+    try:
+        body = data[first_nl + 1:last_nl + 1].decode("utf-8")
+        rows = list(csv.reader(io.StringIO(body)))
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise _foreign(path, "rows", f"not a CSV this sweep wrote ({e})") from None
     if len(rows) > len(plan.points):
         raise _foreign(path, "rows", len(rows))
     for i, row in enumerate(rows):
@@ -511,7 +514,7 @@ class _Dask:
                              "pip install 'ssdco[sweep]' (or pip install 'dask[distributed]')") from None
         try:
             self.client = Client(address, timeout=f"{connect_timeout_s}s", set_as_default=False)
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:  # ValueError: not an address (no port, ...)
             raise SweepError(f"cannot connect to the Dask scheduler at {address!r}: {e}") from None
         threads = sum(self.client.nthreads().values())
         self.window = WINDOW_PER_WORKER * max(1, threads)

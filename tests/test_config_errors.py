@@ -55,6 +55,11 @@ def test_minimal_config_is_valid():
     ("workload.read_fraction=abc", "workload.read_fraction"),
     ("nand.t_read_us.x=1", "nand.t_read_us.x"),
     ("novalue", "novalue"),
+    # found by fuzzing the CLI: each was a traceback or a silent nonsense answer
+    ("workload.request_size_kib={ sizes = [4], probabilities = [nan] }", "workload.request_size_kib.probabilities"),
+    ("workload.hot_space_fraction=1.0", "workload.hot_space_fraction"),  # hot_cold needs a cold zone
+    ("host.command_bytes=4611686018427387904", "host.command_bytes"),  # integers get the magnitude check
+    ("schema_version=true", "schema_version"),  # true == 1 in Python
 ])
 def test_bad_overrides(override, field):
     with pytest.raises(ConfigError) as info:
@@ -73,3 +78,69 @@ def test_console_script_usage_error_exits_2():
     proc = subprocess.run([sys.executable, "-m", "ssdco.cli", "whatif"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("overrides,field", [
+    (["workload.mapping_unit_kib=0.5", "workload.request_size_kib=1024"], "workload.request_size_kib"),  # 2,048 units
+    (["ftl.capacity_gb=1e-12"], "ftl.capacity_gb"),  # divided the drive-writes-per-day by zero
+    (["ftl.write_buffer_kib=1e12"], "ftl.write_buffer_kib"),  # ran out of memory
+    (["workload.arrival_iops=1e-12"], "workload.arrival_iops"),  # the DES clock: ZeroDivisionError
+])
+def test_bad_values_found_by_fuzzing_the_pm9a3_preset(overrides, field):
+    from tests.conftest import PM9A3
+
+    with pytest.raises(ConfigError) as info:
+        load_config(PM9A3, overrides=overrides)
+    assert info.value.field == field
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["validate", "{cfg}", "--seed", "-1"], "argument --seed: expected an integer >= 0"),
+    (["validate", "{cfg}", "--requests", "1"], "argument --requests: expected an integer in [22, "),
+    (["validate", "{cfg}", "--requests", "100000000000000000000"], "argument --requests"),
+    (["optimize", "{cfg}", "--no-des", "--min-iops", "inf"], "argument --min-iops: expected a number >= 0"),
+    (["optimize", "{cfg}", "--no-des", "--core-mw", "nan"], "argument --core-mw"),
+    (["sweep", "{cfg}", "--grid", "workload.queue_depth=1", "--des-requests", "1"], "argument --des-requests"),
+])
+def test_bad_command_line_values_exit_2_naming_the_option(argv, message, capsys):
+    from tests.conftest import PM9A3
+
+    with pytest.raises(SystemExit) as info:
+        main([a.format(cfg=PM9A3) for a in argv])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_huge_targets_are_rejected_before_the_solver(capsys):
+    # 1e20 IOPS put coefficients past HiGHS's infinity (IndexError inside PuLP); inf crashed the process
+    from tests.conftest import PM9A3
+
+    assert main(["optimize", str(PM9A3), "--no-des", "--min-iops", "1e20"]) == 2
+    assert "field '--min-iops' = 1e+20: expected a number <= 1e+12" in capsys.readouterr().err
+    assert main(["optimize", str(PM9A3), "--no-des", "--max-latency-us", "1e-12"]) == 2
+    assert "--max-latency-us" in capsys.readouterr().err
+
+
+def test_unwritable_outputs_exit_2_naming_the_path(tmp_path, capsys):
+    from tests.conftest import PM9A3
+
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["optimize", str(PM9A3), "--no-des", "--pareto", str(afile / "x.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ssdco: error: ") and "Traceback" not in err and str(afile) in err
+    # an existing directory (or device) is never replaced by the output file
+    assert main(["optimize", str(PM9A3), "--no-des", "--write-design", str(tmp_path)]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+    assert tmp_path.is_dir()
+
+
+def test_unreadable_config_paths(tmp_path):
+    loop = tmp_path / "loop.toml"
+    loop.symlink_to(loop)
+    with pytest.raises(ConfigError, match="cannot read it"):
+        load_config(loop)
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(ConfigError, match="cannot read it"):
+        load_config(afile / "x.toml")

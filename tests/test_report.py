@@ -157,7 +157,9 @@ def test_trends_not_reproduced_when_the_numbers_disagree():
 
 # ---- optional matplotlib ------------------------------------------------------------------------------
 def test_bad_min_iops_exits_2(tmp_path, capsys):
-    assert main(["study", str(PM9A3), "--out", str(tmp_path / "r"), "--min-iops", "-5"]) == 2
+    with pytest.raises(SystemExit) as info:  # refused by the argument parser, before anything runs
+        main(["study", str(PM9A3), "--out", str(tmp_path / "r"), "--min-iops", "-5"])
+    assert info.value.code == 2
     assert "--min-iops" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
 

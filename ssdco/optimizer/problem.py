@@ -74,6 +74,9 @@ class Targets:
         return _replace(self, **changes)
 
 
+MAX_TARGET_IOPS = 1e12  # far beyond any drive; larger targets put coefficients past the MILP solvers' infinity
+
+
 def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_power_mw: float | None = None,
                  dram_power_mw: float | None = None, max_latency_us: float | None = None,
                  utilization_cap: float | None = None) -> Targets:
@@ -95,6 +98,13 @@ def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_powe
     core = check("--core-mw", core_power_mw, 0.0)
     dram = check("--dram-mw", dram_power_mw, 0.0)
     lat = check("--max-latency-us", max_latency_us, 0.0)
+    qd = int(cfg.workload.queue_depth)
+    if min_iops is not None and min_iops > MAX_TARGET_IOPS:
+        raise ConfigError("command line", "--min-iops", min_iops, f"expected a number <= {MAX_TARGET_IOPS:.0e}")
+    if lat is not None and qd / lat * 1e6 > MAX_TARGET_IOPS:
+        raise ConfigError("command line", "--max-latency-us", lat,
+                          f"expected a latency >= {qd / MAX_TARGET_IOPS * 1e6:.3g} us (queue depth {qd} / "
+                          f"{MAX_TARGET_IOPS:.0e} IOPS)")
     cap = check("optimizer.utilization_cap", utilization_cap, 0.0)
     if cap is not None and cap > 1:
         raise ConfigError("command line", "optimizer.utilization_cap", cap, "expected a number in (0, 1]")

@@ -116,10 +116,13 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)
     p = des_power(config, network, des)
     power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw}
+    def relative(model: float, measured: float) -> float:
+        return model / measured - 1.0 if measured > 0.0 else math.nan
+
     rel = {
-        "iops": analytic.iops / des.iops.value - 1.0,
-        "latency_mean_us": analytic.latency_mean_us / des.mean_latency_us.value - 1.0,
-        "power_total_mw": analytic.power.total_mw / p.total_mw - 1.0,
+        "iops": relative(analytic.iops, des.iops.value),
+        "latency_mean_us": relative(analytic.latency_mean_us, des.mean_latency_us.value),
+        "power_total_mw": relative(analytic.power.total_mw, p.total_mw),
     }
     if analytic.latency_p99_us is not None and des.p99_us > 0:
         rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0

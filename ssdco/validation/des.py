@@ -83,6 +83,19 @@ HIST_BINS = 8192
 _DET, _EXP, _LOGN = 0, 1, 2
 _ROUTE_CODE = {"single": 0, "uniform": 1, "die_channel": 2}
 
+MAX_REQUESTS = 10**12  # requests per run: a day of simulation at 10 M events/s is about 10**11
+DEFAULT_WARMUP_FRACTION = 0.1
+DEFAULT_BATCHES = 20
+
+
+def min_requests(warmup_fraction: float = DEFAULT_WARMUP_FRACTION, batches: int = DEFAULT_BATCHES) -> int:
+    """The fewest requests :func:`simulate` accepts: enough that the measured ones fill every batch."""
+    n = batches
+    while n - math.floor(n * warmup_fraction) < batches:
+        n += 1
+    return n
+
+
 JOB_BITS = 24  # heap payload = (FIFO sequence << JOB_BITS) | job id
 JOB_MASK = (1 << JOB_BITS) - 1
 MAX_JOBS = JOB_MASK - 1
@@ -997,8 +1010,8 @@ def _check_open_stability(network: Network) -> None:
                         f"{network.arrival_iops:g} IOPS (needs < 1)")
 
 
-def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: float = 0.1, seed: SeedLike = 0,
-             service_family: str = "auto", batches: int = 20, progress: bool = False,
+def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: float = DEFAULT_WARMUP_FRACTION,
+             seed: SeedLike = 0, service_family: str = "auto", batches: int = DEFAULT_BATCHES, progress: bool = False,
              confidence: float = 0.95, max_in_system: int | None = None,
              trace_requests: int = 0) -> DesResult:
     """Simulate ``network`` until ``requests`` requests have completed.
@@ -1027,8 +1040,8 @@ def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: floa
     trace_requests : int
         Record a :class:`DesTrace` of the first this-many requests (0 = none).
     """
-    if isinstance(requests, bool) or int(requests) != requests or requests < 1:
-        raise _fail(f"requests must be a positive integer, got {requests!r}")
+    if isinstance(requests, bool) or int(requests) != requests or not 1 <= requests <= MAX_REQUESTS:
+        raise _fail(f"requests must be an integer in [1, {MAX_REQUESTS:.0e}], got {requests!r}")
     requests = int(requests)
     if not 0.0 <= warmup_fraction < 1.0:
         raise _fail(f"warmup_fraction must be in [0, 1), got {warmup_fraction}")

@@ -3,6 +3,8 @@
 import csv
 import json
 
+import pytest
+
 from ssdco.cli import main
 from tests.conftest import PM9A3
 
@@ -80,7 +82,9 @@ def test_user_errors_exit_2_without_traceback(capsys, tmp_path):
                  "--set", "optimizer.enumeration_limit=10"]) == 2
     assert "enumeration_limit" in capsys.readouterr().err
     assert not (tmp_path / "x.csv").exists()
-    assert main(["optimize", str(PM9A3), "--core-mw", "-3"]) == 2
+    with pytest.raises(SystemExit) as info:  # refused by the argument parser itself, as for any bad option
+        main(["optimize", str(PM9A3), "--core-mw", "-3"])
+    assert info.value.code == 2
     assert "--core-mw" in capsys.readouterr().err
 
 
