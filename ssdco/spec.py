@@ -772,6 +772,10 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]
 
 
 def _resolve_controller_path(ref: str, base_dir: Path) -> Path:
+    if not ref.strip():  # Path("") is the current directory, which made the error name "." as the file
+        raise ConfigError(str(base_dir / "controllers"), "controller", ref,
+                          "expected a preset name or a controller file; presets: "
+                          + ", ".join(list_controller_presets(base_dir)))
     p = Path(ref)
     if p.suffix == ".toml" or p.exists():
         return p if p.is_absolute() or p.exists() else base_dir / p

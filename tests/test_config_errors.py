@@ -144,3 +144,13 @@ def test_unreadable_config_paths(tmp_path):
     afile.write_text("x")
     with pytest.raises(ConfigError, match="cannot read it"):
         load_config(afile / "x.toml")
+
+
+def test_empty_controller_reference_names_the_field(capsys):
+    from tests.conftest import PM9A3
+
+    with pytest.raises(ConfigError) as info:
+        load_config(PM9A3, controller="")
+    assert info.value.field == "controller" and "c01" in str(info.value)
+    assert main(["whatif", str(PM9A3), "-c", ""]) == 2
+    assert "field 'controller' = ''" in capsys.readouterr().err
