@@ -298,30 +298,9 @@ def serial_level_distribution(transactions: int, copies: int, servers: int) -> t
 
 
 def _p_max_load_at_most(t: int, m: int, limit: int) -> float:
-    """P(max load <= limit) when t jobs pick one of m copies uniformly (see serial_level_distribution)."""
-    log_fact = np.array([math.lgamma(i + 1) for i in range(t + 1)])
-    scale = t / m
-    # polynomials kept as (coefficients scaled to a maximum of 1, log of the scale), and x scaled by the
-    # mean load s = T / m (terms s^i / i!, whose m-th power peaks near degree T), so that large T neither
-    # overflows nor underflows
-    log_terms = np.arange(t + 1) * math.log(scale) - log_fact
-    base = np.where(np.arange(t + 1) <= limit, np.exp(log_terms - log_terms[: limit + 1].max()), 0.0)
-    power, power_log = base, float(log_terms[: limit + 1].max())
-    poly, poly_log = np.eye(1, t + 1)[0], 0.0
-    e = m
-    while e:  # binary powering of the truncated polynomial
-        if e & 1:
-            poly = np.convolve(poly, power)[: t + 1]
-            poly_log += power_log + math.log(poly.max())
-            poly /= poly.max()
-        e >>= 1
-        if e:
-            power = np.convolve(power, power)[: t + 1]
-            power_log = 2.0 * power_log + math.log(power.max())
-            power /= power.max()
-    if poly[t] <= 0.0:
-        return 0.0
-    return min(1.0, math.exp(math.log(poly[t]) + poly_log + log_fact[t] - t * math.log(m * scale)))
+    """P(max load <= limit) when t jobs pick one of m copies uniformly (see serial_level_distribution):
+    E[prod over the copies of 1{load <= limit}] (:func:`_occupancy_mean`)."""
+    return float(_occupancy_mean(t, m, (np.arange(t + 1) <= limit).astype(float)[:, None])[0])
 
 
 def expected_serial_count(transactions: int, copies: int, servers: int) -> float:
@@ -367,8 +346,10 @@ def own_last_departure(transactions: int, copies: int, servers: int, scv: float)
 
 def _occupancy_mean(t: int, m: int, g: np.ndarray) -> np.ndarray:
     """E[prod over the m copies of g(k_d)] when t jobs pick a copy uniformly at random (k_d the copy's
-    count), for each column of ``g`` ([k, column]): T! / m^T [z^T] (sum_k g(k) z^k / k!)^m, with z scaled by
-    T / m and every polynomial kept scaled to a maximum of 1 per column, as in :func:`_p_max_load_at_most`."""
+    count), for each column of ``g`` ([k, column]): T! / m^T [z^T] (sum_k g(k) z^k / k!)^m (multinomial
+    generating function). Polynomials are kept as (coefficients scaled to a maximum of 1 per column, log of
+    the scale), and z is scaled by the mean load T / m (terms (T/m)^i / i!, whose m-th power peaks near
+    degree T), so that large T neither overflows nor underflows."""
     log_fact = np.array([math.lgamma(i + 1) for i in range(t + 1)])
     log_terms = np.arange(t + 1) * math.log(t / m) - log_fact
     tiny = np.finfo(float).tiny
@@ -378,6 +359,8 @@ def _occupancy_mean(t: int, m: int, g: np.ndarray) -> np.ndarray:
         return a / top, np.log(top)
 
     def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # product truncated to degree t, per column
+        if a.shape[1] == 1:  # one column (serial_level_distribution): numpy's convolution is faster
+            return np.convolve(a[:, 0], b[:, 0])[: t + 1, None]
         out = np.zeros_like(a)
         for k in range(t + 1):
             out[k:] += a[k] * b[: t + 1 - k]
