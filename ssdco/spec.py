@@ -792,12 +792,25 @@ def list_controller_presets(base_dir: Path) -> list[str]:
     return sorted(p.stem for p in d.glob("*.toml")) if d.is_dir() else []
 
 
-def load_controller(ref: str, base_dir: Path | str = "configs") -> Controller:
-    """Load a controller by preset name (``c07``) or by path of a controller TOML file."""
+def load_controller(ref: str, base_dir: Path | str = "configs", referenced_by: str | None = None) -> Controller:
+    """Load a controller by preset name (``c07``) or by path of a controller TOML file.
+
+    ``referenced_by`` says where ``ref`` came from (``--controller 'x.toml'``, ``controller = 'x.toml' in
+    FILE``), for the error of a file that defines no controller."""
     path = _resolve_controller_path(ref, Path(base_dir))
     raw = _read_toml(path)
     _check_schema(str(path), raw)
     raw = {k: v for k, v in raw.items() if k != "schema_version"}
+    if set(raw) <= {"name", "description"}:
+        # zero bytes, whitespace or comments only (or just a name): it places no module at all, which the
+        # placement check would report as an unplaced-modules list with no hint that the file is the problem
+        what = ("is empty (no settings, only whitespace or comments)" if not raw else
+                "defines no controller (only " + " and ".join(sorted(raw)) + ")")
+        shown = f" named by {referenced_by}" if referenced_by else ""
+        raise ConfigError(str(path), "<file>", str(path),
+                          f"the controller file{shown} {what}; expected a controller: [[core_groups]] tables "
+                          f"(name, spec, count, modules) and/or an [accelerators] table (module = units) that "
+                          f"place each of {', '.join(MODULES)} exactly once, as in configs/controllers/c01.toml")
     return parse_controller(str(path), raw, default_name=path.stem)
 
 
@@ -833,11 +846,11 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     if isinstance(controller, Controller):
         ctrl = controller
     elif controller is not None:
-        ctrl = load_controller(controller, base_dir)
+        ctrl = load_controller(controller, base_dir, referenced_by=f"--controller {controller!r}")
     elif isinstance(inline, Mapping):
         ctrl = parse_controller(source, inline, default_name="inline", prefix="controller")
     elif isinstance(inline, str):
-        ctrl = load_controller(inline, base_dir)
+        ctrl = load_controller(inline, base_dir, referenced_by=f"controller = {inline!r} in {source}")
     elif inline is None:
         raise ConfigError(source, "controller", MISSING,
                           "give a [controller] table, controller = \"<preset>\", or --controller")

@@ -154,3 +154,36 @@ def test_empty_controller_reference_names_the_field(capsys):
     assert info.value.field == "controller" and "c01" in str(info.value)
     assert main(["whatif", str(PM9A3), "-c", ""]) == 2
     assert "field 'controller' = ''" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["", "  \n\t\n", "# a controller, some day\n\n", "schema_version = 1\n",
+                                  'name = "nothing"\n'])
+def test_a_controller_file_that_defines_no_controller_says_so(text, tmp_path, capsys):
+    # it used to fail the placement check ("field 'core_groups' = []: modules not placed ..."), which
+    # did not say that the file itself is empty
+    from tests.conftest import PM9A3
+
+    ctl = tmp_path / "empty.toml"
+    ctl.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(PM9A3, controller=str(ctl))
+    err = info.value
+    assert err.source == str(ctl) and err.field == "<file>"
+    assert "empty" in err.allowed or "defines no controller" in err.allowed
+    assert f"--controller '{ctl}'" in err.allowed and "[[core_groups]]" in err.allowed
+    assert main(["whatif", str(PM9A3), "--controller", str(ctl)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert captured.err.startswith(f"ssdco: error: {ctl}: ")
+
+
+def test_an_empty_controller_file_named_in_the_config(tmp_path, capsys):
+    from tests.conftest import PM9A3
+
+    (tmp_path / "blank.toml").write_text("# nothing yet\n")
+    cfg = tmp_path / "device.toml"
+    cfg.write_text(PM9A3.read_text().replace('controller = "c01"', 'controller = "blank.toml"', 1))
+    assert main(["whatif", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'blank.toml'}: field '<file>'" in err
+    assert "is empty" in err and f"controller = 'blank.toml' in {cfg}" in err
