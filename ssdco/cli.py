@@ -165,16 +165,22 @@ def _fmt(x: float | None, unit: str = "", digits: int = 1) -> str:
     return f"{x:,.{digits}f}{unit}"
 
 
-def format_result(r) -> str:
-    """Human-readable table of a what-if :class:`~ssdco.model.whatif.Result`."""
+def format_result(r, source: str | None = None) -> str:
+    """Human-readable table of a what-if :class:`~ssdco.model.whatif.Result` (``source``: the config file)."""
+    import textwrap
+
+    from .errors import unstable_open_workload_error
+
     lines = []
     wl = (f"closed, queue depth {r.queue_depth}" if r.workload == "closed"
           else f"open, {r.arrival_iops:,.0f} IOPS offered")
     lines.append(f"ssdco whatif: {r.config_name}  controller {r.controller}  ({wl}; {r.method})")
     lines.append("")
-    if not r.stable:
-        lines.append("UNSTABLE: offered load exceeds the capacity of "
-                     f"{r.bottleneck} (capacity {r.bounds.capacity_per_us * 1e6:,.0f} IOPS)")
+    if not r.stable:  # an answer, not an error (exit 0, "stable": false): the same words as validate's error
+        why = unstable_open_workload_error(source or r.config_name, r.arrival_iops, r.bottleneck,
+                                           r.utilization[r.bottleneck], r.bounds.capacity_per_us * 1e6)
+        lines += textwrap.wrap(f"UNSTABLE: {why}; latency has no steady-state value", width=118,
+                               subsequent_indent="  ", break_on_hyphens=False) + [""]
     lines.append(f"  IOPS                 {_fmt(r.iops, '', 0)}")
     lines.append(f"  latency mean         {_fmt(r.latency_mean_us, ' us', 2)}")
     lines.append(f"  latency p99 (est.)   {_fmt(r.latency_p99_us, ' us', 2)}")
@@ -225,7 +231,7 @@ def _cmd_whatif(args) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        print(format_result(result))
+        print(format_result(result, source=args.config))
     return 0
 
 

@@ -1,5 +1,6 @@
 """Every malformed input gives one clear error naming file, field, value and what is allowed."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -187,3 +188,58 @@ def test_an_empty_controller_file_named_in_the_config(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{tmp_path / 'blank.toml'}: field '<file>'" in err
     assert "is empty" in err and f"controller = 'blank.toml' in {cfg}" in err
+
+
+UNSTABLE = ["--controller", "c01", "--set", "workload.arrival_iops=5e7"]  # cores:cache serves 769,231 IOPS
+
+
+def test_validate_of_an_unstable_open_workload_names_field_bottleneck_and_the_largest_stable_rate(capsys):
+    # it was "open workload is unstable: station 'pcie' would be 29.5 utilised at 5e+07 IOPS (needs < 1)":
+    # no file, no field, the first station past 1 rather than the bottleneck, and no rate that would work
+    from tests.conftest import PM9A3
+
+    assert main(["validate", str(PM9A3), *UNSTABLE, "--requests", "2000"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert captured.err.startswith(f"ssdco: error: {PM9A3}: field 'workload.arrival_iops' = 50000000.0: ")
+    assert "bottleneck station 'cores:cache' would be 6,500.0 % utilised (utilisation 65, needs < 1)" in captured.err
+    assert "expected an arrival rate below 769,231 IOPS, the maximum stable arrival rate" in captured.err
+
+
+def test_unstable_open_workload_at_the_capacity_itself_shows_enough_digits():
+    from ssdco.validation.compare import validate
+    from tests.conftest import PM9A3
+
+    cfg = load_config(PM9A3, controller="c01", overrides=["workload.arrival_iops=769231"])
+    with pytest.raises(ConfigError) as info:
+        validate(cfg, requests=2000)
+    assert info.value.field == "workload.arrival_iops" and info.value.value == 769231
+    assert "(utilisation 1.0000003, needs < 1)" in str(info.value)
+    assert "below 769,230.77 IOPS" in str(info.value)  # not "below 769,231", the rate given
+
+
+def test_whatif_of_an_unstable_open_workload_is_an_answer_with_the_same_explanation(capsys):
+    # documented: an unstable open system is a result ("stable": false, latency null), exit 0, as in sweep rows
+    from tests.conftest import PM9A3
+
+    assert main(["whatif", str(PM9A3), *UNSTABLE]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the explanation is wrapped over lines
+    assert (f"UNSTABLE: {PM9A3}: field 'workload.arrival_iops' = 50000000.0: the open workload is unstable: "
+            "its bottleneck station 'cores:cache' would be 6,500.0 % utilised") in out
+    assert "below 769,231 IOPS, the maximum stable arrival rate (the capacity of 'cores:cache')" in out
+    assert main(["whatif", str(PM9A3), *UNSTABLE, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["stable"] is False and doc["latency_us"]["mean"] is None
+
+
+def test_the_des_names_the_bottleneck_of_an_unstable_open_workload():
+    from ssdco.model.network import build_network
+    from ssdco.validation.des import DesError, simulate
+    from tests.conftest import PM9A3
+
+    cfg = load_config(PM9A3, controller="c01", overrides=["workload.arrival_iops=5e7"])
+    with pytest.raises(DesError) as info:
+        simulate(build_network(cfg), requests=2000)
+    msg = str(info.value)
+    assert msg.startswith("workload.arrival_iops = 50,000,000 IOPS: the open workload is unstable")
+    assert "'cores:cache' would be 6,500.0 % utilised" in msg and "below 769,231 IOPS" in msg

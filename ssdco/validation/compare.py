@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..errors import ConfigError, unstable_open_workload_error
 from ..model.network import Network, build_network
 from ..model.power import compute_power
 from ..model.whatif import Result, _num, check_budgets, evaluate_network
@@ -70,6 +71,13 @@ class Validation:
         }
 
 
+def unstable_result_error(config: Config, result: Result) -> ConfigError:
+    """The error of an open workload that ``result`` found unstable (see :func:`validate`)."""
+    return unstable_open_workload_error(config.source, config.workload.arrival_iops, result.bottleneck,
+                                        result.utilization[result.bottleneck],
+                                        result.bounds.capacity_per_us * 1e6)
+
+
 def des_power(config: Config, network: Network, des: DesResult):
     """Power from the DES's measured throughput and busy servers (same model as the analytic path)."""
     return compute_power(config, network, des.iops.value, des.mean_busy_servers)
@@ -110,9 +118,18 @@ def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
 
 def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, progress: bool = False,
              service_family: str = "auto") -> Validation:
-    """Run the analytic model and the DES on ``config`` and compare them."""
+    """Run the analytic model and the DES on ``config`` and compare them.
+
+    Raises
+    ------
+    ConfigError
+        An open workload beyond capacity (no steady state for the DES to measure), naming
+        ``workload.arrival_iops``, the bottleneck station, its utilisation and the largest stable rate.
+    """
     network = build_network(config)
     analytic = evaluate_network(config, network)
+    if not analytic.stable:
+        raise unstable_result_error(config, analytic)
     des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)
     p = des_power(config, network, des)
     power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw}

@@ -66,7 +66,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from numba import njit
 
-from ..errors import SsdcoError
+from ..errors import SsdcoError, unstable_open_workload
 from ..model.network import ROUTING, Network
 from ..rng import SeedLike, derive_seed
 from . import stats as _st
@@ -1003,11 +1003,13 @@ class DesResult:
 def _check_open_stability(network: Network) -> None:
     lam = float(network.arrival_iops) / 1e6  # per us
     bg = {b.name: b.demand_us for b in network.background_loads()}
-    for ld in network.loads():
-        rho = lam * (ld.demand_us + bg.get(ld.name, 0.0)) / ld.servers  # background work loads it too
-        if rho >= 1.0:
-            raise _fail(f"open workload is unstable: station {ld.name!r} would be {rho:.3g} utilised at "
-                        f"{network.arrival_iops:g} IOPS (needs < 1)")
+    # demand per server, background work included (it loads the station too); the largest is the bottleneck
+    per_server = {ld.name: (ld.demand_us + bg.get(ld.name, 0.0)) / ld.servers for ld in network.loads()}
+    name = max(per_server, key=per_server.get)
+    rho = lam * per_server[name]
+    if rho >= 1.0:
+        raise _fail(f"workload.arrival_iops = {network.arrival_iops:,.0f} IOPS: "
+                    + unstable_open_workload(name, rho, 1e6 / per_server[name]))
 
 
 def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: float = DEFAULT_WARMUP_FRACTION,
