@@ -10,6 +10,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from .errors import ConfigError
+
 
 def _default_mode() -> int:
     mask = os.umask(0o022)
@@ -42,3 +44,46 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write UTF-8 ``text`` to ``path`` atomically."""
     write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def check_output_path(path: str | Path, option: str, directory: bool = False) -> None:
+    """Refuse, before a long run, an output that :func:`write_bytes_atomic` could not write.
+
+    ``path`` is a file (or, with ``directory``, a directory whose files are written); missing parent
+    directories are fine (they are created), but the nearest existing one must be a directory in which a
+    file can be created: that is tried with a temporary file, removed at once.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``option`` (e.g. ``--out``), the path and what is wrong with it.
+    """
+    text = str(path)
+
+    def refuse(why: str) -> ConfigError:
+        return ConfigError(option, option.lstrip("-"), text, why)
+
+    if not text.strip():
+        raise refuse("expected a path, got an empty one")
+    p = Path(path)
+    if directory:
+        if p.exists() and not p.is_dir():
+            raise refuse("exists and is not a directory; expected a directory (created if missing)")
+        probe = p
+    else:
+        if p.is_dir():
+            raise refuse("is a directory, not a regular file; expected a file path")
+        if p.exists() and not p.is_file():
+            raise refuse("exists and is not a regular file (a device, FIFO or socket); refusing to replace it")
+        probe = p.parent
+    while not os.path.lexists(probe) and probe != probe.parent:  # the nearest existing ancestor
+        probe = probe.parent
+    if not probe.is_dir():  # a file, or a symlink that leads nowhere
+        raise refuse(f"{probe} is not a directory; expected a path in a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=probe, prefix=".ssdco-probe.", suffix=".tmp")
+    except OSError as e:
+        raise refuse(f"cannot create files in {probe} ({e.strerror or e}); expected a path in a writable "
+                     "directory") from None
+    os.close(fd)
+    os.unlink(tmp)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from .atomic import write_text_atomic
+from .atomic import check_output_path, write_text_atomic
 from .errors import SsdcoError
 
 EXIT_USAGE = 2
@@ -292,6 +292,7 @@ def _cmd_study(args) -> int:
     from .report import default_command, require_matplotlib, run_study, write_study
 
     require_matplotlib()  # before the long run, not after it
+    check_output_path(args.out, "--out", directory=True)  # likewise
     command = default_command(args.config, out=args.out, requests=args.requests, seed=args.seed,
                               min_iops=args.min_iops)
     study = run_study(args.config, requests=args.requests, seed=args.seed, progress=_progress(args.progress),
@@ -304,8 +305,9 @@ def _cmd_study(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
-    from .sweep import plan_sweep, run_sweep
+    from .sweep import check_outputs, plan_sweep, run_sweep
 
+    check_outputs(args.out, args.parquet)  # before validating every grid point, too
     plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
                       des_requests=args.des_requests, seed=args.seed)
     s = run_sweep(plan, args.out, workers=args.workers, scheduler=args.scheduler,
@@ -324,6 +326,9 @@ def _cmd_optimize(args) -> int:
     from .optimizer import optimize
     from .optimizer.report import design_toml, format_text, pareto_csv, to_json
 
+    for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
+        if path is not None:  # before the search (and its DES runs), not after it
+            check_output_path(path, option)
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
                       max_latency_us=args.max_latency_us, explain=args.explain, pareto_front=args.pareto is not None,

@@ -45,11 +45,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from .atomic import check_output_path
 from .errors import ConfigError, SsdcoError
 from .spec import apply_overrides, config_from_dict, load_config, parse_override
 
 __all__ = ["GridAxis", "GridPoint", "SweepError", "SweepPlan", "SweepSummary", "parse_grid", "parse_grid_spec",
-           "plan_sweep", "run_sweep", "sweep_columns", "evaluate_point", "read_sweep_csv"]
+           "plan_sweep", "run_sweep", "sweep_columns", "evaluate_point", "read_sweep_csv", "check_outputs"]
 
 GRID_SOURCE = "--grid"
 FSYNC_SECONDS = 0.5
@@ -451,6 +452,17 @@ def write_parquet(csv_path: str | Path, parquet_path: str | Path) -> None:
         raise
 
 
+def check_outputs(out: str | Path, parquet: str | Path | None = None) -> None:
+    """Refuse, before any point runs, a ``--out`` or ``--parquet`` that could not be written (see
+    :func:`ssdco.atomic.check_output_path`), or one Parquet file that would replace the CSV."""
+    check_output_path(out, "--out")
+    if parquet is not None:
+        check_output_path(parquet, "--parquet")
+        if Path(parquet).resolve() == Path(out).resolve():
+            raise ConfigError("--parquet", "parquet", str(parquet),
+                              f"is the same file as --out {str(out)!r}; expected another path (e.g. .parquet)")
+
+
 def _import_pyarrow():
     try:
         import pyarrow.csv as pa_csv
@@ -560,7 +572,8 @@ def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: 
     connect_timeout_s : float
         How long to wait for that scheduler to answer before giving up (s, > 0).
     parquet : path, optional
-        Also write the finished table as Parquet (needs pyarrow; checked before anything runs).
+        Also write the finished table as Parquet (needs pyarrow; checked before anything runs, as is
+        that both paths can be written: :func:`check_outputs`).
     progress : bool
         A tqdm bar on stderr.
     on_row : callable, optional
@@ -571,6 +584,7 @@ def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: 
     if scheduler and not (isinstance(connect_timeout_s, (int, float)) and math.isfinite(connect_timeout_s)
                           and connect_timeout_s > 0):
         raise ConfigError("--connect-timeout-s", "connect_timeout_s", connect_timeout_s, "expected a number > 0")
+    check_outputs(out, parquet)
     if parquet is not None:
         _import_pyarrow()
     path = Path(out)

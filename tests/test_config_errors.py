@@ -243,3 +243,25 @@ def test_the_des_names_the_bottleneck_of_an_unstable_open_workload():
     msg = str(info.value)
     assert msg.startswith("workload.arrival_iops = 50,000,000 IOPS: the open workload is unstable")
     assert "'cores:cache' would be 6,500.0 % utilised" in msg and "below 769,231 IOPS" in msg
+
+
+def test_study_and_optimize_check_their_outputs_before_running(tmp_path, capsys, monkeypatch):
+    # both used to run to the end (minutes for the study) and then fail to write
+    import ssdco.optimizer
+    import ssdco.report
+    from tests.conftest import PM9A3
+
+    pytest.importorskip("matplotlib")
+    monkeypatch.setattr(ssdco.report, "run_study", lambda *a, **k: pytest.fail("the study ran"))
+    monkeypatch.setattr(ssdco.optimizer, "optimize", lambda *a, **k: pytest.fail("the search ran"))
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for argv, message in [
+        (["study", str(PM9A3), "--out", str(afile)], f"--out: field 'out' = '{afile}': exists and is not a directory"),
+        (["study", str(PM9A3), "--out", str(afile / "x")], f"{afile} is not a directory"),
+        (["optimize", str(PM9A3), "--pareto", str(afile / "p.csv")], "--pareto: field 'pareto'"),
+        (["optimize", str(PM9A3), "--write-design", str(tmp_path)], "is a directory, not a regular file"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("ssdco: error: ") and message in err and "Traceback" not in err

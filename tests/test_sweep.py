@@ -290,3 +290,51 @@ def test_run_sweep_rejects_a_bad_connect_timeout(plan, tmp_path):
     with pytest.raises(ConfigError, match="connect_timeout_s"):
         run_sweep(plan, tmp_path / "s.csv", scheduler="tcp://127.0.0.1:1", connect_timeout_s=0.0)
     assert not (tmp_path / "s.csv").exists()
+
+
+# ---- output paths are checked before anything runs ---------------------------------------------------
+@pytest.mark.parametrize("case", ["parquet_under_a_file", "parquet_is_a_directory", "parquet_is_the_csv",
+                                  "out_under_a_file", "out_is_a_directory", "empty_out"])
+def test_unwritable_outputs_are_refused_before_any_point_runs(case, plan, tmp_path, monkeypatch):
+    # --parquet /proc/x.parquet used to fail only after every point had been computed
+    import ssdco.sweep
+
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    out, parquet = tmp_path / "s.csv", tmp_path / "s.parquet"
+    option, bad = {"parquet_under_a_file": ("--parquet", afile / "x.parquet"),
+                   "parquet_is_a_directory": ("--parquet", tmp_path),
+                   "parquet_is_the_csv": ("--parquet", out),
+                   "out_under_a_file": ("--out", afile / "sub" / "x.csv"),
+                   "out_is_a_directory": ("--out", tmp_path),
+                   "empty_out": ("--out", "")}[case]
+    if option == "--parquet":
+        parquet = bad
+    else:
+        out = bad
+    monkeypatch.setattr(ssdco.sweep, "evaluate_point", lambda task: pytest.fail("a point ran"))
+    with pytest.raises(ConfigError) as e:
+        run_sweep(plan, out, parquet=parquet)
+    assert e.value.source == option and e.value.value == str(bad)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # no CSV, no temporary or probe file
+
+
+def test_cli_unwritable_parquet_exits_2_at_once_naming_the_option(tmp_path, capsys, monkeypatch):
+    import ssdco.sweep
+
+    monkeypatch.setattr(ssdco.sweep, "plan_sweep", lambda *a, **k: pytest.fail("planned before checking"))
+    unwritable = "/proc/x.parquet" if os.path.isdir("/proc/self") else str(tmp_path / "afile" / "x.parquet")
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "s.csv"
+    assert main(["sweep", str(PM9A3), "-c", "c09", "--grid", "workload.queue_depth=1,2", "--out", str(out),
+                 "--parquet", unwritable]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ssdco: error: --parquet: field 'parquet' = '{unwritable}': ")
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_writable_outputs_in_new_directories_pass_the_check(plan, reference, tmp_path):
+    pytest.importorskip("pyarrow.parquet")
+    out, pout = tmp_path / "a" / "b" / "s.csv", tmp_path / "c" / "s.parquet"
+    assert run_sweep(plan, out, parquet=pout).computed == 8
+    assert out.read_bytes() == reference and pout.is_file()
