@@ -524,11 +524,35 @@ class _Dask:
         except ImportError:
             raise SweepError("--scheduler needs dask.distributed, which is not installed: "
                              "pip install 'ssdco[sweep]' (or pip install 'dask[distributed]')") from None
+        class _ClosingClient(Client):
+            """A Client that closes itself when it fails to start. Dask closes a client on a connection
+            error (OSError) but not on a malformed address (ValueError: 'bogus' has no port) or a
+            configuration it cannot use (TypeError: tls:// without an SSL context); that half-started
+            client's __del__ then waited twice the timeout for a loop that no longer answered and printed
+            "Exception ignored in: <function Client.__del__ ...> Traceback ..." after our clean message."""
+
+            def start(self, **kwargs):
+                try:
+                    super().start(**kwargs)
+                except BaseException:
+                    try:
+                        self.close(timeout=max(1.0, connect_timeout_s))
+                    except Exception:  # pragma: no cover - the start error is the one to report
+                        pass
+                    raise
+
         try:
-            self.client = Client(address, timeout=f"{connect_timeout_s}s", set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as e:  # ValueError: not an address (no port, ...)
-            raise SweepError(f"cannot connect to the Dask scheduler at {address!r}: {e}") from None
-        threads = sum(self.client.nthreads().values())
+            self.client = _ClosingClient(address, timeout=f"{connect_timeout_s}s", set_as_default=False)
+        except (OSError, TimeoutError) as e:
+            raise SweepError(f"--scheduler: cannot connect to the Dask scheduler at {address!r}: {e}") from None
+        except (ValueError, TypeError) as e:  # not an address Dask can use (no port, unknown scheme, ...)
+            raise SweepError(f"--scheduler: cannot connect to the Dask scheduler at {address!r}: {e}; "
+                             "expected an address such as tcp://HOST:8786") from None
+        try:
+            threads = sum(self.client.nthreads().values())
+        except BaseException:
+            self.client.close()
+            raise
         self.window = WINDOW_PER_WORKER * max(1, threads)
 
     def submit(self, task: PointTask):

@@ -338,3 +338,23 @@ def test_writable_outputs_in_new_directories_pass_the_check(plan, reference, tmp
     out, pout = tmp_path / "a" / "b" / "s.csv", tmp_path / "c" / "s.parquet"
     assert run_sweep(plan, out, parquet=pout).computed == 8
     assert out.read_bytes() == reference and pout.is_file()
+
+
+@pytest.mark.parametrize("address", ["bogus", "tls://127.0.0.1:1", "foo://127.0.0.1:1"])
+def test_an_unusable_scheduler_address_leaves_only_the_clean_message_on_stderr(address, tmp_path):
+    # 'bogus' exited 2 cleanly, but the half-started Dask client's __del__ then waited 2 x the timeout and
+    # printed "Exception ignored in: <function Client.__del__ ...> Traceback ..."; tls:// without an SSL
+    # context raised TypeError, which was a traceback of its own
+    pytest.importorskip("distributed")
+    out = tmp_path / "s.csv"
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "ssdco.cli", "sweep", str(PM9A3), "-c", "c09",
+                           "--grid", "workload.queue_depth=1,2", "--out", str(out), "--scheduler", address,
+                           "--connect-timeout-s", "5"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"ssdco: error: --scheduler: cannot connect to the Dask scheduler at {address!r}")
+    assert proc.stderr.count("\n") == 1, proc.stderr  # one line: no "Exception ignored", no Traceback
+    assert "Traceback" not in proc.stderr
+    assert elapsed < 10.0  # no wait of 2 x 5 s for a client that never started
+    assert not out.exists()
