@@ -1005,6 +1005,8 @@ def _check_open_stability(network: Network) -> None:
     bg = {b.name: b.demand_us for b in network.background_loads()}
     # demand per server, background work included (it loads the station too); the largest is the bottleneck
     per_server = {ld.name: (ld.demand_us + bg.get(ld.name, 0.0)) / ld.servers for ld in network.loads()}
+    if not per_server:  # pure delays only: an infinite server, stable at any rate
+        return
     name = max(per_server, key=per_server.get)
     rho = lam * per_server[name]
     if rho >= 1.0:
