@@ -578,6 +578,14 @@ def _g(x: float | None, digits: int = 6) -> str:
     return f"{x:.{digits}g}"
 
 
+def _fixed(x: float | None, decimals: int) -> str:
+    """``x`` with a fixed number of decimals ("" when missing or not finite), for table columns whose
+    neighbours are fixed-point: 65.00, not 65 next to 64.19."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return ""
+    return f"{x:.{decimals}f}"
+
+
 def placement_text(c: Controller) -> str:
     """Compact description of where each module runs, e.g. ``parse,cache_lookup: 1x r1g; translate: accel x1``."""
     parts = []
@@ -713,7 +721,8 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
     for r in study.runs:
         a, d = r.analytic, r.des
         L.append(f"| {r.name} | {a.iops:,.0f} / {d.iops:,.0f} | {a.latency_mean_us:.2f} / {d.latency_mean_us:.2f} | "
-                 f"{_g(a.latency_p99_us, 4) or 'n/a'} / {d.latency_p99_us:.2f} | {a.cores_mw:.1f} / {d.cores_mw:.1f} | "
+                 f"{_fixed(a.latency_p99_us, 2) or 'n/a'} / {d.latency_p99_us:.2f} | "
+                 f"{a.cores_mw:.1f} / {d.cores_mw:.1f} | "
                  f"{a.accelerators_mw:.1f} / {d.accelerators_mw:.1f} | {a.dram_mw:.1f} / {d.dram_mw:.1f} | "
                  f"{a.total_mw:.1f} / {d.total_mw:.1f} | {a.energy_per_io_nj:,.0f} / {d.energy_per_io_nj:,.0f} |")
     L.append("")

@@ -69,6 +69,19 @@ def test_report_names_its_command_trends_budgets_and_sources(two_runs):
             assert p.comment.replace("|", "\\|") in md, p.field
 
 
+def test_performance_table_latencies_have_two_decimals(two_runs):
+    # the analytic p99 was printed to 4 significant digits, so a round value read "65" beside "64.19"
+    import re
+
+    md = (two_runs[0] / "report.md").read_text()
+    table = md.split("## Performance, power and energy", 1)[1].split("\n\n")[2].splitlines()[2:]
+    assert len(table) >= 10
+    for line in table:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        for cell in cells[2:4]:  # latency mean, latency p99: analytic / DES
+            assert re.fullmatch(r"\d+\.\d\d / \d+\.\d\d", cell), line
+
+
 def test_results_csv_has_one_row_per_design(two_runs):
     rows = list(csv.DictReader(io.StringIO((two_runs[0] / "results.csv").read_text())))
     names = [r["controller"] for r in rows]
