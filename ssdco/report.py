@@ -368,6 +368,11 @@ def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0
         raise ConfigError("--min-iops", "min_iops", min_iops, "expected a finite number >= 0")
     path = Path(config_path)
     base = load_config(path)
+    if base.workload.queue_depth is None:
+        raise ConfigError(base.source, "workload.queue_depth", None,
+                          "ssdco study needs a closed workload (queue_depth), as in the reference study: its "
+                          "designs are compared at a queue depth and its optimizer searches at one; "
+                          "arrival_iops is not supported")
     presets = list_controller_presets(path.parent)
     if not presets:
         raise SsdcoError(f"{path.parent / 'controllers'}: no controller presets (*.toml) to study")

@@ -3,6 +3,7 @@
 import csv
 import importlib.util
 import io
+import re
 import sys
 
 import pytest
@@ -174,6 +175,17 @@ def test_bad_min_iops_exits_2(tmp_path, capsys):
         main(["study", str(PM9A3), "--out", str(tmp_path / "r"), "--min-iops", "-5"])
     assert info.value.code == 2
     assert "--min-iops" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_open_workload_is_refused_naming_the_study(tmp_path, capsys):
+    # it used to fail inside the optimizer, with a message that named "ssdco optimize"
+    text = PM9A3.read_text()
+    cfg = tmp_path / "open.toml"
+    cfg.write_text(re.sub(r"(?m)^queue_depth = .*$", "arrival_iops = 100000", text))
+    assert main(["study", str(cfg), "--out", str(tmp_path / "r"), "--requests", "2000", "--progress", "off"]) == 2
+    err = capsys.readouterr().err
+    assert "ssdco study needs a closed workload" in err and "workload.queue_depth" in err and str(cfg) in err
     assert not (tmp_path / "r").exists()
 
 
