@@ -20,6 +20,7 @@ test: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/whatif_speed.py
+	$(BIN)/python benchmarks/write_buffer_speed.py
 	$(BIN)/python benchmarks/des_speed.py
 	$(BIN)/python benchmarks/optimize_speed.py
 	$(BIN)/python benchmarks/model_vs_des.py

@@ -378,7 +378,8 @@ class _Reader:
 #: (us, mW, nJ, pJ/bit, KiB, GB, MT/s, IOPS, cycles) comes near either end.
 MIN_MAGNITUDE, MAX_MAGNITUDE = 1e-12, 1e12
 #: Largest write buffer, KiB (64 MiB, 32 x the PM9A3's 2 MiB): the buffer's throughput bound is a product-form
-#: convolution over its slots, 20 s at this size (1 s at 2 MiB); larger ones ran out of memory.
+#: convolution over its slots, by FFT above 1,024 of them (60 ms at this size, where the log-space convolution
+#: took 15 s: benchmarks/write_buffer_speed.py); the DES keeps a job slot per buffer slot.
 MAX_WRITE_BUFFER_KIB = 65536
 #: Largest request, KiB: 1,024 transactions of 4 KiB (whatif takes ~3 s there and grows with the square;
 #: NVMe hosts split transfers at the drive's MDTS, commonly 128 KiB - 2 MiB).

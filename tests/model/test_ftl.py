@@ -100,6 +100,21 @@ def test_write_buffer_bound_is_reported_and_holds():
     assert reads.to_dict()["bounds"]["write_buffer_iops"] is None
 
 
+def test_write_buffer_bound_rises_with_the_buffer_across_the_fft_threshold():
+    # above route_mva.FFT_MIN_POPULATION jobs the bound comes from the FFT convolution: it must continue the
+    # log-space one (more slots, a higher bound, below the dies' capacity); its speed is measured in
+    # benchmarks/write_buffer_speed.py
+    from ssdco.model.route_mva import FFT_MIN_POPULATION
+
+    bounds = []
+    for kib in (2048, 4 * (FFT_MIN_POPULATION - 32), 4 * (FFT_MIN_POPULATION - 31), 16384, 65536):
+        r = evaluate(pm9a3("workload.read_fraction=0.0", f"ftl.write_buffer_kib={kib}"))
+        bounds.append(r.bounds.write_buffer_per_us)
+        assert r.bounds.write_buffer_per_us < r.bounds.capacity_per_us
+    assert all(b < a for a, b in zip(bounds[1:], bounds[:-1]))
+    assert bounds[2] / bounds[1] - 1 < 1e-4  # one more slot across the threshold
+
+
 def test_buffered_writes_are_acknowledged_before_their_program():
     r = evaluate(pm9a3("workload.read_fraction=0.0", "workload.queue_depth=1"))
     assert r.latency_mean_us < pm9a3().nand.t_prog_us / 4  # no tPROG on the write's own path

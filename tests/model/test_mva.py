@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.convolution import closed_throughput, solve_closed_convolution
+from ssdco.model.convolution import closed_throughput, closed_throughput_fft, solve_closed_convolution
 from ssdco.model.mva import solve_closed, solve_closed_batch
 from ssdco.model.references import closed_single_station, machine_repairman, tandem_balanced_throughput
 
@@ -133,3 +133,29 @@ def test_jobs_spread_at_random_over_identical_queues_keep_them_busy_n_over_n_plu
     # m single-server copies, demand d per job on each copy, no think time: every state is equally
     # likely (Bose-Einstein), so a copy is busy N / (N + m - 1) of the time
     assert closed_throughput([d], [1], [m], 0.0, n) * d == pytest.approx(n / (n + m - 1), rel=1e-9)
+
+
+@given(n=st.integers(1, 400), d=st.lists(st.floats(0.01, 50.0), min_size=1, max_size=3),
+       c=st.lists(st.integers(1, 8), min_size=3, max_size=3), m=st.lists(st.integers(1, 200), min_size=3, max_size=3),
+       z=st.floats(0.0, 500.0))
+@settings(max_examples=60, deadline=None)
+def test_fft_convolution_equals_the_log_space_one(n, d, c, m, z):
+    # the FFT is accurate relative to the largest terms only; the tilt puts G(N - 1) and G(N) among them
+    # (measured: 5e-13 at worst on 2,000 random networks, convolution.closed_throughput_fft)
+    k = len(d)
+    assert closed_throughput_fft(d, c[:k], m[:k], z, n) == pytest.approx(closed_throughput(d, c[:k], m[:k], z, n),
+                                                                        rel=1e-11)
+
+
+@pytest.mark.parametrize("n,m", [(20_000, 64), (5_000, 1), (1, 7), (2, 1_000)])
+def test_fft_convolution_keeps_n_over_n_plus_m_minus_1_at_large_populations(n, m):
+    # beyond what the log-space kernel solves quickly: m single-server copies, every state equally likely
+    d = 3.0
+    assert closed_throughput_fft([d], [1], [m], 0.0, n) * d == pytest.approx(n / (n + m - 1), rel=1e-9)
+
+
+def test_fft_convolution_needs_a_network():
+    with pytest.raises(ValueError):
+        closed_throughput_fft([0.0], [1], [4], 0.0, 10)
+    with pytest.raises(ValueError):
+        closed_throughput_fft([1.0], [1], [4], 0.0, 0)
