@@ -103,7 +103,7 @@ def batch_first_wait(servers: int, batch_rate: float, service: float, batch_pmf,
 
 def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float,
                bg_demand_us=None, bg_m2_us2=None, batch_excess=None, residual_factor=None,
-               batches=None) -> OpenSolution:
+               batches=None, arrival_gamma=None) -> OpenSolution:
     """Solve the open network.
 
     A request's transactions arrive at a station together (a batch: the fork of a multi-transaction
@@ -120,6 +120,10 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     writes over two dies at 50 % load: P(wait) 0.33 against 0.24; the DES's 16 KiB design 48 went from
     -16.9 % to -12.1 % at 50 % load). That first-of-batch wait is what ``residence_us`` reports per visit;
     the own transactions ahead in the batch are the route's serialisation (``route_mva.py``, 1.).
+
+    ``arrival_gamma`` per station scales its wait by (ca^2 + cs^2) / (1 + cs^2), the Kingman / Allen-Cunneen
+    ratio to the Poisson-arrival wait, where its arrivals are not Poisson (a channel fed by deterministic
+    dies: :func:`~ssdco.model.route_mva.routed_arrival_gamma`); 1 (Poisson) by default.
 
     ``residual_factor`` per station replaces (1 + scv) / 2, the residual service an arrival waits for in
     units of S: jobs that rejoin the queue they just left wait for a full service (``route_mva.py``, 2.,
@@ -150,6 +154,7 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     bm2 = np.zeros(d.shape) if bg_m2_us2 is None else np.asarray(bg_m2_us2, dtype=float)
     bx = np.zeros(d.shape) if batch_excess is None else np.asarray(batch_excess, dtype=float)
     fr = (1.0 + cs2) / 2.0 if residual_factor is None else np.asarray(residual_factor, dtype=float)
+    gamma = np.ones(d.shape) if arrival_gamma is None else np.asarray(arrival_gamma, dtype=float)
     util = arrival_per_us * (d + bd) / c
     stable = bool(np.all(util < 1.0))
     res = np.full(d.shape, np.inf)
@@ -175,7 +180,7 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
             else:
                 wait = pw[k] * s / (c[k] - a) * fr[k]
             wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead
-        res[k] = v[k] * (s + wait)
+        res[k] = v[k] * (s + gamma[k] * wait)
     response = float(delay_us + np.dot(m, res)) if stable else float("inf")
     return OpenSolution(arrival_per_us=arrival_per_us, stable=stable, utilization=util, residence_us=res,
                         p_wait=pw, response_us=response)

@@ -1086,13 +1086,17 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
 
 
 @nb.njit(cache=True, inline='always')
-def _routed_gamma(k, util, copies, share, scv):
+def _routed_gamma(k, util, copies, share, scv, bg_demand):
     """Kingman's gamma = (ca^2 + cs^2) / (1 + cs^2) at address-routed copies k (a channel; 3.), with ca^2
     that of its arrivals' local source: the merged output of address-routed copies upstream (its dies),
     each taken with Poisson arrivals (a 1 / m random split of the requests), cd^2 = 1 + u^2 (cs^2 - 1)
     (Whitt's departure equation at ca^2 = 1), merged by QNA's asymptotic method (the rate-weighted mean;
     W. Whitt, Bell Syst. Tech. J. 62(9), 1983). Arrivals from single-copy stations count as Poisson, as
-    before; so does a station fed by nothing routed (a die: gamma 1).
+    before; so does a station fed by nothing routed (a die: gamma 1), and so do the outputs of copies that
+    also run background work (``bg_demand`` > 0: reads queued behind a buffered program leave together when
+    it ends, which the foreground scv does not see; counted regular, the open JESD219 mix at 70 % reads went
+    from -8.7 % to -10.8 % on mean latency). The open solver uses the same factor
+    (:func:`routed_arrival_gamma`).
 
     Deterministic dies u busy space their transfers out, and the channel waits less: channel-bound reads
     at QD 18 (2-4 channels 60-91 % busy behind 8 dies each) waited 7.1 and 26.6 us in the model where the
@@ -1103,7 +1107,7 @@ def _routed_gamma(k, util, copies, share, scv):
     one design in each comparison set."""
     ca2 = 1.0
     for p in range(copies.shape[0]):
-        if share[k, p] > 0.0 and copies[p] > 1.0:
+        if share[k, p] > 0.0 and copies[p] > 1.0 and bg_demand[p] <= 0.0:
             u = min(util[p], 1.0)
             ca2 += share[k, p] * u * u * (scv[p] - 1.0)
     return (ca2 + scv[k]) / (1.0 + scv[k])
@@ -1111,7 +1115,7 @@ def _routed_gamma(k, util, copies, share, scv):
 
 @nb.njit(cache=True, inline='always')
 def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-              sibling_queue, above, features, wait0, p_wait0, work):
+              sibling_queue, above, features, wait0, p_wait0, work, bg_demand):
     """Per-visit waits (before the background's share) and P(wait) of every station when the closed
     workload of n requests runs at throughput x (requests/us); the per-server utilisations go to work[0]
     (``work``: scratch, see :func:`_flow_scv`).
@@ -1140,7 +1144,7 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
             if copies[k] == 1.0:
                 gamma = (ca2[k] + flow_scv[k]) / (1.0 + flow_scv[k])
             else:
-                gamma = _routed_gamma(k, util, copies, traffic[0], flow_scv)
+                gamma = _routed_gamma(k, util, copies, traffic[0], flow_scv, bg_demand)
         f = f_residual[k]
         lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
         present = svc[k] + sibling_queue[k]  # a visit's time there besides the wait for others (in work)
@@ -1186,7 +1190,7 @@ def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, 
     overhead was about a quarter of the solve."""
     util = work[0]
     _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-              sibling_queue, above, features, wait0, p_wait0, work)
+              sibling_queue, above, features, wait0, p_wait0, work, bg_demand)
     if has_bg:
         _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
     else:
@@ -1388,6 +1392,26 @@ def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, 
                                 a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block, a.own_serial_us,
                                 profile, a.slack, residual_cv2(a.scv), a.size_transactions, a.size_probs, weight,
                                 a.pure_delay_us, int(features), fork_scale))
+
+
+def routed_arrival_gamma(arrays: RouteArrays, x_per_us: float, demand_us: np.ndarray) -> np.ndarray:
+    """Per station: the Kingman factor gamma (:func:`_routed_gamma`) by which an address-routed station's wait
+    differs from its wait behind Poisson arrivals, when the network runs at ``x_per_us`` requests/us with
+    per-copy demands ``demand_us`` (background work included); 1 at every other station. For the open
+    solver, whose stations otherwise all see Poisson arrivals: a channel behind deterministic dies."""
+    a = arrays
+    k_count = a.service_us.shape[0]
+    gamma = np.ones(k_count)
+    if not np.any(a.copies > 1.0):
+        return gamma
+    share = _traffic_shares(a.step_station, a.step_visits, a.step_routed, a.copies)[0]
+    util = x_per_us * np.asarray(demand_us, dtype=np.float64) / a.servers
+    scv = a.run_scv if a.run_scv is not None else a.scv
+    bg = a.bg_demand_us if a.bg_demand_us is not None else np.zeros(k_count)
+    for k in range(k_count):
+        if a.copies[k] > 1.0:
+            gamma[k] = _routed_gamma(k, util, a.copies, share, scv, bg)
+    return gamma
 
 
 def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: int = ALL_FEATURES) -> np.ndarray:

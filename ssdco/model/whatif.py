@@ -81,7 +81,7 @@ from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
-from .route_mva import residual_factors, route_arrays, route_latency, solve_route
+from .route_mva import residual_factors, route_arrays, route_latency, routed_arrival_gamma, solve_route
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -429,7 +429,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         batch = np.array([network.batch_excess.get(ld.name, 0.0) for ld in loads])
         sol = solve_open(demand, visits, servers, copies, scv, delay, x_per_us, bg_demand, bg_m2, batch,
                          residual_factors(arrays, closed_loop=False),
-                         [network.copy_batches.get(name) for name in names])
+                         [network.copy_batches.get(name) for name in names],
+                         routed_arrival_gamma(arrays, x_per_us, demand + bg_demand))
         residence, p_wait, stable = sol.residence_us, sol.p_wait, sol.stable
         zero = np.zeros(len(loads))
         zero_load = route_latency(arrays, zero, zero)
