@@ -20,7 +20,8 @@ def _default_mode() -> int:
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, creating parent directories."""
+    """Write ``data`` to ``path`` atomically, creating parent directories; the data reach the disk (fsync)
+    before the rename, so a crash leaves the old file or the new one (a resumed sweep relies on it)."""
     path = Path(path)
     if path.exists() and not path.is_file():
         # renaming over a directory fails, over a device or a FIFO would replace it with a plain file
@@ -33,6 +34,8 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
         os.chmod(tmp, _default_mode())
         os.replace(tmp, path)
     except BaseException:

@@ -45,7 +45,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .atomic import check_output_path
+from .atomic import check_output_path, write_bytes_atomic
 from .errors import ConfigError, SsdcoError
 from .spec import apply_overrides, config_from_dict, load_config, parse_override
 
@@ -382,12 +382,12 @@ def resume_point(path: Path, plan: SweepPlan) -> int:
     (no newline at its end) is cut off."""
     header = _csv_line(plan.columns)
     if not path.exists() or path.stat().st_size == 0:
-        _write_bytes_atomic(path, header.encode())
+        write_bytes_atomic(path, header.encode())
         return 0
     data = path.read_bytes()
     first_nl = data.find(b"\n")
     if first_nl < 0:  # killed while writing the header
-        _write_bytes_atomic(path, header.encode())
+        write_bytes_atomic(path, header.encode())
         return 0
     if data[:first_nl + 1].decode("utf-8", "replace") != header:
         got = data[:first_nl].decode("utf-8", "replace")
@@ -413,21 +413,6 @@ def resume_point(path: Path, plan: SweepPlan) -> int:
     return len(rows)
 
 
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if tmp.exists():
-            tmp.unlink()
-        raise
-
-
 def read_sweep_csv(path: str | Path) -> list[dict[str, str]]:
     """Rows of a sweep CSV as dicts of strings (complete lines only)."""
     text = Path(path).read_text(encoding="utf-8")
@@ -440,16 +425,9 @@ def write_parquet(csv_path: str | Path, parquet_path: str | Path) -> None:
     """Convert a finished sweep CSV to Parquet (atomically). Needs ``pyarrow``."""
     pa_csv, pq = _import_pyarrow()
     table = pa_csv.read_csv(str(csv_path))
-    out = Path(parquet_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.{os.getpid()}.tmp"
-    try:
-        pq.write_table(table, str(tmp))
-        os.replace(tmp, out)
-    except BaseException:
-        if tmp.exists():
-            tmp.unlink()
-        raise
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    write_bytes_atomic(parquet_path, buffer.getvalue())
 
 
 def check_outputs(out: str | Path, parquet: str | Path | None = None) -> None:
