@@ -165,11 +165,8 @@ def _fft_times(a: tuple[np.ndarray, float], b: tuple[np.ndarray, float], n_max: 
 
 def _log_tilted_factor(demand: float, servers: int, log_alpha: float, n_max: int) -> np.ndarray:
     """log(F(j) alpha^j), j = 0 .. n_max, for a station (``servers`` >= 1) or a delay (``servers`` = 0)."""
-    j = np.arange(n_max + 1)
-    divisor = np.maximum(j, 1) if servers == 0 else np.minimum(np.maximum(j, 1), servers)
-    steps = math.log(demand) + log_alpha - np.log(divisor)
-    steps[0] = 0.0
-    return np.cumsum(steps)
+    log_f = _log_delay(demand, n_max) if servers == 0 else _log_station(demand, servers, n_max)
+    return log_f + np.arange(n_max + 1) * log_alpha
 
 
 def _tilted_mean(log_f: np.ndarray) -> float:
