@@ -10,6 +10,7 @@ import json
 import math
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Sequence
 
@@ -167,8 +168,6 @@ def _fmt(x: float | None, unit: str = "", digits: int = 1) -> str:
 
 def format_result(r, source: str | None = None) -> str:
     """Human-readable table of a what-if :class:`~ssdco.model.whatif.Result` (``source``: the config file)."""
-    import textwrap
-
     from .errors import unstable_open_workload_error
 
     lines = []
@@ -220,6 +219,9 @@ def format_result(r, source: str | None = None) -> str:
         unit = "" if name == "min_iops" else " mW"
         lines.append(f"  {name:<20}{_fmt(b.limit, unit, 1):>12}  {_fmt(b.value, unit, 1):>14}   "
                      f"{'yes' if b.met else 'NO'}")
+    for caveat in r.caveats:  # known disagreements with the DES (whatif.trust_caveats)
+        lines += [""] + textwrap.wrap(f"CAVEAT: {caveat}; check with ssdco validate.", width=118,
+                                      subsequent_indent="  ", break_on_hyphens=False)
     return "\n".join(lines)
 
 
@@ -267,6 +269,8 @@ def format_validation(v) -> str:
                                "DISAGREE - " + ", ".join(n for n, ok in (("IOPS", v.iops_ok), ("latency", v.latency_ok),
                                                                          ("utilisation", v.utilization_ok)) if not ok)
                                + " outside tolerance")]
+    for caveat in a.caveats:  # a known disagreement: what the user sees above is expected there
+        lines += textwrap.wrap(f"  known: {caveat}.", width=118, subsequent_indent="    ", break_on_hyphens=False)
     return "\n".join(lines)
 
 

@@ -222,3 +222,22 @@ def test_write_buffer_slots_and_write_through():
         net = build_network(c)
         assert net.background_slots == slots
         assert any(s.background for s in net.steps) == (slots > 0)
+
+
+@pytest.mark.parametrize("overrides,expected", [
+    (("workload.read_fraction=0.0", "workload.queue_depth=4"), "queue depth 4"),  # at the buffer's bound
+    (("workload.read_fraction=0.7", "ftl.write_buffer_kib=256"), "only 64 write transactions"),
+    (("workload.read_fraction=0.0", "workload.queue_depth=32"), None),  # at the bound, but QD 32 agrees
+    (("workload.read_fraction=0.0", "workload.queue_depth=1"), None),  # below the bound
+    (("workload.read_fraction=1.0", "ftl.write_buffer_kib=16"), None),  # no writes
+    (("workload.read_fraction=0.0", "ftl.write_buffer_kib=0", "workload.queue_depth=4"), None),  # write-through
+])
+def test_known_disagreements_with_the_des_are_flagged(overrides, expected):
+    # README "Not yet trustworthy": measured against the DES (tests/validation/test_des_ftl.py and the closing
+    # notes); whatif prints them as CAVEAT lines and --json lists them under "caveats"
+    r = evaluate(pm9a3(*overrides))
+    if expected is None:
+        assert r.caveats == ()
+    else:
+        assert len(r.caveats) == 1 and expected in r.caveats[0]
+    assert r.to_dict()["caveats"] == list(r.caveats)
