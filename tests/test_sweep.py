@@ -103,6 +103,18 @@ def test_rows_hold_grid_values_and_flattened_metrics(plan, reference, tmp_path):
     # writes are acknowledged from the DRAM write buffer (the preset's [ftl]): at QD8, far from the dies'
     # limit, 30 % writes finish sooner than reads, so the mix gains IOPS
     assert qd[("8", "0.7")] > qd[("8", "1.0")]
+    # the rows whose answer whatif flags (whatif.trust_caveats) say so: none in this grid
+    assert all(r["caveats"] == "" for r in rows)
+
+
+def test_flagged_points_carry_their_caveat(tmp_path):
+    # write-only at QD 4 sits at the write buffer's bound, where the model is known to be off the DES
+    plan = plan_sweep(PM9A3, ["workload.queue_depth=4,32"], controller="c01",
+                      overrides=["workload.read_fraction=0.0"])
+    out = tmp_path / "w.csv"
+    run_sweep(plan, out)
+    caveats = {r["workload.queue_depth"]: r["caveats"] for r in read_sweep_csv(out)}
+    assert "write buffer's bound at queue depth 4" in caveats["4"] and caveats["32"] == ""
 
 
 def test_grid_over_controllers_and_des_columns(tmp_path):
