@@ -14,6 +14,8 @@ the unit is part of every field name.
 from __future__ import annotations
 
 import math
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -707,6 +709,13 @@ def _check_controller(source: str, c: Controller, core_specs: Mapping[str, CoreS
 # Loading
 # --------------------------------------------------------------------------------------------------
 def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # reported by open() below, with the reason
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)):
+        # /dev/zero would be read forever; a pipe (``<(cat x.toml)``) is fine and read to its end
+        raise ConfigError(str(path), "<file>", str(path), "expected a TOML file, got a device or socket")
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)

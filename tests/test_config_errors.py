@@ -265,3 +265,26 @@ def test_study_and_optimize_check_their_outputs_before_running(tmp_path, capsys,
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("ssdco: error: ") and message in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_device_as_the_config_is_refused_not_read_forever(capsys):
+    # /dev/zero used to be read until memory ran out; a pipe (``<(cat x.toml)``) is still read normally
+    assert main(["whatif", "/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert "/dev/zero" in err and "device" in err
+
+
+def test_a_pipe_as_the_config_is_read(tmp_path, capsys):
+    import os
+
+    from tests.conftest import PM9A3
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, PM9A3.read_bytes())
+    os.close(write_end)
+    try:
+        assert main(["whatif", f"/dev/fd/{read_end}", "-c", "c01", "--json"]) == 0
+    finally:
+        os.close(read_end)
+    assert json.loads(capsys.readouterr().out)["controller"] == "c01"
