@@ -19,8 +19,10 @@ makespan at the dies as the max of wait plus own load, see route_mva.py, 1.; 96/
 traffic equations were solved to their fixed point, 3.). Unpinned draws of the same strategies gave
 98/100 (worst 10.3 %) for one transaction and 96/100 (worst 5.5 %) for 8-16 KiB, and two draws made
 outside pytest (their examples depend on which modules are imported) 94/100 and 90/100 (worst 16.2 %,
-reads at QD 3 in lockstep) and 95/100 and 96/100 (worst 5.9 %): the numbers depend on how many
-convoy-prone designs a draw contains, which is why the bounds sit below the measured values.
+reads at QD 3 in lockstep) and 95/100 and 96/100 (worst 5.9 %); on 2026-11-23, after the channels' arrivals
+were taken as their dies' output (route_mva._routed_gamma), two more outside draws gave 95/100 (worst 16.2 %)
+and 95/100 (worst 5.8 %), and a fixed set of 200 further draws 192/200 (186 before): the numbers depend on
+how many convoy-prone designs a draw contains, which is why the bounds sit below the measured values.
 
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys or platoons (the DES shows a 2-core group 74 % busy with 5.6 jobs queued
