@@ -3,27 +3,35 @@
 from ssdco.validation.random_designs import random_config
 
 
+def _design(name: str, mixed_sizes: bool, nand: dict, pcie_gen: int, cycles: dict, workload: dict,
+            controller: dict) -> dict:
+    """A design on the core, accelerator and DRAM specs of the generated designs, with these parts."""
+    d = random_config(0, mixed_sizes=mixed_sizes)
+    d["name"] = name
+    d["nand"] = {"ecc_overhead_fraction": 0.1, **nand}
+    d["host"] = {"pcie_gen": pcie_gen, "pcie_lanes": 4}
+    d["modules"] = {m: {"cycles": c} for m, c in cycles.items()}
+    d["workload"] = {"mapping_unit_kib": 4, **workload}
+    d["controller"] = controller
+    return d
+
+
 def bursty_read_write_mix() -> dict:
     """8 KiB requests at 70 % reads over 9 single-plane dies (tR 19.8 us, tPROG 875 us), QD 31; one slow
     core parses and looks up the cache (the bottleneck, 94 % busy in the DES), translate is an
     accelerator. From the suite's Hypothesis draws (tests/validation/test_model_vs_des.py), rounded. The
     reads queued behind a program leave when it ends, so the requests complete, and the next ones start,
     in bursts (inter-start scv 2.1 in the DES)."""
-    d = random_config(0, mixed_sizes=True)  # core, accelerator and DRAM specs of the generated designs
-    d["name"] = "bursty-read-write-mix"
-    d["nand"] = {"channels": 3, "ways_per_channel": 3, "dies_per_chip": 1, "planes_per_die": 1,
-                 "independent_plane_reads": True, "t_read_us": 19.8, "t_prog_us": 875.0,
-                 "channel_rate_mts": 1600.0, "ecc_overhead_fraction": 0.1}
-    d["host"] = {"pcie_gen": 3, "pcie_lanes": 4}
-    d["modules"] = {m: {"cycles": c} for m, c in (("parse", 1970.0), ("cache_lookup", 2411.0),
-                                                  ("translate", 409.0), ("dispatch", 1507.0),
-                                                  ("complete", 2032.0))}
-    d["workload"] = {"read_fraction": 0.7, "mapping_unit_kib": 4, "request_size_kib": 8, "queue_depth": 31}
-    d["controller"] = {"name": "bursty", "core_groups": [
-        {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup"]},
-        {"name": "g2", "spec": "slow", "count": 2, "modules": ["dispatch"]},
-        {"name": "g3", "spec": "slow", "count": 2, "modules": ["complete"]}], "accelerators": {"translate": 1}}
-    return d
+    return _design(
+        "bursty-read-write-mix", True,
+        {"channels": 3, "ways_per_channel": 3, "dies_per_chip": 1, "planes_per_die": 1,
+         "independent_plane_reads": True, "t_read_us": 19.8, "t_prog_us": 875.0, "channel_rate_mts": 1600.0},
+        3, {"parse": 1970.0, "cache_lookup": 2411.0, "translate": 409.0, "dispatch": 1507.0, "complete": 2032.0},
+        {"read_fraction": 0.7, "request_size_kib": 8, "queue_depth": 31},
+        {"name": "bursty", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup"]},
+            {"name": "g2", "spec": "slow", "count": 2, "modules": ["dispatch"]},
+            {"name": "g3", "spec": "slow", "count": 2, "modules": ["complete"]}], "accelerators": {"translate": 1}})
 
 
 def channel_bound_reads() -> dict:
@@ -32,17 +40,12 @@ def channel_bound_reads() -> dict:
     accelerator. From 200 Hypothesis draws made outside the suite (2026-11-23), rounded. The dies'
     deterministic reads space out the transfers each channel receives, so the channel waits less than
     behind Poisson arrivals (route_mva._routed_gamma)."""
-    d = random_config(0, mixed_sizes=False)  # core, accelerator and DRAM specs of the generated designs
-    d["name"] = "channel-bound-reads"
-    d["nand"] = {"channels": 2, "ways_per_channel": 4, "dies_per_chip": 2, "planes_per_die": 3,
-                 "independent_plane_reads": False, "t_read_us": 50.0, "t_prog_us": 100.0,
-                 "channel_rate_mts": 400.0, "ecc_overhead_fraction": 0.1}
-    d["host"] = {"pcie_gen": 4, "pcie_lanes": 4}
-    d["modules"] = {m: {"cycles": c} for m, c in (("parse", 1055.0), ("cache_lookup", 1877.0),
-                                                  ("translate", 1195.0), ("dispatch", 365.0),
-                                                  ("complete", 64.0))}
-    d["workload"] = {"read_fraction": 1.0, "mapping_unit_kib": 4, "request_size_kib": 4, "queue_depth": 18}
-    d["controller"] = {"name": "channel-bound", "core_groups": [
-        {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse", "cache_lookup", "translate", "dispatch"]}],
-        "accelerators": {"complete": 2}}
-    return d
+    return _design(
+        "channel-bound-reads", False,
+        {"channels": 2, "ways_per_channel": 4, "dies_per_chip": 2, "planes_per_die": 3,
+         "independent_plane_reads": False, "t_read_us": 50.0, "t_prog_us": 100.0, "channel_rate_mts": 400.0},
+        4, {"parse": 1055.0, "cache_lookup": 1877.0, "translate": 1195.0, "dispatch": 365.0, "complete": 64.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 18},
+        {"name": "channel-bound", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse", "cache_lookup", "translate", "dispatch"]}],
+         "accelerators": {"complete": 2}})
