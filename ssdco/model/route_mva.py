@@ -1464,4 +1464,5 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     at_buffer = x >= float(a.bg_capacity_per_us) * (1.0 - 1e-9)
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs, residence_us=res,
                           queue=q, p_wait=pw, response_us=population / x,
-                          buffer_wait_us=max(population / x - float(cycle), 0.0) if at_buffer else 0.0)
+                          buffer_wait_us=max(population / x - float(cycle), 0.0) if at_buffer else 0.0,
+                          at_write_buffer_bound=at_buffer)

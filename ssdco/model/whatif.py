@@ -487,7 +487,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         method=method,
         stations=loads,
         ftl=ftl_summary(config, fx, iops),
-        caveats=trust_caveats(network, iops, bounds) if stable else (),
+        caveats=trust_caveats(network, getattr(sol, "at_write_buffer_bound", False)) if stable else (),
     )
 
 
@@ -495,12 +495,13 @@ SMALL_WRITE_BUFFER_SLOTS = 64  # measured: 4 and 64 slots are up to +-58 % off t
 LOW_QUEUE_DEPTH_AT_BUFFER_BOUND = 8  # at the bound, PM9A3 write-only: QD 2 +16 %, 4 +7 %, 8 +1.2 %, 32 -0.5 %
 
 
-def trust_caveats(network: Network, iops: float, bounds: Bounds) -> tuple[str, ...]:
+def trust_caveats(network: Network, at_write_buffer_bound: bool) -> tuple[str, ...]:
     """Configurations where the analytic answer is known to be off the DES by more than its tolerances
     (README, "How far to trust the model", "Not yet trustworthy"), each as a sentence for the user: writes
     into a write buffer of a few slots, and closed write-heavy work held at the buffer's throughput bound
     at a low queue depth (the DES's writes that find the buffer full do their flush themselves, and the
-    throughput oscillates). Empty when none applies."""
+    throughput oscillates). ``at_write_buffer_bound``: the closed solver's throughput is held at the buffer's
+    bound (``ClosedSolution.at_write_buffer_bound``). Empty when none applies."""
     out = []
     slots = network.background_slots
     writes = network.read_fraction < 1.0
@@ -509,7 +510,7 @@ def trust_caveats(network: Network, iops: float, bounds: Bounds) -> tuple[str, .
                    "58 % off the DES (it blocks writes only at the buffer's throughput bound)")
     elif (writes and slots > 0 and network.queue_depth is not None
           and network.queue_depth <= LOW_QUEUE_DEPTH_AT_BUFFER_BOUND
-          and iops >= bounds.write_buffer_per_us * US_PER_S * (1.0 - 1e-9)):
+          and at_write_buffer_bound):
         out.append(f"IOPS sit at the write buffer's bound at queue depth {network.queue_depth}: there the DES's "
                    "writes that find the buffer full do their flush themselves and its throughput oscillates "
                    "(PM9A3 write-only: model +16 % at QD 2, +7 % at QD 4, +15 % with 16 KiB writes at QD 4)")
