@@ -4,12 +4,18 @@ IOPS (3 %) and mean-latency (10 %) tolerances and the largest errors, each with 
 half-width (an error inside it is the simulation's noise, not the model's).
 
     .venv/bin/python benchmarks/model_vs_des.py [--configs 100] [--requests N] [--sizes 4|mixed]
-                                                [--open LOAD] [--des-cache FILE]
+                                                [--open LOAD] [--hypothesis SEED] [--des-cache FILE]
 
 ``--open 0.8`` runs each configuration as an open workload (Poisson arrivals) at that fraction of its
 capacity bound instead of at its queue depth; IOPS are then the arrival rate in both, so only the mean
 latency (10 %) is compared. ``--requests`` defaults to 60,000 closed and 200,000 open: at 80 % load a die
 that mixes reads and programs leaves the mean latency of 60,000 requests a 95 % CI of up to +-12 %.
+
+``--hypothesis SEED`` draws the configurations instead from the acceptance test's Hypothesis strategies
+(``tests/strategies.py``; ``--sizes 4``: one transaction per request, ``mixed``: 8-16 KiB requests), seeded
+with SEED rather than derandomized: a fresh set like the test's, to see how far its pinned draws generalise.
+Hypothesis may repeat a configuration, so fewer than ``--configs`` distinct ones can come out; the count is
+printed.
 
 For work on the analytic model: ``--des-cache FILE`` keeps each DES result (keyed by the configuration, the
 request count, the seed and a fingerprint of ssdco's source outside ``ssdco/model``), so after a change to
@@ -20,6 +26,7 @@ import argparse
 import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -32,6 +39,46 @@ from ssdco.sweep import source_fingerprint
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import open_at, random_config
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPTH_BANDS = (("1", 1, 1), ("2", 2, 2), ("3", 3, 3), ("4", 4, 4), ("5-16", 5, 16), (">16", 17, 10**9))
+
+
+def hypothesis_configs(count: int, seed: int, sizes: str) -> list[dict]:
+    """Up to ``count`` distinct configuration dicts drawn by the acceptance test's strategies
+    (tests/strategies.py) from Hypothesis seeded with ``seed``, in drawing order. As in the test
+    (tests/conftest.py), Hypothesis harvests no constants from ssdco's source, so the draws depend only on
+    the seed and the strategies."""
+    sys.path.insert(0, str(ROOT))
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    import tests.conftest as pins
+    from tests.strategies import config_dicts
+
+    strategy = (config_dicts(fixed_size=True) if sizes == "4"
+                else config_dicts().filter(lambda d: d["workload"]["request_size_kib"] > 4))
+    drawn: dict[str, dict] = {}
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=count, derandomize=False, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(d):
+        drawn.setdefault(json.dumps(d, sort_keys=True), d)
+
+    if pins._providers is not None:
+        saved = pins._providers._get_local_constants
+        pins._providers._get_local_constants = lambda: pins._NO_CONSTANTS
+        pins._CONSTANT_POOLS.clear()
+    try:
+        collect()
+    finally:
+        if pins._providers is not None:
+            pins._providers._get_local_constants = saved
+            pins._CONSTANT_POOLS.clear()
+    return list(drawn.values())
+
 
 def des_iops_and_latency(d: dict, network, requests: int, seed: int,
                          cache: dict | None) -> tuple[float, float, float, float]:
@@ -59,6 +106,8 @@ def main() -> None:
     ap.add_argument("--sizes", choices=("4", "mixed"), default="4")
     ap.add_argument("--open", type=float, metavar="LOAD",
                     help="open workload at this fraction of each configuration's capacity (0 < LOAD < 1)")
+    ap.add_argument("--hypothesis", type=int, metavar="SEED",
+                    help="draw the configurations from the acceptance test's Hypothesis strategies with this seed")
     ap.add_argument("--des-cache", type=Path, help="JSON file of DES results reused across runs (see above)")
     args = ap.parse_args()
     if args.open is not None and not 0.0 < args.open < 1.0:
@@ -77,9 +126,13 @@ def main() -> None:
                 cache = stored
     rows = []
     ci = {}  # seed -> the DES's relative 95 % half-widths (IOPS, mean latency)
+    depth = {}  # seed -> queue depth
     t0 = time.perf_counter()
-    for seed in range(args.configs):
-        d = random_config(seed, args.sizes == "mixed")
+    if args.hypothesis is not None:
+        drawn = hypothesis_configs(args.configs, args.hypothesis, args.sizes)
+    else:
+        drawn = [random_config(seed, args.sizes == "mixed") for seed in range(args.configs)]
+    for seed, d in enumerate(drawn):
         config = config_from_dict(d)
         if args.open is not None:
             d = open_at(d, args.open)
@@ -88,6 +141,7 @@ def main() -> None:
         model = evaluate_network(config, network)
         des_iops, des_latency_us, ci_iops, ci_latency = des_iops_and_latency(d, network, args.requests, seed, cache)
         rows.append((model.iops / des_iops - 1, model.latency_mean_us / des_latency_us - 1, seed))
+        depth[seed] = network.queue_depth
         ci[seed] = (ci_iops, ci_latency)
     if cache is not None:
         tmp = args.des_cache.with_name(f".{args.des_cache.name}.{os.getpid()}.tmp")
@@ -96,22 +150,31 @@ def main() -> None:
     within = sum(abs(x) <= IOPS_TOLERANCE and abs(r) <= LATENCY_TOLERANCE for x, r, _ in rows)
     errs = np.array([x for x, _, _ in rows])
     workload = "closed" if args.open is None else f"open at {args.open:.0%} of capacity"
-    print(f"{args.configs} random configurations ({'4 KiB' if args.sizes == '4' else '4/8/16 KiB'} requests, "
-          f"{workload}, deterministic), {args.requests:,} DES requests each, {time.perf_counter() - t0:.1f} s")
+    label = "draw" if args.hypothesis is not None else "seed"  # how the rows below name a configuration
+    source = (f"drawn by Hypothesis (seed {args.hypothesis}) from tests/strategies.py" if args.hypothesis is not None
+              else "random configurations")
+    kind = ("one-transaction" if args.hypothesis is not None else "4 KiB") if args.sizes == "4" else \
+        ("8-16 KiB" if args.hypothesis is not None else "4/8/16 KiB")
+    print(f"{len(rows)} {source} ({kind} requests, {workload}, deterministic), {args.requests:,} DES requests "
+          f"each, {time.perf_counter() - t0:.1f} s")
     if args.open is not None:
         lat = np.array([r for _, r, _ in rows])
         within = int(np.sum(np.abs(lat) <= LATENCY_TOLERANCE))
         print(f"mean latency within {LATENCY_TOLERANCE:.0%}: {within}/{len(rows)}, "
               f"median |e| {np.median(np.abs(lat)):.2%}, worst {lat[np.argmax(np.abs(lat))]:+.2%}")
         for _, r, seed in sorted(rows, key=lambda t: -abs(t[1]))[:5]:
-            print(f"  seed {seed:3d}: latency {r:+.2%}  (DES 95 % CI +-{ci[seed][1]:.1%})")
+            print(f"  {label} {seed:3d}: latency {r:+.2%}  (DES 95 % CI +-{ci[seed][1]:.1%})")
         return
     print(f"within IOPS {IOPS_TOLERANCE:.0%} and latency {LATENCY_TOLERANCE:.0%}: {within}/{len(rows)}")
     print(f"IOPS error: median |e| {np.median(np.abs(errs)):.2%}, 95th pct |e| {np.quantile(np.abs(errs), 0.95):.2%}, "
           f"worst {errs[np.argmax(np.abs(errs))]:+.2%}")
     for x, r, seed in sorted(rows, key=lambda t: -abs(t[0]))[:5]:
-        print(f"  seed {seed:3d}: IOPS {x:+.2%}  latency {r:+.2%}  "
+        print(f"  {label} {seed:3d}: IOPS {x:+.2%}  latency {r:+.2%}  "
               f"(DES 95 % CI +-{ci[seed][0]:.1%} / +-{ci[seed][1]:.1%})")
+    by_depth = [(abs(x) <= IOPS_TOLERANCE and abs(r) <= LATENCY_TOLERANCE, depth[seed]) for x, r, seed in rows]
+    print("within both tolerances by queue depth: " + ", ".join(
+        f"QD {band} {sum(ok for ok, q in by_depth if lo <= q <= hi)}/{sum(lo <= q <= hi for _, q in by_depth)}"
+        for band, lo, hi in DEPTH_BANDS if any(lo <= q <= hi for _, q in by_depth)))
 
 
 if __name__ == "__main__":
