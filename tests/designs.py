@@ -49,3 +49,19 @@ def channel_bound_reads() -> dict:
         {"name": "channel-bound", "core_groups": [
             {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse", "cache_lookup", "translate", "dispatch"]}],
          "accelerators": {"complete": 2}})
+
+
+def split_core_runs() -> dict:
+    """16 KiB requests (four transactions) at 70 % reads and QD 1; one fast core runs parse, cache lookup
+    and dispatch, translate is an accelerator between the last two, so the core serves each transaction
+    in two runs. 6 three-plane dies (tR 10 us, tPROG 125 us) on 2 channels. From the Hypothesis draws of
+    benchmarks/model_vs_des.py --hypothesis 20261123 --sizes mixed (draw 24), rounded."""
+    return _design(
+        "split-core-runs", True,
+        {"channels": 2, "ways_per_channel": 3, "dies_per_chip": 1, "planes_per_die": 3,
+         "independent_plane_reads": False, "t_read_us": 10.0, "t_prog_us": 125.5, "channel_rate_mts": 1600.0},
+        3, {"parse": 207.0, "cache_lookup": 1355.0, "translate": 1519.0, "dispatch": 1355.0, "complete": 1965.0},
+        {"read_fraction": 0.7, "request_size_kib": 16, "queue_depth": 1},
+        {"name": "split-runs", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse", "cache_lookup", "dispatch"]},
+            {"name": "g2", "spec": "fast", "count": 1, "modules": ["complete"]}], "accelerators": {"translate": 1}})

@@ -23,6 +23,10 @@ reads at QD 3 in lockstep) and 95/100 and 96/100 (worst 5.9 %); on 2026-11-23, a
 were taken as their dies' output (route_mva._routed_gamma), two more outside draws gave 95/100 (worst 16.2 %)
 and 95/100 (worst 5.8 %), and a fixed set of 200 further draws 192/200 (186 before): the numbers depend on
 how many convoy-prone designs a draw contains, which is why the bounds sit below the measured values.
+``benchmarks/model_vs_des.py --hypothesis SEED`` draws such fresh sets reproducibly: seeds 20261123 and
+20261124 gave 149/150 and 146/150 for one transaction, 128/134 and 125/130 for 8-16 KiB (worst -17.3 %,
+16 KiB reads at QD 2 whose two requests take turns at one slow core without waiting in the DES); by queue
+depth, with the uniform sample, all 64 at QD 1 and 31 of 41 at QD 2 were within tolerance.
 
 The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
 requests then travel in convoys or platoons (the DES shows a 2-core group 74 % busy with 5.6 jobs queued
@@ -45,7 +49,7 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
-from tests.designs import bursty_read_write_mix, channel_bound_reads
+from tests.designs import bursty_read_write_mix, channel_bound_reads, split_core_runs
 from tests.strategies import CORE_SPECS, accelerator_spec, config_dicts
 
 CONFIGS = 100
@@ -205,5 +209,15 @@ def test_channel_fed_by_deterministic_dies_waits_less_than_behind_poisson_arriva
     channel = next(ld for ld in network.loads() if ld.name == "channel")
     model_wait = model.mean_jobs["channel"] / (model.iops / 1e6 * channel.visits) - channel.service_us
     assert model_wait == pytest.approx(des.station_wait_us["channel"], rel=0.15)
+    e_x, e_r = _errors(d, seed=1)
+    assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
+
+
+def test_core_group_serving_a_transaction_in_two_runs_at_queue_depth_1():
+    # one fast core runs cache lookup and, after an accelerator's translate, dispatch for each of a 16 KiB
+    # request's four transactions: it does all eight steps one after another. Taken as two independent
+    # stages (the larger spread alone) the model was +4.9 % IOPS with nobody else in the system; with the
+    # core's runs as one (route_mva.own_serialisation_us) +0.6 %
+    d = split_core_runs()
     e_x, e_r = _errors(d, seed=1)
     assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
