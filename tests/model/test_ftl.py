@@ -231,6 +231,10 @@ def test_write_buffer_slots_and_write_through():
     (("workload.read_fraction=0.0", "workload.queue_depth=1"), None),  # below the bound
     (("workload.read_fraction=1.0", "ftl.write_buffer_kib=16"), None),  # no writes
     (("workload.read_fraction=0.0", "ftl.write_buffer_kib=0", "workload.queue_depth=4"), None),  # write-through
+    # two requests of several transactions: the DES's take turns (README, "How far to trust the model")
+    (("workload.read_fraction=1.0", "workload.queue_depth=2", "workload.request_size_kib=16"), "queue depth 2"),
+    (("workload.read_fraction=1.0", "workload.queue_depth=2"), None),  # one transaction each
+    (("workload.read_fraction=1.0", "workload.queue_depth=3", "workload.request_size_kib=16"), None),
 ])
 def test_known_disagreements_with_the_des_are_flagged(overrides, expected):
     # README "Not yet trustworthy": measured against the DES (tests/validation/test_des_ftl.py and the closing
