@@ -700,26 +700,19 @@ def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...]
                 spreads.append((tuple(max(q - 1, 0) * service[0] for q in range(len(levels))), levels))
             i += 1
             continue
-        j = i
-        while (j + 1 < len(steps) and steps[j + 1].station == step.station and not steps[j + 1].per_request
-               and steps[j + 1].routing == "single"):
-            j += 1
-            service.append(network.op_weight(steps[j]) * network.step_moments(steps[j])[0])
-        if step.station in merged:  # a later run, already served with the station's first one
-            i = j + 1
+        i += 1
+        if step.station in merged:  # served with the station's first run
             continue
         merged.add(step.station)
-        # the station's later runs in the block (cache lookup here, dispatch after an accelerator's
-        # translate) join this one: its servers do all of the request's work there, one after another
-        service += [network.op_weight(later) * network.step_moments(later)[0] for later in steps[j + 1:]
+        # all of the station's steps in the block join the run, in a row (cache lookup, translate, dispatch)
+        # or not (dispatch after an accelerator's translate): its servers do the request's work there
+        service += [network.op_weight(later) * network.step_moments(later)[0] for later in steps[i:]
                     if later.station == step.station and not later.per_request and later.routing == "single"]
         if routed_only:
-            i = j + 1
             continue
         first, last = own_run_departures(tuple(service), transactions, ld.servers)
         delay += first - sum(service)
         spreads.append(((last - first,), (1.0,)))
-        i = j + 1
     return delay + expected_max(spreads)
 
 
