@@ -24,6 +24,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/des_speed.py
 	$(BIN)/python benchmarks/optimize_speed.py
 	$(BIN)/python benchmarks/model_vs_des.py
+	$(BIN)/python benchmarks/write_buffer_vs_des.py
 	$(BIN)/python -m benchmarks.monotonicity
 
 study: $(BIN)/.installed
