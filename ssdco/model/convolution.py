@@ -142,6 +142,28 @@ def _throughput_kernel(demand, servers, copies, delay, n_max):
     return math.exp(g[n_max - 1] - g[n_max])
 
 
+@nb.njit(cache=True)
+def _throughput_by_n_kernel(demand, servers, copies, delay, n_max):
+    g = _log_delay(delay, n_max)
+    for k in range(demand.shape[0]):
+        g = _log_conv(g, _log_power(_log_station(demand[k], servers[k], n_max), copies[k]))
+    x = np.zeros(n_max + 1)
+    for n in range(1, n_max + 1):
+        x[n] = math.exp(g[n - 1] - g[n])
+    return x
+
+
+def closed_throughput_by_n(demand_us, servers, copies, delay_us: float, max_population: int) -> np.ndarray:
+    """Exact throughput (jobs/us) of the exponential closed network at every population n = 0 ..
+    ``max_population`` (index n; X(0) = 0): G(n - 1) / G(n) from one convolution, O(N^2 log m)."""
+    if max_population < 0:
+        raise ValueError(f"max_population must be >= 0, got {max_population}")
+    return _throughput_by_n_kernel(np.ascontiguousarray(demand_us, dtype=np.float64),
+                                   np.ascontiguousarray(servers, dtype=np.int64),
+                                   np.ascontiguousarray(np.rint(copies), dtype=np.int64),
+                                   float(delay_us), int(max_population))
+
+
 def closed_throughput(demand_us, servers, copies, delay_us: float, population: int) -> float:
     """Exact throughput (requests/us) of the exponential closed network, G(N - 1) / G(N): the
     throughput part of :func:`solve_closed_convolution`, without its per-station queues."""

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.convolution import closed_throughput, closed_throughput_fft, solve_closed_convolution
+from ssdco.model.convolution import (closed_throughput, closed_throughput_by_n, closed_throughput_fft,
+                                     solve_closed_convolution)
 from ssdco.model.mva import solve_closed, solve_closed_batch
 from ssdco.model.references import closed_single_station, machine_repairman, tandem_balanced_throughput
 
@@ -125,6 +126,18 @@ def test_closed_throughput_equals_the_full_convolution_solution(n, d, c, m, z):
     k = len(d)
     full = solve_closed_convolution(d, c[:k], m[:k], z, n).throughput_per_us
     assert closed_throughput(d, c[:k], m[:k], z, n) == pytest.approx(full, rel=1e-12)
+
+
+@given(n=st.integers(1, 60), d=st.lists(st.floats(0.05, 50.0), min_size=1, max_size=3),
+       c=st.lists(st.integers(1, 4), min_size=3, max_size=3), m=st.lists(st.integers(1, 9), min_size=3, max_size=3),
+       z=st.floats(0.0, 100.0))
+@settings(max_examples=30)
+def test_throughput_by_population_is_the_throughput_at_each_population(n, d, c, m, z):
+    k = len(d)
+    by_n = closed_throughput_by_n(d, c[:k], m[:k], z, n)
+    assert by_n.shape == (n + 1,) and by_n[0] == 0.0
+    for pop in {1, n // 2 or 1, n}:
+        assert by_n[pop] == pytest.approx(closed_throughput(d, c[:k], m[:k], z, pop), rel=1e-12)
 
 
 @given(n=st.integers(1, 600), m=st.integers(1, 64), d=st.floats(0.1, 1000.0))
