@@ -80,10 +80,10 @@ def test_whatif_flags_a_known_disagreement_and_validate_names_it(capsys):
     # write-only at QD 4: the model holds IOPS at the write buffer's bound, where the DES oscillates
     args = [str(PM9A3), "-c", "c01", "--set", "workload.read_fraction=0.0", "--set", "workload.queue_depth=4"]
     assert main(["whatif", *args]) == 0
-    assert "CAVEAT: IOPS sit at the write buffer's bound at queue depth 4" in capsys.readouterr().out
+    assert "CAVEAT: IOPS are held by the write buffer at queue depth 4" in capsys.readouterr().out
     assert main(["whatif", *args, "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["caveats"]) == 1
     main(["validate", *args, "--requests", "30000"])
-    assert "known: IOPS sit at the write buffer's bound" in capsys.readouterr().out
+    assert "known: IOPS are held by the write buffer" in capsys.readouterr().out
     assert main(["whatif", str(PM9A3), "-c", "c01"]) == 0
     assert "CAVEAT" not in capsys.readouterr().out

@@ -114,7 +114,7 @@ def test_flagged_points_carry_their_caveat(tmp_path):
     out = tmp_path / "w.csv"
     run_sweep(plan, out)
     caveats = {r["workload.queue_depth"]: r["caveats"] for r in read_sweep_csv(out)}
-    assert "write buffer's bound at queue depth 4" in caveats["4"] and caveats["32"] == ""
+    assert "held by the write buffer at queue depth 4" in caveats["4"] and caveats["32"] == ""
 
 
 def test_grid_over_controllers_and_des_columns(tmp_path):

@@ -145,7 +145,7 @@ class ClosedSolution:
     p_wait: np.ndarray  # probability an arrival queues at a copy
     response_us: float  # mean request latency (cycle time at zero think)
     buffer_wait_us: float = 0.0  # of which: waiting for the write buffer (route MVA, 5.; per request)
-    at_write_buffer_bound: bool = False  # throughput held at the write buffer's bound (route MVA, 5.)
+    at_write_buffer_bound: bool = False  # throughput held by the write buffer (its bound or its chain; route MVA, 5.)
 
 
 def solve_closed(demand_us, servers, copies, scv, delay_us: float, population: int,

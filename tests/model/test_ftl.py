@@ -225,10 +225,10 @@ def test_write_buffer_slots_and_write_through():
 
 
 @pytest.mark.parametrize("overrides,expected", [
-    (("workload.read_fraction=0.0", "workload.queue_depth=4"), "queue depth 4"),  # at the buffer's bound
+    (("workload.read_fraction=0.0", "workload.queue_depth=4"), "queue depth 4"),  # held by the buffer
     (("workload.read_fraction=0.7", "ftl.write_buffer_kib=256"), "only 64 write transactions"),
-    (("workload.read_fraction=0.0", "workload.queue_depth=32"), None),  # at the bound, but QD 32 agrees
-    (("workload.read_fraction=0.0", "workload.queue_depth=1"), None),  # below the bound
+    (("workload.read_fraction=0.0", "workload.queue_depth=32"), None),  # held by the buffer, but QD 32 agrees
+    (("workload.read_fraction=0.0", "workload.queue_depth=1"), None),  # barely held (0.1 % of the latency)
     (("workload.read_fraction=1.0", "ftl.write_buffer_kib=16"), None),  # no writes
     (("workload.read_fraction=0.0", "ftl.write_buffer_kib=0", "workload.queue_depth=4"), None),  # write-through
     # two requests of several transactions: the DES's take turns (README, "How far to trust the model")
