@@ -146,6 +146,7 @@ class ClosedSolution:
     response_us: float  # mean request latency (cycle time at zero think)
     buffer_wait_us: float = 0.0  # of which: waiting for the write buffer (route MVA, 5.; per request)
     at_write_buffer_bound: bool = False  # throughput held by the write buffer (its bound or its chain; route MVA, 5.)
+    write_blocked_fraction: float | None = None  # of the writes, doing their run themselves (the buffer's chain)
 
 
 def solve_closed(demand_us, servers, copies, scv, delay_us: float, population: int,

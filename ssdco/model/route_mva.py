@@ -1490,6 +1490,7 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     # background work the chain's drain does (so it does not cap the route), or, where the chain does not
     # apply, the throughput bound of the buffer's background runs alone
     cap = float(a.bg_capacity_per_us)
+    blocked = None  # of the writes: known from the chain only (at the bound alone, whatif takes Little's law)
     if a.buffer_pool is None or a.buffer_pool.queue_depth != population:
         xs, res, q, pw, cycle = solve(cap)
         x = float(xs[population])
@@ -1509,6 +1510,7 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
         if own_util.any() and cap < top * (1.0 - POOL_REL_TOL):
             cap = brentq(lambda x: x - with_pool(x), cap, top, rtol=POOL_REL_TOL)
         held = cap < top * (1.0 - 1e-9)  # the chain holds the requests below the route alone
+        blocked = pool_throughput(pool, fast, pool.drain_per_us(own_util * cap))[1] if held else 0.0
         xs, res, q, pw, cycle = solve(cap if held else math.inf)
         xs = np.append(fast[:population], xs[population])  # X(n < N): the route without the buffer
         x = float(xs[population])
@@ -1518,4 +1520,4 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs, residence_us=res,
                           queue=q, p_wait=pw, response_us=population / x,
                           buffer_wait_us=max(population / x - float(cycle), 0.0) if held else 0.0,
-                          at_write_buffer_bound=held)
+                          at_write_buffer_bound=held, write_blocked_fraction=blocked)

@@ -25,7 +25,9 @@ Without the background work in the residual and with one wait shared by reads an
 the buffered writes' programs were 56-85 % low on PM9A3 mixes. At the write buffer's bound
 (``route_mva.py``, 5.) a write either returns at once or finds every background clone busy and does its
 run itself: Little's law on the runs gives the blocked fraction and the run's sojourn
-(:func:`_buffer_split`; a write-only PM9A3 at QD 32 was -96 %, a point mass at the mean, now +4 %). In a
+(:func:`_buffer_split`; a write-only PM9A3 at QD 32 was -96 %, a point mass at the mean, now +4 %); where
+the buffer's chain of slots holds the requests, its blocked fraction replaces Little's law (+181 % with 4
+slots at QD 1, where the slots are not all busy; now -5 %). In a
 closed workload the others' jobs add up to N - 1, so a station's queue varies only as much as the rest
 of the network can absorb: the station's variance is scaled by 1 - v_k / sum_j v_j (independent queues
 conditioned on their sum, v in jobs^2), which keeps a saturated bottleneck's latency nearly constant, as
@@ -219,7 +221,8 @@ def check_budgets(config: Config, iops: float, power: Power) -> dict[str, Budget
 
 def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us: np.ndarray,
                   p_wait: np.ndarray, mean_jobs: np.ndarray, mean_latency_us: float, closed: bool,
-                  x_per_us: float, buffer_wait_us: float = 0.0, correlated: tuple[str, ...] = ()) -> float:
+                  x_per_us: float, buffer_wait_us: float = 0.0, correlated: tuple[str, ...] = (),
+                  write_blocked: float | None = None) -> float:
     """Estimate of the 99th latency percentile, us: a mixture over reads and writes (and, at the write
     buffer's bound, the writes that do their background run themselves) of (their own service path + their
     queueing delay), each delay a gamma matched to two moments (``mean_jobs``: per station copy;
@@ -302,7 +305,7 @@ def _p99_estimate(network: Network, loads: tuple[StationLoad, ...], residence_us
     write_prob = 1.0 - network.read_fraction
     if buffer_wait_us > 0.0 and write_prob > 0.0 and network.background_slots > 0:
         components[-1:] = _buffer_split(network, components[-1], buffer_wait_us / write_prob,
-                                        x_per_us * network.mean_transactions * write_prob)
+                                        x_per_us * network.mean_transactions * write_prob, write_blocked)
     return _mixture_quantile(tuple(components), P99)
 
 
@@ -333,16 +336,22 @@ def max_of_transactions_var(mean_us: float, var_us2: float, transactions: Sequen
 
 
 def _buffer_split(network: Network, writes: tuple[float, float, float, float], extra_us: float,
-                  runs_per_us: float) -> list[tuple[float, float, float, float]]:
-    """Split the write mode at the write buffer's bound (route_mva.py, 5.): a write that finds every
-    background clone busy does its run itself. Little's law on the background runs (all ``slots`` clones
-    busy, plus the blocked writes' own runs) gives the run's mean sojourn R = slots / runs_per_us + extra
-    and the blocked fraction extra / R, with ``extra_us`` the writes' mean wait for the buffer. The run's
-    wait (R minus its service) takes the exponential shape of a wait that always happens (cv^2 = P +
-    (1 - P) cv_R^2 at P = 1)."""
+                  runs_per_us: float, blocked: float | None = None) -> list[tuple[float, float, float, float]]:
+    """Split the write mode where the write buffer holds the requests (route_mva.py, 5.): a write that finds
+    too few free slots does its run itself. ``blocked``: the fraction of writes that do, from the buffer's
+    chain (:mod:`~ssdco.model.write_buffer`); their run's mean sojourn is then R = extra / blocked, with
+    ``extra_us`` the writes' mean wait for the buffer. At the buffer's bound alone (``blocked`` None) all
+    ``slots`` are busy, and Little's law on the background runs (plus the blocked writes' own runs) gives
+    R = slots / runs_per_us + extra and the blocked fraction extra / R. The run's wait (R minus its
+    service) takes the exponential shape of a wait that always happens (cv^2 = P + (1 - P) cv_R^2 at P = 1).
+    (With Little's law where the chain holds the requests, 4 slots at queue depth 1 and 70 % reads gave a
+    p99 67 % over the DES's: the slots are not all busy there.)"""
     prob, shift, wait, var = writes
-    sojourn = network.background_slots / runs_per_us + extra_us
-    blocked = extra_us / sojourn
+    if blocked is not None and blocked > 0.0:
+        sojourn = extra_us / blocked
+    else:
+        sojourn = network.background_slots / runs_per_us + extra_us
+        blocked = extra_us / sojourn
     service = sum(s.probability * (network.step_moments(s, "write")[0] + s.delay_us)
                   for s in network.steps if s.background)
     run_wait = max(sojourn - service, 0.0)
@@ -466,7 +475,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
     power = compute_power(config, network, iops, busy, dram_size_gib=None if fx is None else fx.dram_size_gib)
     p99 = (_p99_estimate(network, loads, residence, p_wait, mean_jobs, mean_latency,
                          network.queue_depth is not None, x_per_us, getattr(sol, "buffer_wait_us", 0.0),
-                         correlated)
+                         correlated, getattr(sol, "write_blocked_fraction", None))
            if stable else None)
     buffer_wait = getattr(sol, "buffer_wait_us", 0.0)  # the open solver's solution has no such field
     buffer_share = buffer_wait / sol.response_us if buffer_wait > 0.0 else 0.0

@@ -90,6 +90,18 @@ def test_buffer_split_keeps_the_mean_and_littles_law():
     assert runs_per_us * sojourn == pytest.approx(net.background_slots + runs_per_us * blocked[0] * sojourn)
 
 
+def test_buffer_split_with_the_chains_blocked_fraction_keeps_the_mean():
+    # where the buffer's chain holds the requests (write_buffer.py) its blocked fraction is known; the blocked
+    # writes' run then lasts extra / blocked on average, whatever the slots' occupancy
+    net = _network("workload.read_fraction=0.0", "ftl.write_buffer_kib=16", "workload.queue_depth=1")
+    writes = (1.0, 4.4, 0.0, 0.0)
+    extra, blocked_fraction = 120.0, 0.2
+    fast, blocked = _buffer_split(net, writes, extra, 0.01, blocked_fraction)
+    assert blocked[0] == pytest.approx(blocked_fraction) and fast[0] == pytest.approx(1.0 - blocked_fraction)
+    sojourn = blocked[1] - fast[1] + blocked[2] - fast[2]
+    assert blocked[0] * sojourn == pytest.approx(extra)
+
+
 def test_mixture_quantile_of_one_gamma_and_of_a_two_mode_mixture():
     q = 0.99
     one = _mixture_quantile(((1.0, 10.0, 50.0, 2000.0),), q)

@@ -140,11 +140,15 @@ def _ftl_p99_error(*overrides: str, jesd219: bool = False) -> float:
     (("workload.read_fraction=0.3",), True, "JESD219 size mix and skew, 30 % reads (was -85 %)"),
     (("workload.read_fraction=0.3", "workload.arrival_iops=190000"), False,
      "open workload, 30 % reads at 190 K IOPS (was -32 %)"),
+    (("workload.read_fraction=0.0", "ftl.write_buffer_kib=16", "workload.queue_depth=1"), False,
+     "4 slots, write-only at QD 1: the chain's blocked fraction (+181 % by Little's law on all slots busy)"),
+    (("workload.read_fraction=0.7", "ftl.write_buffer_kib=16", "workload.queue_depth=1"), False,
+     "4 slots, 70 % reads at QD 1 (+67 % by Little's law on all slots busy)"),
 ])
 def test_write_buffer_workloads(overrides, jesd219, what):
     # Reads queue behind the buffered writes' programs, erases and page transfers (background work the
     # old estimate left out of the wait's shape), and at the buffer's bound a write either returns at once
-    # or does its run itself. Measured +4.1 %, +7.3 %, +11.4 %, -13.9 %, -4.9 %.
+    # or does its run itself. Measured +4.1 %, +7.3 %, +11.4 %, -13.9 %, -4.9 %, and with 4 slots -5.0 %, +0.1 %.
     assert abs(_ftl_p99_error(*overrides, jesd219=jesd219)) <= 0.15, what
 
 
