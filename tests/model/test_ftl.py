@@ -227,6 +227,7 @@ def test_write_buffer_slots_and_write_through():
 @pytest.mark.parametrize("overrides,expected", [
     (("workload.read_fraction=0.0", "workload.queue_depth=4"), "queue depth 4"),  # held by the buffer
     (("workload.read_fraction=0.7", "ftl.write_buffer_kib=256"), "only 64 write transactions"),
+    (("workload.read_fraction=0.7", "ftl.write_buffer_kib=1024"), "only 256 write transactions"),
     (("workload.read_fraction=0.0", "workload.queue_depth=32"), None),  # held by the buffer, but QD 32 agrees
     (("workload.read_fraction=0.0", "workload.queue_depth=1"), None),  # barely held (0.1 % of the latency)
     (("workload.read_fraction=1.0", "ftl.write_buffer_kib=16"), None),  # no writes
