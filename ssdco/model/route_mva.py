@@ -1500,17 +1500,18 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
         fast = solve(math.inf, cap_background=False)[0]
         own_util = (a.visits * a.service_us / a.servers)[list(pool.stations)]  # per request/us, per server
 
-        def with_pool(x: float) -> float:  # X through the chain when the requests run at x
-            return pool_throughput(pool, fast, pool.drain_per_us(own_util * x))[0]
+        @lru_cache(maxsize=None)
+        def chain(x: float) -> tuple[float, float]:  # (X, blocked writes) through the chain, requests at x
+            return pool_throughput(pool, fast, pool.drain_per_us(own_util * x))
 
-        # the requests' share of the dies depends on X: X = with_pool(X), falling in X, lies between the
-        # route alone and what the chain gives at that rate
+        # the requests' share of the dies depends on X: X = chain(X), falling in X, lies between the route
+        # alone and what the chain gives at that rate (without such a share, chain(x) is one number)
         top = float(fast[population])
-        cap = with_pool(top)
+        cap = chain(top)[0]
         if own_util.any() and cap < top * (1.0 - POOL_REL_TOL):
-            cap = brentq(lambda x: x - with_pool(x), cap, top, rtol=POOL_REL_TOL)
+            cap = brentq(lambda x: x - chain(x)[0], cap, top, rtol=POOL_REL_TOL)
         held = cap < top * (1.0 - 1e-9)  # the chain holds the requests below the route alone
-        blocked = pool_throughput(pool, fast, pool.drain_per_us(own_util * cap))[1] if held else 0.0
+        blocked = chain(cap if own_util.any() else top)[1] if held else 0.0
         xs, res, q, pw, cycle = solve(cap if held else math.inf)
         xs = np.append(fast[:population], xs[population])  # X(n < N): the route without the buffer
         x = float(xs[population])
