@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,7 +77,6 @@ def test_the_stationary_distribution_of_a_stiff_birth_death_chain():
     up, down = 1e6, 1.0
     rows = [k for k in range(n - 1)] + [k + 1 for k in range(n - 1)]
     cols = [k + 1 for k in range(n - 1)] + [k for k in range(n - 1)]
-    import scipy.sparse as sp
     rates = sp.csr_matrix(([up] * (n - 1) + [down] * (n - 1), (rows, cols)), shape=(n, n))
     pi = _stationary(rates)
     expected = np.array([(up / down) ** (k - n + 1) for k in range(n)])
