@@ -65,3 +65,35 @@ def split_core_runs() -> dict:
         {"name": "split-runs", "core_groups": [
             {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse", "cache_lookup", "dispatch"]},
             {"name": "g2", "spec": "fast", "count": 1, "modules": ["complete"]}], "accelerators": {"translate": 1}})
+
+
+def two_reads_two_dies() -> dict:
+    """4 KiB reads at QD 2 over 2 single-plane dies on one channel (tR 10 us); three fast cores run every
+    module but translate, an accelerator. From benchmarks/model_vs_des.py --hypothesis 20261125 (draw 87),
+    rounded. The two requests collide at a die once; the collision spaces them by a read, and from then
+    on neither waits anywhere (model/periodic.py)."""
+    return _design(
+        "two-reads-two-dies", False,
+        {"channels": 1, "ways_per_channel": 2, "dies_per_chip": 1, "planes_per_die": 1,
+         "independent_plane_reads": True, "t_read_us": 10.0, "t_prog_us": 420.0, "channel_rate_mts": 800.0},
+        3, {"parse": 545.0, "cache_lookup": 2499.0, "translate": 778.0, "dispatch": 343.0, "complete": 343.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 2},
+        {"name": "two-dies", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse", "cache_lookup", "dispatch", "complete"]}],
+         "accelerators": {"translate": 2}})
+
+
+def two_modules_on_one_slow_core() -> dict:
+    """4 KiB reads at QD 2; one slow core runs translate and dispatch, the other modules are accelerators;
+    32 four-plane dies (tR 10 us) on 2 channels. From benchmarks/model_vs_des.py --hypothesis 20261125
+    (draw 66), rounded. The core translates both requests, then dispatches both, and idles while they are
+    at the NAND (model/periodic.py)."""
+    return _design(
+        "two-modules-one-slow-core", False,
+        {"channels": 2, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 4,
+         "independent_plane_reads": True, "t_read_us": 10.0, "t_prog_us": 803.0, "channel_rate_mts": 800.0},
+        3, {"parse": 1611.0, "cache_lookup": 738.0, "translate": 2209.0, "dispatch": 949.0, "complete": 134.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 2},
+        {"name": "one-slow-core", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["translate", "dispatch"]}],
+         "accelerators": {"parse": 2, "cache_lookup": 2, "complete": 2}})

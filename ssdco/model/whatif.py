@@ -2,7 +2,9 @@
 
 Closed workloads (queue depth N) are solved by the route-level approximate MVA (``route_mva.py``:
 residual-corrected MVA plus fork-join, re-entry and flow-variability corrections checked against the
-DES; the exact exponential product-form solution by convolution with ``exact=True``); open workloads
+DES; the exact exponential product-form solution by convolution with ``exact=True``), or, where every
+request walks one deterministic route at queue depth 2-8 and its schedule does not depend on the addresses,
+by that periodic schedule, exactly (``periodic.py``: IOPS, latency and p99); open workloads
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
@@ -84,6 +86,7 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
+from .periodic import periodic_schedule
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
 from .route_mva import residual_factors, route_arrays, route_latency, routed_arrival_gamma, solve_route
 from .power import Power, compute_power
@@ -431,8 +434,10 @@ def _mixture_quantile(components: tuple[tuple[float, float, float, float], ...],
     return float(brentq(excess, lo, hi, xtol=1e-9, rtol=1e-10))
 
 
-def evaluate_network(config: Config, network: Network, *, exact: bool = False) -> Result:
-    """Solve ``network`` (built from ``config``) analytically and compute power and budgets."""
+def evaluate_network(config: Config, network: Network, *, exact: bool = False, periodic: bool = True) -> Result:
+    """Solve ``network`` (built from ``config``) analytically and compute power and budgets.
+
+    ``periodic=False`` keeps the route MVA where the exact periodic schedule (``periodic.py``) applies."""
     loads = network.loads()
     names = [ld.name for ld in loads]
     bg = {b.name: b for b in network.background_loads()}
@@ -446,6 +451,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
     scv = np.array([ld.scv for ld in loads])
     delay = network.delay_us
     zero_load = None
+    schedule = None  # the exact periodic schedule, where it applies (periodic.py)
     correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
     if network.queue_depth is not None:
         if exact:
@@ -459,10 +465,14 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
             zero_load = 1.0 / sol.throughput_by_n[1]  # fork-join makespan of one request alone
             method = "route-mva"
             correlated = eligible_stations(network, loads)
+            schedule = periodic_schedule(network, sol.throughput_per_us) if periodic else None
         x_per_us = sol.throughput_per_us
         residence, p_wait, stable = sol.residence_us, sol.p_wait, True
         mean_latency = sol.response_us
         mean_jobs = sol.queue
+        if schedule is not None:  # one deterministic route, its schedule independent of the addresses
+            method = "periodic-schedule"
+            x_per_us, mean_latency, mean_jobs = schedule.throughput_per_us, schedule.response_us, schedule.mean_jobs
     else:
         x_per_us = network.arrival_iops / US_PER_S
         # the stations' M/G/c waits along the route: a request's transactions run in parallel (fork-join)
@@ -496,17 +506,21 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False) -
         mean_jobs = x_per_us * queue_residence
         method = "open-mgc-allen-cunneen"
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)
-    if method == "route-mva":
+    if network.queue_depth is not None and not exact:  # the route solver's write-buffer bound
         bounds = replace(bounds, write_buffer_per_us=arrays.bg_capacity_per_us)
     util = x_per_us * (demand + bg_demand) / servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand + bg_demand, copies)}
     iops = x_per_us * US_PER_S
     fx = network.ftl if network.ftl is not None else ftl_effects(config)
     power = compute_power(config, network, iops, busy, dram_size_gib=None if fx is None else fx.dram_size_gib)
-    p99 = (_p99_estimate(network, loads, residence, p_wait, mean_jobs, mean_latency,
-                         network.queue_depth is not None, x_per_us, getattr(sol, "buffer_wait_us", 0.0),
-                         correlated, getattr(sol, "write_blocked_fraction", None))
-           if stable else None)
+    if schedule is not None:  # the schedule's latencies are the exact distribution
+        p99 = schedule.latency_quantile_us(P99)
+    elif stable:
+        p99 = _p99_estimate(network, loads, residence, p_wait, mean_jobs, mean_latency, network.queue_depth is not None,
+                            x_per_us, getattr(sol, "buffer_wait_us", 0.0), correlated,
+                            getattr(sol, "write_blocked_fraction", None))
+    else:
+        p99 = None
     buffer_wait = getattr(sol, "buffer_wait_us", 0.0)  # the open solver's solution has no such field
     buffer_share = buffer_wait / sol.response_us if buffer_wait > 0.0 else 0.0
     return Result(
@@ -568,9 +582,10 @@ def trust_caveats(network: Network, buffer_wait_share: float) -> tuple[str, ...]
     return tuple(out)
 
 
-def evaluate(config: Config, *, exact: bool = False) -> Result:
+def evaluate(config: Config, *, exact: bool = False, periodic: bool = True) -> Result:
     """Answer "what if?" for ``config``: IOPS, latency, utilisation, bottleneck, power, budgets.
 
-    ``exact=True`` uses exponential exact MVA instead of the residual-corrected solver.
+    ``exact=True`` uses exponential exact MVA instead of the residual-corrected solver; ``periodic=False``
+    the route MVA where the exact periodic schedule of a single deterministic route would apply.
     """
-    return evaluate_network(config, build_network(config), exact=exact)
+    return evaluate_network(config, build_network(config), exact=exact, periodic=periodic)

@@ -36,10 +36,12 @@ def test_asymptotic_bounds_hold(d):
 def test_adding_a_core_or_unit_never_lowers_iops(d, exact):
     # Both solvers are held to rounding. The route MVA solves each X(n) as the largest X with
     # X cycle_n(X) <= n, and cycle_n(X) does not rise when a server is added (route_mva.py, "Monotone
-    # in servers"); benchmarks/monotonicity.py measures 0 of 4,850 additions on random designs.
-    base = evaluate(config_from_dict(d), exact=exact).iops
+    # in servers"); benchmarks/monotonicity.py measures 0 of 4,850 additions on random designs. The exact
+    # periodic schedule is left out (periodic=False): the DES itself is not monotone where it applies
+    # (tests/model/test_periodic.py, a fourth core -1.1 %).
+    base = evaluate(config_from_dict(d), exact=exact, periodic=False).iops
     for label, more in one_more_server(d):
-        assert evaluate(config_from_dict(more), exact=exact).iops >= base * (1 - 1e-9), label
+        assert evaluate(config_from_dict(more), exact=exact, periodic=False).iops >= base * (1 - 1e-9), label
 
 
 @pytest.mark.parametrize("seed,label", [(10469, "+1 core in g1"), (10469, "+1 core in g2"),

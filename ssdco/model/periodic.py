@@ -1,0 +1,272 @@
+"""The periodic schedule of a closed network whose requests all walk the same deterministic route.
+
+With deterministic service, one operation (read-only or write-only), one request size and no FTL events
+drawn at random, every request takes the same time at every step; what differs between requests is only
+which die (and so which channel) their addresses pick. A closed network of N such requests settles into a
+periodic schedule, and at queue depths 2-4 that schedule is far from what the route MVA's mean-value
+waits assume (an arrival finds the others spread over the route at random):
+
+* two requests that once collided at a die keep the spacing the collision gave them and never wait again
+  (two dies, 4 KiB reads at QD 2: the route MVA -8.4 %, the DES shows no wait at any station);
+* a core running two modules serves both requests' first module, then both second ones, and idles while
+  they are at the NAND (translate and dispatch on one slow core at QD 2: the route MVA +9.1 %).
+
+This module computes that schedule exactly where it does not depend on the addresses. It runs the
+deterministic event recursion of the N requests with the DES's rules (FCFS at every station; simultaneous
+events in the DES's order; all N requests issued at time 0) with every address-routed station collapsed
+to a single copy, as if every transaction picked the same die and channel, until the state at a request's
+completion repeats. If over that period no transaction waits at an address-routed station, no transaction
+would wait there for any choice of copies either, so the period is also a trajectory of the real network
+whatever the addresses, and its throughput, latencies and waits are exact for it. That the real network,
+from its own start, reaches this orbit (and not another collision-free one) is not proven; on the 45
+configurations that got a schedule among 700 low-queue-depth draws the DES agreed to within 0.001 %
+(``benchmarks/periodic_vs_des.py``). Where the collapsed copies do queue (the addresses decide who waits),
+or the state does not repeat within the event budget, there is no schedule and the route MVA applies.
+
+The schedule is not monotone in servers, because the DES is not: a different order at a core can cost
+more than the extra server gains (``tests/model/test_periodic.py``: a fourth core, -1.1 % in the DES).
+
+Reference for the max-plus view of deterministic closed networks and their periodic regime: F. Baccelli,
+G. Cohen, G. J. Olsder, J.-P. Quadrat, "Synchronization and Linearity", Wiley, 1992, ch. 2 and 3.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from .network import Network
+
+MAX_QUEUE_DEPTH = 8  # beyond it the search costs tens of ms, and the schedules found matched the route MVA
+# the state is looked for among completions after this many events per request; the budget bounds the cost
+EVENTS_PER_STEP_AND_REQUEST = 64
+MAX_EVENTS = 60_000
+# try only where the route MVA's throughput does not already overload a collapsed address-routed station by
+# more than this factor (there the collapsed copies must queue; the route MVA is within 20 % of the DES)
+COLLAPSED_LOAD_GATE = 1.5
+TIME_DIGITS = 7  # remaining times (us) are compared rounded to 0.1 ps when looking for the repeated state
+WAIT_RESOLUTION_US = 1e-9  # a queued transaction served at the instant it arrived has not waited
+
+
+@dataclass(frozen=True)
+class PeriodicSchedule:
+    """One period of the schedule: throughput (requests per us), per-station figures (one entry per
+    ``network.loads()`` station, per copy as the solvers report them) and the period's latencies."""
+
+    throughput_per_us: float
+    response_us: float  # mean latency, N / X
+    mean_jobs: np.ndarray  # mean jobs at one copy of each station (waiting or served)
+    wait_us: np.ndarray  # mean wait per request at each station (all copies, all visits)
+    p_wait: np.ndarray  # fraction of visits that queue
+    latencies_us: np.ndarray  # latency of each request completed in one period
+    period_requests: int
+
+    def latency_quantile_us(self, q: float) -> float:
+        """The q-quantile of the latency (us): the smallest latency that at least q of the period's requests
+        do not exceed (the schedule repeats, so this is the exact long-run quantile)."""
+        return float(np.quantile(self.latencies_us, q, method="inverted_cdf"))
+
+
+def _route(network: Network):
+    """The steps every request takes (station index or -1, service us, delay us, address-routed, skipped,
+    per-request) or None when requests may differ (mixed operations or sizes, random FTL events, variable
+    service, background work)."""
+    if network.queue_depth is None or network.queue_depth > MAX_QUEUE_DEPTH or network.read_fraction not in (0.0, 1.0):
+        return None
+    sizes = [k for k, p in enumerate(network.request_probs) if p > 0]
+    if len(sizes) != 1:
+        return None
+    size = sizes[0]
+    op = "read" if network.read_fraction == 1.0 else "write"
+    index = {s.name: k for k, s in enumerate(network.stations)}
+    route = []
+    for step in network.steps:
+        if step.background or step.scv != 0.0:
+            return None
+        skipped = step.ops not in ("both", op)
+        if not skipped and step.probability < 1.0:
+            return None
+        base = step.read_us if op == "read" else step.write_us
+        service = base + (step.per_byte_us * network.request_bytes[size] if step.per_request else 0.0)
+        station = -1 if step.station is None else index[step.station]
+        routed = step.routing != "single" and network.stations[station].copies > 1  # the address picks a copy
+        route.append((station, service, step.delay_us, routed, skipped, step.per_request))
+    return route, network.transactions[size]
+
+
+def periodic_schedule(network: Network, x_hint_per_us: float | None = None) -> PeriodicSchedule | None:
+    """The exact periodic schedule of ``network`` (closed, one deterministic route: see the module
+    docstring), or None where it does not apply or depends on the addresses. ``x_hint_per_us`` (the route
+    MVA's throughput, requests per us) skips the search where a collapsed address-routed station would be
+    overloaded by more than ``COLLAPSED_LOAD_GATE`` at that rate."""
+    found = _route(network)
+    if found is None:
+        return None
+    route, transactions = found
+    servers = [s.servers for s in network.stations]
+    if x_hint_per_us is not None:
+        work = np.zeros(len(servers))
+        for station, service, _, routed, skipped, per_request in route:
+            if routed and not skipped:
+                work[station] += service * (1 if per_request else transactions)
+        if np.any(x_hint_per_us * work > COLLAPSED_LOAD_GATE * np.asarray(servers)):
+            return None
+    return _search(route, transactions, servers, int(network.queue_depth), network)
+
+
+def _search(route, transactions: int, servers: list[int], n: int, network: Network) -> PeriodicSchedule | None:
+    """Run the event recursion of ``n`` requests on ``route`` (address-routed stations as one copy) until the
+    state at a completion repeats; the period's figures, or None (queueing at a collapsed copy, or no repeat
+    within the event budget)."""
+    nsteps = len(route)
+    nst = len(servers)
+    block_end = [nsteps] * nsteps  # per-transaction step: the first step after its fork-join block
+    k = 0
+    while k < nsteps:
+        if not route[k][5]:
+            j = k
+            while j < nsteps and not route[j][5]:
+                j += 1
+            block_end[k:j] = [j] * (j - k)
+            k = j
+        else:
+            k += 1
+    # jobs 0..n-1 are the requests, n + r * T + i transaction i of request r
+    jobs = n * (1 + transactions)
+    pos = [0] * jobs
+    phase = [0] * jobs
+    arrived = [0.0] * jobs
+    remaining = [0] * n
+    started = [0.0] * n
+    busy = [0] * nst
+    queue: list[list[int]] = [[] for _ in range(nst)]
+    heap: list[tuple[float, int, int]] = []
+    seq = 0
+    entering: list[tuple[int, int]] = [(r, 0) for r in range(n - 1, -1, -1)]  # a stack, as the DES's
+    # per period: wait and visits per step, latencies
+    step_wait = np.zeros(nsteps)
+    step_waited = np.zeros(nsteps)
+    step_visits = np.zeros(nsteps)
+    latencies: list[tuple[float, float]] = []  # (issued, latency) per completion
+    window = None  # once the state repeats: (t0, t1, requests per period, statistics over the period)
+    routed_waits = 0
+    seen: dict[tuple, tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]] = {}
+    t = 0.0
+    events = 0
+    budget = min(MAX_EVENTS, EVENTS_PER_STEP_AND_REQUEST * nsteps * n * transactions)
+
+    def push(time: float, job: int) -> None:
+        nonlocal seq
+        heapq.heappush(heap, (time, seq, job))
+        seq += 1
+
+    while True:
+        while entering:
+            j, s = entering.pop()
+            pos[j] = s
+            arrived[j] = t
+            station, service, delay, routed, skipped, per_request = route[s]
+            if j < n and not per_request:  # a request forks into its transactions
+                remaining[j] = transactions
+                base = n + j * transactions
+                entering.extend((base + i, s) for i in range(transactions - 1, -1, -1))
+                continue
+            if skipped:
+                phase[j] = 1
+                push(t, j)
+                continue
+            if station < 0:
+                phase[j] = 1
+                push(t + service + delay, j)
+                continue
+            phase[j] = 0
+            step_visits[s] += 1
+            if busy[station] < servers[station]:
+                busy[station] += 1
+                push(t + service, j)
+            else:
+                queue[station].append(j)
+        if events >= budget or not heap:
+            return None
+        t, _, j = heapq.heappop(heap)
+        events += 1
+        s = pos[j]
+        station, service, delay, routed, skipped, per_request = route[s]
+        if phase[j] == 0:
+            if queue[station]:
+                h = queue[station].pop(0)
+                sh = pos[h]
+                step_wait[sh] += t - arrived[h]
+                step_waited[sh] += 1
+                if route[sh][3] and t - arrived[h] > WAIT_RESOLUTION_US:
+                    routed_waits += 1
+                push(t + route[sh][1], h)
+            else:
+                busy[station] -= 1
+            if delay > 0.0:
+                phase[j] = 1
+                push(t + delay, j)
+                continue
+        nxt = s + 1
+        if j >= n:  # a transaction
+            if nxt < block_end[s]:
+                entering.append((j, nxt))
+                continue
+            r = (j - n) // transactions
+            remaining[r] -= 1
+            if remaining[r] > 0:
+                continue
+            j, nxt = r, block_end[s]
+        if nxt < nsteps:
+            entering.append((j, nxt))
+            continue
+        # request j completes and is issued again at once
+        latencies.append((started[j], t - started[j]))
+        started[j] = t
+        entering.append((j, 0))
+        done = len(latencies)
+        if window is not None:
+            t0, t1, period, stats = window
+            if sum(t0 <= issued < t1 for issued, _ in latencies[stats[0]:]) == period:
+                lat = [latency for issued, latency in latencies[stats[0]:] if t0 <= issued < t1]
+                return _summary(network, route, servers, n, period / (t1 - t0), lat, *stats[1:], period)
+            continue
+        # requests are interchangeable: the state is the order and remaining time of the pending events, the
+        # steps they belong to and the queues (the completing request's re-entry at step 0 is the same each time)
+        key = (tuple((round(time - t, TIME_DIGITS), pos[job], phase[job]) for time, _, job in sorted(heap)),
+               tuple(tuple(pos[job] for job in q) for q in queue))
+        if key in seen:
+            first, t0, waits0, wait0, waited0, visits0 = seen[key]
+            if routed_waits > waits0:
+                return None  # the collapsed copies queue within the period: the addresses decide who waits
+            # one period [t0, t): its waits are final; its latencies are those of the requests issued in it
+            window = (t0, t, done - first, (first, step_wait - wait0, step_waited - waited0, step_visits - visits0))
+            continue
+        seen[key] = (done, t, routed_waits, step_wait.copy(), step_waited.copy(), step_visits.copy())
+
+
+def _summary(network: Network, route, servers, n: int, x_per_us: float, latencies: list[float],
+             wait: np.ndarray, waited: np.ndarray, visits: np.ndarray, period: int) -> PeriodicSchedule:
+    """Per-station figures over one period, in the order of ``network.loads()``."""
+    loads = network.loads()
+    order = {ld.name: k for k, ld in enumerate(loads)}
+    names = [s.name for s in network.stations]
+    station_wait = np.zeros(len(loads))
+    station_waited = np.zeros(len(loads))
+    station_visits = np.zeros(len(loads))
+    for s, (station, *_rest) in enumerate(route):
+        if station >= 0 and names[station] in order:
+            k = order[names[station]]
+            station_wait[k] += wait[s]
+            station_waited[k] += waited[s]
+            station_visits[k] += visits[s]
+    demand = np.array([ld.demand_us * ld.copies for ld in loads])  # all copies, per request
+    copies = np.array([ld.copies for ld in loads], dtype=float)
+    wait_per_request = station_wait / period
+    mean_jobs = x_per_us * (demand + wait_per_request) / copies
+    p_wait = np.divide(station_waited, station_visits, out=np.zeros(len(loads)), where=station_visits > 0)
+    return PeriodicSchedule(throughput_per_us=x_per_us, response_us=n / x_per_us, mean_jobs=mean_jobs,
+                            wait_us=wait_per_request, p_wait=p_wait, latencies_us=np.asarray(latencies),
+                            period_requests=period)
