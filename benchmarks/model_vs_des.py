@@ -44,11 +44,11 @@ ROOT = Path(__file__).resolve().parent.parent
 DEPTH_BANDS = (("1", 1, 1), ("2", 2, 2), ("3", 3, 3), ("4", 4, 4), ("5-16", 5, 16), (">16", 17, 10**9))
 
 
-def hypothesis_configs(count: int, seed: int, sizes: str) -> list[dict]:
+def hypothesis_configs(count: int, seed: int, sizes: str, **strategy_args) -> list[dict]:
     """Up to ``count`` distinct configuration dicts drawn by the acceptance test's strategies
-    (tests/strategies.py) from Hypothesis seeded with ``seed``, in drawing order. As in the test
-    (tests/conftest.py), Hypothesis harvests no constants from ssdco's source, so the draws depend only on
-    the seed and the strategies."""
+    (tests/strategies.py; ``strategy_args`` go to its ``config_dicts``) from Hypothesis seeded with ``seed``,
+    in drawing order. As in the test (tests/conftest.py), Hypothesis harvests no constants from ssdco's
+    source, so the draws depend only on the seed and the strategies."""
     sys.path.insert(0, str(ROOT))
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed
@@ -56,8 +56,8 @@ def hypothesis_configs(count: int, seed: int, sizes: str) -> list[dict]:
     import tests.conftest as pins
     from tests.strategies import config_dicts
 
-    strategy = (config_dicts(fixed_size=True) if sizes == "4"
-                else config_dicts().filter(lambda d: d["workload"]["request_size_kib"] > 4))
+    strategy = (config_dicts(fixed_size=True, **strategy_args) if sizes == "4"
+                else config_dicts(**strategy_args).filter(lambda d: d["workload"]["request_size_kib"] > 4))
     drawn: dict[str, dict] = {}
 
     @hypothesis_seed(seed)
