@@ -97,3 +97,20 @@ def two_modules_on_one_slow_core() -> dict:
         {"name": "one-slow-core", "core_groups": [
             {"name": "g1", "spec": "slow", "count": 1, "modules": ["translate", "dispatch"]}],
          "accelerators": {"parse": 2, "cache_lookup": 2, "complete": 2}})
+
+
+def reads_in_step_at_one_slow_core() -> dict:
+    """4 KiB reads at QD 4 over 16 single-plane dies (tR 37 us) on 4 channels; one slow core runs parse and
+    translate (95 % busy in the DES), the others have plenty. From benchmarks/model_vs_des.py --hypothesis
+    20261127 (draw 114), rounded. The DES's four requests fall into step at the core, which the route MVA
+    takes as reached at random times: it is 16 % low, and whatif says so (whatif.trust_caveats)."""
+    return _design(
+        "reads-in-step-at-one-slow-core", False,
+        {"channels": 4, "ways_per_channel": 4, "dies_per_chip": 1, "planes_per_die": 1,
+         "independent_plane_reads": True, "t_read_us": 37.0, "t_prog_us": 899.0, "channel_rate_mts": 1200.0},
+        4, {"parse": 105.0, "cache_lookup": 2500.0, "translate": 1209.0, "dispatch": 51.0, "complete": 754.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 4},
+        {"name": "one-slow-core", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "translate"]},
+            {"name": "g2", "spec": "slow", "count": 3, "modules": ["dispatch"]}],
+         "accelerators": {"cache_lookup": 3, "complete": 3}})

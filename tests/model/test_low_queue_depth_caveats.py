@@ -1,0 +1,47 @@
+"""whatif's caveats for closed deterministic work at queue depth 2-4 (whatif.trust_caveats)."""
+
+import copy
+
+import pytest
+
+from ssdco.model.network import build_network
+from ssdco.model.whatif import BUSY_BOTTLENECK_UTILIZATION, evaluate, trust_caveats
+from ssdco.spec import config_from_dict
+from ssdco.validation.compare import IOPS_TOLERANCE
+from ssdco.validation.des import simulate
+from tests.designs import reads_in_step_at_one_slow_core, two_reads_two_dies
+
+
+def test_a_busy_slow_core_at_queue_depth_4_is_flagged_and_is_off_the_des():
+    d = reads_in_step_at_one_slow_core()
+    config = config_from_dict(d)
+    r = evaluate(config)
+    assert r.method == "route-mva" and r.bottleneck == "cores:g1"
+    assert len(r.caveats) == 1 and "bottleneck (cores:g1)" in r.caveats[0]
+    des = simulate(build_network(config), requests=60_000, seed=1)
+    assert abs(r.iops / des.iops.value - 1.0) > IOPS_TOLERANCE  # the reason for the caveat (-16 %)
+
+
+@pytest.mark.parametrize("queue_depth,expected", [(1, False), (2, True), (3, True), (4, True), (5, False)])
+def test_busy_bottleneck_caveat_covers_queue_depth_2_to_4(queue_depth, expected):
+    d = copy.deepcopy(reads_in_step_at_one_slow_core())
+    d["workload"]["queue_depth"] = queue_depth
+    network = build_network(config_from_dict(d))
+    busy = ("cores:g1", BUSY_BOTTLENECK_UTILIZATION)
+    assert bool(trust_caveats(network, 0.0, bottleneck=busy)) == expected
+    # below the threshold, at a die, with the exact schedule, or with variable service: no caveat
+    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", BUSY_BOTTLENECK_UTILIZATION - 0.01)) == ()
+    assert trust_caveats(network, 0.0, bottleneck=("die", 0.95)) == ()
+    assert trust_caveats(network, 0.0, scheduled=True, bottleneck=busy) == ()
+    d["variability"] = {"firmware_scv": 1.0}
+    assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=busy) == ()
+
+
+def test_queue_depth_2_with_several_transactions_is_flagged_unless_the_schedule_holds():
+    d = copy.deepcopy(two_reads_two_dies())
+    d["workload"]["request_size_kib"] = 8
+    network = build_network(config_from_dict(d))
+    assert len(trust_caveats(network, 0.0)) == 1 and "queue depth 2" in trust_caveats(network, 0.0)[0]
+    assert trust_caveats(network, 0.0, scheduled=True) == ()
+    # the periodic schedule itself: one transaction, exact, no caveat
+    assert evaluate(config_from_dict(two_reads_two_dies())).caveats == ()
