@@ -127,6 +127,7 @@ def main() -> None:
     rows = []
     ci = {}  # seed -> the DES's relative 95 % half-widths (IOPS, mean latency)
     depth = {}  # seed -> queue depth
+    flagged = {}  # seed -> whatif printed a caveat (a known disagreement with the DES)
     t0 = time.perf_counter()
     if args.hypothesis is not None:
         drawn = hypothesis_configs(args.configs, args.hypothesis, args.sizes)
@@ -142,6 +143,7 @@ def main() -> None:
         des_iops, des_latency_us, ci_iops, ci_latency = des_iops_and_latency(d, network, args.requests, seed, cache)
         rows.append((model.iops / des_iops - 1, model.latency_mean_us / des_latency_us - 1, seed))
         depth[seed] = network.queue_depth
+        flagged[seed] = bool(model.caveats)
         ci[seed] = (ci_iops, ci_latency)
     if cache is not None:
         tmp = args.des_cache.with_name(f".{args.des_cache.name}.{os.getpid()}.tmp")
@@ -171,6 +173,9 @@ def main() -> None:
     for x, r, seed in sorted(rows, key=lambda t: -abs(t[0]))[:5]:
         print(f"  {label} {seed:3d}: IOPS {x:+.2%}  latency {r:+.2%}  "
               f"(DES 95 % CI +-{ci[seed][0]:.1%} / +-{ci[seed][1]:.1%})")
+    misses = [seed for x, r, seed in rows if abs(x) > IOPS_TOLERANCE or abs(r) > LATENCY_TOLERANCE]
+    print(f"misses flagged by whatif (CAVEAT): {sum(flagged[s] for s in misses)} of {len(misses)}; "
+          f"configurations flagged: {sum(flagged.values())}")
     by_depth = [(abs(x) <= IOPS_TOLERANCE and abs(r) <= LATENCY_TOLERANCE, depth[seed]) for x, r, seed in rows]
     print("within both tolerances by queue depth: " + ", ".join(
         f"QD {band} {sum(ok for ok, q in by_depth if lo <= q <= hi)}/{sum(lo <= q <= hi for _, q in by_depth)}"
