@@ -587,14 +587,13 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     if network.queue_depth == 2 and max(network.transactions) > 1:
         out.append("queue depth 2 with requests of several transactions: 10 of 31 such sampled designs were off the "
                    "DES by more than its tolerances, the model's IOPS up to 17 % low (the DES's two requests settle "
-                   "into taking turns at the busy station); check with ssdco validate")
+                   "into taking turns at the busy station)")
     elif (bottleneck is not None and bottleneck[0].split(":")[0] in ("cores", "channel")
           and bottleneck[1] >= BUSY_BOTTLENECK_UTILIZATION):
-        out.append(f"queue depth {network.queue_depth} with the bottleneck ({bottleneck[0]}) {bottleneck[1]:.0%} "
+        out.append(f"queue depth {network.queue_depth} with the bottleneck ({bottleneck[0]}) {bottleneck[1] * 100:.0f} % "
                    "busy: 14 of 28 such sampled designs (queue depth 2-4, a core group or channel at least "
-                   f"{BUSY_BOTTLENECK_UTILIZATION:.0%} busy) were off the DES by more than its tolerances, the "
-                   "model's IOPS up to 16 % off (the DES's few requests fall into step at the busy station); "
-                   "check with ssdco validate")
+                   f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy) were off the DES by more than its tolerances, the "
+                   "model's IOPS up to 16 % off (the DES's few requests fall into step at the busy station)")
     return tuple(out)
 
 
