@@ -231,7 +231,7 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
             t0, t1, period, stats = window
             if sum(t0 <= issued < t1 for issued, _ in latencies[stats[0]:]) == period:
                 lat = [latency for issued, latency in latencies[stats[0]:] if t0 <= issued < t1]
-                return _summary(network, route, servers, n, period / (t1 - t0), lat, *stats[1:], period)
+                return _summary(network, route, n, period / (t1 - t0), lat, *stats[1:], period)
             continue
         # requests are interchangeable: the state is the order and remaining time of the pending events, the
         # steps they belong to and the queues (the completing request's re-entry at step 0 is the same each time)
@@ -247,7 +247,7 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
         seen[key] = (done, t, routed_waits, step_wait.copy(), step_waited.copy(), step_visits.copy())
 
 
-def _summary(network: Network, route, servers, n: int, x_per_us: float, latencies: list[float],
+def _summary(network: Network, route, n: int, x_per_us: float, latencies: list[float],
              wait: np.ndarray, waited: np.ndarray, visits: np.ndarray, period: int) -> PeriodicSchedule:
     """Per-station figures over one period, in the order of ``network.loads()``."""
     loads = network.loads()

@@ -86,8 +86,8 @@ from .bounds import Bounds, asymptotic_bounds
 from .mva import solve_closed
 from .network import Network, StationLoad, build_network
 from .open import solve_open
-from .periodic import periodic_schedule
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
+from .periodic import periodic_schedule
 from .route_mva import residual_factors, route_arrays, route_latency, routed_arrival_gamma, solve_route
 from .power import Power, compute_power
 
