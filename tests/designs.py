@@ -103,7 +103,8 @@ def reads_in_step_at_one_slow_core() -> dict:
     """4 KiB reads at QD 4 over 16 single-plane dies (tR 37 us) on 4 channels; one slow core runs parse and
     translate (95 % busy in the DES), the others have plenty. From benchmarks/model_vs_des.py --hypothesis
     20261127 (draw 114), rounded. The DES's four requests fall into step at the core, which the route MVA
-    takes as reached at random times: it is 16 % low, and whatif says so (whatif.trust_caveats)."""
+    takes as reached at random times: it is 16 % low (and flags it, whatif.trust_caveats); the convoy
+    estimate (periodic.py), which whatif takes here, is within 1 %."""
     return _design(
         "reads-in-step-at-one-slow-core", False,
         {"channels": 4, "ways_per_channel": 4, "dies_per_chip": 1, "planes_per_die": 1,

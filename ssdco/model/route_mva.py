@@ -1117,8 +1117,10 @@ def _routed_gamma(k, util, copies, share, scv, bg_demand):
     each taken with Poisson arrivals (a 1 / m random split of the requests), cd^2 = 1 + u^2 (cs^2 - 1)
     (Whitt's departure equation at ca^2 = 1), merged by QNA's asymptotic method (the rate-weighted mean;
     W. Whitt, Bell Syst. Tech. J. 62(9), 1983). Arrivals from single-copy stations count as Poisson, as
-    before; so does a station fed by nothing routed (a die: gamma 1), and so do the outputs of copies that
-    also run background work (``bg_demand`` > 0: reads queued behind a buffered program leave together when
+    before; so does a station fed by nothing routed (a die: gamma 1), or only by its own output around the
+    loop (dies behind nothing but pure delays: counted as their own regular source they saw gamma = 1 - u^2
+    and no wait at all at full load, 6 dies at QD 8 +42 % against the DES), and so do the outputs of copies
+    that also run background work (``bg_demand`` > 0: reads queued behind a buffered program leave together when
     it ends, which the foreground scv does not see; counted regular, the open JESD219 mix at 70 % reads went
     from -8.7 % to -10.8 % on mean latency). The open solver uses the same factor
     (:func:`routed_arrival_gamma`).
@@ -1132,7 +1134,7 @@ def _routed_gamma(k, util, copies, share, scv, bg_demand):
     one design in each comparison set."""
     ca2 = 1.0
     for p in range(copies.shape[0]):
-        if share[k, p] > 0.0 and copies[p] > 1.0 and bg_demand[p] <= 0.0:
+        if p != k and share[k, p] > 0.0 and copies[p] > 1.0 and bg_demand[p] <= 0.0:
             u = min(util[p], 1.0)
             ca2 += share[k, p] * u * u * (scv[p] - 1.0)
     return (ca2 + scv[k]) / (1.0 + scv[k])
