@@ -9,7 +9,8 @@ Prints how many additions lower IOPS and by how much, and the worst cases. The r
 solver should show none (see ssdco/model/route_mva.py, "Monotone in servers"; the route MVA's earlier
 recursion in n lost up to 4.0 %). The periodic schedule need not: it is exact for the DES, and the DES is
 not monotone in servers (tests/model/test_periodic.py: a fourth core, -1.1 %); nor need the convoy
-estimate (ssdco/model/periodic.py), which adds the route MVA's die waits at the route MVA's throughput.
+estimate (ssdco/model/periodic.py), whose skeleton is a deterministic schedule too, and which the default
+solver takes only while it is above the route MVA.
 ``--des`` re-runs every addition that lowers the default solver's IOPS, and the worst route-MVA case, in
 the DES to show what the simulated controller does.
 

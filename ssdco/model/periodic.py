@@ -34,33 +34,32 @@ more than the extra server gains (``tests/model/test_periodic.py``: a fourth cor
 
 Where the collapsed copies do queue, a second estimate, the *convoy* (:func:`convoy_estimate`), keeps the
 schedule for what it is sure of and the route MVA for what it is not. It runs the same recursion with the
-address-routed stations (dies, channels) taken as pure delays, so that the requests' order at the cores,
-accelerators and PCIe is the deterministic one, and adds to its latency the route MVA's mean wait at the
-dies and channels, where the addresses decide who waits. Requests of one transaction only: with several,
-the skeleton runs a request's transactions in parallel on their channel, a serialisation the route MVA
-does count (adding the route MVA's fork-join of the waits to such a skeleton put 28 of 2,030 sampled
-configurations out of the tolerances and brought 4 in). ``whatif`` takes the convoy only
-where it gives more throughput than the route MVA, the case the route MVA is known to miss: at low queue
-depth the DES's requests fall into step at a busy core and keep it busy, where the mean-value waits assume
-arrivals at random times (4 KiB reads at QD 4, one slow core 95 % busy: the route MVA -16 %, the convoy
-+0.9 %). Where the convoy is the lower of the two, its synchronised start has locked into a worse order
-than the DES's collisions let it keep (uniform design 93, QD 3: -15 %), and the route MVA stays. That rule
-is measured, not derived (``benchmarks/periodic_vs_des.py``):
+address-routed stations (dies, channels) taken as pure delays, which gives the requests' order, and so
+their waits, at the cores, accelerators and PCIe; that time (service, delays and waits) then becomes one
+pure delay in front of the dies and channels, which the route MVA solves, since there the addresses
+decide who waits. Requests of one transaction only: with several, the skeleton runs a request's
+transactions in parallel on their channel, which the DES serialises (an earlier form that allowed them
+put 28 of 2,030 sampled configurations out of the tolerances and brought 4 in). ``whatif`` takes the
+convoy only where it gives more throughput than the route MVA, the case the route MVA is known to miss: at
+low queue depth the DES's requests fall into step at a busy core and keep it busy, where the mean-value
+waits assume arrivals at random times (4 KiB reads at QD 4, one slow core 95 % busy: the route MVA -16 %,
+the convoy +0.3 %). Where the convoy is the lower of the two, its synchronised start has locked into a
+worse order than the DES's collisions let it keep (uniform design 93, QD 3), and the route MVA stays.
+That rule is measured, not derived (``benchmarks/periodic_vs_des.py``):
 
-* 5 Hypothesis seeds (20261123-27) and uniform designs 0-1499: the convoy is taken on 201 of 2,250
-  configurations; 183 of them are within the tolerances, against the route MVA's 161; its IOPS error
-  ranges from -5.1 % to +3.0 %;
-* uniform designs 10000-13999, both request-size settings: taken on 247 of 8,000; 228 within, against
-  the route MVA's 211; -5.3 % to +7.3 %. It put one configuration the route MVA had within out of
-  tolerance (design 10416, 4 KiB writes at QD 5: -0.6 % to +4.3 %).
+* Hypothesis seeds 20261123-27 and uniform designs 0-1499: the convoy is taken on 212 of 2,250
+  configurations; 199 of them are within the tolerances, against the route MVA's 172; its IOPS error
+  ranges from -5.3 % to +3.0 %;
+* uniform designs 10000-13999, both request-size settings: taken on 260 of 8,000; 242 within, against
+  the route MVA's 226; -5.3 % to +5.7 %. It moved two configurations the route MVA had within out of the
+  tolerances (design 10416, 4 KiB writes at QD 5: -0.6 % to +4.1 %; design 13131: +2.98 % to +3.05 %).
 
-Adding a server can lower the convoy's throughput where the DES's rises: the route MVA's waits at the dies,
-which it adds, grow with the route MVA's throughput (``benchmarks/monotonicity.py``).
-
-Why not the route MVA of the dies and channels behind the skeleton's time as a pure delay, which would be
-consistent in throughput? Tried: the route MVA takes the flow out of a pure delay as smooth, and with no
-queueing station before the dies it lets them reach their capacity (6 dies behind a delay at QD 8: +42 %
-against the DES).
+It is not monotone in servers (``benchmarks/monotonicity.py``: 4 of 4,850 additions lower the default
+solver's IOPS, by up to 0.9 %, where the DES's rise): in all four the extra core drops the convoy below
+the route MVA, which is below the convoy before. The first form of the estimate added the route MVA's die waits,
+taken from the whole network at the route MVA's throughput, to the skeleton's latency; that brought in 40
+configurations of the two samples and moved 1 out, but lowered IOPS on 80 of those additions, because
+those waits grow when an extra core lets the route MVA run faster.
 
 Reference for the max-plus view of deterministic closed networks and their periodic regime: F. Baccelli,
 G. Cohen, G. J. Olsder, J.-P. Quadrat, "Synchronization and Linearity", Wiley, 1992, ch. 2 and 3.
@@ -69,11 +68,12 @@ G. Cohen, G. J. Olsder, J.-P. Quadrat, "Synchronization and Linearity", Wiley, 1
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .network import Network
+from .route_mva import route_arrays, solve_route
 
 MAX_QUEUE_DEPTH = 8  # beyond it the search costs tens of ms, and the schedules found matched the route MVA
 # the state is looked for among completions after this many events per request; the budget bounds the cost
@@ -145,15 +145,15 @@ class ConvoyEstimate:
     mean_jobs: np.ndarray
 
 
-def convoy_estimate(network: Network, route_residence_us: np.ndarray,
-                    route_p_wait: np.ndarray) -> ConvoyEstimate | None:
+def convoy_estimate(network: Network) -> ConvoyEstimate | None:
     """The convoy estimate of ``network`` (closed, one deterministic route of one-transaction requests, queue
     depth 2 to ``MAX_QUEUE_DEPTH``; None elsewhere, or where the skeleton's state does not repeat within the
-    event budget): the period of the deterministic skeleton with address-routed stations as pure delays,
-    plus the route MVA's wait at those stations (``route_residence_us`` and ``route_p_wait``, per request and
-    per copy in ``network.loads()`` order, from the route MVA's solution). See the module docstring."""
+    event budget). The period of the deterministic skeleton, with address-routed stations as pure delays,
+    gives each request's time at the other stations (service, delays and the schedule's waits); that time
+    as one pure delay in front of the address-routed stations is then solved by the route MVA. See the
+    module docstring."""
     found = _route(network)
-    if found is None or network.queue_depth < 2:
+    if found is None or network.queue_depth < 2 or not network.steps[0].per_request:
         return None
     route, transactions = found
     if transactions != 1:
@@ -165,16 +165,30 @@ def convoy_estimate(network: Network, route_residence_us: np.ndarray,
     schedule = _search(skeleton, transactions, [s.servers for s in network.stations], n, network)
     if schedule is None:
         return None
+    # the route with the stations the address does not pick emptied, their time on the first step (a
+    # per-request one: the route MVA counts a station-less step's delay only there)
+    routed_names = {network.stations[station].name for station, _, _, routed, _, _ in route if routed}
+    elsewhere_us = float(np.sum(schedule.wait_us))
+    steps = []
+    for step, (station, service, delay, routed, skipped, _) in zip(network.steps, route):
+        if station >= 0 and not routed:
+            step = replace(step, station=None, read_us=0.0, write_us=0.0, per_byte_us=0.0, delay_us=0.0)
+            elsewhere_us += 0.0 if skipped else service + delay
+        steps.append(step)
+    steps[0] = replace(steps[0], delay_us=steps[0].delay_us + elsewhere_us)
+    nand = replace(network, stations=tuple(s for s in network.stations if s.name in routed_names),
+                   steps=tuple(steps))
+    nand_loads = nand.loads()
+    solution = solve_route(route_arrays(nand, nand_loads), n)
+    at = {ld.name: k for k, ld in enumerate(nand_loads)}
     loads = network.loads()
-    demand = np.array([ld.demand_us for ld in loads])
-    copies = np.array([ld.copies for ld in loads], dtype=float)
-    routed = copies > 1  # the skeleton has no visit there
-    route_wait = np.maximum(np.asarray(route_residence_us) - demand, 0.0)  # per copy
-    residence = np.where(routed, demand + route_wait, demand + schedule.wait_us)
-    response = schedule.response_us + float(np.sum(np.where(routed, route_wait * copies, 0.0)))
-    x = n / response
-    return ConvoyEstimate(throughput_per_us=x, response_us=response, residence_us=residence,
-                          p_wait=np.where(routed, route_p_wait, schedule.p_wait), mean_jobs=x * residence)
+    residence = np.array([solution.residence_us[at[ld.name]] if ld.name in at else ld.demand_us + wait
+                          for ld, wait in zip(loads, schedule.wait_us)])
+    p_wait = np.array([solution.p_wait[at[ld.name]] if ld.name in at else p
+                       for ld, p in zip(loads, schedule.p_wait)])
+    x = solution.throughput_per_us
+    return ConvoyEstimate(throughput_per_us=x, response_us=n / x, residence_us=residence, p_wait=p_wait,
+                          mean_jobs=x * residence)
 
 
 def periodic_schedule(network: Network, x_hint_per_us: float | None = None) -> PeriodicSchedule | None:

@@ -477,9 +477,9 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             method = "periodic-schedule"
             x_per_us, mean_latency, mean_jobs = schedule.throughput_per_us, schedule.response_us, schedule.mean_jobs
         elif periodic and not exact:
-            # the convoy: the schedule at cores and accelerators, the route MVA's waits at dies and channels;
-            # taken only where it beats the route MVA, whose miss it corrects there (periodic.py)
-            convoy = convoy_estimate(network, sol.residence_us, sol.p_wait)
+            # the convoy: the schedule at cores and accelerators, the route MVA at dies and channels; taken
+            # only where it beats the route MVA, whose miss it corrects there (periodic.py)
+            convoy = convoy_estimate(network)
             if convoy is not None and convoy.throughput_per_us > x_per_us:
                 method = "convoy-schedule"
                 x_per_us, mean_latency, mean_jobs = convoy.throughput_per_us, convoy.response_us, convoy.mean_jobs
