@@ -56,10 +56,10 @@ That rule is measured, not derived (``benchmarks/periodic_vs_des.py``):
 
 It is not monotone in servers (``benchmarks/monotonicity.py``: 4 of 4,850 additions lower the default
 solver's IOPS, by up to 0.9 %, where the DES's rise): in all four the extra core drops the convoy below
-the route MVA, which is below the convoy before. The first form of the estimate added the route MVA's die waits,
-taken from the whole network at the route MVA's throughput, to the skeleton's latency; that brought in 40
-configurations of the two samples and moved 1 out, but lowered IOPS on 80 of those additions, because
-those waits grow when an extra core lets the route MVA run faster.
+the route MVA, which is below the convoy before. The first form of the estimate added the route MVA's die
+waits, taken from the whole network at the route MVA's throughput, to the skeleton's latency; that
+brought in 40 configurations of the two samples and moved 1 out, but lowered IOPS on 80 of those
+additions, because those waits grow when an extra core lets the route MVA run faster.
 
 Reference for the max-plus view of deterministic closed networks and their periodic regime: F. Baccelli,
 G. Cohen, G. J. Olsder, J.-P. Quadrat, "Synchronization and Linearity", Wiley, 1992, ch. 2 and 3.

@@ -1120,9 +1120,9 @@ def _routed_gamma(k, util, copies, share, scv, bg_demand):
     before; so does a station fed by nothing routed (a die: gamma 1), or only by its own output around the
     loop (dies behind nothing but pure delays: counted as their own regular source they saw gamma = 1 - u^2
     and no wait at all at full load, 6 dies at QD 8 +42 % against the DES), and so do the outputs of copies
-    that also run background work (``bg_demand`` > 0: reads queued behind a buffered program leave together when
-    it ends, which the foreground scv does not see; counted regular, the open JESD219 mix at 70 % reads went
-    from -8.7 % to -10.8 % on mean latency). The open solver uses the same factor
+    that also run background work (``bg_demand`` > 0: reads queued behind a buffered program leave
+    together when it ends, which the foreground scv does not see; counted regular, the open JESD219 mix at
+    70 % reads went from -8.7 % to -10.8 % on mean latency). The open solver uses the same factor
     (:func:`routed_arrival_gamma`).
 
     Deterministic dies u busy space their transfers out, and the channel waits less: channel-bound reads

@@ -4,10 +4,11 @@ Closed workloads (queue depth N) are solved by the route-level approximate MVA (
 residual-corrected MVA plus fork-join, re-entry and flow-variability corrections checked against the
 DES; the exact exponential product-form solution by convolution with ``exact=True``), or, where every
 request walks one deterministic route at queue depth 2-8 and its schedule does not depend on the addresses,
-by that periodic schedule, exactly (``periodic.py``: IOPS and mean latency; the p99 of the orbit it finds); where the schedule depends on the
-addresses and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule at the
-cores and accelerators plus the route MVA's waits at dies and channels) if it gives more throughput than
-the route MVA, the case where the DES's few requests fall into step at a busy core; open workloads
+by that periodic schedule (``periodic.py``: exact for the orbit it finds); where the schedule depends on
+the addresses and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule
+at the cores and accelerators, as a delay in front of the route MVA of the dies and channels) if it gives
+more throughput than the route MVA, the case where the DES's few requests fall into step at a busy core;
+open workloads
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
@@ -440,7 +441,8 @@ def _mixture_quantile(components: tuple[tuple[float, float, float, float], ...],
 def evaluate_network(config: Config, network: Network, *, exact: bool = False, periodic: bool = True) -> Result:
     """Solve ``network`` (built from ``config``) analytically and compute power and budgets.
 
-    ``periodic=False`` keeps the route MVA where the exact periodic schedule (``periodic.py``) applies."""
+    ``periodic=False`` keeps the route MVA where the periodic schedule or the convoy estimate
+    (``periodic.py``) would apply."""
     loads = network.loads()
     names = [ld.name for ld in loads]
     bg = {b.name: b for b in network.background_loads()}
@@ -553,7 +555,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         method=method,
         stations=loads,
         ftl=ftl_summary(config, fx, iops),
-        caveats=(trust_caveats(network, buffer_share, scheduled=method in ("periodic-schedule", "convoy-schedule"),
+        caveats=(trust_caveats(network, buffer_share,
+                               scheduled=method in ("periodic-schedule", "convoy-schedule"),
                                bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])))
                  if stable else ()),
     )
@@ -571,10 +574,10 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     (README, "How far to trust the model", "Not yet trustworthy"), each as a sentence for the user: writes
     into a write buffer of a few slots, and closed write-heavy work held by the buffer at a low queue depth
     (the DES's writes that find the buffer full do their flush themselves, and the throughput oscillates);
-    and closed deterministic work at queue depth 2-4 that the route MVA solves (``scheduled``: the exact
-    periodic schedule or the convoy estimate solves it instead; the convoy missed 1 of 28 such sampled designs,
-    by -5.1 %, where the route MVA was -5.1 % too) with requests of several transactions at queue depth 2, or with the bottleneck
-    (``bottleneck``: its name and utilisation) a core group or channel at least
+    and closed deterministic work at queue depth 2-4 that the route MVA solves (``scheduled``: the periodic
+    schedule or the convoy estimate solves it instead; the convoy missed 1 of 28 such sampled designs, by
+    -5.1 %, where the route MVA was -5.1 % too) with requests of several transactions at queue depth 2, or
+    with the bottleneck (``bottleneck``: its name and utilisation) a core group or channel at least
     ``BUSY_BOTTLENECK_UTILIZATION`` busy, where the DES's few requests fall into step at the busy station.
     ``buffer_wait_share``: the part of the closed solver's latency spent waiting for the write buffer
     (``ClosedSolution.buffer_wait_us`` / ``response_us``). Empty when none applies."""
@@ -613,6 +616,7 @@ def evaluate(config: Config, *, exact: bool = False, periodic: bool = True) -> R
     """Answer "what if?" for ``config``: IOPS, latency, utilisation, bottleneck, power, budgets.
 
     ``exact=True`` uses exponential exact MVA instead of the residual-corrected solver; ``periodic=False``
-    the route MVA where the exact periodic schedule of a single deterministic route would apply.
+    the route MVA where the periodic schedule or the convoy estimate of a single deterministic route would
+    apply.
     """
     return evaluate_network(config, build_network(config), exact=exact, periodic=periodic)
