@@ -93,6 +93,7 @@ from .open import solve_open
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
 from .periodic import convoy_estimate, periodic_schedule
 from .route_mva import residual_factors, route_arrays, route_latency, routed_arrival_gamma, solve_route
+from .schedule_chain import ChainSolution, schedule_chain
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -438,11 +439,13 @@ def _mixture_quantile(components: tuple[tuple[float, float, float, float], ...],
     return float(brentq(excess, lo, hi, xtol=1e-9, rtol=1e-10))
 
 
-def evaluate_network(config: Config, network: Network, *, exact: bool = False, periodic: bool = True) -> Result:
+def evaluate_network(config: Config, network: Network, *, exact: bool = False, periodic: bool = True,
+                     markov_chain: bool = True) -> Result:
     """Solve ``network`` (built from ``config``) analytically and compute power and budgets.
 
-    ``periodic=False`` keeps the route MVA where the periodic schedule or the convoy estimate
-    (``periodic.py``) would apply."""
+    ``periodic=False`` keeps the route MVA where the periodic schedule, the Markov chain of the requests'
+    draws (``schedule_chain.py``) or the convoy estimate (``periodic.py``) would apply; ``markov_chain=False``
+    skips only the chain."""
     loads = network.loads()
     names = [ld.name for ld in loads]
     bg = {b.name: b for b in network.background_loads()}
@@ -457,6 +460,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     delay = network.delay_us
     zero_load = None
     schedule = None  # the exact periodic schedule, where it applies (periodic.py)
+    chain = None  # the Markov chain of the requests' draws, where it applies (schedule_chain.py)
     correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
     if network.queue_depth is not None:
         if exact:
@@ -478,7 +482,14 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         if schedule is not None:  # one deterministic route, its schedule independent of the addresses
             method = "periodic-schedule"
             x_per_us, mean_latency, mean_jobs = schedule.throughput_per_us, schedule.response_us, schedule.mean_jobs
-        elif periodic and not exact:
+        elif periodic and markov_chain and not exact and 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
+            # deterministic service at a low queue depth: the Markov chain of the requests' draws
+            chain = schedule_chain(network, zero_load)
+        if chain is not None:
+            method = "markov-chain"
+            x_per_us, mean_latency = chain.throughput_per_us, chain.response_us
+            mean_jobs, residence, p_wait = _chain_stations(network, loads, chain)
+        elif schedule is None and periodic and not exact:
             # the convoy: the schedule at cores and accelerators, the route MVA at dies and channels; taken
             # only where it beats the route MVA, whose miss it corrects there (periodic.py)
             convoy = convoy_estimate(network)
@@ -555,11 +566,40 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         method=method,
         stations=loads,
         ftl=ftl_summary(config, fx, iops),
-        caveats=(trust_caveats(network, buffer_share,
-                               scheduled=method in ("periodic-schedule", "convoy-schedule"),
-                               bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])))
+        caveats=((trust_caveats(network, buffer_share,
+                                scheduled=method in ("periodic-schedule", "convoy-schedule", "markov-chain"),
+                                bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])))
+                  + (pattern_caveats(chain) if chain is not None else ()))
                  if stable else ()),
     )
+
+
+CHAIN_MAX_QUEUE_DEPTH = 4  # above it the chain rarely fits its state budget and the route MVA agrees with the DES
+PATTERN_SHARE = 0.01  # a long-run pattern the start settles in at least this often is reported
+PATTERN_SPREAD = 0.01  # when its IOPS differ from the reported ones by more than this
+
+
+def _chain_stations(network: Network, loads, chain: ChainSolution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per ``loads`` station, as the other solvers report them: mean jobs per copy, residence per request at one
+    copy (us; Little's law) and the fraction of visits that queue, from the chain's totals over the copies."""
+    index = {s.name: k for k, s in enumerate(network.stations)}
+    at = np.array([index[ld.name] for ld in loads], dtype=np.int64)
+    copies = np.array([ld.copies for ld in loads], dtype=float)
+    mean_jobs = chain.mean_jobs[at] / copies
+    return mean_jobs, mean_jobs / chain.throughput_per_us, chain.p_wait[at]
+
+
+def pattern_caveats(chain: ChainSolution) -> tuple[str, ...]:
+    """Where the deterministic network can settle in long-run patterns of different throughput depending on its
+    first draws (``ChainSolution.patterns``): a sentence naming them, as the DES will show one of them."""
+    x = chain.throughput_per_us
+    others = [(w, y) for w, y in chain.patterns[1:] if w >= PATTERN_SHARE and abs(y / x - 1.0) > PATTERN_SPREAD]
+    if not others:
+        return ()
+    listed = ", ".join(f"{y * US_PER_S:,.0f} IOPS with probability {w:.1%}" for w, y in others)
+    return (f"with deterministic service the requests settle for good into one of several patterns, depending on "
+            f"their first draws: the answer is the most likely one ({chain.patterns[0][0]:.1%}); the others are "
+            f"{listed} (a DES run shows one of them)",)
 
 
 SMALL_WRITE_BUFFER_SLOTS = 256  # measured: 27 of 60 random designs with 4-256 slots agree; PM9A3 with 512 does
@@ -616,7 +656,7 @@ def evaluate(config: Config, *, exact: bool = False, periodic: bool = True) -> R
     """Answer "what if?" for ``config``: IOPS, latency, utilisation, bottleneck, power, budgets.
 
     ``exact=True`` uses exponential exact MVA instead of the residual-corrected solver; ``periodic=False``
-    the route MVA where the periodic schedule or the convoy estimate of a single deterministic route would
-    apply.
+    the route MVA where the periodic schedule, the Markov chain of the requests' draws or the convoy estimate
+    would apply (see :func:`evaluate_network`).
     """
     return evaluate_network(config, build_network(config), exact=exact, periodic=periodic)

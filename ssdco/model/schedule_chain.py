@@ -1,0 +1,1140 @@
+"""The Markov chain of a closed network with deterministic service whose only randomness is the requests'
+draws (operation, size, die addresses, FTL events), solved for its stationary throughput.
+
+Why. At queue depths of a few requests, deterministic firmware and NAND timings make the DES's requests
+keep a few fixed phase relations (two requests taking turns at a slow core without waiting, three moving
+as a convoy, a collision at a die shifting them into another pattern for good). A mean-value model takes
+the others' positions as independent at every arrival and misses these patterns by up to 17 % (README,
+"How far to trust the model"); the periodic schedule (``periodic.py``) is exact but only where no draw
+changes the pattern.
+
+What. Between two draws the network evolves deterministically, exactly as the DES's event loop (FCFS at
+every station copy, simultaneous events in scheduling order, a request's transactions forking and
+joining, all N requests issued at time 0). The state at an event is the pending events (their remaining
+times and the steps, phases, dies and requests of their jobs), the queues and each request's operation,
+size and outstanding transactions. Requests are interchangeable, and so are the dies of a channel and the
+channels: the state is kept in a canonical form (requests, channels and dies relabelled in order of first
+appearance), and a uniform die draw has as outcomes each die some job still refers to, one fresh die in
+each channel in use and one fresh die in a fresh channel, each with its probability. From each state
+after a draw the recursion runs to the next event that draws; each of that event's outcomes leads to a
+state after a draw. These states and the outcomes' probabilities form a finite Markov chain (a Markov
+renewal process: each transition carries the time it took, the requests it completed and the time-
+integrals of the jobs at each station). Its stationary distribution pi gives the long-run throughput
+X = sum_i pi_i completions_i / sum_i pi_i time_i, the mean latency N / X (Little's law; a request is
+reissued as it completes), each station's mean jobs and utilisation, and the fraction of visits that
+queue.
+
+Lumping. With incommensurate service times the remaining times of the pending events need not repeat
+exactly, and the number of states can grow without bound. States whose remaining times agree on a grid of
+``grid_us`` are lumped: the first one found stands for all of them (its exact times drive its successors,
+so no service time is rounded). The grid is a fraction of one request's zero-load latency; the error this
+lumping brings is measured against the DES, not bounded (``benchmarks/schedule_chain_vs_des.py``).
+Where the chain outgrows ``max_states`` there is no answer (None), and ``whatif`` keeps the route MVA.
+
+Scope: closed workloads, every service deterministic (``scv == 0``), no background steps (a write
+buffer's clones), address-routed stations of one die count and one channel count with ``dies`` a
+multiple of ``channels`` (die d on channel d mod channels, as the DES and ``build_network`` have it).
+
+Reference: the embedded Markov chain of a Markov renewal process and its reward ratio, e.g. S. M. Ross,
+"Applied Probability Models with Optimization Applications", 1970, ch. 5; E. Cinlar, "Introduction to
+Stochastic Processes", 1975, ch. 10.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+from numba import types
+from numba.typed import Dict
+from scipy import sparse
+from scipy.sparse import csgraph
+from scipy.sparse.linalg import splu
+
+from .network import Network
+
+# (lumping grid as a fraction of one request's zero-load latency, most states) tried in turn: a small chain
+# is solved (nearly) exactly, a large one on a coarser grid; beyond the last the chain is not solved
+GRID_STEPS = ((1e-4, 3_000), (0.02, 100_000))
+PATTERN_TOLERANCE = 1e-6  # closed classes whose throughputs agree to this are one pattern
+MAX_SEGMENT_EVENTS = 20_000  # events without a draw: beyond it the route draws nothing (periodic.py's case)
+MAX_DRAWS = 64  # draws within one event
+WAIT_RESOLUTION_US = 1e-9  # a queued job served this soon after it queued has not waited
+
+_SINGLE, _UNIFORM, _DIE_CHANNEL = 0, 1, 2
+_OPS = {"both": 0, "read": 1, "write": 2}
+DESC = 7  # ints describing a job in the canonical key
+
+# status codes of the exploration
+OK, TOO_MANY_STATES, NO_DRAWS, BUG = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class _Route:
+    """The network as flat arrays for the compiled recursion (one row per step / station / station copy)."""
+
+    ints: tuple  # arrays, see _compile
+    service: np.ndarray  # [step, op, size] us
+    delay: np.ndarray
+    prob: np.ndarray
+    breakpoints: np.ndarray  # the probability draws' interval ends, for the key
+    size_probs: np.ndarray
+    scalars: np.ndarray  # N, T_pool, dies, channels, stations, units
+    read_fraction: float
+
+
+def _compile(network: Network) -> _Route | None:
+    """The route as arrays, or None where the chain does not apply (see the module docstring)."""
+    if network.queue_depth is None:
+        return None
+    steps = network.steps
+    if any(s.background or s.scv != 0.0 for s in steps):
+        return None
+    index = {s.name: k for k, s in enumerate(network.stations)}
+    copies = np.array([int(s.copies) for s in network.stations], dtype=np.int64)
+    servers = np.array([int(s.servers) for s in network.stations], dtype=np.int64)
+    base = np.concatenate(([0], np.cumsum(copies)[:-1])).astype(np.int64)
+    unit_station = np.repeat(np.arange(len(copies), dtype=np.int64), copies)
+    code = {"single": _SINGLE, "uniform": _UNIFORM, "die_channel": _DIE_CHANNEL}
+    station_kind = np.full(len(copies), -1, dtype=np.int64)
+    for s in steps:
+        if s.station is None:
+            continue
+        k = index[s.station]
+        kind = code[s.routing] if copies[k] > 1 else _SINGLE
+        if station_kind[k] not in (-1, kind):
+            return None  # a station reached by the address in one step and not in another
+        station_kind[k] = kind
+    uniform = {int(copies[k]) for k in range(len(copies)) if station_kind[k] == _UNIFORM}
+    channel = {int(copies[k]) for k in range(len(copies)) if station_kind[k] == _DIE_CHANNEL}
+    if len(uniform) > 1 or len(channel) > 1:
+        return None
+    dies = uniform.pop() if uniform else 1
+    channels = channel.pop() if channel else 1
+    if dies % channels:
+        return None
+    ns = len(steps)
+    per_req = np.array([bool(s.per_request) for s in steps], dtype=np.int64)
+    block_end = np.full(ns, ns, dtype=np.int64)
+    k = 0
+    while k < ns:
+        if not per_req[k]:
+            j = k
+            while j < ns and not per_req[j]:
+                j += 1
+            block_end[k:j] = j
+            k = j
+        else:
+            k += 1
+    routing = np.array([code[s.routing] if s.station is not None and copies[index[s.station]] > 1 else _SINGLE
+                        for s in steps], dtype=np.int64)
+    # after step s a job still needs its die's channel if a die_channel step follows in its scope before a
+    # uniform step draws a new die
+    channel_needed = np.zeros(ns, dtype=np.int64)
+    for s in range(ns):
+        for k in range(s + 1, block_end[s] if not per_req[s] else ns):
+            if not per_req[s] or per_req[k]:
+                if routing[k] == _UNIFORM:
+                    break
+                if routing[k] == _DIE_CHANNEL:
+                    channel_needed[s] = 1
+                    break
+    nb_ = len(network.request_bytes)
+    service = np.zeros((ns, 2, nb_))
+    for i, s in enumerate(steps):
+        sizes = np.asarray(network.request_bytes, dtype=float) if s.per_request else np.zeros(nb_)
+        service[i, 0] = s.read_us + s.per_byte_us * sizes
+        service[i, 1] = s.write_us + s.per_byte_us * sizes
+    probs = np.asarray(network.request_probs, dtype=float)
+    trans = np.asarray(network.transactions, dtype=np.int64)
+    tx_pool = int(trans[probs > 0].max()) if np.any(per_req == 0) else 0
+    prob = np.array([float(s.probability) for s in steps])
+    breakpoints = np.unique(np.concatenate(([0.0, 1.0], prob)))
+    ints = (np.array([-1 if s.station is None else index[s.station] for s in steps], dtype=np.int64), routing,
+            per_req, np.array([_OPS[s.ops] for s in steps], dtype=np.int64),
+            np.array([int(s.follow) for s in steps], dtype=np.int64), block_end, channel_needed, servers, copies,
+            base, unit_station, station_kind, trans)
+    scalars = np.array([int(network.queue_depth), tx_pool, dies, channels, len(copies), len(unit_station)],
+                       dtype=np.int64)
+    return _Route(ints=ints, service=service, delay=np.array([float(s.delay_us) for s in steps]), prob=prob,
+                  breakpoints=breakpoints, size_probs=probs, scalars=scalars,
+                  read_fraction=float(network.read_fraction))
+
+
+# --------------------------------------------------------------------------------------------------
+# The compiled recursion. Working state (one network's jobs; J = N (1 + T_pool) job slots, requests
+# first, then T_pool transaction slots per request):
+#   job[j] = (step, phase, die, unit, u_lo, u_hi)  phase 0: at the station (queued or served), 1: after it;
+#            u_lo, u_hi index the breakpoints: the interval the job's last probability draw lies in
+#   req[r] = (op, size, outstanding transactions)
+#   ev_t, ev_s, ev_j, pending events (time, scheduling sequence, job); at most one per job
+#   qb[unit, :ql[unit]]  FCFS queue of each station copy; busy[unit] servers busy
+#   stj, sts: jobs entering a step at the current time (a stack, as the DES's)
+#   sc = [events pending, next sequence, stack height, draws made, prefix length]; now[0] = time
+# --------------------------------------------------------------------------------------------------
+J_STEP, J_PHASE, J_DIE, J_UNIT, J_ULO, J_UHI = 0, 1, 2, 3, 4, 5
+S_NEV, S_SEQ, S_NSTACK, S_NDRAW, S_NPRE = 0, 1, 2, 3, 4
+
+
+@nb.njit(cache=True)
+def _draw(weights, nw, sc, prefix, taken, options, prob):
+    """The oracle: the prefix's choice at this draw, else option 0; records the draw."""
+    d = sc[S_NDRAW]
+    k = prefix[d] if d < sc[S_NPRE] else 0
+    taken[d] = k
+    options[d] = nw
+    prob[0] *= weights[k]
+    sc[S_NDRAW] = d + 1
+    return k
+
+
+@nb.njit(cache=True)
+def _push(t, j, ev_t, ev_s, ev_j, sc):
+    n = sc[S_NEV]
+    ev_t[n] = t
+    ev_s[n] = sc[S_SEQ]
+    ev_j[n] = j
+    sc[S_NEV] = n + 1
+    sc[S_SEQ] += 1
+
+
+@nb.njit(cache=True)
+def _needs_exact(job, j, routing):
+    return routing[job[j, J_STEP]] == _UNIFORM and job[j, J_PHASE] == 0
+
+
+@nb.njit(cache=True)
+def _needs_channel(job, j, routing, channel_needed):
+    s = job[j, J_STEP]
+    return (routing[s] == _DIE_CHANNEL and job[j, J_PHASE] == 0) or channel_needed[s] == 1
+
+
+@nb.njit(cache=True)
+def _mark(j, job, routing, channel_needed, channels, exact, used_class):
+    d = job[j, J_DIE]
+    if d < 0:
+        return
+    if _needs_exact(job, j, routing):
+        exact[d] = 1
+        used_class[d % channels] = 1
+    elif _needs_channel(job, j, routing, channel_needed):
+        used_class[d % channels] = 1
+
+
+@nb.njit(cache=True)
+def _draw_die(job, ev_j, qb, ql, stj, sc, routing, channel_needed, dies, channels,
+              prefix, taken, options, prob, wbuf, obuf):
+    """A uniform die; dies no job refers to are collapsed by symmetry (module docstring). ``obuf`` holds
+    2 dies + 2 options, then dies + channels marks."""
+    exact = obuf[2 * dies + 2:3 * dies + 2]
+    used_class = obuf[3 * dies + 2:3 * dies + 2 + channels]
+    exact[:] = 0
+    used_class[:] = 0
+    for e in range(sc[S_NEV]):
+        _mark(ev_j[e], job, routing, channel_needed, channels, exact, used_class)
+    for u in range(ql.shape[0]):
+        for q in range(ql[u]):
+            _mark(qb[u, q], job, routing, channel_needed, channels, exact, used_class)
+    for q in range(sc[S_NSTACK]):
+        _mark(stj[q], job, routing, channel_needed, channels, exact, used_class)
+    per = dies // channels
+    n = 0
+    for d in range(dies):
+        if exact[d] == 1:
+            obuf[n] = d
+            wbuf[n] = 1.0 / dies
+            n += 1
+    free_classes = 0
+    for cl in range(channels):
+        if used_class[cl] == 0:
+            free_classes += 1
+            continue
+        used = 0
+        first = -1
+        for i in range(per):
+            if exact[cl + channels * i] == 1:
+                used += 1
+            elif first < 0:
+                first = cl + channels * i
+        if used < per:
+            obuf[n] = first
+            wbuf[n] = (per - used) / dies
+            n += 1
+    if free_classes > 0:
+        for cl in range(channels):
+            if used_class[cl] == 0:
+                obuf[n] = cl
+                wbuf[n] = free_classes * per / dies
+                n += 1
+                break
+    if n == 1:
+        return obuf[0]
+    return obuf[_draw(wbuf, n, sc, prefix, taken, options, prob)]
+
+
+@nb.njit(cache=True)
+def _draw_request(read_fraction, size_probs, sc, prefix, taken, options, prob, wbuf):
+    op = 0
+    if read_fraction <= 0.0:
+        op = 1
+    elif read_fraction < 1.0:
+        wbuf[0] = read_fraction
+        wbuf[1] = 1.0 - read_fraction
+        op = _draw(wbuf, 2, sc, prefix, taken, options, prob)
+    size = 0
+    if size_probs.shape[0] > 1:
+        for k in range(size_probs.shape[0]):
+            wbuf[k] = size_probs[k]
+        size = _draw(wbuf, size_probs.shape[0], sc, prefix, taken, options, prob)
+    return op, size
+
+
+@nb.njit(cache=True)
+def _enter(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+           station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed,
+           service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels,
+           prefix, taken, options, prob, wbuf, obuf):
+    """Jobs on the stack enter their steps at time ``now`` (the DES's entering loop)."""
+    while sc[S_NSTACK] > 0:
+        sc[S_NSTACK] -= 1
+        j = stj[sc[S_NSTACK]]
+        s = sts[sc[S_NSTACK]]
+        job[j, J_STEP] = s
+        if j < n_req and per_req[s] == 0:  # a request forks into its transactions
+            T = trans[req[j, 1]]
+            req[j, 2] = T
+            tb = n_req + j * tx_pool
+            for k in range(T - 1, -1, -1):
+                job[tb + k, J_DIE] = -1
+                job[tb + k, J_ULO] = 0
+                job[tb + k, J_UHI] = breakpoints.shape[0] - 1
+                stj[sc[S_NSTACK]] = tb + k
+                sts[sc[S_NSTACK]] = s
+                sc[S_NSTACK] += 1
+            continue
+        r = j if j < n_req else (j - n_req) // tx_pool
+        op = req[r, 0]
+        size = req[r, 1]
+        skip = ops[s] != 0 and ops[s] != op + 1
+        if not skip and prob_step[s] < 1.0:
+            p = prob_step[s]
+            lo = breakpoints[job[j, J_ULO]] if follow[s] == 1 else 0.0
+            hi = breakpoints[job[j, J_UHI]] if follow[s] == 1 else 1.0
+            if p <= lo:
+                skip = True
+            elif p >= hi:
+                skip = False
+            else:
+                w = (p - lo) / (hi - lo)
+                wbuf[0] = w
+                wbuf[1] = 1.0 - w
+                skip = _draw(wbuf, 2, sc, prefix, taken, options, prob) == 1
+            pi = np.searchsorted(breakpoints, p)
+            lo_i = np.searchsorted(breakpoints, lo)
+            hi_i = np.searchsorted(breakpoints, hi)
+            if skip:
+                job[j, J_ULO] = max(pi, lo_i)
+                job[j, J_UHI] = hi_i
+            else:
+                job[j, J_ULO] = lo_i
+                job[j, J_UHI] = min(pi, hi_i)
+        if skip:
+            job[j, J_PHASE] = 1
+            _push(now, j, ev_t, ev_s, ev_j, sc)
+            continue
+        st = station[s]
+        svc = service[s, op, size]
+        if st < 0:
+            job[j, J_PHASE] = 1
+            _push(now + svc + delay[s], j, ev_t, ev_s, ev_j, sc)
+            continue
+        rt = routing[s]
+        if rt == _SINGLE:
+            u = base[st]
+        elif rt == _UNIFORM:
+            job[j, J_DIE] = -1
+            d = _draw_die(job, ev_j, qb, ql, stj, sc, routing, channel_needed, dies, channels,
+                          prefix, taken, options, prob, wbuf, obuf)
+            job[j, J_DIE] = d
+            u = base[st] + d
+        else:
+            d = job[j, J_DIE]
+            if d < 0:  # its die step was skipped: any die
+                d = _draw_die(job, ev_j, qb, ql, stj, sc, routing, channel_needed, dies, channels,
+                              prefix, taken, options, prob, wbuf, obuf)
+                job[j, J_DIE] = d
+            u = base[st] + d % copies[st]
+        job[j, J_UNIT] = u
+        job[j, J_PHASE] = 0
+        visits[st] += 1.0
+        if busy[u] < servers[st]:
+            busy[u] += 1
+            _push(now + svc, j, ev_t, ev_s, ev_j, sc)
+        else:
+            qb[u, ql[u]] = j
+            ql[u] += 1
+            jq[j] = now
+
+
+@nb.njit(cache=True)
+def _event(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+           station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed, block_end,
+           service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels, read_fraction, size_probs,
+           prefix, taken, options, prob, wbuf, obuf):
+    """Pop the earliest event and process what it sets in motion (the DES's loop body); requests completed."""
+    best = 0
+    for e in range(1, sc[S_NEV]):
+        if ev_t[e] < ev_t[best] or (ev_t[e] == ev_t[best] and ev_s[e] < ev_s[best]):
+            best = e
+    t = ev_t[best]
+    j = ev_j[best]
+    last = sc[S_NEV] - 1
+    ev_t[best] = ev_t[last]
+    ev_s[best] = ev_s[last]
+    ev_j[best] = ev_j[last]
+    sc[S_NEV] = last
+    now[0] = t
+    s = job[j, J_STEP]
+    if job[j, J_PHASE] == 0:
+        u = job[j, J_UNIT]
+        if ql[u] > 0:
+            h = qb[u, 0]
+            for q in range(1, ql[u]):
+                qb[u, q - 1] = qb[u, q]
+            ql[u] -= 1
+            if t - jq[h] > WAIT_RESOLUTION_US:  # a job served at the instant it queued has not waited
+                queued[station[job[h, J_STEP]]] += 1.0
+            rh = h if h < n_req else (h - n_req) // tx_pool
+            _push(t + service[job[h, J_STEP], req[rh, 0], req[rh, 1]], h, ev_t, ev_s, ev_j, sc)
+        else:
+            busy[u] -= 1
+        if delay[s] > 0.0:
+            job[j, J_PHASE] = 1
+            _push(t + delay[s], j, ev_t, ev_s, ev_j, sc)
+            return 0
+    nxt = s + 1
+    done = 0
+    if j >= n_req:
+        if nxt < block_end[s]:
+            stj[sc[S_NSTACK]] = j
+            sts[sc[S_NSTACK]] = nxt
+            sc[S_NSTACK] += 1
+            nxt = -1
+        else:
+            r = (j - n_req) // tx_pool
+            req[r, 2] -= 1
+            if req[r, 2] > 0:
+                nxt = -1
+            else:
+                j = r
+                nxt = block_end[s]
+    if nxt >= 0:
+        if nxt >= station.shape[0]:  # the request completes and is issued again at once
+            done = 1
+            op, size = _draw_request(read_fraction, size_probs, sc, prefix, taken, options, prob, wbuf)
+            req[j, 0] = op
+            req[j, 1] = size
+            job[j, J_ULO] = 0
+            job[j, J_UHI] = breakpoints.shape[0] - 1
+            nxt = 0
+        stj[sc[S_NSTACK]] = j
+        sts[sc[S_NSTACK]] = nxt
+        sc[S_NSTACK] += 1
+    _enter(t, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+           station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed,
+           service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels,
+           prefix, taken, options, prob, wbuf, obuf)
+    return done
+
+
+@nb.njit(cache=True)
+def _describe(j, job, key, p, lab_req, lab_cls, lab_die, per_class, routing, channel_needed, n_req, tx_pool,
+              dies, channels):
+    """Append job j's canonical description (DESC ints) to ``key`` at ``p``."""
+    r = j if j < n_req else (j - n_req) // tx_pool
+    if lab_req[r] < 0:
+        lab_req[r] = lab_req[n_req]
+        lab_req[n_req] += 1
+    d = job[j, J_DIE]
+    dl = -1
+    if d >= 0:
+        exact = _needs_exact(job, j, routing)
+        if exact or _needs_channel(job, j, routing, channel_needed):
+            cl = d % channels
+            if lab_cls[cl] < 0:
+                lab_cls[cl] = lab_cls[channels]
+                lab_cls[channels] += 1
+            ncl = lab_cls[cl]
+            if exact:
+                if lab_die[d] < 0:
+                    lab_die[d] = ncl + channels * per_class[ncl]
+                    per_class[ncl] += 1
+                dl = lab_die[d]
+            else:
+                dl = ncl + channels * (dies // channels + 1)  # only its channel matters
+    key[p] = lab_req[r]
+    key[p + 1] = 1 if j < n_req else 0
+    key[p + 2] = job[j, J_STEP]
+    key[p + 3] = job[j, J_PHASE]
+    key[p + 4] = dl
+    key[p + 5] = job[j, J_ULO]
+    key[p + 6] = job[j, J_UHI]
+    return p + DESC
+
+
+@nb.njit(cache=True)
+def _canonical(now, job, req, ev_t, ev_s, ev_j, qb, ql, jq, sc, routing, channel_needed, base, unit_station,
+               station_kind, n_req, tx_pool, dies, channels, grid, key, times, work):
+    """The canonical key of the state (ints; remaining times on the grid) and, in key order, the exact remaining
+    times of its events and the (negative) times since its queued jobs queued; returns (key length, number of
+    times, hash)."""
+    nev = sc[S_NEV]
+    nunits = ql.shape[0]
+    lab_req = work[:n_req + 1]
+    lab_cls = work[n_req + 1:n_req + channels + 2]
+    lab_die = work[n_req + channels + 2:n_req + channels + dies + 2]
+    per_class = work[n_req + channels + dies + 2:n_req + 2 * channels + dies + 2]
+    order = work[n_req + 2 * channels + dies + 2:n_req + 2 * channels + dies + 2 + nev]
+    rest = work[n_req + 2 * channels + dies + 2 + nev:]
+    lab_req[:] = -1
+    lab_req[n_req] = 0  # the next label
+    lab_cls[:] = -1
+    lab_cls[channels] = 0
+    lab_die[:] = -1
+    per_class[:] = 0
+    # events by (time, sequence): insertion sort (a few events)
+    for i in range(nev):
+        e = i
+        k = i
+        while k > 0:
+            f = order[k - 1]
+            if ev_t[f] < ev_t[e] or (ev_t[f] == ev_t[e] and ev_s[f] < ev_s[e]):
+                break
+            order[k] = f
+            k -= 1
+        order[k] = e
+    p = 0
+    key[p] = nev
+    p += 1
+    for i in range(nev):
+        e = order[i]
+        rel = ev_t[e] - now
+        times[i] = rel
+        key[p] = np.int64(np.floor(rel / grid + 0.5))
+        p = _describe(ev_j[e], job, key, p + 1, lab_req, lab_cls, lab_die, per_class, routing, channel_needed,
+                      n_req, tx_pool, dies, channels)
+    qs = rest[:nunits]
+    ql_lab = rest[nunits:2 * nunits]
+    nq = 0
+    for u in range(nunits):
+        if ql[u] == 0:
+            continue
+        st = unit_station[u]
+        copy = u - base[st]
+        lab = 0
+        if station_kind[st] == _UNIFORM:
+            if lab_die[copy] < 0:  # not reached: a queued die has its served job among the events
+                lab_die[copy] = dies + copy
+            lab = lab_die[copy]
+        elif station_kind[st] == _DIE_CHANNEL:
+            if lab_cls[copy] < 0:
+                lab_cls[copy] = channels + copy
+            lab = lab_cls[copy]
+        # insertion by label
+        v = st * (4 * dies + 4) + lab
+        k = nq
+        while k > 0 and ql_lab[k - 1] > v:
+            ql_lab[k] = ql_lab[k - 1]
+            qs[k] = qs[k - 1]
+            k -= 1
+        ql_lab[k] = v
+        qs[k] = u
+        nq += 1
+    key[p] = nq
+    p += 1
+    nt = nev
+    for i in range(nq):
+        u = qs[i]
+        key[p] = ql_lab[i]
+        key[p + 1] = ql[u]
+        p += 2
+        for q in range(ql[u]):
+            times[nt] = jq[qb[u, q]] - now
+            # whether it queued at this instant (served now, it has not waited): the dynamics do not depend on
+            # it, the count of visits that wait does
+            key[p] = 1 if times[nt] > -WAIT_RESOLUTION_US else 0
+            nt += 1
+            p = _describe(qb[u, q], job, key, p + 1, lab_req, lab_cls, lab_die, per_class, routing,
+                          channel_needed, n_req, tx_pool, dies, channels)
+    inverse = rest[2 * nunits:2 * nunits + n_req]
+    for r in range(n_req):
+        inverse[lab_req[r]] = r
+    for k in range(n_req):
+        r = inverse[k]
+        key[p] = req[r, 0]
+        key[p + 1] = req[r, 1]
+        key[p + 2] = req[r, 2]
+        p += 3
+    h = np.uint64(14695981039346656037)
+    for i in range(p):
+        h = (h ^ np.uint64(key[i] & 0xFFFFFFFFFFFF)) * np.uint64(1099511628211)
+    return p, nt, np.int64(h >> np.uint64(1))
+
+
+@nb.njit(cache=True)
+def _decode(key, times, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, sc, station, routing, copies, base, n_req,
+            tx_pool, dies, channels):
+    """Set the working state to the stored state (its time is 0)."""
+    job[:, :] = 0
+    job[:, J_DIE] = -1
+    job[:, J_UHI] = 0
+    ql[:] = 0
+    busy[:] = 0
+    sc[:] = 0
+    # the requests' part is at the key's end: find it by walking the key
+    nev = key[0]
+    p = 1 + nev * (1 + DESC)
+    nq = key[p]
+    p += 1
+    for i in range(nq):
+        p += 2 + key[p + 1] * (1 + DESC)
+    for r in range(n_req):
+        req[r, 0] = key[p]
+        req[r, 1] = key[p + 1]
+        req[r, 2] = key[p + 2]
+        p += 3
+    next_tx = np.zeros(n_req, dtype=np.int64)
+    p = 1
+    for i in range(nev):
+        j = _job_from(key, p + 1, job, next_tx, station, routing, copies, base, n_req, tx_pool)
+        _push(times[i], j, ev_t, ev_s, ev_j, sc)
+        if job[j, J_PHASE] == 0 and station[job[j, J_STEP]] >= 0:
+            busy[job[j, J_UNIT]] += 1
+        p += 1 + DESC
+    p += 1
+    nt = nev
+    for i in range(nq):
+        length = key[p + 1]
+        p += 2
+        for q in range(length):
+            j = _job_from(key, p + 1, job, next_tx, station, routing, copies, base, n_req, tx_pool)
+            u = job[j, J_UNIT]
+            qb[u, ql[u]] = j
+            ql[u] += 1
+            jq[j] = times[nt]
+            nt += 1
+            p += 1 + DESC
+
+
+@nb.njit(cache=True)
+def _job_from(key, p, job, next_tx, station, routing, copies, base, n_req, tx_pool):
+    r = key[p]
+    if key[p + 1] == 1:
+        j = r
+    else:
+        j = n_req + r * tx_pool + next_tx[r]
+        next_tx[r] += 1
+    s = key[p + 2]
+    job[j, J_STEP] = s
+    job[j, J_PHASE] = key[p + 3]
+    job[j, J_DIE] = key[p + 4]
+    job[j, J_ULO] = key[p + 5]
+    job[j, J_UHI] = key[p + 6]
+    st = station[s]
+    if key[p + 3] == 0 and st >= 0:
+        if routing[s] == _SINGLE:
+            job[j, J_UNIT] = base[st]
+        elif routing[s] == _UNIFORM:
+            job[j, J_UNIT] = base[st] + key[p + 4]
+        else:
+            job[j, J_UNIT] = base[st] + key[p + 4] % copies[st]
+    return j
+
+
+@nb.njit(cache=True)
+def _grow_i(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@nb.njit(cache=True)
+def _grow_f(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@nb.njit(cache=True)
+def _grow_f2(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.zeros((max(need, 2 * a.shape[0]), a.shape[1]))
+    b[:a.shape[0]] = a
+    return b
+
+
+@nb.njit(cache=True)
+def _next_event(ev_t, ev_s, sc):
+    """Index of the earliest pending event (ties in scheduling order)."""
+    best = 0
+    for e in range(1, sc[S_NEV]):
+        if ev_t[e] < ev_t[best] or (ev_t[e] == ev_t[best] and ev_s[e] < ev_s[best]):
+            best = e
+    return best
+
+
+@nb.njit(cache=True)
+def _step_may_draw(s, routing, prob_step):
+    return routing[s] != _SINGLE or prob_step[s] < 1.0
+
+
+@nb.njit(cache=True)
+def _may_draw(j, job, req, routing, per_req, block_end, prob_step, delay, n_req, tx_pool, request_draws):
+    """Whether the event of job j can draw (conservative): the steps it, or its request after the join, or a
+    request reissued after completing, enters next."""
+    s = job[j, J_STEP]
+    if job[j, J_PHASE] == 0 and delay[s] > 0.0:
+        return False  # it only starts its delay (and a queued job's service)
+    nxt = s + 1
+    if j >= n_req:
+        if nxt < block_end[s]:
+            return _step_may_draw(nxt, routing, prob_step)
+        if req[(j - n_req) // tx_pool, 2] > 1:
+            return False  # its siblings are still out
+        nxt = block_end[s]
+    if nxt >= routing.shape[0]:
+        return request_draws or _step_may_draw(0, routing, prob_step)
+    return _step_may_draw(nxt, routing, prob_step)
+
+
+@nb.njit(cache=True)
+def _occupancy(job, ev_j, ql, sc, station, unit_station, jobs, busy_now):
+    """Jobs (queued or served) and busy servers at each station now."""
+    jobs[:] = 0.0
+    busy_now[:] = 0.0
+    for e in range(sc[S_NEV]):
+        jj = ev_j[e]
+        if job[jj, J_PHASE] == 0:
+            st = station[job[jj, J_STEP]]
+            if st >= 0:
+                jobs[st] += 1.0
+                busy_now[st] += 1.0
+    for u in range(ql.shape[0]):
+        jobs[unit_station[u]] += ql[u]
+
+
+@nb.njit(cache=True)
+def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, servers, copies, base,
+             unit_station, station_kind, trans, service, delay, prob_step, breakpoints, size_probs, scalars,
+             read_fraction, grid, max_states, max_segment):
+    """Build the chain. A state is kept at the instant of its first pending event (nothing changes between a
+    draw and the next event, so states that differ only in the time since the draw are one). Returns status,
+    the transitions (from, to, probability), the start's distribution and per state the expected time to the
+    next state, completions, job-time and busy-time integrals per station, visits and queued visits per
+    station."""
+    n_req, tx_pool, dies, channels, nst, nunits = (scalars[0], scalars[1], scalars[2], scalars[3], scalars[4],
+                                                   scalars[5])
+    request_draws = (0.0 < read_fraction < 1.0) or size_probs.shape[0] > 1
+    nj = n_req * (1 + tx_pool)
+    job = np.zeros((nj, 6), dtype=np.int64)
+    req = np.zeros((n_req, 3), dtype=np.int64)
+    ev_t = np.zeros(nj)
+    ev_s = np.zeros(nj, dtype=np.int64)
+    ev_j = np.zeros(nj, dtype=np.int64)
+    qb = np.zeros((nunits, nj), dtype=np.int64)
+    ql = np.zeros(nunits, dtype=np.int64)
+    busy = np.zeros(nunits, dtype=np.int64)
+    jq = np.zeros(nj)  # when each queued job queued
+    stj = np.zeros(2 * nj + 2, dtype=np.int64)
+    sts = np.zeros(2 * nj + 2, dtype=np.int64)
+    sc = np.zeros(5, dtype=np.int64)
+    now = np.zeros(1)
+    # a snapshot before the event that draws
+    job0 = job.copy()
+    req0 = req.copy()
+    ev_t0 = ev_t.copy()
+    ev_s0 = ev_s.copy()
+    ev_j0 = ev_j.copy()
+    qb0 = qb.copy()
+    ql0 = ql.copy()
+    busy0 = busy.copy()
+    jq0 = jq.copy()
+    sc0 = sc.copy()
+    prefix = np.zeros(MAX_DRAWS, dtype=np.int64)
+    taken = np.zeros(MAX_DRAWS, dtype=np.int64)
+    options = np.zeros(MAX_DRAWS, dtype=np.int64)
+    prob = np.ones(1)
+    wbuf = np.zeros(max(2 * dies + 2, size_probs.shape[0] + 2))
+    obuf = np.zeros(3 * dies + 2 + channels, dtype=np.int64)
+    pending = np.zeros((4096, MAX_DRAWS), dtype=np.int64)  # choice prefixes still to run
+    pending_len = np.zeros(4096, dtype=np.int64)
+    visits = np.zeros(nst)
+    queued = np.zeros(nst)
+    jobs_now = np.zeros(nst)
+    busy_now = np.zeros(nst)
+    klen = 2 + nj * (1 + DESC) + nunits * 2 + nj * (1 + DESC) + 3 * n_req + 4
+    key = np.zeros(klen, dtype=np.int64)
+    times = np.zeros(2 * nj)
+    work = np.zeros(2 * n_req + 3 * channels + dies + 3 + nj + 2 * nunits, dtype=np.int64)
+    # the states: keys and exact times, flat
+    rep_key = np.zeros(1024 * klen, dtype=np.int64)
+    rep_koff = np.zeros(1025, dtype=np.int64)
+    rep_time = np.zeros(1024 * nj)
+    rep_toff = np.zeros(1025, dtype=np.int64)
+    table = Dict.empty(key_type=types.int64, value_type=types.int64)
+    n_states = 0
+    tr_from = np.zeros(4096, dtype=np.int64)
+    tr_to = np.zeros(4096, dtype=np.int64)
+    tr_p = np.zeros(4096)
+    n_tr = 0
+    r_time = np.zeros(1024)
+    r_done = np.zeros(1024)
+    r_jobs = np.zeros((1024, nst))
+    r_busy = np.zeros((1024, nst))
+    r_visits = np.zeros((1024, nst))
+    r_queued = np.zeros((1024, nst))
+    init_to = np.zeros(4096, dtype=np.int64)
+    init_p = np.zeros(4096)
+    n_init = 0
+    empty_i = np.zeros(0, dtype=np.int64)
+    empty_f = np.zeros(0)
+    empty_f2 = np.zeros((0, nst))
+    seg_done = 0.0
+    t_before = 0.0
+    jobs_area = np.zeros(nst)
+    busy_area = np.zeros(nst)
+    seg_visits = np.zeros(nst)
+    seg_queued = np.zeros(nst)
+    state = -1  # the state being expanded; -1: the start (all N requests drawn and issued at time 0)
+    while True:
+        # ---- from the state (its first event at time 0): run to the first event that may draw
+        if state >= 0:
+            _decode(rep_key[rep_koff[state]:rep_koff[state + 1]], rep_time[rep_toff[state]:rep_toff[state + 1]],
+                    job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, sc, station, routing, copies, base, n_req,
+                    tx_pool, dies, channels)
+            now[0] = 0.0
+            seg = 0
+            jobs_area[:] = 0.0
+            busy_area[:] = 0.0
+            seg_visits[:] = 0.0
+            seg_queued[:] = 0.0
+            seg_done = 0.0
+            while True:
+                e = _next_event(ev_t, ev_s, sc)
+                dt = ev_t[e] - now[0]
+                if dt > 0.0:
+                    _occupancy(job, ev_j, ql, sc, station, unit_station, jobs_now, busy_now)
+                    jobs_area += jobs_now * dt
+                    busy_area += busy_now * dt
+                drawing = _may_draw(ev_j[e], job, req, routing, per_req, block_end, prob_step, delay, n_req,
+                                    tx_pool, request_draws)
+                if drawing:
+                    job0[:, :] = job
+                    req0[:, :] = req
+                    ev_t0[:] = ev_t
+                    ev_s0[:] = ev_s
+                    ev_j0[:] = ev_j
+                    qb0[:, :] = qb
+                    ql0[:] = ql
+                    busy0[:] = busy
+                    jq0[:] = jq
+                    sc0[:] = sc
+                    t_before = now[0]
+                sc[S_NDRAW] = 0
+                sc[S_NPRE] = 0
+                prob[0] = 1.0
+                visits[:] = 0.0
+                queued[:] = 0.0
+                d = _event(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+                           station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed,
+                           block_end, service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels,
+                           read_fraction, size_probs, prefix, taken, options, prob, wbuf, obuf)
+                seg_done += d
+                if sc[S_NDRAW] > 0:
+                    if not drawing:
+                        return BUG, empty_i, empty_i, empty_f, empty_i, empty_f, empty_f, empty_f, empty_f2, \
+                            empty_f2, empty_f2, empty_f2
+                    break
+                seg_visits += visits
+                seg_queued += queued
+                seg += 1
+                if seg > max_segment:
+                    return NO_DRAWS, empty_i, empty_i, empty_f, empty_i, empty_f, empty_f, empty_f, empty_f2, \
+                        empty_f2, empty_f2, empty_f2
+        else:
+            job0[:, :] = 0
+            job0[:, J_DIE] = -1
+            job0[:, J_UHI] = breakpoints.shape[0] - 1
+            ql0[:] = 0
+            busy0[:] = 0
+            sc0[:] = 0
+            t_before = 0.0
+        # ---- the drawing event, one run per outcome (depth-first over the choices)
+        npend = 1
+        pending_len[0] = 0
+        while npend > 0:
+            npend -= 1
+            plen = pending_len[npend]
+            for i in range(plen):
+                prefix[i] = pending[npend, i]
+            job[:, :] = job0
+            req[:, :] = req0
+            ev_t[:] = ev_t0
+            ev_s[:] = ev_s0
+            ev_j[:] = ev_j0
+            qb[:, :] = qb0
+            ql[:] = ql0
+            busy[:] = busy0
+            jq[:] = jq0
+            sc[:] = sc0
+            now[0] = t_before
+            sc[S_NDRAW] = 0
+            sc[S_NPRE] = plen
+            prob[0] = 1.0
+            visits[:] = 0.0
+            queued[:] = 0.0
+            if state >= 0:
+                _event(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+                       station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed,
+                       block_end, service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels,
+                       read_fraction, size_probs, prefix, taken, options, prob, wbuf, obuf)
+            else:
+                for r in range(n_req - 1, -1, -1):
+                    op, size = _draw_request(read_fraction, size_probs, sc, prefix, taken, options, prob, wbuf)
+                    req[r, 0] = op
+                    req[r, 1] = size
+                    stj[sc[S_NSTACK]] = r
+                    sts[sc[S_NSTACK]] = 0
+                    sc[S_NSTACK] += 1
+                _enter(0.0, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+                       station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed,
+                       service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels,
+                       prefix, taken, options, prob, wbuf, obuf)
+            ndraw = sc[S_NDRAW]
+            for depth in range(plen, ndraw):
+                for alt in range(1, options[depth]):
+                    if npend >= pending.shape[0]:
+                        return TOO_MANY_STATES, empty_i, empty_i, empty_f, empty_i, empty_f, empty_f, empty_f, \
+                            empty_f2, empty_f2, empty_f2, empty_f2
+                    for i in range(depth):
+                        pending[npend, i] = taken[i]
+                    pending[npend, depth] = alt
+                    pending_len[npend] = depth + 1
+                    npend += 1
+            # the outcome's state, kept at the instant of its first event
+            t_next = ev_t[_next_event(ev_t, ev_s, sc)]
+            klen_used, ntimes, h = _canonical(t_next, job, req, ev_t, ev_s, ev_j, qb, ql, jq, sc, routing,
+                                              channel_needed, base, unit_station, station_kind, n_req, tx_pool,
+                                              dies, channels, grid, key, times, work)
+            target = -1
+            while h in table:
+                k = table[h]
+                a = rep_koff[k]
+                same = rep_koff[k + 1] - a == klen_used
+                if same:
+                    for i in range(klen_used):
+                        if rep_key[a + i] != key[i]:
+                            same = False
+                            break
+                if same:
+                    target = k
+                    break
+                h += 1  # a hash collision: probe on
+            if target < 0:
+                if n_states >= max_states:
+                    return TOO_MANY_STATES, empty_i, empty_i, empty_f, empty_i, empty_f, empty_f, empty_f, \
+                        empty_f2, empty_f2, empty_f2, empty_f2
+                target = n_states
+                table[h] = target
+                rep_koff = _grow_i(rep_koff, n_states + 2)
+                rep_toff = _grow_i(rep_toff, n_states + 2)
+                a = rep_koff[n_states]
+                rep_key = _grow_i(rep_key, a + klen_used)
+                rep_key[a:a + klen_used] = key[:klen_used]
+                rep_koff[n_states + 1] = a + klen_used
+                b = rep_toff[n_states]
+                rep_time = _grow_f(rep_time, b + ntimes)
+                rep_time[b:b + ntimes] = times[:ntimes]
+                rep_toff[n_states + 1] = b + ntimes
+                n_states += 1
+                r_time = _grow_f(r_time, n_states)
+                r_done = _grow_f(r_done, n_states)
+                r_jobs = _grow_f2(r_jobs, n_states)
+                r_busy = _grow_f2(r_busy, n_states)
+                r_visits = _grow_f2(r_visits, n_states)
+                r_queued = _grow_f2(r_queued, n_states)
+                r_time[target] = 0.0
+                r_done[target] = 0.0
+                r_jobs[target, :] = 0.0
+                r_busy[target, :] = 0.0
+                r_visits[target, :] = 0.0
+                r_queued[target, :] = 0.0
+            p = prob[0]
+            if state >= 0:
+                tr_from = _grow_i(tr_from, n_tr + 1)
+                tr_to = _grow_i(tr_to, n_tr + 1)
+                tr_p = _grow_f(tr_p, n_tr + 1)
+                tr_from[n_tr] = state
+                tr_to[n_tr] = target
+                tr_p[n_tr] = p
+                n_tr += 1
+                # this outcome's share: its visits, and from the draw to the next state's instant
+                _occupancy(job, ev_j, ql, sc, station, unit_station, jobs_now, busy_now)
+                gap = t_next - now[0]
+                r_time[state] += p * t_next
+                for x in range(nst):
+                    r_visits[state, x] += p * visits[x]
+                    r_queued[state, x] += p * queued[x]
+                    r_jobs[state, x] += p * jobs_now[x] * gap
+                    r_busy[state, x] += p * busy_now[x] * gap
+            else:
+                init_to = _grow_i(init_to, n_init + 1)
+                init_p = _grow_f(init_p, n_init + 1)
+                init_to[n_init] = target
+                init_p[n_init] = p
+                n_init += 1
+        if state >= 0:
+            r_done[state] += seg_done
+            for x in range(nst):
+                r_jobs[state, x] += jobs_area[x]
+                r_busy[state, x] += busy_area[x]
+                r_visits[state, x] += seg_visits[x]
+                r_queued[state, x] += seg_queued[x]
+        state += 1
+        if state >= n_states:
+            break
+    return OK, tr_from[:n_tr], tr_to[:n_tr], tr_p[:n_tr], init_to[:n_init], init_p[:n_init], \
+        r_time[:n_states], r_done[:n_states], r_jobs[:n_states], r_busy[:n_states], r_visits[:n_states], \
+        r_queued[:n_states]
+
+
+POWER_ITERATIONS = 20_000
+POWER_TOLERANCE = 1e-13
+
+
+def _stationary(Q: sparse.csr_matrix) -> np.ndarray:
+    """The stationary distribution of the irreducible stochastic matrix ``Q``: by power iteration of the lazy
+    chain (I + Q) / 2 (aperiodic, same distribution), which mixes in a few hundred steps on these chains;
+    where it has not converged after ``POWER_ITERATIONS``, by a sparse LU solve of pi (Q - I) = 0 with
+    pi_0 pinned (a row of ones for the normalisation would fill the factors in)."""
+    m = Q.shape[0]
+    QT = Q.T.tocsr()
+    pi = np.full(m, 1.0 / m)
+    for it in range(POWER_ITERATIONS):
+        new = 0.5 * (pi + QT @ pi)
+        if it % 32 == 31 and np.abs(new - pi).sum() < POWER_TOLERANCE:
+            return new / new.sum()
+        pi = new
+    A = (QT - sparse.identity(m, format="csr")).tocsr()
+    A = sparse.vstack([sparse.csr_matrix(([1.0], ([0], [0])), shape=(1, m)), A[1:]]).tocsc()
+    b = np.zeros(m)
+    b[0] = 1.0
+    pi = splu(A, permc_spec="MMD_AT_PLUS_A").solve(b)
+    return pi / pi.sum()
+
+
+@dataclass(frozen=True)
+class ChainSolution:
+    """The chain's stationary figures. Per station (``network.stations`` order), summed over its copies:
+    mean jobs (queued or served), mean busy servers, and the fraction of visits that queue.
+
+    ``patterns``: (probability, throughput per us) of each long-run pattern the start can settle in, most
+    likely first. Usually one; where the chain has several closed classes (a deterministic network can keep
+    either of two orders for good), the figures are those of the most likely, as the DES, which settles in
+    one of them, most often shows."""
+
+    throughput_per_us: float
+    response_us: float  # mean latency, N / X
+    mean_jobs: np.ndarray
+    busy_servers: np.ndarray
+    p_wait: np.ndarray
+    states: int
+    grid_us: float
+    seconds: float
+    patterns: tuple[tuple[float, float], ...]
+
+
+def schedule_chain(network: Network, zero_load_us: float, *,
+                   steps: tuple[tuple[float, int], ...] = GRID_STEPS) -> ChainSolution | None:
+    """The stationary solution of the chain of ``network`` (module docstring). ``steps``: (grid as a fraction of
+    ``zero_load_us``, one request's latency alone in us; most states) to try in turn, finest first; None where
+    the chain does not apply, where the route draws nothing that matters (``periodic.py``'s case), or where
+    it outgrows every step."""
+    route = _compile(network)
+    if route is None or not zero_load_us > 0:
+        return None
+    t0 = time.perf_counter()
+    for fraction, max_states in steps:
+        grid = fraction * zero_load_us
+        found = _explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints, route.size_probs,
+                         route.scalars, route.read_fraction, grid, max_states, MAX_SEGMENT_EVENTS)
+        if found[0] == TOO_MANY_STATES:
+            continue
+        if found[0] != OK:
+            return None
+        return _solve(found, int(network.queue_depth), grid, t0)
+    return None
+
+
+def _solve(found, n: int, grid: float, t0: float) -> ChainSolution:
+    """Stationary figures of the explored chain (the most likely closed class from the start)."""
+    (_, tr_from, tr_to, tr_p, init_to, init_p, r_time, r_done, r_jobs, r_busy, r_visits, r_queued) = found
+    m = r_time.shape[0]
+    P = sparse.csr_matrix((tr_p, (tr_from, tr_to)), shape=(m, m))
+    _, labels = csgraph.connected_components(P, directed=True, connection="strong")
+    leaving = np.zeros(labels.max() + 1, dtype=bool)
+    cross = labels[tr_from] != labels[tr_to]
+    leaving[labels[tr_from[cross]]] = True
+    closed = np.flatnonzero(~leaving)
+    start = np.zeros(m)
+    np.add.at(start, init_to, init_p)
+    absorbed = _absorption(P, start, labels, closed)
+    solutions = []
+    for k, weight in zip(closed, absorbed):
+        members = np.flatnonzero(labels == k)
+        pi = _stationary(P[members][:, members])
+        total_time = float(pi @ r_time[members])
+        solutions.append((weight, float(pi @ r_done[members]) / total_time, members, pi, total_time))
+    # classes of one throughput (copies of one pattern under the symmetry the key does not see) add up
+    patterns: list[list[float]] = []
+    for weight, x, *_ in solutions:
+        for pattern in patterns:
+            if abs(pattern[1] / x - 1.0) < PATTERN_TOLERANCE:
+                pattern[0] += weight
+                break
+        else:
+            patterns.append([weight, x])
+    patterns.sort(key=lambda w_x: -w_x[0])
+    best = patterns[0][1]
+    _, x, members, pi, total_time = max((s for s in solutions if abs(s[1] / best - 1.0) < PATTERN_TOLERANCE),
+                                        key=lambda s: s[0])
+    visits = pi @ r_visits[members]
+    p_wait = np.divide(pi @ r_queued[members], visits, out=np.zeros_like(visits), where=visits > 0)
+    return ChainSolution(throughput_per_us=x, response_us=n / x, mean_jobs=(pi @ r_jobs[members]) / total_time,
+                         busy_servers=(pi @ r_busy[members]) / total_time, p_wait=p_wait, states=m, grid_us=grid,
+                         seconds=time.perf_counter() - t0,
+                         patterns=tuple((float(w), float(x_)) for w, x_ in patterns))
+
+
+def _absorption(P: sparse.csr_matrix, start: np.ndarray, labels: np.ndarray, closed: np.ndarray) -> np.ndarray:
+    """Probability of ending in each closed class from the distribution ``start``: with y the expected visits
+    to the transient states, (I - P_TT)^T y = start_T, class C gets start_C + y P_TC 1."""
+    if len(closed) == 1:
+        return np.ones(1)
+    in_closed = np.isin(labels, closed)
+    transient = np.flatnonzero(~in_closed)
+    out = np.array([start[labels == k].sum() for k in closed])
+    if len(transient) and start[transient].sum() > 0:
+        A = (sparse.identity(len(transient), format="csr") - P[transient][:, transient]).T.tocsc()
+        y = splu(A, permc_spec="MMD_AT_PLUS_A").solve(start[transient])
+        flow = sparse.csr_matrix(y) @ P[transient]
+        flow = np.asarray(flow.todense()).ravel()
+        out += np.array([flow[labels == k].sum() for k in closed])
+    return out / out.sum()
