@@ -116,6 +116,24 @@ def test_whatif_takes_the_chain_where_the_route_mva_misses():
     assert sum(result.mean_jobs[ld.name] * ld.copies for ld in network.loads()) <= network.queue_depth
 
 
+def test_whatif_takes_a_coarser_grid_where_the_finer_ones_outgrow_the_budget():
+    # 8 KiB reads at QD 4 (uniform design 14): the chain outgrows 100,000 states on grids of 2 % and 5 % of one
+    # request's latency and fits on 10 %; that answer is within 0.1 % of the DES, the route MVA +7.4 %.
+    d = random_config(14, mixed_sizes=True)
+    d["workload"]["queue_depth"] = 4
+    config = config_from_dict(d)
+    network = build_network(config)
+    zero = _zero_load_us(network)
+    chain = schedule_chain(network, zero)  # the grids are tried finest first (GRID_STEPS)
+    assert chain is not None and chain.grid_us == pytest.approx(0.1 * zero, rel=1e-12)
+    result = evaluate_network(config, network)
+    des = simulate(network, requests=100_000, seed=1)
+    assert result.method == "markov-chain" and result.iops == pytest.approx(chain.throughput_per_us * 1e6)
+    assert abs(result.iops / des.iops.value - 1.0) <= 0.005
+    route = evaluate_network(config, network, periodic=False)
+    assert route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
+
+
 def test_several_long_run_patterns_are_reported():
     # 8 KiB reads at QD 2: the chain has closed classes of two throughputs; the start reaches the faster about
     # 95 % of the time, and the DES, seeded three ways, shows it every time.
