@@ -2,39 +2,38 @@
 
 Acceptance of the DES issue: on >= 100 Hypothesis-generated small configurations (closed, deterministic
 service, mixed core sharing and accelerators) analytic IOPS within 3 % of the DES and mean latency
-within 10 %. The route MVA does NOT meet that for every configuration; what it achieves is asserted
-here as measured, so a regression fails (and an improvement should tighten the numbers):
+within 10 %. What the model achieves on this suite's draws is asserted as measured, so a regression fails
+(and an improvement should tighten the numbers):
 
-* one transaction per request: >= 90 of 100 within both tolerances, worst IOPS error <= 20 %;
-* 8-16 KiB requests (fork-join of 2-4 transactions): >= 90 of 100, worst <= 10 %.
+* one transaction per request: all 100 within both tolerances (measured: worst IOPS error -2.06 %);
+* 8-16 KiB requests (fork-join of 2-4 transactions): >= 99 of 100, worst IOPS error <= 5 % (measured:
+  99/100, the miss +4.48 %: 8 KiB 70 %-read requests at QD 4 over four two-plane dies with 77-times-longer
+  programs, two slow cores; its Markov chain, below, outgrows 400,000 states even on a grid of 30 % of a
+  request's latency, and the route MVA is taken).
 
-Measured with the draws this suite makes (tests/conftest.py pins them against Hypothesis's harvesting
-of source constants): 100/100 (worst 2.9 %) and 99/100 (worst 4.5 %; 97/100, worst 4.6 %, before the
-bursty output of mixed read/write dies was passed on to the stations after them, route_mva.py, 3.;
-5.0 % before a request's
-transactions were taken to share its operation, route_mva.py, 1.; 6.0 % before immediate feedback at
-a core group was merged into one service, route_mva.py, 3.; 88/100, worst 6.3 %, before own
-transactions queued together at a die were taken to wait for the others once and the request's
-makespan at the dies as the max of wait plus own load, see route_mva.py, 1.; 96/100 before the flow's
-traffic equations were solved to their fixed point, 3.). Unpinned draws of the same strategies gave
-98/100 (worst 10.3 %) for one transaction and 96/100 (worst 5.5 %) for 8-16 KiB, and two draws made
-outside pytest (their examples depend on which modules are imported) 94/100 and 90/100 (worst 16.2 %,
-reads at QD 3 in lockstep) and 95/100 and 96/100 (worst 5.9 %); on 2026-11-23, after the channels' arrivals
-were taken as their dies' output (route_mva._routed_gamma), two more outside draws gave 95/100 (worst 16.2 %)
-and 95/100 (worst 5.8 %), and a fixed set of 200 further draws 192/200 (186 before): the numbers depend on
-how many convoy-prone designs a draw contains, which is why the bounds sit below the measured values.
-``benchmarks/model_vs_des.py --hypothesis SEED`` draws such fresh sets reproducibly: seeds 20261123 and
-20261124 gave 149/150 and 146/150 for one transaction, 128/134 and 125/130 for 8-16 KiB (worst -17.3 %,
-16 KiB reads at QD 2 whose two requests take turns at one slow core without waiting in the DES); by queue
-depth, with the uniform sample, all 64 at QD 1 and 31 of 41 at QD 2 were within tolerance.
+History on these draws (tests/conftest.py pins them against Hypothesis's harvesting of source constants; the
+draws also change whenever the source of ``_collect``'s inner function changes, since a derandomized test is
+seeded from it): 100/100 (worst 2.9 %) and 99/100 (worst 4.5 %) before the Markov chain of the requests' draws
+(ssdco/model/schedule_chain.py) took over closed deterministic work at QD 2-4; 97/100, worst 4.6 %, before the
+bursty output of mixed read/write dies was passed on to the stations after them, route_mva.py, 3.; 5.0 %
+before a request's transactions were taken to share its operation, route_mva.py, 1.; 6.0 % before immediate
+feedback at a core group was merged into one service, route_mva.py, 3.; 88/100, worst 6.3 %, before own
+transactions queued together at a die were taken to wait for the others once and the request's makespan at the
+dies as the max of wait plus own load, see route_mva.py, 1.; 96/100 before the flow's traffic equations were
+solved to their fixed point, 3. Draws made outside this module differ (two made on 2026-11-25 inside pytest
+but from another module, before the chain's 5 % and 10 % grids: 100/100, worst 1.8 %, and 94/100, worst
+-5.95 %, 8 KiB reads at QD 3 and 70 %-read 16 KiB requests at QD 7). ``benchmarks/model_vs_des.py
+--hypothesis SEED`` draws fresh sets reproducibly, and ``benchmarks/schedule_chain_vs_des.py`` the same strategies held to
+QD 2-4, where the remaining misses concentrate: there the chain outgrows its budget on 4-transaction requests
+at QD 3-4 and on read/program mixes.
 
-The misses are configurations where deterministic firmware on slow shared cores dominates the cycle:
-requests then travel in convoys or platoons (the DES shows a 2-core group 74 % busy with 5.6 jobs queued
-on average) and no mean-value model sees that; and read/write mixes with the programs on the critical
-path (6 of the 10 misses in 400 draws of these strategies, five with the model 3.6-5.5 % high, one 3.5 %
-low): fast reads crowd the firmware while writes hold the dies. On the PM9A3 presets below the model is
-within 0.3 %, and on 148 of 150 uniformly sampled 4 KiB configurations (benchmarks/model_vs_des.py) within
-the tolerances. See the README, "How far to trust the model".
+Where the route MVA is taken, the misses are configurations where deterministic firmware on slow shared cores
+dominates the cycle: requests then travel in convoys or platoons (the DES shows a 2-core group 74 % busy with
+5.6 jobs queued on average) and no mean-value model sees that; and read/write mixes with the programs on the
+critical path (6 of the 10 misses in 400 draws of these strategies, five with the model 3.6-5.5 % high, one
+3.5 % low): fast reads crowd the firmware while writes hold the dies. On the PM9A3 presets below the model is
+within 0.3 %, and on 148 of 150 uniformly sampled 4 KiB configurations (benchmarks/model_vs_des.py) within the
+tolerances. See the README, "How far to trust the model".
 """
 
 import numpy as np
@@ -97,13 +96,13 @@ def _check(rows, min_within: int, max_iops_error: float):
 
 @pytest.mark.slow
 def test_single_transaction_requests():
-    _check(_collect(config_dicts(fixed_size=True)), min_within=90, max_iops_error=0.20)
+    _check(_collect(config_dicts(fixed_size=True)), min_within=100, max_iops_error=IOPS_TOLERANCE)
 
 
 @pytest.mark.slow
 def test_multi_transaction_requests():
     sized = config_dicts().filter(lambda d: d["workload"]["request_size_kib"] > 4)
-    _check(_collect(sized), min_within=90, max_iops_error=0.10)
+    _check(_collect(sized), min_within=99, max_iops_error=0.05)
 
 
 @pytest.mark.parametrize("controller", [f"c{i:02d}" for i in range(1, 11)])
