@@ -1,0 +1,108 @@
+"""The Markov chain of the requests' draws (``ssdco/model/schedule_chain.py``) against the DES, beside the route
+MVA it replaces, at queue depths 2-4 with deterministic service.
+
+Configurations: the acceptance test's Hypothesis strategies (``tests/strategies.py``; one-transaction and
+8-16 KiB requests, queue depth 1-4) with the given seeds, and uniformly sampled designs
+(``ssdco.validation.random_designs``, 4/8/16 KiB) at a queue depth drawn from 2-4 by their seed. For each
+closed configuration at queue depth 2-4 it times ``whatif``, and where ``whatif`` took the chain
+(``method`` "markov-chain") prints the route MVA's and the chain's errors against the DES (IOPS, mean latency,
+p99 estimate), the chain's states and its lumping grid. Then: how many configurations the chain solved, how
+many of them each solver has within the acceptance tolerances (IOPS 3 %, mean latency 10 %), the worst
+errors, the time ``whatif`` took (median, 95th percentile, worst), and for the configurations where the chain
+outgrew its state budget, what ``whatif`` used instead and how far that was off.
+
+Run: ``.venv/bin/python benchmarks/schedule_chain_vs_des.py [--seeds 20261123 20261125] [--draws 150]
+[--random 200] [--first-seed 0] [--requests 60000]`` (about 17 minutes with the defaults on one core). Prints measured
+errors; asserts nothing.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ssdco.model.network import build_network
+from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.schedule_chain import schedule_chain
+from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH, evaluate_network
+from ssdco.spec import config_from_dict
+from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
+from ssdco.validation.des import simulate
+from ssdco.validation.random_designs import random_config
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from model_vs_des import hypothesis_configs  # noqa: E402
+
+
+def _within(e) -> bool:
+    return abs(e[0]) <= IOPS_TOLERANCE and abs(e[1]) <= LATENCY_TOLERANCE
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, nargs="*", default=[20261123, 20261125],
+                    help="Hypothesis seeds, one draw of --draws configurations per seed and request-size setting")
+    ap.add_argument("--draws", type=int, default=150)
+    ap.add_argument("--random", type=int, default=200, help="uniformly sampled designs (seeds S .. S + N - 1)")
+    ap.add_argument("--first-seed", type=int, default=0, help="S, the first uniform design's seed")
+    ap.add_argument("--requests", type=int, default=60_000)
+    args = ap.parse_args()
+    designs = [(f"draw {seed}:{sizes}:{i}", d) for seed in args.seeds for sizes in ("4", "mixed")
+               for i, d in enumerate(hypothesis_configs(args.draws, seed, sizes, max_qd=CHAIN_MAX_QUEUE_DEPTH))]
+    for seed in range(args.first_seed, args.first_seed + args.random):
+        d = random_config(seed, mixed_sizes=True)
+        d["workload"]["queue_depth"] = 2 + seed % (CHAIN_MAX_QUEUE_DEPTH - 1)
+        designs.append((f"random {seed}", d))
+    t0 = time.perf_counter()
+    chain_rows, other_rows, seconds = [], [], []
+    print(f"{'configuration':>26s}  QD  route MVA IOPS / latency / p99      chain IOPS / latency / p99      "
+          "states   grid   whatif")
+    for name, d in designs:
+        config = config_from_dict(d)
+        network = build_network(config)
+        if network.queue_depth is None or not 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
+            continue
+        tic = time.perf_counter()
+        model = evaluate_network(config, network)
+        seconds.append(time.perf_counter() - tic)
+        if model.method == "periodic-schedule":
+            continue  # exact where it applies (benchmarks/periodic_vs_des.py)
+        des = simulate(network, requests=args.requests, seed=1)
+        if model.method != "markov-chain":
+            e = (model.iops / des.iops.value - 1, model.latency_mean_us / des.mean_latency_us.value - 1)
+            other_rows.append((name, model.method, e))
+            continue
+        route = evaluate_network(config, network, periodic=False)
+        e_route, e_chain = ((r.iops / des.iops.value - 1, r.latency_mean_us / des.mean_latency_us.value - 1,
+                             r.latency_p99_us / des.p99_us - 1) for r in (route, model))
+        zero = solve_route(route_arrays(network, network.loads()), 1).response_us
+        chain = schedule_chain(network, zero)
+        chain_rows.append((e_route, e_chain))
+        print(f"{name:>26s}  {network.queue_depth:2d}  {e_route[0]:+7.2%} / {e_route[1]:+7.2%} / {e_route[2]:+7.2%}   "
+              f"{e_chain[0]:+7.3%} / {e_chain[1]:+7.3%} / {e_chain[2]:+7.2%}  {chain.states:7d}  "
+              f"{chain.grid_us / zero:5.1%}  {seconds[-1]:6.3f} s")
+    t = np.array(seconds)
+    print(f"{len(designs)} configurations, {len(t)} closed at QD 2-{CHAIN_MAX_QUEUE_DEPTH}, "
+          f"{time.perf_counter() - t0:.1f} s")
+    if chain_rows:
+        n = len(chain_rows)
+        print(f"the chain solved {n}: within IOPS {IOPS_TOLERANCE:.0%} and latency {LATENCY_TOLERANCE:.0%}: "
+              f"chain {sum(_within(c) for _, c in chain_rows)}/{n}, route MVA {sum(_within(r) for r, _ in chain_rows)}/{n}")
+        worst_chain = max((c[0] for _, c in chain_rows), key=abs)
+        worst_route = max((r[0] for r, _ in chain_rows), key=abs)
+        p99 = np.array([c[2] for _, c in chain_rows])
+        print(f"worst IOPS error: chain {worst_chain:+.3%}, route MVA {worst_route:+.2%}; chain p99 estimate within "
+              f"15 % of the DES on {int(np.sum(np.abs(p99) <= 0.15))}/{n}")
+    print(f"whatif at QD 2-{CHAIN_MAX_QUEUE_DEPTH}: median {np.median(t) * 1e3:.1f} ms, 95th percentile "
+          f"{np.quantile(t, 0.95) * 1e3:.0f} ms, worst {t.max() * 1e3:.0f} ms")
+    misses = [(name, method, e) for name, method, e in other_rows if not _within(e)]
+    print(f"not solved by the chain (outgrew its budget or out of its scope): {len(other_rows)}, "
+          f"{len(misses)} of them outside the tolerances")
+    for name, method, e in misses:
+        print(f"  {name}: {method} IOPS {e[0]:+.2%}, latency {e[1]:+.2%}")
+
+
+if __name__ == "__main__":
+    main()
