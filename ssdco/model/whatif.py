@@ -4,12 +4,13 @@ Closed workloads (queue depth N) are solved by the route-level approximate MVA (
 residual-corrected MVA plus fork-join, re-entry and flow-variability corrections checked against the
 DES; the exact exponential product-form solution by convolution with ``exact=True``), or, where every
 request walks one deterministic route at queue depth 2-8 and its schedule does not depend on the addresses,
-by that periodic schedule (``periodic.py``: exact for the orbit it finds); where the schedule depends on
-the addresses and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule
-at the cores and accelerators, as a delay in front of the route MVA of the dies and channels) if it gives
-more throughput than the route MVA, the case where the DES's few requests fall into step at a busy core;
-open workloads
-by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
+by that periodic schedule (``periodic.py``: exact for the orbit it finds); otherwise, with every service
+deterministic at queue depth 2-4, by the Markov chain of the requests' draws (``schedule_chain.py``: the
+DES's event recursion between draws, exact up to a lumping grid) where it fits its state budget; where it
+does not and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule at the
+cores and accelerators, as a delay in front of the route MVA of the dies and channels) if it gives more
+throughput than the route MVA, the case where the DES's few requests fall into step at a busy core; open
+workloads by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
 transaction, it does not add its transactions' visits); at a core group or accelerator that a request
