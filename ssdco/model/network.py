@@ -109,6 +109,26 @@ class StationLoad:
         return self.visits * self.service_us
 
 
+def fork_join_block_ends(per_request) -> np.ndarray:
+    """Per step, for a per-transaction step (``per_request`` false) the index of the first step after its
+    fork-join block (the run of consecutive per-transaction steps it belongs to); ``len(per_request)`` for
+    per-request steps."""
+    flags = [bool(f) for f in per_request]
+    ns = len(flags)
+    block_end = np.full(ns, ns, dtype=np.int64)
+    k = 0
+    while k < ns:
+        if flags[k]:
+            k += 1
+            continue
+        j = k
+        while j < ns and not flags[j]:
+            j += 1
+        block_end[k:j] = j
+        k = j
+    return block_end
+
+
 @dataclass(frozen=True)
 class Network:
     """Stations, the ordered route, and the workload facts the route depends on."""

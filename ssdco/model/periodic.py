@@ -76,7 +76,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .network import Network
+from .network import Network, fork_join_block_ends
 from .route_mva import route_arrays, solve_route
 
 MAX_QUEUE_DEPTH = 8  # beyond it the search costs tens of ms, and the schedules found matched the route MVA
@@ -221,17 +221,7 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
     within the event budget)."""
     nsteps = len(route)
     nst = len(servers)
-    block_end = [nsteps] * nsteps  # per-transaction step: the first step after its fork-join block
-    k = 0
-    while k < nsteps:
-        if not route[k][5]:
-            j = k
-            while j < nsteps and not route[j][5]:
-                j += 1
-            block_end[k:j] = [j] * (j - k)
-            k = j
-        else:
-            k += 1
+    block_end = fork_join_block_ends([r[5] for r in route]).tolist()  # first step after a transaction's block
     # jobs 0..n-1 are the requests, n + r * T + i transaction i of request r
     jobs = n * (1 + transactions)
     pos = [0] * jobs

@@ -54,7 +54,7 @@ from scipy import sparse
 from scipy.sparse import csgraph
 from scipy.sparse.linalg import splu
 
-from .network import Network
+from .network import Network, fork_join_block_ends
 
 # (lumping grid as a fraction of one request's zero-load latency, most states), see schedule_chain: a small
 # chain is solved (nearly) exactly; otherwise the coarsest grid is tried and, while they fit, finer ones.
@@ -124,17 +124,7 @@ def _compile(network: Network) -> _Route | None:
         return None
     ns = len(steps)
     per_req = np.array([bool(s.per_request) for s in steps], dtype=np.int64)
-    block_end = np.full(ns, ns, dtype=np.int64)
-    k = 0
-    while k < ns:
-        if not per_req[k]:
-            j = k
-            while j < ns and not per_req[j]:
-                j += 1
-            block_end[k:j] = j
-            k = j
-        else:
-            k += 1
+    block_end = fork_join_block_ends(per_req)
     routing = np.array([code[s.routing] if s.station is not None and copies[index[s.station]] > 1 else _SINGLE
                         for s in steps], dtype=np.int64)
     # after step s a job still needs its die's channel if a die_channel step follows in its scope before a
@@ -661,16 +651,8 @@ def _job_from(key, p, job, next_tx, station, routing, copies, base, n_req, tx_po
 
 
 @nb.njit(cache=True)
-def _grow_i(a, need):
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
-
-@nb.njit(cache=True)
-def _grow_f(a, need):
+def _grow(a, need):
+    """``a`` (1-D) with room for ``need`` entries: itself, or a copy of at least twice its length."""
     if need <= a.shape[0]:
         return a
     b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
@@ -960,19 +942,19 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
                         empty_f2, empty_f2, empty_f2, empty_f2
                 target = n_states
                 table[h] = target
-                rep_koff = _grow_i(rep_koff, n_states + 2)
-                rep_toff = _grow_i(rep_toff, n_states + 2)
+                rep_koff = _grow(rep_koff, n_states + 2)
+                rep_toff = _grow(rep_toff, n_states + 2)
                 a = rep_koff[n_states]
-                rep_key = _grow_i(rep_key, a + klen_used)
+                rep_key = _grow(rep_key, a + klen_used)
                 rep_key[a:a + klen_used] = key[:klen_used]
                 rep_koff[n_states + 1] = a + klen_used
                 b = rep_toff[n_states]
-                rep_time = _grow_f(rep_time, b + ntimes)
+                rep_time = _grow(rep_time, b + ntimes)
                 rep_time[b:b + ntimes] = times[:ntimes]
                 rep_toff[n_states + 1] = b + ntimes
                 n_states += 1
-                r_time = _grow_f(r_time, n_states)
-                r_done = _grow_f(r_done, n_states)
+                r_time = _grow(r_time, n_states)
+                r_done = _grow(r_done, n_states)
                 r_jobs = _grow_f2(r_jobs, n_states)
                 r_busy = _grow_f2(r_busy, n_states)
                 r_visits = _grow_f2(r_visits, n_states)
@@ -985,9 +967,9 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
                 r_queued[target, :] = 0.0
             p = prob[0]
             if state >= 0:
-                tr_from = _grow_i(tr_from, n_tr + 1)
-                tr_to = _grow_i(tr_to, n_tr + 1)
-                tr_p = _grow_f(tr_p, n_tr + 1)
+                tr_from = _grow(tr_from, n_tr + 1)
+                tr_to = _grow(tr_to, n_tr + 1)
+                tr_p = _grow(tr_p, n_tr + 1)
                 tr_from[n_tr] = state
                 tr_to[n_tr] = target
                 tr_p[n_tr] = p
@@ -1002,8 +984,8 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
                     r_jobs[state, x] += p * jobs_now[x] * gap
                     r_busy[state, x] += p * busy_now[x] * gap
             else:
-                init_to = _grow_i(init_to, n_init + 1)
-                init_p = _grow_f(init_p, n_init + 1)
+                init_to = _grow(init_to, n_init + 1)
+                init_p = _grow(init_p, n_init + 1)
                 init_to[n_init] = target
                 init_p[n_init] = p
                 n_init += 1

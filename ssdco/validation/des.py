@@ -67,7 +67,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import SsdcoError, unstable_open_workload
-from ..model.network import ROUTING, Network
+from ..model.network import ROUTING, Network, fork_join_block_ends
 from ..rng import SeedLike, derive_seed
 from . import stats as _st
 
@@ -217,7 +217,6 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
     sigma = np.zeros(ns, dtype=float)
     sbase = np.zeros(ns, dtype=np.int64)
     scop = np.ones(ns, dtype=np.int64)
-    block_end = np.full(ns, ns, dtype=np.int64)
     req_bytes = np.asarray(network.request_bytes, dtype=float)
     for i, st in enumerate(steps):
         where = f"step {i} ({st.label!r})"
@@ -261,16 +260,7 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
                 mu[i, op, :] = np.where(m > 0, np.log(np.maximum(m, 1e-300)) - 0.5 * s2, 0.0)
     # fork-join blocks and die_channel provenance
     has_tx = bool(np.any(~per_req))
-    i = 0
-    while i < ns:
-        if not per_req[i]:
-            j = i
-            while j < ns and not per_req[j]:
-                j += 1
-            block_end[i:j] = j
-            i = j
-        else:
-            i += 1
+    block_end = fork_join_block_ends(per_req)
     for i, st in enumerate(steps):
         if st.station is not None and st.routing == "die_channel":
             if st.per_request:
