@@ -1,10 +1,10 @@
 """The Markov chain of the requests' draws (``ssdco/model/schedule_chain.py``) against the DES, beside the route
-MVA it replaces, at queue depths 2-4 with deterministic service.
+MVA it replaces, at queue depths 2 to ``CHAIN_MAX_QUEUE_DEPTH`` (5) with deterministic service.
 
 Configurations: the acceptance test's Hypothesis strategies (``tests/strategies.py``; one-transaction and
-8-16 KiB requests, queue depth 1-4) with the given seeds, and uniformly sampled designs
-(``ssdco.validation.random_designs``, 4/8/16 KiB) at a queue depth drawn from 2-4 by their seed. For each
-closed configuration at queue depth 2-4 it times ``whatif``, and where ``whatif`` took the chain
+8-16 KiB requests, queue depth 1-5) with the given seeds, and uniformly sampled designs
+(``ssdco.validation.random_designs``, 4/8/16 KiB) at a queue depth drawn from 2-5 by their seed. For each
+closed configuration at queue depth 2-5 it times ``whatif``, and where ``whatif`` took the chain
 (``method`` "markov-chain") prints the route MVA's and the chain's errors against the DES (IOPS, mean latency,
 p99 estimate), the chain's states and its lumping grid. Then: how many configurations the chain solved, how
 many of them each solver has within the acceptance tolerances (IOPS 3 %, mean latency 10 %), the worst
@@ -12,7 +12,7 @@ errors, the time ``whatif`` took (median, 95th percentile, worst), and for the c
 outgrew its state budget, what ``whatif`` used instead and how far that was off.
 
 Run: ``.venv/bin/python benchmarks/schedule_chain_vs_des.py [--seeds 20261123 20261125] [--draws 150]
-[--random 200] [--first-seed 0] [--requests 60000]`` (about 17 minutes with the defaults on one core). Prints measured
+[--random 200] [--first-seed 0] [--requests 60000]`` (about 20 minutes with the defaults on one core). Prints measured
 errors; asserts nothing.
 """
 

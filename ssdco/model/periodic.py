@@ -47,7 +47,7 @@ low queue depth the DES's requests fall into step at a busy core and keep it bus
 waits assume arrivals at random times (4 KiB reads at QD 4, one slow core 95 % busy: the route MVA -16 %,
 the convoy +0.3 %). Where the convoy is the lower of the two, its synchronised start has locked into a
 worse order than the DES's collisions let it keep (uniform design 93, QD 3), and the route MVA stays.
-(At queue depth 2-4 ``whatif`` now tries the Markov chain of the requests' draws, ``schedule_chain.py``,
+(At queue depth 2-5 ``whatif`` now tries the Markov chain of the requests' draws, ``schedule_chain.py``,
 first; the convoy and the figures below apply where that chain outgrows its state budget.)
 That rule is measured, not derived (``benchmarks/periodic_vs_des.py``):
 
