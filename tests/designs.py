@@ -170,3 +170,21 @@ def reads_at_queue_depth_5() -> dict:
             {"name": "g2", "spec": "slow", "count": 3, "modules": ["cache_lookup", "dispatch", "complete"]}],
          "accelerators": {"translate": 3}})
 
+
+def batched_lookups_at_one_slow_core() -> dict:
+    """16 KiB requests (four transactions) at 70 % reads and QD 25 over 16 three-plane dies (tR 35 us, tPROG
+    597 us); one slow core runs every transaction's cache lookup (the bottleneck, about 88 % busy in the
+    DES), two fast cores parse, three dispatch and complete, translate is an accelerator. From a Hypothesis
+    draw made outside the suite (seed 20261125, 8-16 KiB, draw 72; 2026-11-25). A request's four
+    lookups reach the slow core together and queue behind each other."""
+    return _design(
+        "batched-lookups-at-one-slow-core", True,
+        {"channels": 4, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 3,
+         "independent_plane_reads": True, "t_read_us": 35.149, "t_prog_us": 597.439, "channel_rate_mts": 1200.0},
+        3, {"parse": 472.043, "cache_lookup": 468.241, "translate": 297.666, "dispatch": 769.259, "complete": 1340.927},
+        {"read_fraction": 0.7, "request_size_kib": 16, "queue_depth": 25},
+        {"name": "batched", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 2, "modules": ["parse"]},
+            {"name": "g2", "spec": "slow", "count": 1, "modules": ["cache_lookup"]},
+            {"name": "g3", "spec": "fast", "count": 3, "modules": ["dispatch", "complete"]}],
+         "accelerators": {"translate": 1}})

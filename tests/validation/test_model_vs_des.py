@@ -48,7 +48,7 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
-from tests.designs import bursty_read_write_mix, channel_bound_reads, split_core_runs
+from tests.designs import batched_lookups_at_one_slow_core, bursty_read_write_mix, channel_bound_reads, split_core_runs
 from tests.strategies import CORE_SPECS, accelerator_spec, config_dicts
 
 CONFIGS = 100
@@ -194,6 +194,14 @@ def test_bursty_output_of_mixed_dies_at_a_busy_slow_core():
     gaps = np.diff(starts)
     assert gaps.var() / gaps.mean() ** 2 > 1.5
     e_x, e_r = _errors(d, seed=1)
+    assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
+
+
+def test_others_batches_queue_at_a_one_step_core():
+    # a request's four cache lookups reach the one slow core together and queue behind each other: others
+    # arriving find those queued too (route_mva.py, 1.). Without that part of the queue the model was +5.7 %
+    # IOPS here; with it +2.4 % (the DES's 95 % half-width is 0.9 %)
+    e_x, e_r = _errors(batched_lookups_at_one_slow_core(), seed=1)
     assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
 
 
