@@ -173,7 +173,7 @@ def reads_at_queue_depth_5() -> dict:
 
 def batched_lookups_at_one_slow_core() -> dict:
     """16 KiB requests (four transactions) at 70 % reads and QD 25 over 16 three-plane dies (tR 35 us, tPROG
-    597 us); one slow core runs every transaction's cache lookup (the bottleneck, about 88 % busy in the
+    597 us); one slow core runs every transaction's cache lookup (the bottleneck, about 87 % busy in the
     DES), two fast cores parse, three dispatch and complete, translate is an accelerator. From a Hypothesis
     draw made outside the suite (seed 20261125, 8-16 KiB, draw 72; 2026-11-25). A request's four
     lookups reach the slow core together and queue behind each other."""
