@@ -1324,17 +1324,15 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # behind their own siblings (b ahead, uniform on 0 .. T - 1) are in the queue an arrival finds too (1.)
     if t_max > 1:
         flat = _sibling_distribution(sizes, probs, 1.0)
-        visits_at = np.zeros(k_count)
         block_steps = np.zeros(k_count, dtype=np.int64)
         for i in range(n_steps):
-            visits_at[st[i]] += sv[i]
             if blk[i]:
                 block_steps[st[i]] += 1
         for i in range(n_steps):
             k = st[i]
             if blk[i] and not routed[i] and copies[k] == 1.0 and block_steps[k] == 1:
-                for b in range(servers[k], t_max):
-                    sibling_queue[k] += sv[i] / visits_at[k] * flat[b] * (b - servers[k] + 1) * t[i] / servers[k]
+                for b in range(servers[k], t_max):  # weighted by the step's share of the station's visits
+                    sibling_queue[k] += sv[i] / visits[k] * flat[b] * (b - servers[k] + 1) * t[i] / servers[k]
     wait_cv2 = residual_cv2(scv)
     traffic = _traffic_shares(st, sv, routed, copies)  # 3.
     # 2. re-entry: the fraction of arrivals that find the service they left just begun. The gaps are

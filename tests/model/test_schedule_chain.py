@@ -146,9 +146,10 @@ def test_whatif_takes_the_chain_at_queue_depth_5():
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.005
     route = evaluate_network(config, network, markov_chain=False)
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
-    chain = schedule_chain(network, _zero_load_us(network))
-    assert min(f for f, _ in DEEP_GRID_STEPS[1:]) * _zero_load_us(network) <= chain.grid_us <= \
-        max(f for f, _ in DEEP_GRID_STEPS[1:]) * _zero_load_us(network) * (1 + 1e-12)
+    zero = _zero_load_us(network)
+    chain = schedule_chain(network, zero)
+    assert min(f for f, _ in DEEP_GRID_STEPS[1:]) * zero <= chain.grid_us <= \
+        max(f for f, _ in DEEP_GRID_STEPS[1:]) * zero * (1 + 1e-12)
 
 
 def test_p99_estimate_takes_the_chains_own_waits():
