@@ -31,6 +31,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``ssdco`` argument parser."""
+    from .validation.replications import DEFAULT_RUNS
+
     p = argparse.ArgumentParser(prog="ssdco", description="SSD-controller hardware/software co-design.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     w = sub.add_parser("whatif", help="analytic IOPS, latency, utilisation, power and budgets of one design")
@@ -42,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
                    help="requests the DES completes (default 200000; 10%% warm-up discarded)")
     v.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed (same seed => identical results)")
+    v.add_argument("--replications", type=_replications, default="auto", metavar="R|auto",
+                   help="extra DES runs from other seeds, each of a quarter of the requests, to check that the DES's "
+                        "IOPS does not depend on its seed (auto: %d for a closed workload whose every service is "
+                        "deterministic, where requests can hold start-dependent patterns; 0 otherwise)" % DEFAULT_RUNS)
     v.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (auto: when stderr is a terminal)")
     st = sub.add_parser("study", help="the PM9A3 co-design study as a regenerable report (Markdown, CSV, PNG plots)")
@@ -123,6 +129,7 @@ def _int_at_least(minimum: int, maximum: int | None = None, or_zero: bool = Fals
     return parse
 
 
+MAX_REPLICATIONS = 1000
 _positive_int = _int_at_least(1)
 _nonnegative_int = _int_at_least(0)
 
@@ -132,6 +139,16 @@ def _des_requests(or_zero: bool = False):
     from .validation.des import MAX_REQUESTS, min_requests
 
     return _int_at_least(min_requests(), MAX_REQUESTS, or_zero)
+
+
+def _replications(text: str) -> str | int:
+    """argparse type of ``validate --replications``: ``auto`` or an integer in [0, MAX_REPLICATIONS]."""
+    if text == "auto":
+        return text
+    try:
+        return _int_at_least(0, MAX_REPLICATIONS)(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected auto or an integer in [0, {MAX_REPLICATIONS:,}], got {text!r}")
 
 
 def _float_in(positive: bool, maximum: float = math.inf):
@@ -269,13 +286,40 @@ def format_validation(v) -> str:
               f"  DES speed: {d.events:,} events in {d.wall_seconds:.2f} s = "
               f"{d.events_per_second / 1e6:.1f} M events/s",
               "",
-              "  verdict: " + ("AGREE - analytic model and DES within tolerance" if v.agrees else
-                               "DISAGREE - " + ", ".join(n for n, ok in (("IOPS", v.iops_ok), ("latency", v.latency_ok),
-                                                                         ("utilisation", v.utilization_ok)) if not ok)
-                               + " outside tolerance")]
+              *_replication_lines(v)]
+    lines += textwrap.wrap("  verdict: " + _verdict_text(v), width=118, subsequent_indent="    ",
+                           break_on_hyphens=False)
     for caveat in a.caveats:  # a known disagreement: what the user sees above is expected there
         lines += textwrap.wrap(f"  known: {caveat}.", width=118, subsequent_indent="    ", break_on_hyphens=False)
     return "\n".join(lines)
+
+
+def _replication_lines(v) -> list[str]:
+    """The extra DES runs' line of the validate table (none where no extra runs were made)."""
+    r = v.replications
+    if r is None:
+        return []
+    values = [v.des.iops.value] + [x.value for x in r.iops]
+    return [f"  DES from {len(r.seeds)} more seeds ({r.requests:,} requests each): IOPS "
+            + ", ".join(f"{x:,.0f}" for x in values[1:])
+            + f"; all {len(values)} runs span {r.iops_spread:.2%}, heterogeneity p = {r.heterogeneity_p:.2g}", ""]
+
+
+def _verdict_text(v) -> str:
+    """The verdict line after ``verdict:``."""
+    from .validation.compare import IOPS_TOLERANCE
+
+    if v.verdict == "UNSETTLED":
+        r = v.replications
+        return (f"UNSETTLED - the DES's runs from different seeds disagree on IOPS by {r.iops_spread:.1%}, more "
+                f"than the {IOPS_TOLERANCE:.0%} tolerance, beyond their confidence intervals: with deterministic "
+                "service the requests can hold one pattern for hundreds of thousands of requests before settling "
+                "into another, so no single DES answer exists to compare with; rerun with more --requests")
+    if v.verdict == "AGREE":
+        return "AGREE - analytic model and DES within tolerance"
+    return ("DISAGREE - " + ", ".join(n for n, ok in (("IOPS", v.iops_ok), ("latency", v.latency_ok),
+                                                    ("utilisation", v.utilization_ok)) if not ok)
+            + " outside tolerance")
 
 
 def _cmd_validate(args) -> int:
@@ -284,7 +328,13 @@ def _cmd_validate(args) -> int:
 
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     progress = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
-    v = validate(config, requests=args.requests, seed=args.seed, progress=progress)
+    runs = args.replications
+    if runs == "auto":
+        from .model.network import build_network
+        from .validation.replications import default_runs
+
+        runs = default_runs(build_network(config))
+    v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=runs)
     if args.json:
         print(json.dumps(v.to_dict(), indent=2))
     else:

@@ -188,3 +188,20 @@ def batched_lookups_at_one_slow_core() -> dict:
             {"name": "g2", "spec": "slow", "count": 1, "modules": ["cache_lookup"]},
             {"name": "g3", "spec": "fast", "count": 3, "modules": ["dispatch", "complete"]}],
          "accelerators": {"translate": 1}})
+
+
+def reads_locking_into_start_dependent_patterns() -> dict:
+    """4 KiB reads at QD 4 over 24 three-plane dies on 4 channels (tR 89 us), so the dies rarely queue; two
+    slow cores run parse, cache lookup and complete (the longest step), translate and dispatch are
+    accelerators. Draw 8 of benchmarks/model_vs_des.py --hypothesis 20261129 (4 KiB writes at QD 40), rounded,
+    with reads at QD 4. With every service deterministic the DES's four requests settle for good into one of
+    two patterns, which its seed picks: 28.0 or 33.2 k IOPS (2026-11-25)."""
+    return _design(
+        "reads-locking-into-patterns", False,
+        {"channels": 4, "ways_per_channel": 3, "dies_per_chip": 2, "planes_per_die": 3,
+         "independent_plane_reads": True, "t_read_us": 89.2, "t_prog_us": 419.4, "channel_rate_mts": 800.0},
+        4, {"parse": 903.0, "cache_lookup": 50.0, "translate": 1778.0, "dispatch": 258.0, "complete": 1040.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 4},
+        {"name": "locking", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 2, "modules": ["parse", "cache_lookup", "complete"]}],
+         "accelerators": {"translate": 1, "dispatch": 2}})

@@ -1,6 +1,7 @@
 """CLI behaviour: readable table, stable JSON schema, overrides, exit codes."""
 
 import json
+from pathlib import Path
 
 from ssdco.cli import main, write_atomic
 
@@ -74,6 +75,25 @@ def test_validate_table_lines_up_the_relative_errors(capsys):
     columns = {name: line.index("%") for name, line in rows.items()}
     assert len(set(columns.values())) == 1, rows
     assert "(estimate; DES p50" in rows["latency p99"]
+
+
+def test_validate_checks_other_seeds_on_closed_deterministic_work(capsys):
+    # the DES's requests hold a transient pattern that some seeds leave early (tests/validation/test_replications.py)
+    locking = str(Path(__file__).parent / "data" / "reads_locking_into_patterns.toml")
+    assert main(["validate", locking]) == 0
+    out = capsys.readouterr().out
+    assert "DES from 4 more seeds (50,000 requests each)" in out
+    assert "verdict: UNSETTLED - the DES's runs from different seeds disagree on IOPS by 17.1%" in out
+    assert main(["validate", locking, "--replications", "0", "--requests", "20000"]) == 0
+    out = capsys.readouterr().out
+    assert "more seeds" not in out and "verdict: DISAGREE - IOPS" in out
+    assert main(["validate", locking, "--replications", "2", "--requests", "20000", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["des_replications"]["runs"]) == 2 and doc["verdict"] in ("AGREE", "DISAGREE", "UNSETTLED")
+    # open workloads mix: no extra runs by default
+    assert main(["validate", str(PM9A3), "-c", "c01", "--set", "workload.arrival_iops=100000", "--requests", "20000",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["des_replications"] is None
 
 
 def test_whatif_flags_a_known_disagreement_and_validate_names_it(capsys):

@@ -99,6 +99,8 @@ def test_bad_values_found_by_fuzzing_the_pm9a3_preset(overrides, field):
     (["validate", "{cfg}", "--seed", "-1"], "argument --seed: expected an integer >= 0"),
     (["validate", "{cfg}", "--requests", "1"], "argument --requests: expected an integer in [22, "),
     (["validate", "{cfg}", "--requests", "100000000000000000000"], "argument --requests"),
+    (["validate", "{cfg}", "--replications", "-1"], "argument --replications: expected auto or an integer in [0, 1,000]"),
+    (["validate", "{cfg}", "--replications", "some"], "argument --replications: expected auto or an integer"),
     (["optimize", "{cfg}", "--no-des", "--min-iops", "inf"], "argument --min-iops: expected a number >= 0"),
     (["optimize", "{cfg}", "--no-des", "--core-mw", "nan"], "argument --core-mw"),
     (["sweep", "{cfg}", "--grid", "workload.queue_depth=1", "--des-requests", "1"], "argument --des-requests"),

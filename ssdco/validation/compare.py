@@ -18,6 +18,7 @@ from ..model.whatif import Result, _num, check_budgets, evaluate_network
 from ..rng import SeedLike
 from ..spec import Config
 from .des import DesResult, simulate
+from .replications import ReplicationCheck, replication_check
 
 # Agreement the model must reach against the DES on closed, deterministic configurations
 # (issue "DES and ssdco validate"): IOPS within 3 %, mean latency within 10 %.
@@ -36,6 +37,7 @@ class Validation:
     des_power_mw: Mapping[str, float]
     relative_error: Mapping[str, float]
     utilization_error: Mapping[str, float]  # analytic - DES, absolute
+    replications: ReplicationCheck | None = None  # extra DES runs from other seeds (replications.py), if made
 
     @property
     def iops_ok(self) -> bool:
@@ -53,9 +55,21 @@ class Validation:
         return all(abs(e) <= UTILIZATION_TOLERANCE for e in self.utilization_error.values())
 
     @property
+    def unsettled(self) -> bool:
+        """DES runs from other seeds disagree on IOPS by more than the tolerance: no single DES answer."""
+        return self.replications is not None and self.replications.unsettled
+
+    @property
+    def verdict(self) -> str:
+        """UNSETTLED where the DES's runs disagree, else AGREE where all three checks hold, else DISAGREE."""
+        if self.unsettled:
+            return "UNSETTLED"
+        return "AGREE" if self.iops_ok and self.latency_ok and self.utilization_ok else "DISAGREE"
+
+    @property
     def agrees(self) -> bool:
-        """The verdict: all three checks hold."""
-        return self.iops_ok and self.latency_ok and self.utilization_ok
+        """The verdict is AGREE: all three checks hold and the DES's runs, if several, are settled."""
+        return self.verdict == "AGREE"
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ssdco validate --json`` document."""
@@ -67,6 +81,8 @@ class Validation:
             "utilization_error": {k: _num(v) for k, v in self.utilization_error.items()},
             "tolerances": {"iops": IOPS_TOLERANCE, "latency_mean_us": LATENCY_TOLERANCE,
                            "utilization_abs": UTILIZATION_TOLERANCE},
+            "des_replications": None if self.replications is None else self.replications.to_dict(),
+            "verdict": self.verdict,
             "agrees": self.agrees,
         }
 
@@ -117,8 +133,13 @@ def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
 
 
 def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, progress: bool = False,
-             service_family: str = "auto") -> Validation:
+             service_family: str = "auto", replications: int = 0) -> Validation:
     """Run the analytic model and the DES on ``config`` and compare them.
+
+    ``replications``: that many more DES runs from seeds spawned from ``seed``, each of a quarter of
+    ``requests``, to check that the DES's IOPS does not depend on its seed (``replications.py``; ``ssdco
+    validate`` makes 4 by default on closed deterministic workloads). With an int ``seed`` the result is
+    reproducible; a Generator seed is advanced by the main run before the extra seeds are spawned.
 
     Raises
     ------
@@ -144,5 +165,9 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     if analytic.latency_p99_us is not None and des.p99_us > 0:
         rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
+    check = None
+    if replications:
+        check = replication_check(network, des, requests=requests, seed=seed, runs=replications,
+                                  iops_tolerance=IOPS_TOLERANCE, service_family=service_family)
     return Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
-                      utilization_error=util_err)
+                      utilization_error=util_err, replications=check)
