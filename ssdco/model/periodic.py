@@ -160,8 +160,8 @@ def convoy_estimate(network: Network) -> ConvoyEstimate | None:
     if found is None or network.queue_depth < 2 or not network.steps[0].per_request:
         return None
     route, transactions = found
-    if transactions != 1:
-        return None
+    if transactions != 1 or not any(routed for _, _, _, routed, _, _ in route):
+        return None  # no address-routed station: nothing for the route MVA to add to the periodic schedule
     skeleton = [(-1, service + delay, 0.0, False, skipped, per_request) if routed
                 else (station, service, delay, routed, skipped, per_request)
                 for station, service, delay, routed, skipped, per_request in route]

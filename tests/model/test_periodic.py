@@ -174,3 +174,10 @@ def test_no_convoy_for_several_transactions_queue_depth_1_or_mixed_operations(ch
     network = build_network(config_from_dict(d))
     assert _convoy(network)[0] is None
     assert evaluate(config_from_dict(d)).method != "convoy-schedule"
+
+
+def test_no_convoy_without_an_address_routed_station():
+    # one die on one channel: the skeleton is the whole network, so there is nothing for the route MVA to add
+    # (the route MVA of an empty network raised a numba ValueError before)
+    assert convoy_estimate(_network(die_us=20.0, copies=1, queue_depth=4)) is None
+    assert convoy_estimate(_network(die_us=20.0, copies=2, queue_depth=4)) is not None
