@@ -299,10 +299,10 @@ def _replication_lines(v) -> list[str]:
     r = v.replications
     if r is None:
         return []
-    values = [v.des.iops.value] + [x.value for x in r.iops]
-    return [f"  DES from {len(r.seeds)} more seeds ({r.requests:,} requests each): IOPS "
-            + ", ".join(f"{x:,.0f}" for x in values[1:])
-            + f"; all {len(values)} runs span {r.iops_spread:.2%}, heterogeneity p = {r.heterogeneity_p:.2g}", ""]
+    text = (f"  DES from {len(r.seeds)} more seeds ({r.requests:,} requests each): IOPS "
+            + ", ".join(f"{x.value:,.0f}" for x in r.iops)
+            + f"; all {len(r.iops) + 1} runs span {r.iops_spread:.2%}, heterogeneity p = {r.heterogeneity_p:.2g}")
+    return textwrap.wrap(text, width=118, subsequent_indent="    ", break_on_hyphens=False) + [""]
 
 
 def _verdict_text(v) -> str:

@@ -168,6 +168,6 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     check = None
     if replications:
         check = replication_check(network, des, requests=requests, seed=seed, runs=replications,
-                                  iops_tolerance=IOPS_TOLERANCE, service_family=service_family)
+                                  iops_tolerance=IOPS_TOLERANCE, service_family=service_family, progress=progress)
     return Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
                       utilization_error=util_err, replications=check)

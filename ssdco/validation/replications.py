@@ -23,8 +23,9 @@ Calibration (2026-11-25): over the 1,733 closed deterministic configurations of 
 comparisons (Hypothesis and uniform draws), three 60,000-request runs each, Q had p < 0.05 on 82 (87
 expected if the intervals are right) and p < 1e-3 on 5 (1.7 expected), and no two runs of one
 configuration were more than 2.9 % apart: no false UNSETTLED there. The check can miss: if every run
-stays in the same transient pattern, the runs agree (for the example above, about 4 times in 10 with
-the default four runs). It cannot prove that the DES has settled; a longer ``--requests`` can.
+stays in the same transient pattern, the runs agree (for the example above, with the default four runs
+and 200,000 requests, at seeds 1 and 2 of 0-3). It cannot prove that the DES has settled; a longer
+``--requests`` can.
 """
 
 from __future__ import annotations
@@ -99,14 +100,15 @@ def heterogeneity_p(estimates: list[Estimate]) -> float:
 
 
 def replication_check(network: Network, main: DesResult, *, requests: int, seed, runs: int, iops_tolerance: float,
-                      service_family: str = "auto") -> ReplicationCheck:
+                      service_family: str = "auto", progress: bool = False) -> ReplicationCheck:
     """``runs`` more DES runs of ``network`` (each of ``RUN_FRACTION`` x ``requests``, at least the DES's
     minimum) from seeds spawned from ``seed``, and whether they agree with ``main`` on IOPS."""
     if runs < 1:
         raise ValueError(f"runs must be >= 1, got {runs}")
     seeds = tuple(spawn_seeds(seed, runs))
     n = max(int(requests * RUN_FRACTION), min_requests())
-    results = [simulate(network, requests=n, seed=s, service_family=service_family) for s in seeds]
+    results = [simulate(network, requests=n, seed=s, service_family=service_family, progress=progress)
+               for s in seeds]
     iops = [main.iops] + [r.iops for r in results]
     values = [e.value for e in iops]
     spread = (max(values) - min(values)) / main.iops.value if main.iops.value > 0 else 0.0
