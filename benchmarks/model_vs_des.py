@@ -136,7 +136,7 @@ def main() -> None:
             if stored.get("simulator") == simulator:  # else the DES changed: start afresh
                 cache = stored
     rows = []
-    models = {}  # seed -> (configuration, network, model result) for --confirm
+    models = {}  # seed -> (network, model result) for --confirm
     ci = {}  # seed -> the DES's relative 95 % half-widths (IOPS, mean latency)
     depth = {}  # seed -> queue depth
     flagged = {}  # seed -> whatif printed a caveat (a known disagreement with the DES)

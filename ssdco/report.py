@@ -307,8 +307,7 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
                          analytic=_metrics_from_result(v.analytic, config), des=des,
                          des_iops_half_width=d.iops.half_width, relative_error=dict(v.relative_error),
                          agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us,
-                         disagreements=tuple(n for n, ok in (("IOPS", v.iops_ok), ("latency", v.latency_ok),
-                                                             ("utilisation", v.utilization_ok)) if not ok))
+                         disagreements=v.failed_checks)
 
 
 def _run_optimizer(config: Config, target_iops: float):

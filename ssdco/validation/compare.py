@@ -18,7 +18,7 @@ from ..model.whatif import Result, _num, check_budgets, evaluate_network
 from ..rng import SeedLike
 from ..spec import Config
 from .des import DesResult, simulate
-from .replications import ReplicationCheck, replication_check
+from .replications import ReplicationCheck, default_runs, replication_check
 
 # Agreement the model must reach against the DES on closed, deterministic configurations
 # (issue "DES and ssdco validate"): IOPS within 3 %, mean latency within 10 %.
@@ -55,6 +55,12 @@ class Validation:
         return all(abs(e) <= UTILIZATION_TOLERANCE for e in self.utilization_error.values())
 
     @property
+    def failed_checks(self) -> tuple[str, ...]:
+        """The checks outside tolerance, in order: "IOPS", "latency", "utilisation"."""
+        return tuple(name for name, ok in (("IOPS", self.iops_ok), ("latency", self.latency_ok),
+                                           ("utilisation", self.utilization_ok)) if not ok)
+
+    @property
     def unsettled(self) -> bool:
         """DES runs from other seeds disagree on IOPS by more than the tolerance: no single DES answer."""
         return self.replications is not None and self.replications.unsettled
@@ -64,7 +70,7 @@ class Validation:
         """UNSETTLED where the DES's runs disagree, else AGREE where all three checks hold, else DISAGREE."""
         if self.unsettled:
             return "UNSETTLED"
-        return "AGREE" if self.iops_ok and self.latency_ok and self.utilization_ok else "DISAGREE"
+        return "DISAGREE" if self.failed_checks else "AGREE"
 
     @property
     def agrees(self) -> bool:
@@ -133,12 +139,13 @@ def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
 
 
 def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, progress: bool = False,
-             service_family: str = "auto", replications: int = 0) -> Validation:
+             service_family: str = "auto", replications: int | str = 0) -> Validation:
     """Run the analytic model and the DES on ``config`` and compare them.
 
     ``replications``: that many more DES runs from seeds spawned from ``seed``, each of a quarter of
-    ``requests``, to check that the DES's IOPS does not depend on its seed (``replications.py``; ``ssdco
-    validate`` makes 4 by default on closed deterministic workloads). With an int ``seed`` the result is
+    ``requests``, to check that the DES's IOPS does not depend on its seed (``replications.py``); ``"auto"``
+    (``ssdco validate``'s default) makes :func:`~ssdco.validation.replications.default_runs` of them: 4 on
+    closed deterministic workloads, else none. With an int ``seed`` the result is
     reproducible; a Generator seed is advanced by the main run before the extra seeds are spawned.
 
     Raises
@@ -165,6 +172,8 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     if analytic.latency_p99_us is not None and des.p99_us > 0:
         rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
+    if replications == "auto":
+        replications = default_runs(network)
     check = None
     if replications:
         check = replication_check(network, des, requests=requests, seed=seed, runs=replications,

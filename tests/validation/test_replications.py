@@ -73,8 +73,9 @@ def test_a_200k_request_des_can_sit_in_a_transient_pattern_that_the_long_run_lea
     # The design's four requests hold a 28.0 k IOPS pattern (a convoy at the two slow cores) for a long
     # time; the 33.2 k pattern the periodic schedule and the Markov chain find (its only closed class) is
     # where every long run ends. Seed 0: 28.0 k over 200,000 requests, 33.2 k from about 250,000 on.
-    network = build_network(config_from_dict(reads_locking_into_start_dependent_patterns()))
-    model = evaluate_network(config_from_dict(reads_locking_into_start_dependent_patterns()), network)
+    config = config_from_dict(reads_locking_into_start_dependent_patterns())
+    network = build_network(config)
+    model = evaluate_network(config, network)
     short = simulate(network, requests=200_000, seed=0)
     long = simulate(network, requests=2_000_000, seed=0, batches=40)
     assert short.iops.value / model.iops - 1.0 < -0.15  # and its interval is a few IOPS wide
@@ -104,6 +105,8 @@ def test_validate_on_a_settled_preset_agrees():
     v = validate(load_config(PM9A3, controller="c01"), requests=40_000, seed=1, replications=2)
     assert not v.unsettled and v.verdict == "AGREE"
     assert v.replications.requests == 10_000 and v.replications.iops_spread < 0.01
+    auto = validate(load_config(PM9A3, controller="c01"), requests=40_000, seed=1, replications="auto")
+    assert len(auto.replications.seeds) == DEFAULT_RUNS and auto.failed_checks == ()
 
 
 def test_locking_toml_is_the_design():
