@@ -5,7 +5,9 @@ Only strings and dicts are made here; ``ssdco/cli.py`` prints and writes files.
 JSON schema ``ssdco.optimize/1`` (``ssdco optimize --json``): ``feasible``, ``status``, ``message``,
 ``targets``, ``cost``, ``cost_breakdown``, ``design`` (core groups, accelerators, per-module placement),
 ``analytic`` (the ``ssdco whatif --json`` document of the pick), ``des`` (``compare.des_to_dict`` of the
-DES run that verified it, or null), ``linear`` (the pick's slack vector at the target), ``runners_up``,
+DES run that verified it, or null), ``model_vs_des`` (null without the DES: ``relative_error`` = analytic /
+DES - 1, ``utilization_error``, ``tolerances``, ``des_replications``, ``verdict`` AGREE / DISAGREE / UNSETTLED
+and ``agrees``, as in ``ssdco validate --json``), ``linear`` (the pick's slack vector at the target), ``runners_up``,
 ``binding``, ``infeasibility``, ``sensitivity``, ``cross_check``, ``pareto_points``, ``history``,
 ``space_size``, ``solver``, ``solve_seconds``, ``time_to_optimum_seconds``, ``timing``, ``device`` (the
 mapping option of the pick) and ``device_options`` (one entry per ``[optimizer.dram]`` variant: ``name``,
@@ -59,6 +61,13 @@ def _candidate_dict(c) -> dict[str, Any]:
             "verified_by": c.verified_by}
 
 
+def _model_vs_des(val) -> dict[str, Any]:
+    """The pick's model-vs-DES comparison: the keys of ``ssdco validate --json`` beyond the two answers."""
+    doc = val.to_dict()
+    return {k: doc[k] for k in ("relative_error", "utilization_error", "tolerances", "des_replications", "verdict",
+                                "agrees")}
+
+
 def to_json(r) -> dict[str, Any]:
     """The ``ssdco optimize --json`` document (schema ``ssdco.optimize/1``)."""
     from ..validation.compare import des_to_dict
@@ -107,6 +116,7 @@ def to_json(r) -> dict[str, Any]:
         "design": design_dict(r.pick),
         "analytic": v.analytic.to_dict() if v is not None else None,
         "des": des,
+        "model_vs_des": _model_vs_des(v.validation) if v is not None and v.validation is not None else None,
         "linear": lin,
         "runners_up": [_candidate_dict(c) for c in r.runners_up],
         "binding": [{"name": b.name, "limit": _num(b.limit), "value": _num(b.value), "binds": b.binds,
@@ -253,11 +263,13 @@ def _pick_block(r) -> list[str]:
     a = v.analytic
     val = v.validation
     t = r.targets
-    L += ["", f"  {'verified':<22}{'analytic':>14}{'DES' if val is not None else '':>16}   target"]
+    L += ["", f"  {'verified':<22}{'analytic':>14}{'DES' if val is not None else '':>16}"
+              f"{'model/DES' if val is not None else '':>11}   target"]
 
     def row(label, av, dv, target, fmt):
         ds = fmt(dv) if dv is not None else ("not run" if val is None else "n/a")
-        L.append(f"  {label:<22}{fmt(av):>14}{ds:>16}   {target}")
+        err = f"{av / dv - 1.0:+.1%}" if dv and math.isfinite(av) else ""
+        L.append(f"  {label:<22}{fmt(av):>14}{ds:>16}{err:>11}   {target}")
 
     des = val.des if val is not None else None
     dp = val.des_power_mw if val is not None else None
@@ -278,6 +290,32 @@ def _pick_block(r) -> list[str]:
              f"{worst} at {lin.utilization[worst]:.0%} (cap {t.utilization_cap:.0%})")
     L.append("  verdict: " + ("meets every target under the analytic model"
                               + (" and the DES" if val is not None else " (DES verification off)")))
+    if val is not None:
+        L += model_vs_des_lines(val)
+    return L
+
+
+def model_vs_des_lines(val) -> list[str]:
+    """How far the pick's analytic answer is from its DES run, against the tolerances of ``ssdco validate``,
+    and whether the DES runs from other seeds agree (``val``: a ``Validation``)."""
+    from ..validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, UTILIZATION_TOLERANCE
+
+    e = val.relative_error
+    half = val.des.iops.half_width / val.des.iops.value if val.des.iops.value > 0 else math.nan
+    L = [f"  model vs DES: {val.verdict} (IOPS {e['iops']:+.2%}, mean latency {e['latency_mean_us']:+.2%}; tolerances "
+         f"{IOPS_TOLERANCE:.0%} and {LATENCY_TOLERANCE:.0%}, utilisations within {UTILIZATION_TOLERANCE:.0%} absolute)"]
+    if val.failed_checks and not val.unsettled:
+        L.append(f"    outside tolerance: {', '.join(val.failed_checks)} (`ssdco validate` on the --write-design "
+                 f"file shows each station)")
+    more = f"    DES IOPS 95% CI +/-{half:.2%}"
+    rep = val.replications
+    if rep is not None:
+        more += (f"; {len(rep.seeds)} more runs from other seeds ({rep.requests:,} requests each) span "
+                 f"{rep.iops_spread:.2%} (heterogeneity p = {rep.heterogeneity_p:.2g})")
+    L.append(more)
+    if val.unsettled:
+        L.append("    the DES has no single answer here: rerun `ssdco validate` on the --write-design file with "
+                 "more --requests")
     return L
 
 

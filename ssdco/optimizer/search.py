@@ -282,6 +282,18 @@ class _Searcher:
             self.des_cache[design] = v
         return v
 
+    def settle(self, validation):
+        """The pick's DES verification with the extra runs from other seeds that ``ssdco validate`` makes
+        (``replications.py``: 4 on closed deterministic work), so that the report can say whether the DES
+        has one answer (verdict AGREE / DISAGREE / UNSETTLED). The checks against the targets stay on the
+        main run, as for every design verified on the way."""
+        from ..validation.compare import with_replications
+
+        t0 = time.perf_counter()
+        settled = with_replications(validation, requests=self.opts.des_requests, seed=self.opts.des_seed)
+        self.des_seconds += time.perf_counter() - t0
+        return settled
+
     @staticmethod
     def _checks(t: Targets, iops: float, latency: float, core: float, dram: float, who: str) -> list[str]:
         out = []
@@ -572,6 +584,8 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
     main = s.search(targets, des=opts.verify_des, record=True)
     pick = main.pick
     verdict = s.verdict(pick, targets, opts.verify_des) if pick is not None else None
+    if verdict is not None and verdict.validation is not None:
+        verdict = replace(verdict, validation=s.settle(verdict.validation))
     linear = model.evaluate(pick) if pick is not None else None
     cost = linear.cost if linear is not None else None
 

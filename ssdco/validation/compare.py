@@ -8,7 +8,7 @@ The DES result is turned into the same keys as ``ssdco whatif --json`` (its powe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from ..errors import ConfigError, unstable_open_workload_error
@@ -172,11 +172,27 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     if analytic.latency_p99_us is not None and des.p99_us > 0:
         rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
-    if replications == "auto":
-        replications = default_runs(network)
-    check = None
-    if replications:
-        check = replication_check(network, des, requests=requests, seed=seed, runs=replications,
-                                  iops_tolerance=IOPS_TOLERANCE, service_family=service_family, progress=progress)
-    return Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
-                      utilization_error=util_err, replications=check)
+    v = Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
+                   utilization_error=util_err)
+    return with_replications(v, requests=requests, seed=seed, runs=replications, network=network,
+                             service_family=service_family, progress=progress)
+
+
+def with_replications(validation: Validation, *, requests: int, seed: SeedLike, runs: int | str = "auto",
+                      network: Network | None = None, service_family: str = "auto",
+                      progress: bool = False) -> Validation:
+    """``validation`` with ``runs`` more DES runs from seeds spawned from ``seed`` (``replications.py``), each
+    of a quarter of ``requests``; ``"auto"``: :func:`~ssdco.validation.replications.default_runs` of them.
+
+    ``requests`` and ``seed`` must be those of the main run, so that ``validate(..., replications=R)`` and
+    ``with_replications(validate(...), runs=R)`` are the same (the optimizer adds the runs to its pick's
+    verification this way). With 0 runs ``validation`` is returned as it is."""
+    if network is None:
+        network = build_network(validation.config)
+    if runs == "auto":
+        runs = default_runs(network)
+    if not runs:
+        return validation
+    check = replication_check(network, validation.des, requests=requests, seed=seed, runs=runs,
+                              iops_tolerance=IOPS_TOLERANCE, service_family=service_family, progress=progress)
+    return replace(validation, replications=check)

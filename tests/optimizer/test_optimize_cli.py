@@ -27,6 +27,25 @@ def test_json_has_the_documented_keys_and_des_verification(capsys):
     assert set(doc["design"]["placement"]) == {"parse", "cache_lookup", "translate", "dispatch", "complete"}
     assert doc["space_size"] == 198_648 and doc["cross_check"]["agree"]
     assert all(r["lacks"] for r in doc["runners_up"])
+    # the pick's model-vs-DES comparison, with the DES run from four more seeds (closed deterministic work)
+    mvd = doc["model_vs_des"]
+    assert mvd["relative_error"]["iops"] == pytest.approx(doc["analytic"]["iops"] / doc["des"]["iops"] - 1, rel=1e-12)
+    assert mvd["verdict"] == "AGREE" and mvd["agrees"] is True and mvd["tolerances"]["iops"] == 0.03
+    assert len(mvd["des_replications"]["runs"]) == 4 and mvd["des_replications"]["unsettled"] is False
+
+
+def test_text_reports_the_picks_model_vs_des_error(capsys):
+    assert main(["optimize", str(PM9A3), "--min-iops", "500000", "--core-mw", "192", "--dram-mw", "800"]) == 0
+    out = capsys.readouterr().out
+    assert "model/DES" in out and "model vs DES: AGREE (IOPS " in out
+    assert "4 more runs from other seeds (5,000 requests each) span" in out
+    block = out[out.index("  model vs DES"):out.index("RUNNERS-UP")]
+    assert max(len(line) for line in block.splitlines()) <= 118
+
+
+def test_without_the_des_there_is_no_model_vs_des(capsys):
+    assert main(["optimize", str(PM9A3), "--min-iops", "500000", "--json", "--no-des"]) == 0
+    assert json.loads(capsys.readouterr().out)["model_vs_des"] is None
 
 
 def test_infeasible_target_explains_with_exit_0(capsys):

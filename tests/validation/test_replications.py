@@ -10,7 +10,7 @@ from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation import stats as S
-from ssdco.validation.compare import validate
+from ssdco.validation.compare import validate, with_replications
 from ssdco.validation.des import simulate
 from ssdco.validation.replications import (DEFAULT_RUNS, HETEROGENEITY_P, default_runs, heterogeneity_p,
                                            standard_error)
@@ -107,6 +107,15 @@ def test_validate_on_a_settled_preset_agrees():
     assert v.replications.requests == 10_000 and v.replications.iops_spread < 0.01
     auto = validate(load_config(PM9A3, controller="c01"), requests=40_000, seed=1, replications="auto")
     assert len(auto.replications.seeds) == DEFAULT_RUNS and auto.failed_checks == ()
+
+
+def test_adding_the_runs_later_equals_making_them_in_validate():
+    # the optimizer adds them to its pick's verification this way (ssdco/optimizer/search.py, settle)
+    config = load_config(PM9A3, controller="c01")
+    both = validate(config, requests=20_000, seed=3, replications=2)
+    later = with_replications(validate(config, requests=20_000, seed=3), requests=20_000, seed=3, runs=2)
+    assert later.replications == both.replications and later.des.iops == both.des.iops
+    assert with_replications(later, requests=20_000, seed=3, runs=0) is later
 
 
 def test_locking_toml_is_the_design():
