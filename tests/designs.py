@@ -205,3 +205,21 @@ def reads_locking_into_start_dependent_patterns() -> dict:
         {"name": "locking", "core_groups": [
             {"name": "g1", "spec": "slow", "count": 2, "modules": ["parse", "cache_lookup", "complete"]}],
          "accelerators": {"translate": 1, "dispatch": 2}})
+
+
+def reads_and_programs_at_a_busy_fast_core() -> dict:
+    """16 KiB requests (four transactions) at 70 % reads and QD 22 over 24 four-plane dies (tR 10 us, tPROG
+    585 us: 58 times longer); one fast core runs parse, cache lookup, dispatch and complete (the bottleneck,
+    86 % busy in the model, 79 % in the DES), translate is an accelerator. Held-out Hypothesis draw
+    (benchmarks/model_vs_des.py --hypothesis 20261201 --sizes mixed, draw 93), rounded. The route MVA is
+    about 9 % high: the DES's core holds 10 jobs on average where the model sees 2.3 (whatif flags the
+    regime, whatif.MIXED_KNEE_UTILIZATION)."""
+    return _design(
+        "reads-and-programs-at-a-busy-fast-core", True,
+        {"channels": 4, "ways_per_channel": 3, "dies_per_chip": 2, "planes_per_die": 4,
+         "independent_plane_reads": True, "t_read_us": 10.0, "t_prog_us": 585.0, "channel_rate_mts": 1200.0},
+        4, {"parse": 554.0, "cache_lookup": 2032.0, "translate": 1062.0, "dispatch": 309.0, "complete": 2318.0},
+        {"read_fraction": 0.7, "request_size_kib": 16, "queue_depth": 22},
+        {"name": "busy-fast-core", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse", "cache_lookup", "dispatch", "complete"]}],
+         "accelerators": {"translate": 2}})

@@ -1,0 +1,51 @@
+"""whatif's caveat for a core bottleneck short of saturation while reads and programs mix (whatif.trust_caveats)."""
+
+import copy
+
+import pytest
+
+from ssdco.model.network import build_network
+from ssdco.model.whatif import MIXED_KNEE_UTILIZATION, evaluate_network, trust_caveats
+from ssdco.spec import config_from_dict
+from ssdco.validation.compare import IOPS_TOLERANCE
+from ssdco.validation.des import simulate
+from tests.designs import reads_and_programs_at_a_busy_fast_core
+
+LOW, HIGH = MIXED_KNEE_UTILIZATION
+
+
+def test_the_flagged_design_is_off_the_des_and_says_so():
+    config = config_from_dict(reads_and_programs_at_a_busy_fast_core())
+    network = build_network(config)
+    r = evaluate_network(config, network)
+    assert r.method == "route-mva" and r.bottleneck == "cores:g1"
+    assert LOW <= r.utilization["cores:g1"] < HIGH
+    assert len(r.caveats) == 1 and "reads and programs mix and the bottleneck (cores:g1)" in r.caveats[0]
+    des = simulate(network, requests=60_000, seed=1)
+    assert r.iops / des.iops.value - 1.0 > IOPS_TOLERANCE  # the reason for the caveat (+8 %)
+
+
+@pytest.mark.parametrize("read_fraction,expected", [(0.0, False), (0.3, True), (0.7, True), (1.0, False)])
+def test_only_where_reads_and_programs_mix(read_fraction, expected):
+    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    d["workload"]["read_fraction"] = read_fraction
+    network = build_network(config_from_dict(d))
+    assert bool(trust_caveats(network, 0.0, bottleneck=("cores:g1", 0.85))) == expected
+
+
+def test_only_a_core_bottleneck_short_of_saturation_with_deterministic_service_and_the_route_mva():
+    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    network = build_network(config_from_dict(d))
+    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", LOW))
+    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", LOW - 0.01)) == ()
+    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", HIGH)) == ()  # saturated: within 1 % (README)
+    assert trust_caveats(network, 0.0, bottleneck=("die", 0.85)) == ()
+    assert trust_caveats(network, 0.0, bottleneck=("channel", 0.85)) == ()
+    assert trust_caveats(network, 0.0, scheduled=True, bottleneck=("cores:g1", 0.85)) == ()
+    d["variability"] = {"nand_scv": 0.01}
+    assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=("cores:g1", 0.85)) == ()
+    # an open workload: no caveat from this rule
+    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    del d["workload"]["queue_depth"]
+    d["workload"]["arrival_iops"] = 50_000.0
+    assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=("cores:g1", 0.85)) == ()
