@@ -147,6 +147,7 @@ class ClosedSolution:
     buffer_wait_us: float = 0.0  # of which: waiting for the write buffer (route MVA, 5.; per request)
     at_write_buffer_bound: bool = False  # throughput held by the write buffer (its bound or its chain; route MVA, 5.)
     write_blocked_fraction: float | None = None  # of the writes, doing their run themselves (the buffer's chain)
+    capacity_wait_us: float = 0.0  # held at the capacity bound: N / X less the cycle of waits at X (route MVA)
 
 
 def solve_closed(demand_us, servers, copies, scv, delay_us: float, population: int,

@@ -1492,6 +1492,36 @@ def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: in
                              a.step_delay_us, a.step_visits, a.step_routed, cycle0, int(features), closed_loop)
 
 
+def station_capacity_per_us(arrays: RouteArrays) -> np.ndarray:
+    """Per station, the throughput (requests/us) its servers sustain: c / (D + D_background) per copy; inf
+    without work. Their minimum is the route solver's capacity bound (without the write buffer's)."""
+    a = arrays
+    total = a.visits * a.service_us + (a.bg_demand_us if a.bg_demand_us is not None else 0.0)
+    return np.where(total > 0.0, a.servers / np.where(total > 0.0, total, 1.0), np.inf)
+
+
+def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:
+    """Mean jobs per station copy of ``sol`` with the requests that the capacity bound leaves over queued at
+    the bottleneck.
+
+    X(N) is capped at the capacity c / D of the bottleneck; there a request's cycle of waits at that X is
+    shorter than N / X, and the rest of the population, X (N / X - cycle) = N - X cycle requests
+    (``sol.capacity_wait_us`` per request), can only be queued at the saturated station (Little's law; the
+    latency N / X includes it already). Without it one fast core 100 % busy with 4 KiB reads at QD 64 reported
+    3.4 jobs where the DES holds 61.0 (now 61.0). A request of T transactions may hold up to T jobs there, so
+    for those this is a lower bound (16 KiB at QD 22: 20.6, was 2.2, where the DES counts 46.6 transaction
+    jobs). Split evenly over
+    the stations at the bound and over each one's copies. Only the reported queues: the p99 estimate keeps
+    ``sol.queue`` (with these it was further from the DES at two of three saturated designs)."""
+    x = sol.throughput_per_us
+    at_bound = np.flatnonzero(x >= station_capacity_per_us(arrays) * (1.0 - 1e-9))
+    if sol.capacity_wait_us <= 0.0 or at_bound.size == 0:
+        return sol.queue
+    queue = sol.queue.copy()
+    queue[at_bound] += x * sol.capacity_wait_us / at_bound.size / arrays.copies[at_bound]
+    return queue
+
+
 def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATURES) -> ClosedSolution:
     """Solve the closed controller network at queue depth ``population`` (see the module docstring)."""
     if population < 1:
@@ -1542,8 +1572,11 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
         x = float(xs[population])
         held = held and x >= cap * (1.0 - 1e-9)
     # held by the write buffer, the route alone would run faster: the rest of N / X is the requests' wait for
-    # the buffer (a write that finds too few free slots does its background run itself)
+    # the buffer (a write that finds too few free slots does its background run itself); held at a station's
+    # capacity, it is queued there (queue_at_capacity)
+    at_capacity = not held and x >= station_capacity_per_us(a).min() * (1.0 - 1e-9)
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs, residence_us=res,
                           queue=q, p_wait=pw, response_us=population / x,
                           buffer_wait_us=max(population / x - float(cycle), 0.0) if held else 0.0,
+                          capacity_wait_us=max(population / x - float(cycle), 0.0) if at_capacity else 0.0,
                           at_write_buffer_bound=held, write_blocked_fraction=blocked)

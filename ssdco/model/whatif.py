@@ -93,7 +93,8 @@ from .network import Network, StationLoad, build_network
 from .open import solve_open
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
 from .periodic import convoy_estimate, periodic_schedule
-from .route_mva import residual_factors, route_arrays, route_latency, routed_arrival_gamma, solve_route
+from .route_mva import (queue_at_capacity, residual_factors, route_arrays, route_latency, routed_arrival_gamma,
+                        solve_route)
 from .schedule_chain import ChainSolution, schedule_chain
 from .power import Power, compute_power
 
@@ -546,6 +547,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
                             getattr(sol, "write_blocked_fraction", None))
     else:
         p99 = None
+    if method == "route-mva":  # the reported queues hold the requests the capacity bound leaves over (p99: not)
+        mean_jobs = queue_at_capacity(arrays, sol)
     buffer_wait = getattr(sol, "buffer_wait_us", 0.0)  # the open solver's solution has no such field
     buffer_share = buffer_wait / sol.response_us if buffer_wait > 0.0 else 0.0
     return Result(

@@ -109,6 +109,7 @@ def des_to_dict(config: Config, des: DesResult, power_mw: Mapping[str, float]) -
     """DES metrics under the ``whatif --json`` keys, plus CIs, percentiles, CDF and speed."""
     iops = des.iops.value
     total = power_mw["total"]
+    copies = {ld.name: ld.copies for ld in build_network(config).loads()}
     return {
         "iops": _num(iops),
         "iops_ci95": [_num(des.iops.low), _num(des.iops.high)],
@@ -116,7 +117,8 @@ def des_to_dict(config: Config, des: DesResult, power_mw: Mapping[str, float]) -
                        "p99": _num(des.p99_us), "p99_9": _num(des.p999_us)},
         "latency_mean_ci95_us": [_num(des.mean_latency_us.low), _num(des.mean_latency_us.high)],
         "utilization": {k: _num(v) for k, v in des.utilization.items()},
-        "mean_jobs": {k: _num(v) for k, v in des.mean_in_station.items()},
+        # per station copy, as in ``whatif --json`` (the DES sums over the copies)
+        "mean_jobs": {k: _num(v / copies.get(k, 1.0)) for k, v in des.mean_in_station.items()},
         "bottleneck": max(des.utilization, key=des.utilization.get),
         "power_mw": {k: _num(v) for k, v in power_mw.items()},
         "energy_per_io_nj": _num(total / iops * 1e6 if iops > 0 else math.inf),
