@@ -1510,9 +1510,9 @@ def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:
     latency N / X includes it already). Without it one fast core 100 % busy with 4 KiB reads at QD 64 reported
     3.4 jobs where the DES holds 61.0 (now 61.0). A request of T transactions may hold up to T jobs there, so
     for those this is a lower bound (16 KiB at QD 22: 20.6, was 2.2, where the DES counts 46.6 transaction
-    jobs). Split evenly over
-    the stations at the bound and over each one's copies. Only the reported queues: the p99 estimate keeps
-    ``sol.queue`` (with these it was further from the DES at two of three saturated designs)."""
+    jobs). Split evenly over the stations at the bound and over each one's copies. Only the reported queues:
+    the p99 estimate keeps ``sol.queue`` (with these it was further from the DES at two of three saturated
+    designs)."""
     x = sol.throughput_per_us
     at_bound = np.flatnonzero(x >= station_capacity_per_us(arrays) * (1.0 - 1e-9))
     if sol.capacity_wait_us <= 0.0 or at_bound.size == 0:
