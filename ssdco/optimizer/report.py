@@ -61,22 +61,17 @@ def _candidate_dict(c) -> dict[str, Any]:
             "verified_by": c.verified_by}
 
 
-def _model_vs_des(val) -> dict[str, Any]:
-    """The pick's model-vs-DES comparison: the keys of ``ssdco validate --json`` beyond the two answers."""
-    doc = val.to_dict()
-    return {k: doc[k] for k in ("relative_error", "utilization_error", "tolerances", "des_replications", "verdict",
-                                "agrees")}
+MODEL_VS_DES_KEYS = ("relative_error", "utilization_error", "tolerances", "des_replications", "verdict", "agrees")
 
 
 def to_json(r) -> dict[str, Any]:
     """The ``ssdco optimize --json`` document (schema ``ssdco.optimize/1``)."""
-    from ..validation.compare import des_to_dict
-
     t = r.targets
     v = r.verdict
-    des = None
-    if v is not None and v.validation is not None:
-        des = des_to_dict(v.validation.config, v.validation.des, v.validation.des_power_mw)
+    des = model_vs_des = None
+    if v is not None and v.validation is not None:  # the pick's ``ssdco validate --json`` document, split
+        doc = v.validation.to_dict()
+        des, model_vs_des = doc["des"], {k: doc[k] for k in MODEL_VS_DES_KEYS}
     lin = None
     if r.linear is not None:
         lin = {"slack": {k: _num(x) for k, x in r.linear.slack.items()},
@@ -116,7 +111,7 @@ def to_json(r) -> dict[str, Any]:
         "design": design_dict(r.pick),
         "analytic": v.analytic.to_dict() if v is not None else None,
         "des": des,
-        "model_vs_des": _model_vs_des(v.validation) if v is not None and v.validation is not None else None,
+        "model_vs_des": model_vs_des,
         "linear": lin,
         "runners_up": [_candidate_dict(c) for c in r.runners_up],
         "binding": [{"name": b.name, "limit": _num(b.limit), "value": _num(b.value), "binds": b.binds,

@@ -82,7 +82,8 @@ class Validation:
         return {
             "schema": "ssdco.validate/1",
             "analytic": self.analytic.to_dict(),
-            "des": des_to_dict(self.config, self.des, self.des_power_mw),
+            "des": des_to_dict(self.config, self.des, self.des_power_mw,
+                               {ld.name: ld.copies for ld in self.analytic.stations}),
             "relative_error": {k: _num(v) for k, v in self.relative_error.items()},
             "utilization_error": {k: _num(v) for k, v in self.utilization_error.items()},
             "tolerances": {"iops": IOPS_TOLERANCE, "latency_mean_us": LATENCY_TOLERANCE,
@@ -105,11 +106,12 @@ def des_power(config: Config, network: Network, des: DesResult):
     return compute_power(config, network, des.iops.value, des.mean_busy_servers)
 
 
-def des_to_dict(config: Config, des: DesResult, power_mw: Mapping[str, float]) -> dict[str, Any]:
-    """DES metrics under the ``whatif --json`` keys, plus CIs, percentiles, CDF and speed."""
+def des_to_dict(config: Config, des: DesResult, power_mw: Mapping[str, float],
+                copies: Mapping[str, float]) -> dict[str, Any]:
+    """DES metrics under the ``whatif --json`` keys, plus CIs, percentiles, CDF and speed (``copies``: per
+    station, to give its mean jobs per copy as ``whatif`` does)."""
     iops = des.iops.value
     total = power_mw["total"]
-    copies = {ld.name: ld.copies for ld in build_network(config).loads()}
     return {
         "iops": _num(iops),
         "iops_ci95": [_num(des.iops.low), _num(des.iops.high)],
