@@ -213,6 +213,9 @@ class ControllerRun:
     cost: float | None
     latency_cdf_us: tuple[Any, Any] = field(repr=False)
     disagreements: tuple[str, ...] = ()  # the validate checks that failed: "IOPS", "latency", "utilisation"
+    unsettled: bool = False  # the DES's runs from other seeds disagree on IOPS (validation/replications.py)
+    des_runs: int = 1  # DES runs made: the main one and the seed check's extra ones
+    des_runs_iops_spread: float | None = None  # (max - min) / main run's IOPS over those runs; None: one run
 
 
 @dataclass(frozen=True)
@@ -297,8 +300,10 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
                      cost: float | None) -> ControllerRun:
     from .validation.compare import validate
 
-    v = validate(config, requests=requests, seed=seed, progress=progress)
+    # the same seed check as `ssdco validate` (extra runs on closed deterministic work, replications.py)
+    v = validate(config, requests=requests, seed=seed, progress=progress, replications="auto")
     d = v.des
+    check = v.replications
     pw = v.des_power_mw
     des = Metrics(iops=d.iops.value, latency_mean_us=d.mean_latency_us.value, latency_p99_us=d.p99_us,
                   cores_mw=pw["cores"], accelerators_mw=pw["accelerators"], dram_mw=pw["dram"],
@@ -307,7 +312,9 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
                          analytic=_metrics_from_result(v.analytic, config), des=des,
                          des_iops_half_width=d.iops.half_width, relative_error=dict(v.relative_error),
                          agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us,
-                         disagreements=v.failed_checks)
+                         disagreements=v.failed_checks, unsettled=v.unsettled,
+                         des_runs=1 + (len(check.seeds) if check is not None else 0),
+                         des_runs_iops_spread=check.iops_spread if check is not None else None)
 
 
 def _run_optimizer(config: Config, target_iops: float):
@@ -349,7 +356,10 @@ def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0
     config_path : path
         The device TOML (``configs/pm9a3-960.toml``); presets come from ``controllers/`` beside it.
     requests : int
-        Requests each DES run completes (10 % warm-up discarded).
+        Requests each DES run completes (10 % warm-up discarded). On closed deterministic work each design's
+        DES also makes ``ssdco validate``'s seed check: four more runs of a quarter of ``requests`` from seeds
+        spawned from ``seed`` (``validation/replications.py``); the verdict is then "unsettled" where they
+        disagree.
     seed : int
         DES seed, the same for every design (common random numbers).
     progress : bool
@@ -573,6 +583,7 @@ CSV_COLUMNS = (
     "core_budget_mw", "dram_budget_mw", "core_budget_met", "dram_budget_met", "budgets_met",
     "des_core_budget_met", "des_dram_budget_met",
     "error_iops", "error_latency_mean", "error_latency_p99", "error_power_total", "model_des_agree",
+    "des_runs", "des_runs_iops_spread", "des_unsettled",
 )
 
 
@@ -619,6 +630,7 @@ def study_csv(study: Study) -> str:
             str(a.both_met).lower(), str(d.core_met).lower(), str(d.dram_met).lower(),
             _g(e.get("iops"), 4), _g(e.get("latency_mean_us"), 4), _g(e.get("latency_p99_us"), 4),
             _g(e.get("power_total_mw"), 4), str(r.agrees).lower(),
+            r.des_runs, _g(r.des_runs_iops_spread, 4), str(r.unsettled).lower(),
         ])
     return buf.getvalue()
 
@@ -628,6 +640,30 @@ def study_csv(study: Study) -> str:
 # --------------------------------------------------------------------------------------------------
 def _md_escape(s: str) -> str:
     return s.replace("|", "\\|")
+
+
+def _verdict_cell(r: ControllerRun) -> str:
+    """The Model-vs-DES table's verdict for one design, as ``ssdco validate`` gives it."""
+    if r.unsettled:
+        return (f"**unsettled** (the DES's {r.des_runs} runs from different seeds span "
+                f"{r.des_runs_iops_spread * 100:.1f} % of IOPS)")
+    return "agree" if r.agrees else f"**disagree** ({', '.join(r.disagreements)} outside tolerance)"
+
+
+def _seed_check_text(study: Study) -> str:
+    """One sentence on the DES's seed check (validation/replications.py) over the designs that had it, or ""."""
+    checked = [r for r in study.runs if r.des_runs_iops_spread is not None]
+    if not checked:
+        return ""
+    widest = max(checked, key=lambda r: r.des_runs_iops_spread)
+    extra = sorted({r.des_runs - 1 for r in checked})
+    who = ("Every design's DES" if len(checked) == len(study.runs)
+           else f"The DES of {len(checked)} of {len(study.runs)} designs")
+    return (f"{who} was also run from {' or '.join(map(str, extra))} more seeds (a quarter of the requests "
+            "each, `ssdco validate`'s check that its IOPS do not depend on the seed): the runs' IOPS span at most "
+            f"{widest.des_runs_iops_spread * 100:.2f} % ({widest.name}); "
+            + (f"{sum(r.unsettled for r in checked)} unsettled. " if any(r.unsettled for r in checked)
+               else "none unsettled. "))
 
 
 def _yes(b: bool) -> str:
@@ -761,12 +797,14 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
         e = r.relative_error
         f = lambda k: _pct(e[k]) if k in e and math.isfinite(e[k]) else "n/a"
         L.append(f"| {r.name} | {f('iops')} (+-{r.des_iops_half_width:,.0f}) | {f('latency_mean_us')} | "
-                 f"{f('latency_p99_us')} | {f('power_total_mw')} | "
-                 + ("agree |" if r.agrees else f"**disagree** ({', '.join(r.disagreements)} outside tolerance) |"))
+                 f"{f('latency_p99_us')} | {f('power_total_mw')} | {_verdict_cell(r)} |")
     worst = max(study.runs, key=lambda r: abs(r.relative_error.get("iops", 0.0)))
+    unsettled = [r.name for r in study.runs if r.unsettled]
     L += ["", f"The model and the DES agree within tolerance for {sum(r.agrees for r in study.runs)} of "
-              f"{len(study.runs)} designs; the largest IOPS error is {_pct(worst.relative_error.get('iops', 0.0))} "
-              f"({worst.name}). Budget verdicts from the two methods "
+              f"{len(study.runs)} designs"
+              + (f" ({', '.join(unsettled)}: no single DES answer to compare with)" if unsettled else "")
+              + f"; the largest IOPS error is {_pct(worst.relative_error.get('iops', 0.0))} "
+              f"({worst.name}). {_seed_check_text(study)}Budget verdicts from the two methods "
               + ("agree for every design." if all((r.analytic.core_met, r.analytic.dram_met)
                                                     == (r.des.core_met, r.des.dram_met) for r in study.runs)
                  else "differ for " + ", ".join(r.name for r in study.runs if (r.analytic.core_met, r.analytic.dram_met)

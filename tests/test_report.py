@@ -101,6 +101,32 @@ def test_results_csv_has_one_row_per_design(two_runs):
         assert r["budgets_met"] == str(r["core_budget_met"] == r["dram_budget_met"] == "true").lower()
 
 
+
+def test_every_design_gets_the_des_seed_check(two_runs):
+    # as `ssdco validate` does by default on closed deterministic work: four more runs from other seeds
+    rows = list(csv.DictReader(io.StringIO((two_runs[0] / "results.csv").read_text())))
+    for r in rows:
+        assert r["des_runs"] == "5", r["controller"]
+        assert 0.0 <= float(r["des_runs_iops_spread"]) < 0.2
+        assert r["des_unsettled"] in ("true", "false")
+        assert r["model_des_agree"] == "false" or r["des_unsettled"] == "false"  # unsettled is not agreement
+    md = (two_runs[0] / "report.md").read_text()
+    assert "Every design's DES was also run from 4 more seeds" in md
+
+
+def test_an_unsettled_design_says_so_instead_of_disagree():
+    from ssdco.report import _verdict_cell
+
+    metrics = Metrics(iops=1.0, latency_mean_us=1.0, latency_p99_us=1.0, cores_mw=0.0, accelerators_mw=0.0,
+                      dram_mw=0.0, core_limit_mw=1.0, dram_limit_mw=1.0)
+    run = ControllerRun(name="x", origin="preset", controller=None, analytic=metrics, des=metrics,
+                        des_iops_half_width=0.0, relative_error={"iops": 0.0}, agrees=False, cost=None,
+                        latency_cdf_us=((), ()), unsettled=True, des_runs=5, des_runs_iops_spread=0.16)
+    assert _verdict_cell(run) == "**unsettled** (the DES's 5 runs from different seeds span 16.0 % of IOPS)"
+    disagreeing = ControllerRun(**{**run.__dict__, "unsettled": False, "disagreements": ("IOPS",)})
+    assert _verdict_cell(disagreeing) == "**disagree** (IOPS outside tolerance)"
+    assert _verdict_cell(ControllerRun(**{**run.__dict__, "unsettled": False, "agrees": True})) == "agree"
+
 # ---- parameter sources ----------------------------------------------------------------------------
 def test_parameter_sources_parse_comments(tmp_path):
     p = tmp_path / "dev.toml"
