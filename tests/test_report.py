@@ -101,7 +101,6 @@ def test_results_csv_has_one_row_per_design(two_runs):
         assert r["budgets_met"] == str(r["core_budget_met"] == r["dram_budget_met"] == "true").lower()
 
 
-
 def test_every_design_gets_the_des_seed_check(two_runs):
     # as `ssdco validate` does by default on closed deterministic work: four more runs from other seeds
     rows = list(csv.DictReader(io.StringIO((two_runs[0] / "results.csv").read_text())))
@@ -126,6 +125,7 @@ def test_an_unsettled_design_says_so_instead_of_disagree():
     disagreeing = ControllerRun(**{**run.__dict__, "unsettled": False, "disagreements": ("IOPS",)})
     assert _verdict_cell(disagreeing) == "**disagree** (IOPS outside tolerance)"
     assert _verdict_cell(ControllerRun(**{**run.__dict__, "unsettled": False, "agrees": True})) == "agree"
+
 
 # ---- parameter sources ----------------------------------------------------------------------------
 def test_parameter_sources_parse_comments(tmp_path):
