@@ -662,8 +662,7 @@ def _seed_check_text(study: Study) -> str:
     return (f"{who} was also run from {' or '.join(map(str, extra))} more seeds (a quarter of the requests "
             "each, `ssdco validate`'s check that its IOPS do not depend on the seed): the runs' IOPS span at most "
             f"{widest.des_runs_iops_spread * 100:.2f} % ({widest.name}); "
-            + (f"{sum(r.unsettled for r in checked)} unsettled. " if any(r.unsettled for r in checked)
-               else "none unsettled. "))
+            + (f"unsettled: {', '.join(r.name for r in checked if r.unsettled) or 'none'}. "))
 
 
 def _yes(b: bool) -> str:
@@ -799,11 +798,8 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
         L.append(f"| {r.name} | {f('iops')} (+-{r.des_iops_half_width:,.0f}) | {f('latency_mean_us')} | "
                  f"{f('latency_p99_us')} | {f('power_total_mw')} | {_verdict_cell(r)} |")
     worst = max(study.runs, key=lambda r: abs(r.relative_error.get("iops", 0.0)))
-    unsettled = [r.name for r in study.runs if r.unsettled]
     L += ["", f"The model and the DES agree within tolerance for {sum(r.agrees for r in study.runs)} of "
-              f"{len(study.runs)} designs"
-              + (f" ({', '.join(unsettled)}: no single DES answer to compare with)" if unsettled else "")
-              + f"; the largest IOPS error is {_pct(worst.relative_error.get('iops', 0.0))} "
+              f"{len(study.runs)} designs; the largest IOPS error is {_pct(worst.relative_error.get('iops', 0.0))} "
               f"({worst.name}). {_seed_check_text(study)}Budget verdicts from the two methods "
               + ("agree for every design." if all((r.analytic.core_met, r.analytic.dram_met)
                                                     == (r.des.core_met, r.des.dram_met) for r in study.runs)

@@ -1,6 +1,7 @@
 """ssdco study: byte-identical regeneration, parameter sources read from TOML comments, trend verdicts."""
 
 import csv
+import dataclasses
 import importlib.util
 import io
 import re
@@ -122,9 +123,9 @@ def test_an_unsettled_design_says_so_instead_of_disagree():
                         des_iops_half_width=0.0, relative_error={"iops": 0.0}, agrees=False, cost=None,
                         latency_cdf_us=((), ()), unsettled=True, des_runs=5, des_runs_iops_spread=0.16)
     assert _verdict_cell(run) == "**unsettled** (the DES's 5 runs from different seeds span 16.0 % of IOPS)"
-    disagreeing = ControllerRun(**{**run.__dict__, "unsettled": False, "disagreements": ("IOPS",)})
+    disagreeing = dataclasses.replace(run, unsettled=False, disagreements=("IOPS",))
     assert _verdict_cell(disagreeing) == "**disagree** (IOPS outside tolerance)"
-    assert _verdict_cell(ControllerRun(**{**run.__dict__, "unsettled": False, "agrees": True})) == "agree"
+    assert _verdict_cell(dataclasses.replace(run, unsettled=False, agrees=True)) == "agree"
 
 
 # ---- parameter sources ----------------------------------------------------------------------------
