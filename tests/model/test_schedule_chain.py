@@ -124,7 +124,7 @@ def test_whatif_takes_a_coarser_grid_where_the_finer_ones_outgrow_the_budget():
     config = config_from_dict(d)
     network = build_network(config)
     zero = _zero_load_us(network)
-    chain = schedule_chain(network, zero)  # the grids are tried finest first (GRID_STEPS)
+    chain = schedule_chain(network, zero)  # the grids are tried coarsest first (GRID_STEPS)
     assert chain is not None and chain.grid_us == pytest.approx(0.1 * zero, rel=1e-12)
     result = evaluate_network(config, network)
     des = simulate(network, requests=100_000, seed=1)
@@ -207,3 +207,26 @@ def test_no_chain_outside_its_scope():
     assert buffered.has_background and schedule_chain(buffered, zero) is None
     # one die and one operation: nothing drawn matters (periodic.py's case)
     assert schedule_chain(_dies(1), 10.0) is None
+
+
+def test_a_grid_no_coarser_than_one_that_outgrew_its_budget_is_not_explored(monkeypatch):
+    # Exploring a chain that outgrows its budget costs as much as solving one that fits: after a grid outgrows
+    # a budget, finer grids with no larger budget are skipped, and a larger budget is still tried.
+    import ssdco.model.schedule_chain as chain_module
+
+    network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
+    zero = _zero_load_us(network)
+    explored = []
+    real_explore = chain_module._explore
+
+    def counting_explore(*args):
+        explored.append(args[-3])  # the grid in us
+        return real_explore(*args)
+
+    monkeypatch.setattr(chain_module, "_explore", counting_explore)
+    assert schedule_chain(network, zero, steps=((0.1, 10), (0.05, 10), (0.02, 5))) is None
+    assert explored == [pytest.approx(0.1 * zero)]
+    explored.clear()
+    chain = schedule_chain(network, zero, steps=((0.1, 10), (0.05, 100_000), (0.02, 10)))
+    assert explored == [pytest.approx(0.1 * zero), pytest.approx(0.05 * zero)]
+    assert chain is not None and chain.grid_us == pytest.approx(0.05 * zero)
