@@ -75,6 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--des-requests", type=_des_requests(or_zero=True), default=0, metavar="N",
                     help="also run the DES with N requests per point (default 0: analytic model only)")
     sw.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same at every point (default 0)")
+    sw.add_argument("--replications", type=_replications, default=0, metavar="R|auto",
+                    help="extra DES runs per point from other seeds, each of a quarter of the requests, to check that "
+                         "the DES's IOPS does not depend on its seed, as validate does (default 0: one run per point; "
+                         "auto: validate's default at each point); needs --des-requests")
     sw.add_argument("--workers", type=_positive_int, default=1, metavar="K",
                     help="local worker processes (default 1: run in this process)")
     sw.add_argument("--scheduler", metavar="ADDRESS",
@@ -129,7 +133,6 @@ def _int_at_least(minimum: int, maximum: int | None = None, or_zero: bool = Fals
     return parse
 
 
-MAX_REPLICATIONS = 1000
 _positive_int = _int_at_least(1)
 _nonnegative_int = _int_at_least(0)
 
@@ -142,7 +145,10 @@ def _des_requests(or_zero: bool = False):
 
 
 def _replications(text: str) -> str | int:
-    """argparse type of ``validate --replications``: ``auto`` or an integer in [0, MAX_REPLICATIONS]."""
+    """argparse type of ``validate``'s and ``sweep``'s ``--replications``: ``auto`` or an integer in
+    [0, MAX_REPLICATIONS]."""
+    from .validation.replications import MAX_REPLICATIONS
+
     if text == "auto":
         return text
     try:
@@ -359,7 +365,7 @@ def _cmd_sweep(args) -> int:
 
     check_outputs(args.out, args.parquet)  # before validating every grid point, too
     plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
-                      des_requests=args.des_requests, seed=args.seed)
+                      des_requests=args.des_requests, seed=args.seed, replications=args.replications)
     s = run_sweep(plan, args.out, workers=args.workers, scheduler=args.scheduler,
                   connect_timeout_s=args.connect_timeout_s, parquet=args.parquet,
                   progress=_progress(args.progress))

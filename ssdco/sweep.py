@@ -9,7 +9,8 @@ anything runs: a bad axis or value raises :class:`~ssdco.errors.ConfigError` nam
 
 Each point is solved by the analytic model (:func:`ssdco.evaluate`) and, when ``des_requests > 0``, also
 simulated (:func:`ssdco.validation.compare.validate`, same ``seed`` at every point: common random numbers),
-unless the point is an open workload beyond capacity: its row is the analytic answer (``stable`` false)
+with ``replications`` more DES runs from other seeds to check that the DES's IOPS does not depend on its seed
+(as ``ssdco validate``; default 0: one run per point, ``"auto"``: validate's default for each point), unless the point is an open workload beyond capacity: its row is the analytic answer (``stable`` false)
 with empty DES columns.
 The result is flattened into one CSV row (columns in :func:`sweep_columns`).
 
@@ -180,6 +181,8 @@ def sweep_columns(grid_fields: Sequence[str], stations: Sequence[str], des: bool
         cols += ["des.energy_per_io_nj"] + [f"des.budgets.{b}.met" for b in BUDGET_NAMES]
         cols += ["rel_error.iops", "rel_error.latency_mean_us", "rel_error.latency_p99_us",
                  "rel_error.power_total_mw", "agrees"]
+        # the seed check (replications.py): empty where the point's DES made one run
+        cols += ["des.runs", "des.runs_iops_spread", "des.unsettled"]
     return cols
 
 
@@ -219,6 +222,11 @@ def flatten_validation(d: Mapping[str, Any]) -> dict[str, Any]:
     _flatten_budgets("des.", des["budgets"], out, values=False)
     out.update({f"rel_error.{k}": v for k, v in d["relative_error"].items()})
     out["agrees"] = d["agrees"]
+    check = d.get("des_replications")
+    out["des.runs"] = 1 + (len(check["runs"]) if check else 0)
+    if check:
+        out["des.runs_iops_spread"] = check["iops_spread"]
+        out["des.unsettled"] = check["unsettled"]
     return out
 
 
@@ -253,6 +261,7 @@ class PointTask:
     controller: str | None
     des_requests: int
     seed: int
+    replications: int | str = 0  # extra DES runs of the seed check, or "auto" (compare.validate)
 
 
 def evaluate_point(task: PointTask) -> tuple[int, dict[str, Any]]:
@@ -266,7 +275,8 @@ def evaluate_point(task: PointTask) -> tuple[int, dict[str, Any]]:
         if task.des_requests > 0 and (analytic is None or analytic.stable):
             from .validation.compare import validate
 
-            row = flatten_validation(validate(config, requests=task.des_requests, seed=task.seed).to_dict())
+            row = flatten_validation(validate(config, requests=task.des_requests, seed=task.seed,
+                                              replications=task.replications).to_dict())
         else:
             row = flatten_whatif(analytic.to_dict())
     except SsdcoError as e:
@@ -290,17 +300,19 @@ class SweepPlan:
     sweep_id: str
     des_requests: int
     seed: int
+    replications: int | str = 0
 
     def task(self, point: GridPoint) -> PointTask:
         """The worker task of ``point``."""
         path = Path(self.config_path)
         return PointTask(index=point.index, raw=apply_overrides(dict(self.base_raw), list(point.overrides)),
                          source=str(path), base_dir=str(path.parent), controller=self.controller,
-                         des_requests=self.des_requests, seed=self.seed)
+                         des_requests=self.des_requests, seed=self.seed, replications=self.replications)
 
 
 def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str | None = None,
-               overrides: Sequence[str] = (), des_requests: int = 0, seed: int = 0) -> SweepPlan:
+               overrides: Sequence[str] = (), des_requests: int = 0, seed: int = 0,
+               replications: int | str = 0) -> SweepPlan:
     """Parse the grid and validate every point's configuration before anything runs.
 
     Raises
@@ -314,6 +326,15 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
         raise ConfigError("--des-requests", "des_requests", des_requests, "expected an integer >= 0")
     if isinstance(seed, bool) or int(seed) != seed or seed < 0:
         raise ConfigError("--seed", "seed", seed, "expected an integer >= 0")
+    from .validation.replications import MAX_REPLICATIONS
+
+    if replications != "auto" and (isinstance(replications, bool) or not isinstance(replications, int)
+                                   or not 0 <= replications <= MAX_REPLICATIONS):
+        raise ConfigError("--replications", "replications", replications,
+                          f"expected auto or an integer in [0, {MAX_REPLICATIONS:,}]")
+    if replications != 0 and des_requests == 0:
+        raise ConfigError("--replications", "replications", replications,
+                          "extra DES runs need the DES: give --des-requests N as well")
     axes = parse_grid(grid)
     if controller is not None and any(a.field == "controller" for a in axes):
         raise ConfigError(GRID_SOURCE, "controller", controller,
@@ -334,11 +355,11 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
     columns = tuple(sweep_columns([a.field for a in axes], list(stations), des_requests > 0))
     identity = {"config": base_raw, "controller": controller, "resolved_controller": asdict(base.controller),
                 "grid": [[a.field, list(a.tokens)] for a in axes], "des_requests": int(des_requests),
-                "seed": int(seed), "columns": list(columns), "code": code_fingerprint()}
+                "seed": int(seed), "replications": replications, "columns": list(columns), "code": code_fingerprint()}
     sweep_id = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return SweepPlan(config_path=str(path), base_raw=base_raw, controller=controller, axes=axes,
                      points=tuple(points), columns=columns, sweep_id=sweep_id, des_requests=int(des_requests),
-                     seed=int(seed))
+                     seed=int(seed), replications=replications)
 
 
 def _row_cells(plan: SweepPlan, point: GridPoint, metrics: Mapping[str, Any]) -> list[str]:

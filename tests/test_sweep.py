@@ -10,8 +10,10 @@ import pytest
 
 from ssdco.cli import main
 from ssdco.errors import ConfigError
+from ssdco.spec import apply_overrides, config_from_dict
 from ssdco.sweep import (SweepError, grid_points, parse_grid, parse_grid_spec, plan_sweep, read_sweep_csv,
                          run_sweep)
+from ssdco.validation.compare import validate
 
 from tests.conftest import PM9A3, ROOT
 
@@ -127,6 +129,49 @@ def test_grid_over_controllers_and_des_columns(tmp_path):
     for r in rows:
         assert float(r["des.iops"]) > 0 and r["agrees"] in ("true", "false")
         assert abs(float(r["rel_error.iops"])) < 0.2
+
+
+def test_the_seed_check_at_each_point_flags_a_des_locked_in_a_pattern(tmp_path):
+    # the reads that hold a start-dependent pattern (tests/data/reads_locking_into_patterns.toml): one DES run
+    # from seed 0 sits in the 28.0 k pattern and the model looks 18 % high; validate's seed check (auto: 4 more
+    # runs) says the runs disagree, and the sweep row carries what `ssdco validate --json` has
+    locking = ROOT / "tests" / "data" / "reads_locking_into_patterns.toml"
+    rows = {}
+    for replications in (0, "auto"):
+        out = tmp_path / f"r{replications}.csv"
+        plan = plan_sweep(locking, ["workload.queue_depth=4"], des_requests=200_000, seed=0,
+                          replications=replications)
+        run_sweep(plan, out)
+        (rows[replications],) = read_sweep_csv(out)
+    one, checked = rows[0], rows["auto"]
+    assert one["des.runs"] == "1" and one["des.runs_iops_spread"] == "" and one["des.unsettled"] == ""
+    assert one["agrees"] == "false" and float(one["rel_error.iops"]) > 0.1
+    assert checked["des.runs"] == "5" and float(checked["des.runs_iops_spread"]) > 0.03
+    assert checked["des.unsettled"] == "true" and checked["agrees"] == "false"
+    assert checked["des.iops"] == one["des.iops"]  # the main run is the same run
+    expected = validate(config_from_dict(apply_overrides(plan.base_raw, ["workload.queue_depth=4"])),
+                        requests=200_000, seed=0, replications="auto").to_dict()["des_replications"]
+    assert float(checked["des.runs_iops_spread"]) == expected["iops_spread"]
+
+
+def test_seed_check_options_are_checked_and_part_of_the_sweep_id(tmp_path, capsys):
+    base = plan_sweep(PM9A3, ["workload.queue_depth=4"], controller="c01", des_requests=3000)
+    assert plan_sweep(PM9A3, ["workload.queue_depth=4"], controller="c01", des_requests=3000,
+                      replications=2).sweep_id != base.sweep_id
+    for bad in (-1, 1001, 2.5, True, "sometimes"):
+        with pytest.raises(ConfigError, match="replications"):
+            plan_sweep(PM9A3, ["workload.queue_depth=4"], controller="c01", des_requests=3000, replications=bad)
+    with pytest.raises(ConfigError, match="--des-requests"):
+        plan_sweep(PM9A3, ["workload.queue_depth=4"], controller="c01", replications=2)
+    out = tmp_path / "x.csv"
+    args = ["sweep", str(PM9A3), "-c", "c01", "--grid", "workload.queue_depth=4", "--out", str(out)]
+    assert main(args + ["--replications", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--replications" in err and "--des-requests" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as e:
+        main(args + ["--des-requests", "3000", "--replications", "many"])
+    assert e.value.code == 2 and "expected auto or an integer" in capsys.readouterr().err
+    assert not out.exists()
 
 
 # ---- resumability -----------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from .des import DesResult, min_requests, simulate
 from .stats import Estimate, t_quantile
 
 DEFAULT_RUNS = 4  # extra runs where the check applies by default (closed, every service deterministic)
+MAX_REPLICATIONS = 1000  # most extra runs the command line takes (validate, sweep)
 RUN_FRACTION = 0.25  # each extra run completes this share of the main run's requests
 HETEROGENEITY_P = 1e-3  # Cochran's Q significance below which the runs differ beyond their intervals
 
