@@ -27,6 +27,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/write_buffer_vs_des.py
 	$(BIN)/python benchmarks/periodic_vs_des.py
 	$(BIN)/python benchmarks/schedule_chain_vs_des.py
+	$(BIN)/python benchmarks/schedule_chain_steps.py
 	$(BIN)/python -m benchmarks.monotonicity
 
 study: $(BIN)/.installed

@@ -40,6 +40,19 @@ def _within(e) -> bool:
     return abs(e[0]) <= IOPS_TOLERANCE and abs(e[1]) <= LATENCY_TOLERANCE
 
 
+def chain_designs(seeds, draws: int, random: int, first_seed: int) -> list[tuple[str, dict]]:
+    """(name, configuration dict): ``draws`` Hypothesis draws per seed and request-size setting at queue depth
+    1-5, then ``random`` uniformly sampled designs from ``first_seed`` on, each at a queue depth of 2-5 chosen
+    by its seed."""
+    designs = [(f"draw {seed}:{sizes}:{i}", d) for seed in seeds for sizes in ("4", "mixed")
+               for i, d in enumerate(hypothesis_configs(draws, seed, sizes, max_qd=CHAIN_MAX_QUEUE_DEPTH))]
+    for seed in range(first_seed, first_seed + random):
+        d = random_config(seed, mixed_sizes=True)
+        d["workload"]["queue_depth"] = 2 + seed % (CHAIN_MAX_QUEUE_DEPTH - 1)
+        designs.append((f"random {seed}", d))
+    return designs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="*", default=[20261123, 20261125],
@@ -49,12 +62,7 @@ def main() -> None:
     ap.add_argument("--first-seed", type=int, default=0, help="S, the first uniform design's seed")
     ap.add_argument("--requests", type=int, default=60_000)
     args = ap.parse_args()
-    designs = [(f"draw {seed}:{sizes}:{i}", d) for seed in args.seeds for sizes in ("4", "mixed")
-               for i, d in enumerate(hypothesis_configs(args.draws, seed, sizes, max_qd=CHAIN_MAX_QUEUE_DEPTH))]
-    for seed in range(args.first_seed, args.first_seed + args.random):
-        d = random_config(seed, mixed_sizes=True)
-        d["workload"]["queue_depth"] = 2 + seed % (CHAIN_MAX_QUEUE_DEPTH - 1)
-        designs.append((f"random {seed}", d))
+    designs = chain_designs(args.seeds, args.draws, args.random, args.first_seed)
     t0 = time.perf_counter()
     chain_rows, other_rows, seconds = [], [], []
     print(f"{'configuration':>26s}  QD  route MVA IOPS / latency / p99      chain IOPS / latency / p99      "

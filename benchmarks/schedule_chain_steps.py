@@ -1,0 +1,109 @@
+"""The Markov chain's lumping grids (``ssdco/model/schedule_chain.py``): what ``schedule_chain`` explores,
+against exploring every grid step on its own, on the configurations of ``schedule_chain_vs_des.py``.
+
+``schedule_chain`` tries its steps (``GRID_STEPS``, ``DEEP_GRID_STEPS`` from queue depth 5) coarse to fine and
+skips a step no coarser than one that outgrew as large a state budget: it assumes a finer grid never fits
+where a coarser one outgrew the same budget. This script explores every step of every closed deterministic
+configuration at queue depth 2-5 and prints
+
+* how often that assumption fails (a finer grid fits after a coarser one outgrew: the skip would change the
+  answer there), and whether the grid ``schedule_chain`` takes is the finest that fits;
+* the time of the explorations ``schedule_chain`` makes against the time of exploring every step (the cost
+  the skip saves), median, 95th percentile and worst, and the ratio of the totals, measured in this one run.
+
+Run: ``.venv/bin/python benchmarks/schedule_chain_steps.py [--seeds 20261123 20261125] [--draws 150]
+[--random 200] [--first-seed 0]`` (about 15 minutes with the defaults on one core). Prints measurements;
+asserts nothing.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ssdco.model import schedule_chain as sc
+from ssdco.model.network import build_network
+from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH
+from ssdco.spec import config_from_dict
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from schedule_chain_vs_des import chain_designs  # noqa: E402
+
+
+def _explore_each(network) -> list[tuple[float, int, int, float]] | None:
+    """(grid fraction, most states, status, seconds) of every step explored on its own; None out of scope."""
+    route = sc._compile(network)
+    if route is None:
+        return None
+    zero = 1.0 / solve_route(route_arrays(network, network.loads()), 1).throughput_by_n[1]
+    steps = sc.DEEP_GRID_STEPS if network.queue_depth >= sc.DEEP_QUEUE_DEPTH else sc.GRID_STEPS
+    out = []
+    for fraction, max_states in steps:
+        tic = time.perf_counter()
+        found = sc._explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints,
+                            route.size_probs, route.scalars, route.read_fraction, fraction * zero, max_states,
+                            sc.MAX_SEGMENT_EVENTS)
+        out.append((fraction, max_states, int(found[0]), time.perf_counter() - tic))
+    return out
+
+
+def _taken(steps, skip: bool) -> tuple[float | None, float]:
+    """The grid fraction the step policy ends with and the seconds of the explorations it makes (``skip``:
+    schedule_chain's rule; without it, every step is explored until one fits, then finer ones while they fit)."""
+    best, seconds, outgrown = None, 0.0, []
+    for fraction, max_states, status, dt in steps:
+        if best is not None and fraction >= best:
+            break
+        if skip and any(f >= fraction and m >= max_states for f, m in outgrown):
+            continue
+        seconds += dt
+        if status == sc.TOO_MANY_STATES:
+            if best is not None:
+                break
+            outgrown.append((fraction, max_states))
+            continue
+        if status != sc.OK:
+            return None, seconds
+        best = fraction
+    return best, seconds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, nargs="*", default=[20261123, 20261125])
+    ap.add_argument("--draws", type=int, default=150)
+    ap.add_argument("--random", type=int, default=200)
+    ap.add_argument("--first-seed", type=int, default=0)
+    args = ap.parse_args()
+    violations, not_finest, rows = 0, 0, []
+    for name, d in chain_designs(args.seeds, args.draws, args.random, args.first_seed):
+        network = build_network(config_from_dict(d))
+        if network.queue_depth is None or not 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
+            continue
+        steps = _explore_each(network)
+        if steps is None:
+            continue
+        status = [s for _, _, s, _ in steps[1:]]  # the steps of one budget (the first is the small exact one)
+        if sc.TOO_MANY_STATES in status and sc.OK in status[status.index(sc.TOO_MANY_STATES):]:
+            violations += 1
+            print(f"  {name}: a finer grid fits after a coarser one outgrew its budget: {steps}")
+        fitting = [f for f, _, s, _ in steps if s == sc.OK]
+        taken, seconds = _taken(steps, skip=True)
+        if fitting and taken != min(fitting):
+            not_finest += 1
+        rows.append((seconds, _taken(steps, skip=False)[1], sum(dt for *_, dt in steps)))
+    t = np.array(rows)
+    print(f"{len(t)} configurations in the chain's scope; a finer grid fit after a coarser one outgrew its "
+          f"budget: {violations}; the grid taken is not the finest that fits: {not_finest}")
+    for label, col in (("schedule_chain (skips)", 0), ("without the skip", 1), ("every step", 2)):
+        x = t[:, col]
+        print(f"{label:>24s}: median {np.median(x):.2f} s, 95th percentile {np.quantile(x, 0.95):.2f} s, "
+              f"worst {x.max():.2f} s, total {x.sum():.0f} s")
+    print(f"total time without the skip / with it: {t[:, 1].sum() / t[:, 0].sum():.2f}")
+
+
+if __name__ == "__main__":
+    main()
