@@ -65,11 +65,11 @@ from .network import Network, fork_join_block_ends
 # merges phases that matter), and a 20 % grid on large ones by 4.6 %: the finest grid that fits is taken,
 # and none coarser than 10 %. Coarse first, since a chain that outgrows the budget costs the time of
 # exploring it (2-4 s at 100,000 states), and one that does not fit on 10 % will not fit on finer grids: a
-# step is skipped where a grid at least as coarse outgrew a budget at least as large. Measured (2026-11-26) on
-# the 611 configurations of benchmarks/schedule_chain_vs_des.py, every step explored on its own: no finer grid
-# fit where a coarser one had outgrown the same budget, so skipping changes no answer; it takes the chain's
-# time from a median 1.33 s to 0.69 s, and the worst from 9.6 s to 4.2 s (three explorations of 100,000
-# states were one).
+# step is skipped where a grid at least as coarse outgrew a budget at least as large. Measured (2026-11-26,
+# benchmarks/schedule_chain_steps.py: the 611 configurations of schedule_chain_vs_des.py, every step explored
+# on its own): no finer grid fit where a coarser one had outgrown the same budget, so skipping changes no
+# answer; it takes the explorations from a median 1.35 s to 0.68 s, and the worst from 9.6 s to 4.1 s (three
+# explorations of 100,000 states became one).
 GRID_STEPS = ((1e-4, 3_000), (0.1, 100_000), (0.05, 100_000), (0.02, 100_000))
 # Queue depth 5 and more (whatif tries the chain up to CHAIN_MAX_QUEUE_DEPTH): no 10 % grid. There a 10 % grid
 # fitted 5,940 states where 5 % overflowed 100,000, and was 2.5 % off the DES (uniform 4 KiB seed 46). On the
