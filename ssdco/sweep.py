@@ -10,8 +10,9 @@ anything runs: a bad axis or value raises :class:`~ssdco.errors.ConfigError` nam
 Each point is solved by the analytic model (:func:`ssdco.evaluate`) and, when ``des_requests > 0``, also
 simulated (:func:`ssdco.validation.compare.validate`, same ``seed`` at every point: common random numbers),
 with ``replications`` more DES runs from other seeds to check that the DES's IOPS does not depend on its seed
-(as ``ssdco validate``; default 0: one run per point, ``"auto"``: validate's default for each point), unless the point is an open workload beyond capacity: its row is the analytic answer (``stable`` false)
-with empty DES columns.
+(as ``ssdco validate``; default 0: one run per point, ``"auto"``: validate's default for each point), unless
+the point is an open workload beyond capacity: its row is the analytic answer (``stable`` false) with empty
+DES columns.
 The result is flattened into one CSV row (columns in :func:`sweep_columns`).
 
 **Resumable output.** Rows are appended strictly in grid order (results that finish early wait in memory
@@ -321,13 +322,12 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
         A malformed axis, or a value that makes an invalid configuration (naming the field and value).
     """
     from .model.network import build_network
+    from .validation.replications import MAX_REPLICATIONS
 
     if isinstance(des_requests, bool) or int(des_requests) != des_requests or des_requests < 0:
         raise ConfigError("--des-requests", "des_requests", des_requests, "expected an integer >= 0")
     if isinstance(seed, bool) or int(seed) != seed or seed < 0:
         raise ConfigError("--seed", "seed", seed, "expected an integer >= 0")
-    from .validation.replications import MAX_REPLICATIONS
-
     if replications != "auto" and (isinstance(replications, bool) or not isinstance(replications, int)
                                    or not 0 <= replications <= MAX_REPLICATIONS):
         raise ConfigError("--replications", "replications", replications,
@@ -355,7 +355,8 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
     columns = tuple(sweep_columns([a.field for a in axes], list(stations), des_requests > 0))
     identity = {"config": base_raw, "controller": controller, "resolved_controller": asdict(base.controller),
                 "grid": [[a.field, list(a.tokens)] for a in axes], "des_requests": int(des_requests),
-                "seed": int(seed), "replications": replications, "columns": list(columns), "code": code_fingerprint()}
+                "seed": int(seed), "replications": replications, "columns": list(columns),
+                "code": code_fingerprint()}
     sweep_id = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return SweepPlan(config_path=str(path), base_raw=base_raw, controller=controller, axes=axes,
                      points=tuple(points), columns=columns, sweep_id=sweep_id, des_requests=int(des_requests),
