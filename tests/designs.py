@@ -223,3 +223,20 @@ def reads_and_programs_at_a_busy_fast_core() -> dict:
         {"name": "busy-fast-core", "core_groups": [
             {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse", "cache_lookup", "dispatch", "complete"]}],
          "accelerators": {"translate": 2}})
+
+
+def writes_behind_one_slow_core_at_queue_depth_5() -> dict:
+    """4 KiB writes at QD 5 over 3 channels of 2 two-plane dies (tPROG 150 us); one slow core runs parse ..
+    dispatch (about 90 % busy), three slow cores complete. From benchmarks/schedule_chain_vs_des.py (Hypothesis
+    seed 20261125, draw 114 of the 4 KiB setting), rounded. The Markov chain of the requests' draws outgrows
+    its state budget, and the route MVA answers, about 39 % above the DES: the few requests travel as a convoy
+    through the slow core and wait for each other there."""
+    return _design(
+        "writes-behind-one-slow-core-qd5", False,
+        {"channels": 3, "ways_per_channel": 2, "dies_per_chip": 1, "planes_per_die": 2,
+         "independent_plane_reads": True, "t_read_us": 29.0, "t_prog_us": 150.0, "channel_rate_mts": 1200.0},
+        3, {"parse": 1878.0, "cache_lookup": 1008.0, "translate": 1008.0, "dispatch": 144.0, "complete": 144.0},
+        {"read_fraction": 0.0, "request_size_kib": 4, "queue_depth": 5},
+        {"name": "convoy-qd5", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup", "translate", "dispatch"]},
+            {"name": "g2", "spec": "slow", "count": 3, "modules": ["complete"]}]})

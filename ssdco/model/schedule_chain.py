@@ -1062,17 +1062,32 @@ class ChainSolution:
     patterns: tuple[tuple[float, float], ...]
 
 
+@dataclass(frozen=True)
+class ChainAttempt:
+    """What :func:`attempt_chain` found: the solution (None where there is none) and whether the chain applies
+    to the network but outgrew the state budget on every grid tried (whatif then says so, ``trust_caveats``)."""
+
+    solution: ChainSolution | None
+    outgrown: bool
+
+
 def schedule_chain(network: Network, zero_load_us: float, *,
                    steps: tuple[tuple[float, int], ...] | None = None) -> ChainSolution | None:
+    """The stationary solution of the chain of ``network``, or None (:func:`attempt_chain`)."""
+    return attempt_chain(network, zero_load_us, steps=steps).solution
+
+
+def attempt_chain(network: Network, zero_load_us: float, *,
+                  steps: tuple[tuple[float, int], ...] | None = None) -> ChainAttempt:
     """The stationary solution of the chain of ``network`` (module docstring), on the finest lumping grid that
     fits. ``steps``: (grid as a fraction of ``zero_load_us``, one request's latency alone in us; most states),
     tried in turn until one fits, skipping those no coarser than one that outgrew as large a budget; after that
     only finer grids are tried, while they fit (default: ``GRID_STEPS``, from queue depth ``DEEP_QUEUE_DEPTH``
     on ``DEEP_GRID_STEPS``). None where the chain does not apply, where the route draws nothing that matters
-    (``periodic.py``'s case), or where no step fits."""
+    (``periodic.py``'s case), or where no step fits (then ``outgrown``)."""
     route = _compile(network)
     if route is None or not zero_load_us > 0:
-        return None
+        return ChainAttempt(None, False)
     if steps is None:
         steps = DEEP_GRID_STEPS if network.queue_depth >= DEEP_QUEUE_DEPTH else GRID_STEPS
     t0 = time.perf_counter()
@@ -1092,11 +1107,11 @@ def schedule_chain(network: Network, zero_load_us: float, *,
             outgrown.append((grid, max_states))
             continue
         if found[0] != OK:
-            return None
+            return ChainAttempt(None, False)
         best = (found, grid)
     if best is None:
-        return None
-    return _solve(best[0], int(network.queue_depth), best[1], t0)
+        return ChainAttempt(None, bool(outgrown))
+    return ChainAttempt(_solve(best[0], int(network.queue_depth), best[1], t0), False)
 
 
 def _solve(found, n: int, grid: float, t0: float) -> ChainSolution:

@@ -95,7 +95,7 @@ from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, 
 from .periodic import convoy_estimate, periodic_schedule
 from .route_mva import (queue_at_capacity, residual_factors, route_arrays, route_latency, routed_arrival_gamma,
                         solve_route)
-from .schedule_chain import ChainSolution, schedule_chain
+from .schedule_chain import ChainSolution, attempt_chain
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -463,6 +463,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     zero_load = None
     schedule = None  # the exact periodic schedule, where it applies (periodic.py)
     chain = None  # the Markov chain of the requests' draws, where it applies (schedule_chain.py)
+    chain_outgrown = False  # the chain applies but outgrew its state budget on every grid
     correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
     if network.queue_depth is not None:
         if exact:
@@ -486,7 +487,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             x_per_us, mean_latency, mean_jobs = schedule.throughput_per_us, schedule.response_us, schedule.mean_jobs
         elif periodic and markov_chain and not exact and 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
             # deterministic service at a low queue depth: the Markov chain of the requests' draws
-            chain = schedule_chain(network, zero_load)
+            attempt = attempt_chain(network, zero_load)
+            chain, chain_outgrown = attempt.solution, attempt.outgrown
         if chain is not None:
             method = "markov-chain"
             x_per_us, mean_latency = chain.throughput_per_us, chain.response_us
@@ -572,7 +574,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         ftl=ftl_summary(config, fx, iops),
         caveats=((trust_caveats(network, buffer_share,
                                 scheduled=method in ("periodic-schedule", "convoy-schedule", "markov-chain"),
-                                bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])))
+                                bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])),
+                                chain_outgrown=chain_outgrown and method == "route-mva")
                   + (pattern_caveats(chain) if chain is not None else ()))
                  if stable else ()),
     )
@@ -629,7 +632,7 @@ MIXED_KNEE_UTILIZATION = (0.70, 0.97)
 
 
 def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = False,
-                  bottleneck: tuple[str, float] | None = None) -> tuple[str, ...]:
+                  bottleneck: tuple[str, float] | None = None, chain_outgrown: bool = False) -> tuple[str, ...]:
     """Configurations where the analytic answer is known to be off the DES by more than its tolerances
     (README, "How far to trust the model", "Not yet trustworthy"), each as a sentence for the user: writes
     into a write buffer of a few slots, and closed write-heavy work held by the buffer at a low queue depth
@@ -640,7 +643,10 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     with the bottleneck (``bottleneck``: its name and utilisation) a core group or channel at least
     ``BUSY_BOTTLENECK_UTILIZATION`` busy, where the DES's few requests fall into step at the busy station;
     and closed deterministic work that mixes reads and programs with a core group the bottleneck and
-    ``MIXED_KNEE_UTILIZATION`` busy (at any queue depth: the knee, short of saturation).
+    ``MIXED_KNEE_UTILIZATION`` busy (at any queue depth: the knee, short of saturation); and, in place of the
+    queue-depth 2-4 caveats, closed deterministic work at queue depth 2-5 that the route MVA solves because the
+    Markov chain of the requests' draws outgrew its state budget (``chain_outgrown``), with requests of several
+    transactions or the bottleneck a core group or channel at least ``BUSY_BOTTLENECK_UTILIZATION`` busy.
     ``buffer_wait_share``: the part of the closed solver's latency spent waiting for the write buffer
     (``ClosedSolution.buffer_wait_us`` / ``response_us``). Empty when none applies."""
     out = []
@@ -668,6 +674,24 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
                    "busy, closed, deterministic) were off the DES by more than its tolerances, the model's IOPS "
                    "-4.2 to +9.0 % (the requests held behind programs at the dies reach the core in bursts that a "
                    "mean-value model does not see)")
+    if chain_outgrown and not scheduled:
+        # measured 2026-11-26 with benchmarks/schedule_chain_vs_des.py (611 closed deterministic configurations
+        # at QD 2-5): the chain did not solve 251; the convoy answered 3 (no miss) and the route MVA 248, of
+        # which 67 missed: all among the 216 with requests of several transactions or a core group or channel
+        # at least BUSY_BOTTLENECK_UTILIZATION busy (52 of the 133 with four transactions, 23 of the 94 at QD 5),
+        # none among the 32 others. The QD 2-4 caveats below, calibrated before the chain, flagged 11 of the 67.
+        several = max(network.transactions) > 1
+        busy = (bottleneck is not None and bottleneck[0].split(":")[0] in ("cores", "channel")
+                and bottleneck[1] >= BUSY_BOTTLENECK_UTILIZATION)
+        if several or busy:
+            out.append(f"the Markov chain of the requests' draws outgrew its state budget at queue depth "
+                       f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
+                       "tolerances on 67 of 216 sampled designs (closed, deterministic, queue depth 2-5, requests of "
+                       "several transactions or a core group or channel at least "
+                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -10.6 to +38.8 % (the "
+                       "DES's few requests keep phase relations, such as a convoy through a slow core, that a "
+                       "mean-value model does not see)")
+        return tuple(out)
     if scheduled or not deterministic or network.queue_depth is None or not 2 <= network.queue_depth <= 4:
         return tuple(out)
     if network.queue_depth == 2 and max(network.transactions) > 1:

@@ -235,7 +235,9 @@ def test_write_buffer_slots_and_write_through():
     # two requests of several transactions: the DES's take turns (README, "How far to trust the model")
     (("workload.read_fraction=1.0", "workload.queue_depth=2", "workload.request_size_kib=16"), "queue depth 2"),
     (("workload.read_fraction=1.0", "workload.queue_depth=2"), None),  # one transaction each
-    (("workload.read_fraction=1.0", "workload.queue_depth=3", "workload.request_size_kib=16"), None),
+    # 16 KiB reads at QD 3: the chain of the requests' draws outgrows its budget and the route MVA answers (here
+    # within 0.3 % of the DES, but 59 of 206 such sampled designs with several transactions per request missed)
+    (("workload.read_fraction=1.0", "workload.queue_depth=3", "workload.request_size_kib=16"), "outgrew"),
 ])
 def test_known_disagreements_with_the_des_are_flagged(overrides, expected):
     # README "Not yet trustworthy": measured against the DES (tests/validation/test_des_ftl.py and the closing
