@@ -680,6 +680,7 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
         # which 67 missed: all among the 216 with requests of several transactions or a core group or channel
         # at least BUSY_BOTTLENECK_UTILIZATION busy (52 of the 133 with four transactions, 23 of the 94 at QD 5),
         # none among the 32 others. The QD 2-4 caveats below, calibrated before the chain, flagged 11 of the 67.
+        # Held out (seeds 20261128-29, uniform designs 1000-1199): 52 of 242 flagged missed, 2 of 47 unflagged.
         several = max(network.transactions) > 1
         busy = (bottleneck is not None and bottleneck[0].split(":")[0] in ("cores", "channel")
                 and bottleneck[1] >= BUSY_BOTTLENECK_UTILIZATION)
