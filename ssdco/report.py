@@ -313,7 +313,7 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
                          des_iops_half_width=d.iops.half_width, relative_error=dict(v.relative_error),
                          agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us,
                          disagreements=v.failed_checks, unsettled=v.unsettled,
-                         des_runs=1 + (len(check.seeds) if check is not None else 0),
+                         des_runs=v.des_runs,
                          des_runs_iops_spread=check.iops_spread if check is not None else None)
 
 
@@ -662,7 +662,7 @@ def _seed_check_text(study: Study) -> str:
     return (f"{who} was also run from {' or '.join(map(str, extra))} more seeds (a quarter of the requests "
             "each, `ssdco validate`'s check that its IOPS do not depend on the seed): the runs' IOPS span at most "
             f"{widest.des_runs_iops_spread * 100:.2f} % ({widest.name}); "
-            + (f"unsettled: {', '.join(r.name for r in checked if r.unsettled) or 'none'}. "))
+            f"unsettled: {', '.join(r.name for r in checked if r.unsettled) or 'none'}. ")
 
 
 def _yes(b: bool) -> str:

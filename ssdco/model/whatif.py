@@ -575,7 +575,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         caveats=((trust_caveats(network, buffer_share,
                                 scheduled=method in ("periodic-schedule", "convoy-schedule", "markov-chain"),
                                 bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])),
-                                chain_outgrown=chain_outgrown and method == "route-mva")
+                                chain_outgrown=chain_outgrown)
                   + (pattern_caveats(chain) if chain is not None else ()))
                  if stable else ()),
     )

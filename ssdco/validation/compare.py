@@ -66,6 +66,11 @@ class Validation:
         return self.replications is not None and self.replications.unsettled
 
     @property
+    def des_runs(self) -> int:
+        """DES runs made: the main one and the seed check's extra ones."""
+        return 1 + (len(self.replications.seeds) if self.replications is not None else 0)
+
+    @property
     def verdict(self) -> str:
         """UNSETTLED where the DES's runs disagree, else AGREE where all three checks hold, else DISAGREE."""
         if self.unsettled:

@@ -98,6 +98,7 @@ def test_validate_says_unsettled_where_runs_from_other_seeds_disagree():
     # without the extra runs the main run alone (in the 28.0 k pattern) makes the model look 18 % high
     alone = validate(config, seed=0)
     assert alone.replications is None and alone.verdict == "DISAGREE"
+    assert (v.des_runs, alone.des_runs) == (5, 1)
     assert alone.to_dict()["des_replications"] is None
 
 
