@@ -22,11 +22,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import MISSING, ConfigError
+from .model.mapping_cache import full_mapping_table_bytes
 
 SCHEMA_VERSION = 1
 MODULES: tuple[str, ...] = ("parse", "cache_lookup", "translate", "dispatch", "complete")
 PER_REQUEST_MODULES = frozenset({"parse", "complete"})
 KIB = 1024
+GIB = 1 << 30
+MAPPING_ENTRY_BYTES = 4  # one page-level mapping entry per mapped unit (reference-parameters.md §4.3)
 
 # PCIe per-lane raw rate (GT/s) and line-code efficiency by generation (PCI-SIG base specs).
 PCIE_GT_PER_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
@@ -611,6 +614,26 @@ def _parse_ftl(r: _Reader, nand: NandSpec) -> FtlSpec:
     return spec
 
 
+def full_mapping_table_gib(ftl: FtlSpec, mapping_unit_kib: float) -> float:
+    """GiB of the full page-level mapping table: one ``MAPPING_ENTRY_BYTES`` entry per mapped unit of the user
+    capacity (960 GB in 4 KiB units: 234.4 M entries, 894 MiB; reference-parameters.md §4.3)."""
+    return full_mapping_table_bytes(max(1, ftl.logical_bytes), int(mapping_unit_kib * KIB), MAPPING_ENTRY_BYTES) / GIB
+
+
+def _check_dram_holds_mapping_table(r: _Reader, dram: DramSpec, ftl: FtlSpec, workload: Workload) -> None:
+    """With an ``[ftl]`` table, ``dram.size_gib`` is the DRAM of the drive with the full page-level table in it;
+    a "dftl" or "partitioned" mapping then replaces the table by its cache (:mod:`ssdco.model.ftl`). So the
+    DRAM must hold the full table: below it a "full" drive cannot exist, and a cached table's derived DRAM size
+    would be negative (both used to pass: the one as configured, the other clamped to 0)."""
+    table_gib = full_mapping_table_gib(ftl, workload.mapping_unit_kib)
+    if dram.size_gib < table_gib:
+        raise r.error("dram.size_gib", dram.size_gib,
+                      f">= {table_gib:.4g}: with [ftl] it is the DRAM of the drive holding the full page-level "
+                      f"mapping table, {ftl.capacity_gb:g} GB in {workload.mapping_unit_kib:g} KiB units at "
+                      f"{MAPPING_ENTRY_BYTES} B each ({table_gib:.4g} GiB); ftl.mapping = \"dftl\" or "
+                      f"\"partitioned\" then replaces the table by its cache")
+
+
 def _parse_variability(r: _Reader) -> Variability:
     v = Variability(
         firmware_scv=r.number("firmware_scv", 0.0, lo=0, hi=100),
@@ -852,6 +875,9 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     inline = r.get("controller", None)
     r.get("optimizer", None)  # read by ssdco.optimizer
     r.finish()
+
+    if ftl is not None:
+        _check_dram_holds_mapping_table(r, dram, ftl, workload)
 
     if isinstance(controller, Controller):
         ctrl = controller

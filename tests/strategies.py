@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ssdco.spec import MODULES, config_from_dict
+from ssdco.spec import MODULES, config_from_dict, full_mapping_table_gib
 
 CORE_SPECS = {
     "fast": {"frequency_mhz": 1000.0, "idle_mw": 30.0, "active_mw": 100.0, "cost": 1.0},
@@ -118,6 +118,10 @@ def broad_config_dicts(draw) -> dict:
                          blocks_per_plane=draw(st.sampled_from([8, 1000])),
                          pages_per_block=draw(st.sampled_from([4, 256])),
                          page_size_kib=draw(st.sampled_from([4, 16])))
+        # the DRAM holds the full mapping table (spec.py refuses less): 1 GiB, or the table with 10 % to spare
+        probe = config_from_dict({**d, "dram": {**d["dram"], "size_gib": 1e6}})
+        table_gib = full_mapping_table_gib(probe.ftl, w["mapping_unit_kib"])
+        d["dram"]["size_gib"] = max(1.0, 1.1 * table_gib)
     if draw(st.booleans()):
         d["variability"] = {"firmware_scv": draw(st.sampled_from([0.0, 0.5, 1.0, 4.0])),
                             "nand_scv": draw(st.sampled_from([0.0, 1.0, 2.0])),

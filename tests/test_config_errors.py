@@ -290,3 +290,42 @@ def test_a_pipe_as_the_config_is_read(tmp_path, capsys):
     finally:
         os.close(read_end)
     assert json.loads(capsys.readouterr().out)["controller"] == "c01"
+
+
+# 960 GB in 4 KiB units at 4 B per entry: 234,375,000 entries, 0.8731 GiB
+PM9A3_TABLE_GIB = 234_375_000 * 4 / 2**30
+
+
+@pytest.mark.parametrize("mapping", [[], ["ftl.mapping=\"dftl\""], ["ftl.mapping=\"partitioned\""]])
+def test_dram_smaller_than_the_full_mapping_table_is_refused(mapping):
+    # was accepted: a 0 GiB DRAM reported "full mapping, DRAM 0.000 GiB", a DFTL drive's derived DRAM size was
+    # clamped to 0 silently
+    from tests.conftest import PM9A3
+
+    with pytest.raises(ConfigError) as info:
+        load_config(PM9A3, overrides=[*mapping, "dram.size_gib=0.8"])
+    assert info.value.field == "dram.size_gib"
+    assert ">= 0.8731" in str(info.value) and "960 GB in 4 KiB units" in str(info.value)
+    cfg = load_config(PM9A3, overrides=[*mapping, f"dram.size_gib={PM9A3_TABLE_GIB}"])  # just enough
+    assert cfg.dram.size_gib == PM9A3_TABLE_GIB
+
+
+def test_the_mapping_table_scales_with_capacity_and_mapping_unit():
+    from tests.conftest import PM9A3
+
+    with pytest.raises(ConfigError, match=">= 6.985"):  # 512 B units: 8 times the table
+        load_config(PM9A3, overrides=["workload.mapping_unit_kib=0.5"])
+    load_config(PM9A3, overrides=["workload.mapping_unit_kib=0.5", "ftl.capacity_gb=120"])  # 0.873 GiB again
+
+
+def test_dram_size_is_free_without_an_ftl_table():
+    # without [ftl] the device is the ideal one of the earlier issues; the DRAM size only sets its power
+    assert load_config(DATA / "minimal.toml", overrides=["dram.size_gib=0"]).dram.size_gib == 0
+
+
+def test_cli_refuses_a_dram_too_small_for_the_table_with_exit_2(capsys):
+    from tests.conftest import PM9A3
+
+    assert main(["whatif", str(PM9A3), "-c", "c01", "--set", "dram.size_gib=0"]) == 2
+    err = capsys.readouterr().err
+    assert "field 'dram.size_gib' = 0" in err and "Traceback" not in err

@@ -54,15 +54,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..spec import KIB, Config
+from ..spec import GIB, KIB, MAPPING_ENTRY_BYTES, Config
 from . import address_patterns as ap
 from .mapping_cache import ZonePopularity, dftl_cost, mapping_dram_bytes, partitioned_cache_cost
 from .waf import alpha_from_op, waf
 
-GIB = float(1 << 30)
 SECONDS_PER_YEAR = 365.25 * 86400.0
 WARRANTY_YEARS = 5.0  # DWPD is quoted over the warranty period; 5 years is the enterprise norm (JESD218)
-ENTRY_BYTES = 4  # one mapping entry per mapped unit (reference-parameters.md §4.3)
+ENTRY_BYTES = MAPPING_ENTRY_BYTES  # one mapping entry per mapped unit (reference-parameters.md §4.3)
 
 
 @dataclass(frozen=True)
@@ -206,7 +205,8 @@ def ftl_effects(config: Config) -> FtlEffects | None:
         write_buffer_slots=int(ftl.write_buffer_kib * KIB // unit_bytes),  # 0: write-through
         rmw_reads=rmw,
         byte_amplification=byte_amp,
-        dram_size_gib=max(0.0, config.dram.size_gib - mdram.full_table_bytes / GIB + mdram.total_bytes / GIB),
+        # the configured DRAM holds the full table (spec.py checks it), which a cache replaces
+        dram_size_gib=config.dram.size_gib - mdram.full_table_bytes / GIB + mdram.total_bytes / GIB,
         mapping_dram_bytes=mdram.total_bytes,
         physical_bytes=logical * alpha,
         logical_bytes=logical,
