@@ -240,3 +240,23 @@ def writes_behind_one_slow_core_at_queue_depth_5() -> dict:
         {"name": "convoy-qd5", "core_groups": [
             {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup", "translate", "dispatch"]},
             {"name": "g2", "spec": "slow", "count": 3, "modules": ["complete"]}]})
+
+
+def reads_over_a_coarse_grid() -> dict:
+    """16 KiB reads (four transactions) at QD 4 over one channel of 4 single-plane dies (tR 38 us); one slow
+    core runs dispatch and complete (the bottleneck: the DES holds it at its capacity from QD 3 on), two fast
+    cores parse and look up the cache, translate is an accelerator. A Hypothesis draw of
+    test_power_never_falls_as_load_rises (2026-11-26), as drawn. Only the Markov chain's 10 % grid fits its
+    state budget here, and that lumped chain put the throughput 2.6 % above the core's capacity (and above the
+    answer at QD 5)."""
+    return _design(
+        "reads-over-a-coarse-grid", True,
+        {"channels": 1, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 1,
+         "independent_plane_reads": False, "t_read_us": 38.0, "t_prog_us": 103.0, "channel_rate_mts": 1600.0},
+        4, {"parse": 50.0, "cache_lookup": 50.0, "translate": 50.0, "dispatch": 1877.0, "complete": 329.0},
+        {"read_fraction": 1.0, "request_size_kib": 16, "queue_depth": 4},
+        {"name": "coarse-grid", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse"]},
+            {"name": "g2", "spec": "fast", "count": 1, "modules": ["cache_lookup"]},
+            {"name": "g3", "spec": "slow", "count": 1, "modules": ["dispatch", "complete"]}],
+         "accelerators": {"translate": 1}})

@@ -16,7 +16,8 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
-from tests.designs import reads_and_programs_at_one_slow_core, reads_at_queue_depth_5, two_patterns_at_queue_depth_2
+from tests.designs import (reads_and_programs_at_one_slow_core, reads_at_queue_depth_5, reads_over_a_coarse_grid,
+                           two_patterns_at_queue_depth_2)
 
 
 def _dies(dies: int, servers: int = 1, queue_depth: int = 2, service_us: float = 10.0) -> Network:
@@ -114,6 +115,27 @@ def test_whatif_takes_the_chain_where_the_route_mva_misses():
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
     # per station as the other solvers report: jobs per copy, Little's law on the whole system
     assert sum(result.mean_jobs[ld.name] * ld.copies for ld in network.loads()) <= network.queue_depth
+
+
+def test_a_lumped_chain_is_held_to_the_capacity_bound():
+    # Only the 10 % grid fits here, and its chain counted completions 2.6 % faster than its own busy time at the
+    # bottleneck core allows: whatif said 10,913 IOPS at QD 4, above the capacity of 10,633 and the QD 5 answer.
+    d = reads_over_a_coarse_grid()
+    iops = {}
+    for queue_depth in (3, 4, 5):
+        d["workload"]["queue_depth"] = queue_depth
+        config = config_from_dict(d)
+        result = evaluate_network(config, build_network(config))
+        iops[queue_depth] = result.iops
+        assert result.iops <= result.bounds.capacity_per_us * 1e6 * (1 + 1e-12), queue_depth
+    assert iops[3] <= iops[4] <= iops[5]
+    d["workload"]["queue_depth"] = 4
+    network = build_network(config_from_dict(d))
+    chain = schedule_chain(network, _zero_load_us(network))
+    assert chain.grid_us == pytest.approx(0.1 * _zero_load_us(network))
+    des = simulate(network, requests=60_000, seed=1)
+    assert abs(chain.throughput_per_us * 1e6 / des.iops.value - 1.0) <= 0.001
+    assert chain.response_us == pytest.approx(4 / chain.throughput_per_us)
 
 
 def test_whatif_takes_a_coarser_grid_where_the_finer_ones_outgrow_the_budget():
