@@ -260,3 +260,22 @@ def reads_over_a_coarse_grid() -> dict:
             {"name": "g2", "spec": "fast", "count": 1, "modules": ["cache_lookup"]},
             {"name": "g3", "spec": "slow", "count": 1, "modules": ["dispatch", "complete"]}],
          "accelerators": {"translate": 1}})
+
+
+def reads_dipping_at_queue_depth_4() -> dict:
+    """16 KiB reads (four transactions) over one channel of 3 single-plane dies (tR 26 us, a 400 MT/s bus); one
+    slow core runs dispatch and complete (the bottleneck), two fast cores cache lookup and translate, parse is
+    an accelerator. A Hypothesis draw of test_power_never_falls_as_load_rises (2026-11-26), as drawn. The
+    Markov chain solves QD 2 and 3, outgrows its budget at QD 4, and the route MVA answers there 3 % below the
+    DES and below the chain's QD 3 answer."""
+    return _design(
+        "reads-dipping-at-qd4", True,
+        {"channels": 1, "ways_per_channel": 3, "dies_per_chip": 1, "planes_per_die": 1,
+         "independent_plane_reads": False, "t_read_us": 26.0, "t_prog_us": 100.0, "channel_rate_mts": 400.0},
+        3, {"parse": 50.0, "cache_lookup": 50.0, "translate": 50.0, "dispatch": 1362.0, "complete": 50.0},
+        {"read_fraction": 1.0, "request_size_kib": 16, "queue_depth": 4},
+        {"name": "dip-qd4", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 1, "modules": ["cache_lookup"]},
+            {"name": "g2", "spec": "fast", "count": 1, "modules": ["translate"]},
+            {"name": "g3", "spec": "slow", "count": 1, "modules": ["dispatch", "complete"]}],
+         "accelerators": {"parse": 1}})
