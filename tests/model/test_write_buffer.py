@@ -106,12 +106,13 @@ def test_the_solver_reports_the_wait_for_the_buffer_when_the_chain_holds_the_req
     assert math.isclose(sol.response_us, 4 / sol.throughput_per_us)
 
 
-@given(depth=st.integers(1, 4), slots=st.integers(1, 10), sizes=st.sampled_from([(1,), (4,), (1, 4)]),
+@given(depth=st.integers(2, 4), slots=st.integers(1, 10), sizes=st.sampled_from([(1,), (4,), (1, 4)]),
        data=st.data())
 @settings(max_examples=40, deadline=None)
 def test_a_faster_route_never_lowers_the_throughput(depth, slots, sizes, data):
     # a server added anywhere on the route raises X_fast(n) (route_mva.py, "Monotone in servers"): the chain
-    # must not turn that into a loss, though the buffer then fills sooner
+    # must not turn that into a loss, though the buffer then fills sooner. From queue depth 2 on: at queue
+    # depth 1 it can (the next test); over 4,000 random pools (2026-11-26) no loss at depth 2-4
     probs = (1.0,) if len(sizes) == 1 else (0.5, 0.5)
     max_runs = slots + depth * max(sizes)
     pool = _pool(slots, depth, data.draw(st.sampled_from([0.3, 1.0])), sizes, probs, max_runs)
@@ -122,3 +123,16 @@ def test_a_faster_route_never_lowers_the_throughput(depth, slots, sizes, data):
     faster = np.maximum.accumulate(faster)
     drain = 0.01 * np.arange(max_runs + 1) / (1.0 + 0.05 * np.arange(max_runs + 1))
     assert pool_throughput(pool, faster, drain)[0] >= pool_throughput(pool, fast, drain)[0] * (1.0 - 1e-9)
+
+
+def test_at_queue_depth_1_a_faster_route_can_lower_the_throughput():
+    # Found by a fresh draw of the test above (2026-11-26). With one request, a write that finds the 8 slots
+    # busy runs its flush itself, sharing the drain with the slots; no write arrives meanwhile, so the slots
+    # drain on, and the faster the route, the more of the time goes that way. The chain's throughput peaks at
+    # X_fast(1) = 1 and falls 0.2 % towards the drain's limit; over 4,000 random pools of one-transaction writes
+    # at most 0.7 % (README, "Not yet trustworthy"). Pinned so that a change of the chain shows up.
+    pool = _pool(8, 1, 0.3, (1,), (1.0,), 9)
+    drain = 0.01 * np.arange(10) / (1.0 + 0.05 * np.arange(10))
+    x = [pool_throughput(pool, np.array([0.0, f]), drain)[0] for f in (0.5, 1.0, 2.0, 100.0)]
+    assert x[0] < x[1] and x[1] > x[2] > x[3]
+    assert x[2] / x[1] - 1.0 == pytest.approx(-9.1e-4, abs=1e-5)
