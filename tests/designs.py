@@ -279,3 +279,19 @@ def reads_dipping_at_queue_depth_4() -> dict:
             {"name": "g2", "spec": "fast", "count": 1, "modules": ["translate"]},
             {"name": "g3", "spec": "slow", "count": 1, "modules": ["dispatch", "complete"]}],
          "accelerators": {"parse": 1}})
+
+
+def eight_kib_reads_through_one_die() -> dict:
+    """8 KiB reads (two transactions) at QD 1 through one single-plane die on one 400 MT/s channel; one fast core
+    runs parse, cache lookup, dispatch and complete, translate is an accelerator; every module 50 cycles. A
+    Hypothesis draw of test_asymptotic_bounds_hold (2026-11-26), as drawn. The periodic schedule (and the DES)
+    take 36.11 us per request, where the route MVA's fork-join estimate of one request alone is 36.16 us."""
+    return _design(
+        "eight-kib-reads-through-one-die", True,
+        {"channels": 1, "ways_per_channel": 1, "dies_per_chip": 1, "planes_per_die": 1,
+         "independent_plane_reads": False, "t_read_us": 10.0, "t_prog_us": 100.0, "channel_rate_mts": 400.0},
+        3, {m: 50.0 for m in ("parse", "cache_lookup", "translate", "dispatch", "complete")},
+        {"read_fraction": 1.0, "request_size_kib": 8, "queue_depth": 1},
+        {"name": "one-die", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse", "cache_lookup", "dispatch", "complete"]}],
+         "accelerators": {"translate": 1}})

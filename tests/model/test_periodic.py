@@ -12,7 +12,8 @@ from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
-from tests.designs import reads_in_step_at_one_slow_core, two_modules_on_one_slow_core, two_reads_two_dies
+from tests.designs import (eight_kib_reads_through_one_die, reads_in_step_at_one_slow_core, two_modules_on_one_slow_core,
+                           two_reads_two_dies)
 
 
 def _network(die_us: float, copies: int = 1, queue_depth: int = 2, read_fraction: float = 1.0) -> Network:
@@ -181,3 +182,24 @@ def test_no_convoy_without_an_address_routed_station():
     # (the route MVA of an empty network raised a numba ValueError before)
     assert convoy_estimate(_network(die_us=20.0, copies=1, queue_depth=4)) is None
     assert convoy_estimate(_network(die_us=20.0, copies=2, queue_depth=4)) is not None
+
+
+@pytest.mark.parametrize("queue_depth", [1, 2])
+def test_the_population_bound_takes_one_requests_own_schedule(queue_depth):
+    # The bound N / R0 took R0 from the route MVA's X(1), 36.16 us, and the schedule's exact answer at QD 1
+    # (36.11 us, the DES's too) was 0.14 % above it (a fresh draw of test_asymptotic_bounds_hold). R0 is now the
+    # request's own schedule, at every queue depth the schedule answers.
+    d = eight_kib_reads_through_one_die()
+    d["workload"]["queue_depth"] = queue_depth
+    config = config_from_dict(d)
+    network = build_network(config)
+    r = evaluate_network(config, network)
+    assert r.method == "periodic-schedule"
+    des = simulate(network, requests=20_000, seed=1)
+    alone = simulate(build_network(config_from_dict({**d, "workload": {**d["workload"], "queue_depth": 1}})),
+                     requests=20_000, seed=1)
+    assert r.bounds.zero_load_latency_us == pytest.approx(alone.mean_latency_us.value, rel=1e-9)
+    assert r.iops / 1e6 <= r.bounds.population_per_us * (1 + 1e-12)
+    assert r.iops == pytest.approx(des.iops.value, rel=1e-9)
+    route_alone = 1.0 / solve_route(route_arrays(network, network.loads()), 1).throughput_by_n[1]
+    assert route_alone > r.bounds.zero_load_latency_us * 1.001  # what the bound used to take
