@@ -551,16 +551,17 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         method = "open-mgc-allen-cunneen"
     if method in SCHEDULE_METHODS:
         # R0 of the population bound N / R0: one request's own schedule alone, where the route MVA's X(1) is an
-        # estimate of that makespan (a schedule's answer at QD 1 was above N / R0 by 0.14 %). An answer still
-        # above the bound (a lumped chain's or the convoy's error) is held to it.
+        # estimate of that makespan (a schedule's answer at QD 1 was above N / R0 by 0.14 %)
         alone = _latency_alone_us(network, zero_load)
         if alone is not None:
             zero_load = alone
-        if x_per_us * zero_load > network.queue_depth:
-            x_per_us, mean_latency = network.queue_depth / zero_load, zero_load
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)
     if network.queue_depth is not None and not exact:  # the route solver's write-buffer bound
         bounds = replace(bounds, write_buffer_per_us=arrays.bg_capacity_per_us)
+    if method in SCHEDULE_METHODS and x_per_us > bounds.upper_per_us:
+        # an answer above a bound (a lumped chain's or the convoy's error) is held to it
+        x_per_us = bounds.upper_per_us
+        mean_latency = network.queue_depth / x_per_us
     util = x_per_us * (demand + bg_demand) / servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand + bg_demand, copies)}
     iops = x_per_us * US_PER_S
