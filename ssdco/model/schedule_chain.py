@@ -44,7 +44,10 @@ Stochastic Processes", 1975, ch. 10.
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 import numba as nb
@@ -1085,13 +1088,60 @@ def attempt_chain(network: Network, zero_load_us: float, *,
     tried in turn until one fits, skipping those no coarser than one that outgrew as large a budget; after that
     only finer grids are tried, while they fit (default: ``GRID_STEPS``, from queue depth ``DEEP_QUEUE_DEPTH``
     on ``DEEP_GRID_STEPS``). None where the chain does not apply, where the route draws nothing that matters
-    (``periodic.py``'s case), or where no step fits (then ``outgrown``)."""
+    (``periodic.py``'s case), or where no step fits (then ``outgrown``). Answers are kept by their inputs
+    (``_MEMO``): a network met again, under any station names, is not explored again."""
     route = _compile(network)
     if route is None or not zero_load_us > 0:
         return ChainAttempt(None, False)
     if steps is None:
         steps = DEEP_GRID_STEPS if network.queue_depth >= DEEP_QUEUE_DEPTH else GRID_STEPS
     t0 = time.perf_counter()
+    key = _memo_key(route, zero_load_us, steps)
+    with _MEMO_LOCK:  # a sweep's Dask workers may run evaluations in threads
+        found = _MEMO.get(key)
+        if found is not None:
+            _MEMO.move_to_end(key)
+    if found is None:
+        found = _attempt(route, int(network.queue_depth), zero_load_us, steps, t0)
+        with _MEMO_LOCK:
+            _MEMO[key] = found
+            while len(_MEMO) > MEMO_SIZE:
+                _MEMO.popitem(last=False)  # the least recently used
+    elif found.solution is not None:  # the time this call took, not the first one's
+        found = replace(found, solution=replace(found.solution, seconds=time.perf_counter() - t0))
+    if found.solution is None:
+        return found
+    return replace(found, solution=_within_capacity(found.solution, network))
+
+
+# Answers by their inputs (:func:`_memo_key`). The chain is a pure function of the compiled route, the grid and
+# the budgets, and an optimizer's loop meets the same network again and again: designs that differ only where
+# the queues do not see it (a costlier part of the same speed, a power figure), and one design under several
+# targets. On the search test's slowest draw (tests/optimizer/test_search.py, --hypothesis-seed=19, 2026-11-26)
+# 1,505 explorations had 1,030 distinct inputs, and the repeats took 149 of the 494 s spent exploring.
+MEMO_SIZE = 4096
+_MEMO: OrderedDict[bytes, ChainAttempt] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+
+
+def _memo_key(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> bytes:
+    """A digest of everything :func:`_attempt` reads: the route's arrays (values, types, shapes), the latency
+    that scales the grids and the steps."""
+    h = hashlib.blake2b(digest_size=32)
+    for a in (*route.ints, route.service, route.delay, route.prob, route.breakpoints, route.size_probs,
+              route.scalars):
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    h.update(repr((float(route.read_fraction), float(zero_load_us), tuple(steps),
+                   MAX_SEGMENT_EVENTS)).encode())
+    return h.digest()
+
+
+def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[float, int], ...],
+             t0: float) -> ChainAttempt:
+    """:func:`attempt_chain` on a compiled route, before the capacity hold (its arrays read-only, as the
+    answer is shared through ``_MEMO``)."""
     best = None  # (found, grid) of the finest grid that fit so far
     outgrown: list[tuple[float, int]] = []  # (grid, most states) of the steps that outgrew their budget
     for fraction, max_states in steps:
@@ -1112,7 +1162,10 @@ def attempt_chain(network: Network, zero_load_us: float, *,
         best = (found, grid)
     if best is None:
         return ChainAttempt(None, bool(outgrown))
-    return ChainAttempt(_within_capacity(_solve(best[0], int(network.queue_depth), best[1], t0), network), False)
+    solution = _solve(best[0], n, best[1], t0)
+    for a in (solution.mean_jobs, solution.busy_servers, solution.p_wait):
+        a.setflags(write=False)
+    return ChainAttempt(solution, False)
 
 
 def _within_capacity(solution: ChainSolution, network: Network) -> ChainSolution:

@@ -2,6 +2,8 @@
 (ssdco/model/schedule_chain.py): closed forms, work conservation, agreement with the DES, scope."""
 
 import copy
+from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from ssdco import load_config
 from ssdco.model.network import Network, Station, Step, build_network
 from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model import schedule_chain as chain_module
 from ssdco.model.schedule_chain import DEEP_GRID_STEPS, schedule_chain
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
@@ -205,9 +208,32 @@ def test_several_long_run_patterns_are_reported():
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
 
 
-def test_the_chain_is_deterministic():
+@pytest.fixture
+def fresh_memo(monkeypatch) -> OrderedDict:
+    """An empty memo of chain answers for this test alone."""
+    memo = OrderedDict()
+    monkeypatch.setattr(chain_module, "_MEMO", memo)
+    return memo
+
+
+@pytest.fixture
+def explorations(monkeypatch) -> list:
+    """The lumping grid (us) of every exploration the test makes."""
+    grids = []
+    real = chain_module._explore
+
+    def counted(*args):
+        grids.append(args[-3])
+        return real(*args)
+
+    monkeypatch.setattr(chain_module, "_explore", counted)
+    return grids
+
+
+def test_the_chain_is_deterministic(fresh_memo):
     network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
     a = schedule_chain(network, _zero_load_us(network))
+    fresh_memo.clear()  # explored anew, not recalled
     b = schedule_chain(network, _zero_load_us(network))
     assert a.throughput_per_us == b.throughput_per_us and a.states == b.states
     assert np.array_equal(a.mean_jobs, b.mean_jobs)
@@ -252,3 +278,61 @@ def test_a_grid_no_coarser_than_one_that_outgrew_its_budget_is_not_explored(monk
     chain = schedule_chain(network, zero, steps=((0.1, 10), (0.05, 100_000), (0.02, 10)))
     assert explored == [pytest.approx(0.1 * zero), pytest.approx(0.05 * zero)]
     assert chain is not None and chain.grid_us == pytest.approx(0.05 * zero)
+
+
+def _renamed(network: Network, prefix: str) -> Network:
+    """``network`` with every station renamed: the same queues under other names."""
+    names = {st.name: prefix + st.name for st in network.stations}
+    return replace(network, stations=tuple(replace(st, name=names[st.name]) for st in network.stations),
+                   steps=tuple(replace(s, station=names.get(s.station)) for s in network.steps))
+
+
+def test_a_network_met_again_is_answered_from_the_memo(fresh_memo, explorations):
+    # the optimizer verifies designs whose queues are the same under other names (or the same design under
+    # other targets): one exploration serves them all, with the answer a fresh exploration gives
+    network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
+    zero = _zero_load_us(network)
+    first = schedule_chain(network, zero)
+    explored = len(explorations)
+    assert explored >= 1 and len(fresh_memo) == 1
+    renamed = _renamed(network, "other_")
+    again = schedule_chain(renamed, zero)
+    assert len(explorations) == explored and len(fresh_memo) == 1
+    assert again.throughput_per_us == first.throughput_per_us and again.states == first.states
+    assert np.array_equal(again.mean_jobs, first.mean_jobs) and again.patterns == first.patterns
+    fresh_memo.clear()
+    assert schedule_chain(renamed, zero).throughput_per_us == first.throughput_per_us  # explored anew: the same
+
+
+def test_what_the_queues_see_is_explored_anew(fresh_memo, explorations):
+    network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
+    zero = _zero_load_us(network)
+    schedule_chain(network, zero)
+    counts = [len(explorations)]
+    deeper = replace(network, queue_depth=network.queue_depth + 1)
+    schedule_chain(deeper, zero)  # another queue depth
+    counts.append(len(explorations))
+    schedule_chain(network, 1.01 * zero)  # other grids
+    counts.append(len(explorations))
+    slower = replace(network, steps=tuple(replace(s, read_us=s.read_us * 1.001) for s in network.steps))
+    schedule_chain(slower, zero)  # other service times
+    counts.append(len(explorations))
+    schedule_chain(network, zero, steps=((0.05, 100_000),))  # other steps
+    counts.append(len(explorations))
+    assert all(b > a for a, b in zip(counts, counts[1:])) and len(fresh_memo) == 5
+
+
+def test_the_memo_keeps_the_most_recent_answers_and_they_cannot_be_changed(fresh_memo, explorations,
+                                                                           monkeypatch):
+    monkeypatch.setattr(chain_module, "MEMO_SIZE", 2)
+    a, b, c = (_dies(d) for d in (2, 3, 5))
+    for network in (a, b, a, c):  # a used again after b: b is the oldest when c arrives
+        chain = schedule_chain(network, 10.0)
+    assert len(fresh_memo) == 2
+    count = len(explorations)
+    schedule_chain(a, 10.0)
+    assert len(explorations) == count  # kept
+    schedule_chain(b, 10.0)
+    assert len(explorations) > count  # dropped, explored anew
+    with pytest.raises(ValueError):
+        chain.mean_jobs[0] = 1.0  # the arrays are shared with the memo
