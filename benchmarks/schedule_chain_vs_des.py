@@ -97,7 +97,8 @@ def main() -> None:
     if chain_rows:
         n = len(chain_rows)
         print(f"the chain solved {n}: within IOPS {IOPS_TOLERANCE:.0%} and latency {LATENCY_TOLERANCE:.0%}: "
-              f"chain {sum(_within(c) for _, c in chain_rows)}/{n}, route MVA {sum(_within(r) for r, _ in chain_rows)}/{n}")
+              f"chain {sum(_within(c) for _, c in chain_rows)}/{n}, "
+              f"route MVA {sum(_within(r) for r, _ in chain_rows)}/{n}")
         worst_chain = max((c[0] for _, c in chain_rows), key=abs)
         worst_route = max((r[0] for r, _ in chain_rows), key=abs)
         p99 = np.array([c[2] for _, c in chain_rows])

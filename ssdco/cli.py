@@ -280,8 +280,8 @@ def format_validation(v) -> str:
              f"{d.mean_latency_us.half_width:<10.3f}        {rel['latency_mean_us']:>+8.2%}    {LATENCY_TOLERANCE:.0%}",
              f"  latency p99     {_fmt(a.latency_p99_us, '', 2):>12}   {d.p99_us:>12,.2f}" + " " * 22
              + (f"{rel['latency_p99_us']:>+8.2%}" if "latency_p99_us" in rel else " " * 8)
-             + f"    ({'from the schedule' if a.method == 'periodic-schedule' else 'estimate'}; DES p50 {d.p50_us:,.2f}, "
-               f"p99.9 {d.p999_us:,.2f})",
+             + f"    ({'from the schedule' if a.method == 'periodic-schedule' else 'estimate'}; "
+               f"DES p50 {d.p50_us:,.2f}, p99.9 {d.p999_us:,.2f})",
              f"  power total     {a.power.total_mw:>12.1f}   {v.des_power_mw['total']:>12.1f}   "
              f"(from measured busy time)         {rel['power_total_mw']:>+8.2%}",
              "",

@@ -12,8 +12,8 @@ from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
-from tests.designs import (eight_kib_reads_through_one_die, reads_in_step_at_one_slow_core, two_modules_on_one_slow_core,
-                           two_reads_two_dies)
+from tests.designs import (eight_kib_reads_through_one_die, reads_in_step_at_one_slow_core,
+                           two_modules_on_one_slow_core, two_reads_two_dies)
 
 
 def _network(die_us: float, copies: int = 1, queue_depth: int = 2, read_fraction: float = 1.0) -> Network:

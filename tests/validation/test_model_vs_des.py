@@ -23,8 +23,8 @@ dies as the max of wait plus own load, see route_mva.py, 1.; 96/100 before the f
 solved to their fixed point, 3. Draws made outside this module differ (two made on 2026-11-25 inside pytest
 but from another module, before the chain's 5 % and 10 % grids: 100/100, worst 1.8 %, and 94/100, worst
 -5.95 %, 8 KiB reads at QD 3 and 70 %-read 16 KiB requests at QD 7). ``benchmarks/model_vs_des.py
---hypothesis SEED`` draws fresh sets reproducibly, and ``benchmarks/schedule_chain_vs_des.py`` the same strategies held to
-QD 2-5 (the chain's range since 2026-11-25; it was 2-4), where many of the remaining misses are: there the chain
+--hypothesis SEED`` draws fresh sets reproducibly, and ``benchmarks/schedule_chain_vs_des.py`` the same strategies held
+to QD 2-5 (the chain's range since 2026-11-25; it was 2-4), where many of the remaining misses are: there the chain
 outgrows its budget on 4-transaction requests at QD 3-5 and on read/program mixes.
 
 Where the route MVA is taken, the misses are configurations where deterministic firmware on slow shared cores
