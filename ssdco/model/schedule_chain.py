@@ -1115,10 +1115,11 @@ def attempt_chain(network: Network, zero_load_us: float, *,
 
 
 # Answers by their inputs (:func:`_memo_key`). The chain is a pure function of the compiled route, the grid and
-# the budgets, and an optimizer's loop meets the same network again and again: designs that differ only where
-# the queues do not see it (a costlier part of the same speed, a power figure), and one design under several
-# targets. On the search test's slowest draw (tests/optimizer/test_search.py, --hypothesis-seed=19, 2026-11-26)
-# 1,505 explorations had 1,030 distinct inputs, and the repeats took 149 of the 494 s spent exploring.
+# the budgets, and callers meet the same network again: each ``optimize`` call has its own cache of verified
+# designs, so another call on the same device (other targets, the ILP re-solve variant, a sweep) verifies many
+# of them anew, and designs that differ only where the queues do not see it share a network. On the search
+# test's slowest draw (tests/optimizer/test_search.py, --hypothesis-seed=19, 2026-11-26: two optimize calls
+# and a brute force per example) 1,505 explorations had 1,030 distinct inputs; the repeats took 149 of 494 s.
 MEMO_SIZE = 4096
 _MEMO: OrderedDict[bytes, ChainAttempt] = OrderedDict()
 _MEMO_LOCK = threading.Lock()
