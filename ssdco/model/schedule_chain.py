@@ -45,10 +45,9 @@ Stochastic Processes", 1975, ch. 10.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numba as nb
 import numpy as np
@@ -1089,40 +1088,52 @@ def attempt_chain(network: Network, zero_load_us: float, *,
     only finer grids are tried, while they fit (default: ``GRID_STEPS``, from queue depth ``DEEP_QUEUE_DEPTH``
     on ``DEEP_GRID_STEPS``). None where the chain does not apply, where the route draws nothing that matters
     (``periodic.py``'s case), or where no step fits (then ``outgrown``). Answers are kept by their inputs
-    (``_MEMO``): a network met again, under any station names, is not explored again."""
+    (:func:`_recalled`): a network met again, under any station names, is not explored again."""
     route = _compile(network)
     if route is None or not zero_load_us > 0:
         return ChainAttempt(None, False)
     if steps is None:
         steps = DEEP_GRID_STEPS if network.queue_depth >= DEEP_QUEUE_DEPTH else GRID_STEPS
     t0 = time.perf_counter()
-    key = _memo_key(route, zero_load_us, steps)
-    with _MEMO_LOCK:  # a sweep's Dask workers may run evaluations in threads
-        found = _MEMO.get(key)
-        if found is not None:
-            _MEMO.move_to_end(key)
-    if found is None:
-        found = _attempt(route, int(network.queue_depth), zero_load_us, steps, t0)
-        with _MEMO_LOCK:
-            _MEMO[key] = found
-            while len(_MEMO) > MEMO_SIZE:
-                _MEMO.popitem(last=False)  # the least recently used
-    elif found.solution is not None:  # the time this call took, not the first one's
-        found = replace(found, solution=replace(found.solution, seconds=time.perf_counter() - t0))
+    found = _recalled(_Inputs(_memo_key(route, zero_load_us, steps), route, int(network.queue_depth),
+                              zero_load_us, tuple(steps)))
     if found.solution is None:
         return found
-    return replace(found, solution=_within_capacity(found.solution, network))
+    solution = replace(found.solution, seconds=time.perf_counter() - t0)  # this call's time, recalled or not
+    return replace(found, solution=_within_capacity(solution, network))
 
 
-# Answers by their inputs (:func:`_memo_key`). The chain is a pure function of the compiled route, the grid and
-# the budgets, and callers meet the same network again: each ``optimize`` call has its own cache of verified
-# designs, so another call on the same device (other targets, the ILP re-solve variant, a sweep) verifies many
-# of them anew, and designs that differ only where the queues do not see it share a network. On the search
-# test's slowest draw (tests/optimizer/test_search.py, --hypothesis-seed=19, 2026-11-26: two optimize calls
-# and a brute force per example) 1,505 explorations had 1,030 distinct inputs; the repeats took 149 of 494 s.
+@dataclass(frozen=True, eq=False)
+class _Inputs:
+    """What an exploration reads, hashed and compared by its digest (:func:`_memo_key`) alone, so that
+    :func:`_recalled` can keep answers by it."""
+
+    key: bytes
+    route: _Route
+    n: int
+    zero_load_us: float
+    steps: tuple[tuple[float, int], ...]
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Inputs) and other.key == self.key
+
+
+# Answers by their inputs. The chain is a pure function of the compiled route, the grid and the budgets, and
+# callers meet the same network again: each ``optimize`` call has its own cache of verified designs, so another
+# call on the same device (other targets, the ILP re-solve variant, a sweep) verifies many of them anew, and
+# designs that differ only where the queues do not see it share a network. On the search test's slowest draw
+# (tests/optimizer/test_search.py, --hypothesis-seed=19, 2026-11-26: two optimize calls and a brute force per
+# example) 1,505 explorations had 1,030 distinct inputs; the repeats took 149 of 494 s.
 MEMO_SIZE = 4096
-_MEMO: OrderedDict[bytes, ChainAttempt] = OrderedDict()
-_MEMO_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _recalled(inputs: _Inputs) -> ChainAttempt:
+    """:func:`_attempt` on ``inputs``, kept for the most recently used ``MEMO_SIZE`` inputs."""
+    return _attempt(inputs.route, inputs.n, inputs.zero_load_us, inputs.steps)
 
 
 def _memo_key(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> bytes:
@@ -1139,10 +1150,10 @@ def _memo_key(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int]
     return h.digest()
 
 
-def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[float, int], ...],
-             t0: float) -> ChainAttempt:
+def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> ChainAttempt:
     """:func:`attempt_chain` on a compiled route, before the capacity hold (its arrays read-only, as the
-    answer is shared through ``_MEMO``)."""
+    answer is shared through :func:`_recalled`)."""
+    t0 = time.perf_counter()
     best = None  # (found, grid) of the finest grid that fit so far
     outgrown: list[tuple[float, int]] = []  # (grid, most states) of the steps that outgrew their budget
     for fraction, max_states in steps:

@@ -2,8 +2,8 @@
 (ssdco/model/schedule_chain.py): closed forms, work conservation, agreement with the DES, scope."""
 
 import copy
-from collections import OrderedDict
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -208,12 +208,17 @@ def test_several_long_run_patterns_are_reported():
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
 
 
+def _memo_size() -> int:
+    """How many answers the memo of chain answers holds."""
+    return chain_module._recalled.cache_info().currsize
+
+
 @pytest.fixture
-def fresh_memo(monkeypatch) -> OrderedDict:
-    """An empty memo of chain answers for this test alone."""
-    memo = OrderedDict()
-    monkeypatch.setattr(chain_module, "_MEMO", memo)
-    return memo
+def fresh_memo():
+    """An empty memo of chain answers at the start of the test (and after it)."""
+    chain_module._recalled.cache_clear()
+    yield chain_module._recalled.cache_clear
+    chain_module._recalled.cache_clear()
 
 
 @pytest.fixture
@@ -233,7 +238,7 @@ def explorations(monkeypatch) -> list:
 def test_the_chain_is_deterministic(fresh_memo):
     network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
     a = schedule_chain(network, _zero_load_us(network))
-    fresh_memo.clear()  # explored anew, not recalled
+    fresh_memo()  # explored anew, not recalled
     b = schedule_chain(network, _zero_load_us(network))
     assert a.throughput_per_us == b.throughput_per_us and a.states == b.states
     assert np.array_equal(a.mean_jobs, b.mean_jobs)
@@ -257,21 +262,12 @@ def test_no_chain_outside_its_scope():
     assert schedule_chain(_dies(1), 10.0) is None
 
 
-def test_a_grid_no_coarser_than_one_that_outgrew_its_budget_is_not_explored(monkeypatch):
+def test_a_grid_no_coarser_than_one_that_outgrew_its_budget_is_not_explored(fresh_memo, explorations):
     # Exploring a chain that outgrows its budget costs as much as solving one that fits: after a grid outgrows
     # a budget, finer grids with no larger budget are skipped, and a larger budget is still tried.
-    import ssdco.model.schedule_chain as chain_module
-
     network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
     zero = _zero_load_us(network)
-    explored = []
-    real_explore = chain_module._explore
-
-    def counting_explore(*args):
-        explored.append(args[-3])  # the grid in us
-        return real_explore(*args)
-
-    monkeypatch.setattr(chain_module, "_explore", counting_explore)
+    explored = explorations
     assert schedule_chain(network, zero, steps=((0.1, 10), (0.05, 10), (0.02, 5))) is None
     assert explored == [pytest.approx(0.1 * zero)]
     explored.clear()
@@ -294,13 +290,13 @@ def test_a_network_met_again_is_answered_from_the_memo(fresh_memo, explorations)
     zero = _zero_load_us(network)
     first = schedule_chain(network, zero)
     explored = len(explorations)
-    assert explored >= 1 and len(fresh_memo) == 1
+    assert explored >= 1 and _memo_size() == 1
     renamed = _renamed(network, "other_")
     again = schedule_chain(renamed, zero)
-    assert len(explorations) == explored and len(fresh_memo) == 1
+    assert len(explorations) == explored and _memo_size() == 1
     assert again.throughput_per_us == first.throughput_per_us and again.states == first.states
     assert np.array_equal(again.mean_jobs, first.mean_jobs) and again.patterns == first.patterns
-    fresh_memo.clear()
+    fresh_memo()
     assert schedule_chain(renamed, zero).throughput_per_us == first.throughput_per_us  # explored anew: the same
 
 
@@ -319,16 +315,16 @@ def test_what_the_queues_see_is_explored_anew(fresh_memo, explorations):
     counts.append(len(explorations))
     schedule_chain(network, zero, steps=((0.05, 100_000),))  # other steps
     counts.append(len(explorations))
-    assert all(b > a for a, b in zip(counts, counts[1:])) and len(fresh_memo) == 5
+    assert all(b > a for a, b in zip(counts, counts[1:])) and _memo_size() == 5
 
 
 def test_the_memo_keeps_the_most_recent_answers_and_they_cannot_be_changed(fresh_memo, explorations,
                                                                            monkeypatch):
-    monkeypatch.setattr(chain_module, "MEMO_SIZE", 2)
+    monkeypatch.setattr(chain_module, "_recalled", lru_cache(maxsize=2)(chain_module._recalled.__wrapped__))
     a, b, c = (_dies(d) for d in (2, 3, 5))
     for network in (a, b, a, c):  # a used again after b: b is the oldest when c arrives
         chain = schedule_chain(network, 10.0)
-    assert len(fresh_memo) == 2
+    assert _memo_size() == 2
     count = len(explorations)
     schedule_chain(a, 10.0)
     assert len(explorations) == count  # kept
