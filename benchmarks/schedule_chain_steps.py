@@ -51,24 +51,20 @@ def _explore_each(network) -> list[tuple[float, int, int, float]] | None:
 
 
 def _taken(steps, skip: bool) -> tuple[float | None, float]:
-    """The grid fraction the step policy ends with and the seconds of the explorations it makes (``skip``:
-    schedule_chain's rule; without it, every step is explored until one fits, then finer ones while they fit)."""
-    best, seconds, outgrown = None, 0.0, []
-    for fraction, max_states, status, dt in steps:
-        if best is not None and fraction >= best:
-            break
-        if skip and any(f >= fraction and m >= max_states for f, m in outgrown):
-            continue
+    """The grid fraction the step policy ends with and the seconds of the explorations it makes, replayed on
+    the recorded explorations by ``schedule_chain.walk_grid_steps`` (``skip``: its rule; without it, every step
+    is explored until one fits, then finer ones while they fit)."""
+    recorded = {(fraction, max_states): (status, dt) for fraction, max_states, status, dt in steps}
+    seconds = 0.0
+
+    def explore(fraction: float, max_states: int):
+        nonlocal seconds
+        status, dt = recorded[(fraction, max_states)]
         seconds += dt
-        if status == sc.TOO_MANY_STATES:
-            if best is not None:
-                break
-            outgrown.append((fraction, max_states))
-            continue
-        if status != sc.OK:
-            return None, seconds
-        best = fraction
-    return best, seconds
+        return status, None
+
+    walk = sc.walk_grid_steps([(fraction, max_states) for fraction, max_states, *_ in steps], explore, skip=skip)
+    return (None if walk.aborted else walk.fraction), seconds
 
 
 def main() -> None:

@@ -46,8 +46,10 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -1150,31 +1152,62 @@ def _memo_key(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int]
     return h.digest()
 
 
+@dataclass(frozen=True)
+class GridWalk:
+    """Where :func:`walk_grid_steps` ended: the finest step that fit (``fraction`` and what its exploration
+    returned; None if none fit), the steps that outgrew their budget, and whether an exploration failed
+    otherwise (``aborted``: then there is no answer at all)."""
+
+    fraction: float | None
+    found: Any
+    outgrown: tuple[tuple[float, int], ...]
+    aborted: bool = False
+
+
+def walk_grid_steps(steps, explore: Callable[[float, int], tuple[int, Any]], skip: bool = True) -> GridWalk:
+    """The step policy of :func:`attempt_chain`. ``steps`` are (grid fraction, most states) in the order to try
+    them; ``explore(fraction, max_states)`` returns (status, result). Steps are tried in turn until one fits; a
+    step no coarser than one that outgrew as large a budget is skipped (``skip``; GRID_STEPS); after a fit only
+    finer steps are tried, while they fit. ``benchmarks/schedule_chain_steps.py`` replays this on recorded
+    explorations, with and without the skip."""
+    best: tuple[float, Any] | None = None  # (fraction, result) of the finest step that fit so far
+    outgrown: list[tuple[float, int]] = []  # (fraction, most states) of the steps that outgrew their budget
+    for fraction, max_states in steps:
+        if best is not None and fraction >= best[0]:
+            break  # the next steps are no finer than what fits
+        if skip and any(f >= fraction and m >= max_states for f, m in outgrown):
+            continue  # a grid as coarse outgrew as large a budget: this one would too
+        status, found = explore(fraction, max_states)
+        if status == TOO_MANY_STATES:
+            if best is not None:
+                break  # a finer grid than one that fit overflows: finer ones would too
+            outgrown.append((fraction, max_states))
+            continue
+        if status != OK:
+            return GridWalk(None, None, tuple(outgrown), aborted=True)
+        best = (fraction, found)
+    if best is None:
+        return GridWalk(None, None, tuple(outgrown))
+    return GridWalk(best[0], best[1], tuple(outgrown))
+
+
 def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> ChainAttempt:
     """:func:`attempt_chain` on a compiled route, before the capacity hold (its arrays read-only, as the
     answer is shared through :func:`_recalled`)."""
     t0 = time.perf_counter()
-    best = None  # (found, grid) of the finest grid that fit so far
-    outgrown: list[tuple[float, int]] = []  # (grid, most states) of the steps that outgrew their budget
-    for fraction, max_states in steps:
-        grid = fraction * zero_load_us
-        if best is not None and grid >= best[1]:
-            break  # the next steps are no finer than what fits
-        if any(g >= grid and m >= max_states for g, m in outgrown):
-            continue  # a grid as coarse outgrew as large a budget: this one would too (GRID_STEPS)
+
+    def explore(fraction: float, max_states: int):
         found = _explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints, route.size_probs,
-                         route.scalars, route.read_fraction, grid, max_states, MAX_SEGMENT_EVENTS)
-        if found[0] == TOO_MANY_STATES:
-            if best is not None:
-                break  # a finer grid than one that fit overflows: finer ones would too
-            outgrown.append((grid, max_states))
-            continue
-        if found[0] != OK:
-            return ChainAttempt(None, False)
-        best = (found, grid)
-    if best is None:
-        return ChainAttempt(None, bool(outgrown))
-    solution = _solve(best[0], n, best[1], t0)
+                         route.scalars, route.read_fraction, fraction * zero_load_us, max_states,
+                         MAX_SEGMENT_EVENTS)
+        return found[0], found
+
+    walk = walk_grid_steps(steps, explore)
+    if walk.aborted:
+        return ChainAttempt(None, False)
+    if walk.fraction is None:
+        return ChainAttempt(None, bool(walk.outgrown))
+    solution = _solve(walk.found, n, walk.fraction * zero_load_us, t0)
     for a in (solution.mean_jobs, solution.busy_servers, solution.p_wait):
         a.setflags(write=False)
     return ChainAttempt(solution, False)

@@ -276,6 +276,37 @@ def test_a_grid_no_coarser_than_one_that_outgrew_its_budget_is_not_explored(fres
     assert chain is not None and chain.grid_us == pytest.approx(0.05 * zero)
 
 
+def _scripted(statuses: dict):
+    """An ``explore`` for walk_grid_steps that answers from ``statuses`` (by grid fraction) and logs its calls."""
+    calls = []
+
+    def explore(fraction, max_states):
+        calls.append(fraction)
+        return statuses[fraction], f"found at {fraction}"
+    return explore, calls
+
+
+@pytest.mark.parametrize("skip", [True, False])
+def test_the_step_policy_takes_the_finest_grid_that_fits(skip):
+    ok, over = chain_module.OK, chain_module.TOO_MANY_STATES
+    steps = ((0.1, 100), (0.05, 100), (0.02, 100), (0.01, 100))
+    # coarse to fine until one fits, then finer ones while they fit; a finer one that overflows ends the walk
+    explore, calls = _scripted({0.1: over, 0.05: ok, 0.02: ok, 0.01: over})
+    walk = chain_module.walk_grid_steps(((0.1, 100), (0.05, 1000), (0.02, 1000), (0.01, 1000)), explore, skip=skip)
+    assert (walk.fraction, walk.found, walk.outgrown, walk.aborted) == (0.02, "found at 0.02", ((0.1, 100),), False)
+    assert calls == [0.1, 0.05, 0.02, 0.01]
+    # a grid no coarser than one that outgrew as large a budget is skipped (only with the skip)
+    explore, calls = _scripted({0.1: over, 0.05: over, 0.02: over, 0.01: over})
+    walk = chain_module.walk_grid_steps(steps, explore, skip=skip)
+    assert walk.fraction is None and not walk.aborted
+    assert calls == ([0.1] if skip else [0.1, 0.05, 0.02, 0.01])
+    assert walk.outgrown == (((0.1, 100),) if skip else tuple(steps))
+    # any other status (nothing drawn that matters, a bug) ends the walk without an answer
+    explore, calls = _scripted({0.1: chain_module.NO_DRAWS})
+    walk = chain_module.walk_grid_steps(steps, explore, skip=skip)
+    assert walk.aborted and walk.fraction is None and calls == [0.1]
+
+
 def _renamed(network: Network, prefix: str) -> Network:
     """``network`` with every station renamed: the same queues under other names."""
     names = {st.name: prefix + st.name for st in network.stations}
