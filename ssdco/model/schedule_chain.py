@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -1164,7 +1164,8 @@ class GridWalk:
     aborted: bool = False
 
 
-def walk_grid_steps(steps, explore: Callable[[float, int], tuple[int, Any]], skip: bool = True) -> GridWalk:
+def walk_grid_steps(steps: Iterable[tuple[float, int]], explore: Callable[[float, int], tuple[int, Any]],
+                    skip: bool = True) -> GridWalk:
     """The step policy of :func:`attempt_chain`. ``steps`` are (grid fraction, most states) in the order to try
     them; ``explore(fraction, max_states)`` returns (status, result). Steps are tried in turn until one fits; a
     step no coarser than one that outgrew as large a budget is skipped (``skip``; GRID_STEPS); after a fit only
