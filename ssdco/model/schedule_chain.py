@@ -1187,9 +1187,7 @@ def walk_grid_steps(steps: Iterable[tuple[float, int]], explore: Callable[[float
         if status != OK:
             return GridWalk(None, None, tuple(outgrown), aborted=True)
         best = (fraction, found)
-    if best is None:
-        return GridWalk(None, None, tuple(outgrown))
-    return GridWalk(best[0], best[1], tuple(outgrown))
+    return GridWalk(*(best or (None, None)), tuple(outgrown))
 
 
 def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> ChainAttempt:
