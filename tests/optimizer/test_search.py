@@ -38,15 +38,12 @@ def _brute_force_cost(cfg, min_iops):
     space = DesignSpace.from_config(cfg)
     model = LinearModel(space, make_targets(space, min_iops=min_iops))
     t = model.targets
-    best = None
-    for d in space.designs():
-        ev = model.evaluate(d)
-        if not ev.feasible or (best is not None and ev.cost >= best - 1e-9):
-            continue
-        r = evaluate(space.config_for(d))
+    feasible = [ev for ev in map(model.evaluate, space.designs()) if ev.feasible]
+    for ev in sorted(feasible, key=lambda ev: ev.cost):  # cheapest first: the first that passes is the answer
+        r = evaluate(space.config_for(ev.design))
         if r.iops >= t.min_iops and r.power.core_side_mw <= t.core_power_mw and r.power.dram_mw <= t.dram_power_mw:
-            best = ev.cost
-    return best
+            return ev.cost
+    return None
 
 
 @given(small_problems())
