@@ -729,9 +729,9 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
           and bottleneck[1] >= BUSY_BOTTLENECK_UTILIZATION):
         out.append(f"queue depth {network.queue_depth} with the bottleneck ({bottleneck[0]}) "
                    f"{bottleneck[1] * 100:.0f} % busy: 11 of 25 such sampled designs (queue depth 2-4, a core group "
-                   "or channel at least "
-                   f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy) were off the DES by more than its tolerances, the "
-                   "model's IOPS up to 9 % off (the DES's few requests fall into step at the busy station)")
+                   f"or channel at least {BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy) were off the DES by more "
+                   "than its tolerances, the model's IOPS up to 9 % off (the DES's few requests fall into step at the "
+                   "busy station)")
     return tuple(out)
 
 

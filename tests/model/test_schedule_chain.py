@@ -289,13 +289,13 @@ def _scripted(statuses: dict):
 @pytest.mark.parametrize("skip", [True, False])
 def test_the_step_policy_takes_the_finest_grid_that_fits(skip):
     ok, over = chain_module.OK, chain_module.TOO_MANY_STATES
-    steps = ((0.1, 100), (0.05, 100), (0.02, 100), (0.01, 100))
     # coarse to fine until one fits, then finer ones while they fit; a finer one that overflows ends the walk
     explore, calls = _scripted({0.1: over, 0.05: ok, 0.02: ok, 0.01: over})
     walk = chain_module.walk_grid_steps(((0.1, 100), (0.05, 1000), (0.02, 1000), (0.01, 1000)), explore, skip=skip)
     assert (walk.fraction, walk.found, walk.outgrown, walk.aborted) == (0.02, "found at 0.02", ((0.1, 100),), False)
     assert calls == [0.1, 0.05, 0.02, 0.01]
     # a grid no coarser than one that outgrew as large a budget is skipped (only with the skip)
+    steps = ((0.1, 100), (0.05, 100), (0.02, 100), (0.01, 100))
     explore, calls = _scripted({0.1: over, 0.05: over, 0.02: over, 0.01: over})
     walk = chain_module.walk_grid_steps(steps, explore, skip=skip)
     assert walk.fraction is None and not walk.aborted
