@@ -1097,8 +1097,7 @@ def attempt_chain(network: Network, zero_load_us: float, *,
     if steps is None:
         steps = DEEP_GRID_STEPS if network.queue_depth >= DEEP_QUEUE_DEPTH else GRID_STEPS
     t0 = time.perf_counter()
-    found = _recalled(_Inputs(_memo_key(route, zero_load_us, steps), route, int(network.queue_depth),
-                              zero_load_us, tuple(steps)))
+    found = _recalled(_Inputs(_memo_key(route, zero_load_us, steps), route, zero_load_us, tuple(steps)))
     if found.solution is None:
         return found
     solution = replace(found.solution, seconds=time.perf_counter() - t0)  # this call's time, recalled or not
@@ -1111,8 +1110,7 @@ class _Inputs:
     :func:`_recalled` can keep answers by it."""
 
     key: bytes
-    route: _Route
-    n: int
+    route: _Route  # its scalars hold the queue depth
     zero_load_us: float
     steps: tuple[tuple[float, int], ...]
 
@@ -1135,7 +1133,7 @@ MEMO_SIZE = 4096
 @lru_cache(maxsize=MEMO_SIZE)
 def _recalled(inputs: _Inputs) -> ChainAttempt:
     """:func:`_attempt` on ``inputs``, kept for the most recently used ``MEMO_SIZE`` inputs."""
-    return _attempt(inputs.route, inputs.n, inputs.zero_load_us, inputs.steps)
+    return _attempt(inputs.route, int(inputs.route.scalars[0]), inputs.zero_load_us, inputs.steps)
 
 
 def _memo_key(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> bytes:
