@@ -1,11 +1,11 @@
 """The model against the DES on the PM9A3 preset (controller c01) across write-buffer sizes: the grid behind the
-README's "Not yet trustworthy: small write buffers" paragraph, so that its figures can be rerun and a change to
-the write-buffer model (``route_mva.py``, 5.) measured against them.
+"Not yet trustworthy: small write buffers" section of docs/accuracy.md, so that its figures can be rerun and a
+change to the write-buffer model (``route_mva.py``, 5.) measured against them.
 
 For every combination of ``ftl.write_buffer_kib``, read fraction, request size and queue depth it prints the
 buffer's slots (write transactions), the DES's IOPS, the model's IOPS, mean-latency and p99 errors, whether the
-pair is within the acceptance tolerances (IOPS 3 %, mean latency 10 %; the p99 estimate has none, README "How
-far to trust the model" counts it within 15 %) and whether ``whatif`` flags it (a ``CAVEAT:``). A miss that
+pair is within the acceptance tolerances (IOPS 3 %, mean latency 10 %; the p99 estimate has none, docs/accuracy.md
+counts it within 15 %) and whether ``whatif`` flags it (a ``CAVEAT:``). A miss that
 ``whatif`` does not flag is marked ``UNFLAGGED``: that is the case a user cannot see.
 
 ``--random N`` runs N uniformly sampled designs instead (``ssdco.validation.random_designs``, seeds 0 .. N - 1:
@@ -34,7 +34,7 @@ BUFFERS_KIB = (0, 16, 256, 2048)  # write-through, 4 and 64 slots of 4 KiB, the 
 READ_FRACTIONS = (0.0, 0.7)
 SIZES_KIB = (4, 16)
 QUEUE_DEPTHS = (1, 4, 32)
-P99_WITHIN = 0.15  # the README's yardstick for the p99 estimate
+P99_WITHIN = 0.15  # docs/accuracy.md's yardstick for the p99 estimate
 
 
 def random_buffered_design(seed: int) -> dict:

@@ -206,7 +206,7 @@ def format_result(r, source: str | None = None) -> str:
     lines.append(f"  IOPS                 {_fmt(r.iops, '', 0)}")
     lines.append(f"  latency mean         {_fmt(r.latency_mean_us, ' us', 2)}")
     # the schedule's p99 is that of its orbit; the DES may settle in another (6 of 266 sampled designs)
-    # (README, "How far to trust the model")
+    # (docs/accuracy.md)
     p99_kind = "sched." if r.method == "periodic-schedule" else "est."
     lines.append(f"  {'latency p99 (' + p99_kind + ')':<21}{_fmt(r.latency_p99_us, ' us', 2)}")
     cap = r.bounds.capacity_per_us * 1e6

@@ -208,7 +208,7 @@ With exponential service (scv = 1) and one transaction per request, 2. and 3. va
 standing in for the marginals of multi-server stations); ``exact=True`` gives the exact product-form
 solution. Heuristics 1.-3. were chosen by comparison with the DES on generated configurations;
 ``tests/validation/test_model_vs_des.py`` keeps the comparison honest, and the residual disagreement is
-reported there and in the README.
+reported there and in docs/accuracy.md.
 
 Monotone in servers. ``benchmarks/monotonicity.py`` adds one core or accelerator unit to 1,500
 uniformly sampled designs: 0 of 4,850 additions lower IOPS (by more than 1e-9), and the property test

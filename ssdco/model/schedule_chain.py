@@ -4,8 +4,8 @@ draws (operation, size, die addresses, FTL events), solved for its stationary th
 Why. At queue depths of a few requests, deterministic firmware and NAND timings make the DES's requests
 keep a few fixed phase relations (two requests taking turns at a slow core without waiting, three moving
 as a convoy, a collision at a die shifting them into another pattern for good). A mean-value model takes
-the others' positions as independent at every arrival and misses these patterns by up to 17 % (README,
-"How far to trust the model"); the periodic schedule (``periodic.py``) is exact but only where no draw
+the others' positions as independent at every arrival and misses these patterns by up to 17 %
+(docs/accuracy.md); the periodic schedule (``periodic.py``) is exact but only where no draw
 changes the pattern.
 
 What. Between two draws the network evolves deterministically, exactly as the DES's event loop (FCFS at

@@ -660,7 +660,7 @@ MIXED_KNEE_UTILIZATION = (0.70, 0.97)
 def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = False,
                   bottleneck: tuple[str, float] | None = None, chain_outgrown: bool = False) -> tuple[str, ...]:
     """Configurations where the analytic answer is known to be off the DES by more than its tolerances
-    (README, "How far to trust the model", "Not yet trustworthy"), each as a sentence for the user: writes
+    (README, "How far to trust the model"; docs/accuracy.md), each as a sentence for the user: writes
     into a write buffer of a few slots, and closed write-heavy work held by the buffer at a low queue depth
     (the DES's writes that find the buffer full do their flush themselves, and the throughput oscillates);
     and closed deterministic work at queue depth 2-4 that the route MVA solves (``scheduled``: the periodic

@@ -31,7 +31,7 @@ faster rest of the route can lower X slightly (up to 0.7 %: a request held by a 
 which goes on while no write arrives; tests/model/test_write_buffer.py); 16 KiB
 writes at queue depth 4-32 (and 1, with 512 slots) are +10..+16 % (the partial takes the chain leaves out);
 write-only work at queue depth 2-4 with 512 slots, where the DES oscillates, +6..+25 %; 70 % reads at queue
-depth 32 with 4 or 64 slots -3.5..-4.4 %. ``whatif`` flags all of these (README, "Not yet trustworthy").
+depth 32 with 4 or 64 slots -3.5..-4.4 %. ``whatif`` flags all of these (docs/accuracy.md, "Not yet trustworthy").
 """
 
 from __future__ import annotations

@@ -232,7 +232,7 @@ def test_write_buffer_slots_and_write_through():
     (("workload.read_fraction=0.0", "workload.queue_depth=1"), None),  # barely held (0.1 % of the latency)
     (("workload.read_fraction=1.0", "ftl.write_buffer_kib=16"), None),  # no writes
     (("workload.read_fraction=0.0", "ftl.write_buffer_kib=0", "workload.queue_depth=4"), None),  # write-through
-    # two requests of several transactions: the DES's take turns (README, "How far to trust the model")
+    # two requests of several transactions: the DES's take turns (docs/accuracy.md)
     (("workload.read_fraction=1.0", "workload.queue_depth=2", "workload.request_size_kib=16"), "queue depth 2"),
     (("workload.read_fraction=1.0", "workload.queue_depth=2"), None),  # one transaction each
     # 16 KiB reads at QD 3: the chain of the requests' draws outgrows its budget and the route MVA answers (here
@@ -240,8 +240,8 @@ def test_write_buffer_slots_and_write_through():
     (("workload.read_fraction=1.0", "workload.queue_depth=3", "workload.request_size_kib=16"), "outgrew"),
 ])
 def test_known_disagreements_with_the_des_are_flagged(overrides, expected):
-    # README "Not yet trustworthy": measured against the DES (tests/validation/test_des_ftl.py and the closing
-    # notes); whatif prints them as CAVEAT lines and --json lists them under "caveats"
+    # docs/accuracy.md, "Not yet trustworthy": measured against the DES (tests/validation/test_des_ftl.py and
+    # the closing notes); whatif prints them as CAVEAT lines and --json lists them under "caveats"
     r = evaluate(pm9a3(*overrides))
     if expected is None:
         assert r.caveats == ()

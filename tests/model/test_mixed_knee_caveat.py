@@ -38,7 +38,7 @@ def test_only_a_core_bottleneck_short_of_saturation_with_deterministic_service_a
     network = build_network(config_from_dict(d))
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", LOW))
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", LOW - 0.01)) == ()
-    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", HIGH)) == ()  # saturated: within 1 % (README)
+    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", HIGH)) == ()  # saturated: within 1 % (docs/accuracy.md)
     assert trust_caveats(network, 0.0, bottleneck=("die", 0.85)) == ()
     assert trust_caveats(network, 0.0, bottleneck=("channel", 0.85)) == ()
     assert trust_caveats(network, 0.0, scheduled=True, bottleneck=("cores:g1", 0.85)) == ()

@@ -159,7 +159,7 @@ SMALL_BUFFER_CASES = [  # measured (benchmarks/write_buffer_vs_des.py): before t
 def test_model_agrees_with_des_with_a_write_buffer_of_a_few_slots(overrides):
     # 4 or 64 slots: writes find the buffer full at any load and do their flush themselves; the model's chain
     # of the buffer's slots (model/write_buffer.py) holds these to the acceptance tolerance. Others of the
-    # grid stay off (README, "Not yet trustworthy"), and whatif flags them all.
+    # grid stay off (docs/accuracy.md, "Not yet trustworthy"), and whatif flags them all.
     c, net, d = run(*overrides, requests=40_000)
     m = evaluate_network(c, net)
     assert m.iops == pytest.approx(d.iops.value, rel=0.03)

@@ -33,7 +33,7 @@ dominates the cycle: requests then travel in convoys or platoons (the DES shows 
 critical path (6 of the 10 misses in 400 draws of these strategies, five with the model 3.6-5.5 % high, one
 3.5 % low): fast reads crowd the firmware while writes hold the dies. On the PM9A3 presets below the model is
 within 0.3 %, and on 148 of 150 uniformly sampled 4 KiB configurations (benchmarks/model_vs_des.py) within the
-tolerances. See the README, "How far to trust the model".
+tolerances. See docs/accuracy.md.
 """
 
 import numpy as np

@@ -50,7 +50,7 @@ def test_one_slow_core_running_three_modules_in_a_row():
     # (open_runs.py): the middle module's wait is 14 % short (it sees only part of what the requests ahead
     # release), the first wait 4 % short. Per-visit waits were -24 %, -3.3 % with the full residual on
     # re-entry; the bound was 5 % then and is the 10 % tolerance now (the 100-design figures improved, see
-    # test_core_group_visited_in_runs and the README)
+    # test_core_group_visited_in_runs and docs/accuracy.md)
     assert abs(_mean_error(_open_at(7, 0.8, mixed_sizes=False))) <= 0.10
 
 
