@@ -1191,7 +1191,6 @@ def walk_grid_steps(steps: Iterable[tuple[float, int]], explore: Callable[[float
 def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> ChainAttempt:
     """:func:`attempt_chain` on a compiled route, before the capacity hold (its arrays read-only, as the
     answer is shared through :func:`_recalled`)."""
-    t0 = time.perf_counter()
 
     def explore(fraction: float, max_states: int):
         found = _explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints, route.size_probs,
@@ -1204,7 +1203,7 @@ def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[floa
         return ChainAttempt(None, False)
     if walk.fraction is None:
         return ChainAttempt(None, bool(walk.outgrown))
-    solution = _solve(walk.found, n, walk.fraction * zero_load_us, t0)
+    solution = _solve(walk.found, n, walk.fraction * zero_load_us)
     for a in (solution.mean_jobs, solution.busy_servers, solution.p_wait):
         a.setflags(write=False)
     return ChainAttempt(solution, False)
@@ -1226,8 +1225,9 @@ def _within_capacity(solution: ChainSolution, network: Network) -> ChainSolution
                    patterns=tuple((w, min(x, capacity)) for w, x in solution.patterns))
 
 
-def _solve(found, n: int, grid: float, t0: float) -> ChainSolution:
-    """Stationary figures of the explored chain (the most likely closed class from the start)."""
+def _solve(found, n: int, grid: float) -> ChainSolution:
+    """Stationary figures of the explored chain (the most likely closed class from the start); ``seconds`` is
+    left 0 for :func:`attempt_chain`, which times each call, recalled or not."""
     (_, tr_from, tr_to, tr_p, init_to, init_p, r_time, r_done, r_jobs, r_busy, r_visits, r_queued) = found
     m = r_time.shape[0]
     P = sparse.csr_matrix((tr_p, (tr_from, tr_to)), shape=(m, m))
@@ -1262,7 +1262,7 @@ def _solve(found, n: int, grid: float, t0: float) -> ChainSolution:
     p_wait = np.divide(pi @ r_queued[members], visits, out=np.zeros_like(visits), where=visits > 0)
     return ChainSolution(throughput_per_us=x, response_us=n / x, mean_jobs=(pi @ r_jobs[members]) / total_time,
                          busy_servers=(pi @ r_busy[members]) / total_time, p_wait=p_wait, states=m, grid_us=grid,
-                         seconds=time.perf_counter() - t0,
+                         seconds=0.0,
                          patterns=tuple((float(w), float(x_)) for w, x_ in patterns))
 
 
