@@ -108,6 +108,11 @@ class _Route:
     scalars: np.ndarray  # N, T_pool, dies, channels, stations, units
     read_fraction: float
 
+    @property
+    def queue_depth(self) -> int:
+        """N, the closed workload's requests."""
+        return int(self.scalars[0])
+
 
 def _compile(network: Network) -> _Route | None:
     """The route as arrays, or None where the chain does not apply (see the module docstring)."""
@@ -1110,7 +1115,7 @@ class _Inputs:
     :func:`_recalled` can keep answers by it."""
 
     key: bytes
-    route: _Route  # its scalars hold the queue depth
+    route: _Route  # it holds the queue depth
     zero_load_us: float
     steps: tuple[tuple[float, int], ...]
 
@@ -1133,7 +1138,7 @@ MEMO_SIZE = 4096
 @lru_cache(maxsize=MEMO_SIZE)
 def _recalled(inputs: _Inputs) -> ChainAttempt:
     """:func:`_attempt` on ``inputs``, kept for the most recently used ``MEMO_SIZE`` inputs."""
-    return _attempt(inputs.route, int(inputs.route.scalars[0]), inputs.zero_load_us, inputs.steps)
+    return _attempt(inputs.route, inputs.zero_load_us, inputs.steps)
 
 
 def _memo_key(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> bytes:
@@ -1188,7 +1193,7 @@ def walk_grid_steps(steps: Iterable[tuple[float, int]], explore: Callable[[float
     return GridWalk(*(best or (None, None)), tuple(outgrown))
 
 
-def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> ChainAttempt:
+def _attempt(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> ChainAttempt:
     """:func:`attempt_chain` on a compiled route, before the capacity hold (its arrays read-only, as the
     answer is shared through :func:`_recalled`)."""
 
@@ -1203,7 +1208,7 @@ def _attempt(route: _Route, n: int, zero_load_us: float, steps: tuple[tuple[floa
         return ChainAttempt(None, False)
     if walk.fraction is None:
         return ChainAttempt(None, bool(walk.outgrown))
-    solution = _solve(walk.found, n, walk.fraction * zero_load_us)
+    solution = _solve(walk.found, route.queue_depth, walk.fraction * zero_load_us)
     for a in (solution.mean_jobs, solution.busy_servers, solution.p_wait):
         a.setflags(write=False)
     return ChainAttempt(solution, False)
