@@ -16,7 +16,7 @@ demo: $(BIN)/.installed
 	$(BIN)/ssdco optimize configs/pm9a3-960.toml --min-iops 500000 --core-mw 192 --dram-mw 800
 
 test: $(BIN)/.installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/whatif_speed.py
