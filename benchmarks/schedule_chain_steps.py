@@ -1,7 +1,8 @@
 """The Markov chain's lumping grids (``ssdco/model/schedule_chain.py``): what ``schedule_chain`` explores,
 against exploring every grid step on its own, on the configurations of ``schedule_chain_vs_des.py``.
 
-``schedule_chain`` tries its steps (``GRID_STEPS``, ``DEEP_GRID_STEPS`` from queue depth 5) coarse to fine and
+``schedule_chain`` tries its steps (``default_grid_steps``: ``SHALLOW_GRID_STEPS`` at queue depth 2, ``GRID_STEPS``,
+``DEEP_GRID_STEPS`` from queue depth 5) coarse to fine and
 skips a step no coarser than one that outgrew as large a state budget: it assumes a finer grid never fits
 where a coarser one outgrew the same budget. This script explores every step of every closed deterministic
 configuration at queue depth 2-5 and prints
@@ -39,7 +40,7 @@ def _explore_each(network) -> list[tuple[float, int, int, float]] | None:
     if route is None:
         return None
     zero = 1.0 / solve_route(route_arrays(network, network.loads()), 1).throughput_by_n[1]
-    steps = sc.DEEP_GRID_STEPS if network.queue_depth >= sc.DEEP_QUEUE_DEPTH else sc.GRID_STEPS
+    steps = sc.default_grid_steps(network.queue_depth)
     out = []
     for fraction, max_states in steps:
         tic = time.perf_counter()

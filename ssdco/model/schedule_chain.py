@@ -28,9 +28,9 @@ Lumping. With incommensurate service times the remaining times of the pending ev
 exactly, and the number of states can grow without bound. States whose remaining times agree on a grid of
 ``grid_us`` are lumped: the first one found stands for all of them (its exact times drive its successors,
 so no service time is rounded). The grid is a fraction of one request's zero-load latency (1e-4, else the
-finest of 10 %, 5 % and 2 % on which the chain fits 100,000 states, ``GRID_STEPS``; from queue depth 5 on
-not 10 %, ``DEEP_GRID_STEPS``); the error this lumping
-brings is measured against the DES, not bounded (``benchmarks/schedule_chain_vs_des.py``). Where the chain
+finest of 10 %, 5 % and 2 % on which the chain fits 100,000 states, ``GRID_STEPS``; at queue depth 2 the 10 %
+grid may take 200,000, ``SHALLOW_GRID_STEPS``; from queue depth 5 on not 10 %, ``DEEP_GRID_STEPS``); the error
+this lumping brings is measured against the DES, not bounded (``benchmarks/schedule_chain_vs_des.py``). Where the chain
 fits no grid there is no answer (None), and ``whatif`` keeps the convoy estimate or the route MVA.
 
 Scope: closed workloads, every service deterministic (``scv == 0``), no background steps (a write
@@ -82,6 +82,20 @@ GRID_STEPS = ((1e-4, 3_000), (0.1, 100_000), (0.05, 100_000), (0.02, 100_000))
 # 0.17 %, and the 34 of benchmarks/schedule_chain_vs_des.py within 1.4 % (2026-11-25).
 DEEP_GRID_STEPS = ((1e-4, 3_000), (0.05, 100_000), (0.02, 100_000))
 DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS
+# Queue depth 2: up to 200,000 states on the 10 % grid. Two requests of several transactions over many dies can
+# need more than 100,000 states there, and the route MVA that answers instead tends to be low at this depth.
+# Measured on 2026-11-27 (benchmarks/schedule_chain_budget.py: the 391 configurations at queue depth 2 of
+# schedule_chain_vs_des.py's set, seeds 20261123, 20261125, 20261128-30 and uniform designs 0-399, against
+# 200,000-request DES runs): 32 outgrew 100,000 states on the 10 % grid. Three fit within 200,000 (117,438-139,976
+# states), the chain -0.18, +0.19 and +0.92 % off the DES where the route MVA was -2.20, -3.97 and -4.49 %; two
+# more within 400,000 (+2.65 and +7.96 % -> -0.21 and -0.09 %), ten more within 1,000,000 (one of them 3.4 % low
+# on the 10 % grid where the route MVA was within 0.1 %), and 17 outgrew 1,000,000 (13-40 s each to give up).
+# The two 16 KiB draws that prompted this (fresh Hypothesis seeds 20261205 #34 and 20261206 #92, where the route
+# MVA missed by -7.4 and -3.9 % against 1,000,000-request runs) need 149,248 and 161,309 states and come within
+# 0.1 %. The price: where the chain outgrows 200,000 states whatif takes 1-8 s to give up, against 0.5-3.4 s at
+# 100,000; 400,000 would double that again for one more design of the 391.
+SHALLOW_GRID_STEPS = ((1e-4, 3_000), (0.1, 200_000), (0.05, 100_000), (0.02, 100_000))
+SHALLOW_QUEUE_DEPTH = 2  # at this queue depth, SHALLOW_GRID_STEPS
 PATTERN_TOLERANCE = 1e-6  # closed classes whose throughputs agree to this are one pattern
 MAX_SEGMENT_EVENTS = 20_000  # events without a draw: beyond it the route draws nothing (periodic.py's case)
 MAX_DRAWS = 64  # draws within one event
@@ -1087,20 +1101,28 @@ def schedule_chain(network: Network, zero_load_us: float, *,
     return attempt_chain(network, zero_load_us, steps=steps).solution
 
 
+def default_grid_steps(queue_depth: int) -> tuple[tuple[float, int], ...]:
+    """The (grid fraction, most states) steps :func:`attempt_chain` tries at ``queue_depth``: ``SHALLOW_GRID_STEPS``
+    at queue depth 2, ``DEEP_GRID_STEPS`` from ``DEEP_QUEUE_DEPTH`` on, ``GRID_STEPS`` in between."""
+    if queue_depth <= SHALLOW_QUEUE_DEPTH:
+        return SHALLOW_GRID_STEPS
+    return DEEP_GRID_STEPS if queue_depth >= DEEP_QUEUE_DEPTH else GRID_STEPS
+
+
 def attempt_chain(network: Network, zero_load_us: float, *,
                   steps: tuple[tuple[float, int], ...] | None = None) -> ChainAttempt:
     """The stationary solution of the chain of ``network`` (module docstring), on the finest lumping grid that
     fits. ``steps``: (grid as a fraction of ``zero_load_us``, one request's latency alone in us; most states),
     tried in turn until one fits, skipping those no coarser than one that outgrew as large a budget; after that
-    only finer grids are tried, while they fit (default: ``GRID_STEPS``, from queue depth ``DEEP_QUEUE_DEPTH``
-    on ``DEEP_GRID_STEPS``). None where the chain does not apply, where the route draws nothing that matters
-    (``periodic.py``'s case), or where no step fits (then ``outgrown``). Answers are kept by their inputs
+    only finer grids are tried, while they fit (default: :func:`default_grid_steps`). None where the chain does
+    not apply, where the route draws nothing that matters (``periodic.py``'s case), or where no step fits (then
+    ``outgrown``). Answers are kept by their inputs
     (:func:`_recalled`): a network met again, under any station names, is not explored again."""
     route = _compile(network)
     if route is None or not zero_load_us > 0:
         return ChainAttempt(None, False)
     if steps is None:
-        steps = DEEP_GRID_STEPS if network.queue_depth >= DEEP_QUEUE_DEPTH else GRID_STEPS
+        steps = default_grid_steps(network.queue_depth)
     t0 = time.perf_counter()
     found = _recalled(_Inputs(_memo_key(route, zero_load_us, steps), route, zero_load_us, tuple(steps)))
     if found.solution is None:

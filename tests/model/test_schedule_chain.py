@@ -159,6 +159,28 @@ def test_whatif_takes_a_coarser_grid_where_the_finer_ones_outgrow_the_budget():
     assert route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
 
 
+def test_at_queue_depth_2_the_10_percent_grid_may_take_200000_states():
+    # 16 KiB requests at QD 2 (uniform design 156): the chain needs 117,438 states on the 10 % grid, more than the
+    # 100,000 of the other queue depths, and fits SHALLOW_GRID_STEPS' 200,000; the chain is within the DES's
+    # noise where the route MVA is 4 % low (2026-11-27).
+    d = random_config(156, mixed_sizes=True)
+    d["workload"]["queue_depth"] = 2
+    config = config_from_dict(d)
+    network = build_network(config)
+    zero = _zero_load_us(network)
+    assert chain_module.default_grid_steps(2) == chain_module.SHALLOW_GRID_STEPS
+    assert schedule_chain(network, zero, steps=((0.1, 100_000),)) is None  # outgrows the budget of QD 3-4
+    chain = schedule_chain(network, zero)
+    assert chain is not None and 100_000 < chain.states <= 200_000
+    assert chain.grid_us == pytest.approx(0.1 * zero, rel=1e-12)
+    result = evaluate_network(config, network)
+    des = simulate(network, requests=200_000, seed=1)
+    assert result.method == "markov-chain" and not result.caveats
+    assert abs(result.iops / des.iops.value - 1.0) <= 0.01
+    route = evaluate_network(config, network, markov_chain=False)
+    assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
+
+
 def test_whatif_takes_the_chain_at_queue_depth_5():
     # reads at QD 5 behind three slow cores: the route MVA is 4 % low on IOPS, the chain within the DES's
     # noise. From queue depth 5 on the grids tried are DEEP_GRID_STEPS (no 10 % grid).

@@ -1,0 +1,69 @@
+"""How far a larger state budget takes the Markov chain of the requests' draws (``ssdco/model/schedule_chain.py``)
+at one queue depth: for every closed deterministic configuration of ``schedule_chain_vs_des.py``'s set at that
+depth where ``whatif``'s chain outgrew its budget (a ``CAVEAT: ... outgrew`` line, the route MVA answering), the
+chain is explored again on the 10 % grid with ``--max-states`` states, and both answers are compared with a
+DES run. Prints, per such configuration, the route MVA's IOPS error (and ``whatif``'s time), the chain's error,
+its states and the time the exploration took (or "outgrown" and the time it took to give up), and the DES's 95 %
+half-width. This is how ``SHALLOW_GRID_STEPS`` was chosen (2026-11-27; docs/accuracy.md).
+
+Run: ``.venv/bin/python benchmarks/schedule_chain_budget.py [--queue-depth 2] [--max-states 1000000]
+[--seeds 20261123 20261125 20261128 20261129 20261130] [--random 400] [--requests 200000]`` (about 20 minutes
+with the defaults on one core; explorations that outgrow 1,000,000 states take 13-40 s each). Asserts nothing.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ssdco.model.network import build_network
+from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.schedule_chain import attempt_chain
+from ssdco.model.whatif import evaluate_network
+from ssdco.spec import config_from_dict
+from ssdco.validation.des import simulate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from schedule_chain_vs_des import chain_designs  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queue-depth", type=int, default=2)
+    ap.add_argument("--max-states", type=int, default=1_000_000)
+    ap.add_argument("--seeds", type=int, nargs="*", default=[20261123, 20261125, 20261128, 20261129, 20261130])
+    ap.add_argument("--draws", type=int, default=150)
+    ap.add_argument("--random", type=int, default=400)
+    ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--requests", type=int, default=200_000)
+    args = ap.parse_args()
+    at_depth = outgrown = 0
+    for name, d in chain_designs(args.seeds, args.draws, args.random, args.first_seed):
+        if d["workload"].get("queue_depth") != args.queue_depth:
+            continue
+        config = config_from_dict(d)
+        network = build_network(config)
+        t0 = time.perf_counter()
+        model = evaluate_network(config, network)
+        whatif_s = time.perf_counter() - t0
+        at_depth += 1
+        if not any("outgrew" in caveat for caveat in model.caveats):
+            continue
+        outgrown += 1
+        zero_load_us = 1.0 / solve_route(route_arrays(network, network.loads()), 2).throughput_by_n[1]
+        t0 = time.perf_counter()
+        chain = attempt_chain(network, zero_load_us, steps=((0.1, args.max_states),)).solution
+        chain_s = time.perf_counter() - t0
+        des = simulate(network, requests=args.requests, seed=1)
+        x_des = des.iops.value
+        found = ("outgrown" if chain is None else
+                 f"{chain.throughput_per_us * 1e6 / x_des - 1:+.2%} states {chain.states:,}")
+        print(f"{name}: whatif {model.method} {model.iops / x_des - 1:+.2%} ({whatif_s:.1f} s)  "
+              f"chain on 10 %, {args.max_states:,} states: {found} ({chain_s:.1f} s)  "
+              f"DES 95 % CI +-{des.iops.relative_half_width:.2%}", flush=True)
+    print(f"queue depth {args.queue_depth}: {at_depth} configurations, "
+          f"{outgrown} where whatif's chain outgrew its budget")
+
+
+if __name__ == "__main__":
+    main()
