@@ -35,6 +35,16 @@ def _zero_load_us(network: Network) -> float:
     return solve_route(route_arrays(network, network.loads()), 1).response_us
 
 
+def _uniform_design_at(seed: int, queue_depth: int):
+    """(config, network, one request's latency alone in us) of uniform design ``seed`` (4/8/16 KiB) at
+    ``queue_depth``."""
+    d = random_config(seed, mixed_sizes=True)
+    d["workload"]["queue_depth"] = queue_depth
+    config = config_from_dict(d)
+    network = build_network(config)
+    return config, network, _zero_load_us(network)
+
+
 @pytest.mark.parametrize("dies", [2, 3, 5])
 def test_two_requests_over_uniform_dies_by_hand(dies):
     # Everything happens on multiples of the read time S: at each multiple the requests that completed pick
@@ -60,11 +70,9 @@ def test_busy_servers_are_the_work_brought(seed, lumped):
     # Work conservation: each station's mean busy servers is X times the service a request brings it, over
     # all its copies, whatever the schedule; the chain counts busy time and completions separately. Exact for
     # the exact chain; lumping the states (a 2 % grid) moves it by a few 1e-4 (seed 14: 1.9e-4).
-    d = random_config(seed, mixed_sizes=True)
-    d["workload"]["queue_depth"] = 2
-    network = build_network(config_from_dict(d))
+    _, network, zero = _uniform_design_at(seed, queue_depth=2)
     steps = ((0.02, 100_000),) if lumped else ((1e-6, 100_000),)
-    chain = schedule_chain(network, _zero_load_us(network), steps=steps)
+    chain = schedule_chain(network, zero, steps=steps)
     assert chain is not None
     loads = {ld.name: ld for ld in network.loads()}
     for k, station in enumerate(network.stations):
@@ -80,10 +88,8 @@ def test_chain_matches_the_des(seed):
     # 8 KiB reads and writes at QD 2 (uniform designs): the chain is exact up to its lumping of remaining times
     # (a grid of 2 % of one request's latency where the exact chain is too large); the route MVA is 2.3-2.6 %
     # off on seeds 3 and 8 (-10.8 % on seed 4, which is in the DES-backed test below).
-    d = random_config(seed, mixed_sizes=True)
-    d["workload"]["queue_depth"] = 2
-    network = build_network(config_from_dict(d))
-    chain = schedule_chain(network, _zero_load_us(network))
+    _, network, zero = _uniform_design_at(seed, queue_depth=2)
+    chain = schedule_chain(network, zero)
     des = simulate(network, requests=100_000, seed=1)
     tolerance = max(0.003, 2.0 * des.iops.relative_half_width)
     assert chain.throughput_per_us * 1e6 == pytest.approx(des.iops.value, rel=tolerance)
@@ -94,10 +100,7 @@ def test_lumping_keeps_the_answer(seed):
     # The same chain solved exactly and lumped on a grid of 2 % of a request's latency: 2,587 states become
     # 797 (seed 4, 8 KiB reads at QD 2) and 15,458 become 504 (seed 12, 70 % reads), the throughput moves by
     # less than 1e-4.
-    d = random_config(seed, mixed_sizes=True)
-    d["workload"]["queue_depth"] = 2
-    network = build_network(config_from_dict(d))
-    zero = _zero_load_us(network)
+    _, network, zero = _uniform_design_at(seed, queue_depth=2)
     exact = schedule_chain(network, zero, steps=((1e-6, 100_000),))
     lumped = schedule_chain(network, zero, steps=((0.02, 100_000),))
     assert lumped.states < exact.states / 3
@@ -144,11 +147,7 @@ def test_a_lumped_chain_is_held_to_the_capacity_bound():
 def test_whatif_takes_a_coarser_grid_where_the_finer_ones_outgrow_the_budget():
     # 8 KiB reads at QD 4 (uniform design 14): the chain outgrows 100,000 states on grids of 2 % and 5 % of one
     # request's latency and fits on 10 %; that answer is within 0.1 % of the DES, the route MVA +7.4 %.
-    d = random_config(14, mixed_sizes=True)
-    d["workload"]["queue_depth"] = 4
-    config = config_from_dict(d)
-    network = build_network(config)
-    zero = _zero_load_us(network)
+    config, network, zero = _uniform_design_at(14, queue_depth=4)
     chain = schedule_chain(network, zero)  # the grids are tried coarsest first (GRID_STEPS)
     assert chain is not None and chain.grid_us == pytest.approx(0.1 * zero, rel=1e-12)
     result = evaluate_network(config, network)
@@ -163,11 +162,7 @@ def test_at_queue_depth_2_the_10_percent_grid_may_take_200000_states():
     # 16 KiB requests at QD 2 (uniform design 156): the chain needs 117,438 states on the 10 % grid, more than the
     # 100,000 of the other queue depths, and fits SHALLOW_GRID_STEPS' 200,000; the chain is within the DES's
     # noise where the route MVA is 4 % low (2026-11-27).
-    d = random_config(156, mixed_sizes=True)
-    d["workload"]["queue_depth"] = 2
-    config = config_from_dict(d)
-    network = build_network(config)
-    zero = _zero_load_us(network)
+    config, network, zero = _uniform_design_at(156, queue_depth=2)
     assert chain_module.default_grid_steps(2) == chain_module.SHALLOW_GRID_STEPS
     assert schedule_chain(network, zero, steps=((0.1, 100_000),)) is None  # outgrows the budget of QD 3-4
     chain = schedule_chain(network, zero)
