@@ -93,7 +93,9 @@ DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS
 # The two 16 KiB draws that prompted this (fresh Hypothesis seeds 20261205 #34 and 20261206 #92, where the route
 # MVA missed by -7.4 and -3.9 % against 1,000,000-request runs) need 149,248 and 161,309 states and come within
 # 0.1 %. The price: where the chain outgrows 200,000 states whatif takes 1-8 s to give up, against 0.5-3.4 s at
-# 100,000; 400,000 would double that again for one more design of the 391.
+# 100,000; 400,000 would double that again for one more design of the 391. Where the 10 % grid fits beyond
+# 100,000 states the finer grids are not explored (walk_grid_steps' states_of): uniform design 52 at QD 2 took
+# 10.4 s with them, 7.1 s without.
 SHALLOW_GRID_STEPS = ((1e-4, 3_000), (0.1, 200_000), (0.05, 100_000), (0.02, 100_000))
 SHALLOW_QUEUE_DEPTH = 2  # at this queue depth, SHALLOW_GRID_STEPS
 PATTERN_TOLERANCE = 1e-6  # closed classes whose throughputs agree to this are one pattern
@@ -1190,12 +1192,14 @@ class GridWalk:
 
 
 def walk_grid_steps(steps: Iterable[tuple[float, int]], explore: Callable[[float, int], tuple[int, Any]],
-                    skip: bool = True) -> GridWalk:
+                    skip: bool = True, states_of: Callable[[Any], int] | None = None) -> GridWalk:
     """The step policy of :func:`attempt_chain`. ``steps`` are (grid fraction, most states) in the order to try
     them; ``explore(fraction, max_states)`` returns (status, result). Steps are tried in turn until one fits; a
-    step no coarser than one that outgrew as large a budget is skipped (``skip``; GRID_STEPS); after a fit only
-    finer steps are tried, while they fit. ``benchmarks/schedule_chain_steps.py`` replays this on recorded
-    explorations, with and without the skip."""
+    step no coarser than one that outgrew as large a budget is skipped (``skip``; GRID_STEPS), and so is one
+    whose budget is smaller than the states a coarser grid needed (``states_of(result)``, where given:
+    SHALLOW_GRID_STEPS, whose 10 % grid may fit beyond the finer grids' budget); after a fit only finer steps are
+    tried, while they fit. ``benchmarks/schedule_chain_steps.py`` replays this on recorded explorations, with and
+    without the skip."""
     best: tuple[float, Any] | None = None  # (fraction, result) of the finest step that fit so far
     outgrown: list[tuple[float, int]] = []  # (fraction, most states) of the steps that outgrew their budget
     for fraction, max_states in steps:
@@ -1203,6 +1207,8 @@ def walk_grid_steps(steps: Iterable[tuple[float, int]], explore: Callable[[float
             break  # the next steps are no finer than what fits
         if skip and any(f >= fraction and m >= max_states for f, m in outgrown):
             continue  # a grid as coarse outgrew as large a budget: this one would too
+        if skip and best is not None and states_of is not None and states_of(best[1]) > max_states:
+            continue  # a coarser grid needed more states than this budget: a finer one would outgrow it
         status, found = explore(fraction, max_states)
         if status == TOO_MANY_STATES:
             if best is not None:
@@ -1225,7 +1231,7 @@ def _attempt(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int],
                          MAX_SEGMENT_EVENTS)
         return found[0], found
 
-    walk = walk_grid_steps(steps, explore)
+    walk = walk_grid_steps(steps, explore, states_of=lambda found: len(found[6]))  # found[6]: per-state times
     if walk.aborted:
         return ChainAttempt(None, False)
     if walk.fraction is None:

@@ -293,6 +293,27 @@ def test_a_grid_no_coarser_than_one_that_outgrew_its_budget_is_not_explored(fres
     assert chain is not None and chain.grid_us == pytest.approx(0.05 * zero)
 
 
+def test_a_finer_grid_whose_budget_a_coarser_fit_already_exceeded_is_not_explored():
+    # SHALLOW_GRID_STEPS: the 10 % grid may fit with more states than the finer grids' budget; a finer grid needs
+    # at least as many, so exploring it would only cost the time of outgrowing its budget. A finer step with a
+    # budget as large as what the coarser fit needed is still tried.
+    calls = []
+
+    def explore(fraction, max_states):
+        calls.append(fraction)
+        needs = {0.1: 150, 0.05: 250, 0.02: 280}[fraction]  # the result: the states the grid needs
+        return (chain_module.OK if needs <= max_states else chain_module.TOO_MANY_STATES), needs
+
+    steps = ((0.1, 200), (0.05, 100), (0.02, 300))
+    walk = chain_module.walk_grid_steps(steps, explore, states_of=lambda states: states)
+    assert calls == [0.1, 0.02] and (walk.fraction, walk.found) == (0.02, 280)
+    for without in ({"skip": False, "states_of": lambda states: states}, {}):  # no skip, or no states_of
+        calls.clear()
+        walk = chain_module.walk_grid_steps(steps, explore, **without)
+        # 0.05 is explored, outgrows its budget and ends the walk at the 10 % grid
+        assert calls == [0.1, 0.05] and (walk.fraction, walk.found) == (0.1, 150)
+
+
 def _scripted(statuses: dict):
     """An ``explore`` for walk_grid_steps that answers from ``statuses`` (by grid fraction) and logs its calls."""
     calls = []
