@@ -3,8 +3,9 @@ against exploring every grid step on its own, on the configurations of ``schedul
 
 ``schedule_chain`` tries its steps (``default_grid_steps``: ``SHALLOW_GRID_STEPS`` at queue depth 2, ``GRID_STEPS``,
 ``DEEP_GRID_STEPS`` from queue depth 5) coarse to fine and
-skips a step no coarser than one that outgrew as large a state budget: it assumes a finer grid never fits
-where a coarser one outgrew the same budget. This script explores every step of every closed deterministic
+skips a step no coarser than one that outgrew as large a state budget, and after a fit a finer step whose
+budget is below the states the fit needed: it assumes a finer grid never fits where a coarser one outgrew the
+same budget. This script explores every step of every closed deterministic
 configuration at queue depth 2-5 and prints
 
 * how often that assumption fails (a finer grid fits after a coarser one outgrew: the skip would change the
@@ -34,8 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schedule_chain_vs_des import chain_designs  # noqa: E402
 
 
-def _explore_each(network) -> list[tuple[float, int, int, float]] | None:
-    """(grid fraction, most states, status, seconds) of every step explored on its own; None out of scope."""
+def _explore_each(network) -> list[tuple[float, int, int, float, int]] | None:
+    """(grid fraction, most states, status, seconds, states found where it fits) of every step explored on its
+    own; None out of scope."""
     route = sc._compile(network)
     if route is None:
         return None
@@ -47,7 +49,7 @@ def _explore_each(network) -> list[tuple[float, int, int, float]] | None:
         found = sc._explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints,
                             route.size_probs, route.scalars, route.read_fraction, fraction * zero, max_states,
                             sc.MAX_SEGMENT_EVENTS)
-        out.append((fraction, max_states, int(found[0]), time.perf_counter() - tic))
+        out.append((fraction, max_states, int(found[0]), time.perf_counter() - tic, len(found[6])))
     return out
 
 
@@ -55,16 +57,17 @@ def _taken(steps, skip: bool) -> tuple[float | None, float]:
     """The grid fraction the step policy ends with and the seconds of the explorations it makes, replayed on
     the recorded explorations by ``schedule_chain.walk_grid_steps`` (``skip``: its rule; without it, every step
     is explored until one fits, then finer ones while they fit)."""
-    recorded = {(fraction, max_states): (status, dt) for fraction, max_states, status, dt in steps}
+    recorded = {(fraction, max_states): (status, dt, states) for fraction, max_states, status, dt, states in steps}
     seconds = 0.0
 
     def explore(fraction: float, max_states: int):
         nonlocal seconds
-        status, dt = recorded[(fraction, max_states)]
+        status, dt, states = recorded[(fraction, max_states)]
         seconds += dt
-        return status, None
+        return status, states
 
-    walk = sc.walk_grid_steps([(fraction, max_states) for fraction, max_states, *_ in steps], explore, skip=skip)
+    walk = sc.walk_grid_steps([(fraction, max_states) for fraction, max_states, *_ in steps], explore, skip=skip,
+                              states_of=lambda states: states)  # as attempt_chain's policy
     return (None if walk.aborted else walk.fraction), seconds
 
 
@@ -83,15 +86,15 @@ def main() -> None:
         steps = _explore_each(network)
         if steps is None:
             continue
-        status = [s for _, _, s, _ in steps[1:]]  # the steps of one budget (the first is the small exact one)
+        status = [s for _, _, s, *_ in steps[1:]]  # the steps of one budget (the first is the small exact one)
         if sc.TOO_MANY_STATES in status and sc.OK in status[status.index(sc.TOO_MANY_STATES):]:
             violations += 1
             print(f"  {name}: a finer grid fits after a coarser one outgrew its budget: {steps}")
-        fitting = [f for f, _, s, _ in steps if s == sc.OK]
+        fitting = [f for f, _, s, *_ in steps if s == sc.OK]
         taken, seconds = _taken(steps, skip=True)
         if fitting and taken != min(fitting):
             not_finest += 1
-        rows.append((seconds, _taken(steps, skip=False)[1], sum(dt for *_, dt in steps)))
+        rows.append((seconds, _taken(steps, skip=False)[1], sum(dt for _, _, _, dt, _ in steps)))
     t = np.array(rows)
     print(f"{len(t)} configurations in the chain's scope; a finer grid fit after a coarser one outgrew its "
           f"budget: {violations}; the grid taken is not the finest that fits: {not_finest}")
