@@ -1,6 +1,6 @@
 """How far a larger state budget takes the Markov chain of the requests' draws (``ssdco/model/schedule_chain.py``)
 at one queue depth: for every closed deterministic configuration of ``schedule_chain_vs_des.py``'s set at that
-depth where ``whatif``'s chain outgrew its budget (a ``CAVEAT: ... outgrew`` line, the route MVA answering), the
+depth where ``whatif``'s chain outgrew its budget (``attempt_chain(...).outgrown``; the route MVA answers), the
 chain is explored again on the 10 % grid with ``--max-states`` states, and both answers are compared with a
 DES run. Prints, per such configuration, the route MVA's IOPS error (and ``whatif``'s time), the chain's error,
 its states and the time the exploration took (or "outgrown" and the time it took to give up), and the DES's 95 %
@@ -47,10 +47,12 @@ def main() -> None:
         model = evaluate_network(config, network)
         whatif_s = time.perf_counter() - t0
         at_depth += 1
-        if not any("outgrew" in caveat for caveat in model.caveats):
+        # the zero-load latency as whatif scales the grids by; the attempt is the one whatif made (recalled)
+        zero_load_us = 1.0 / solve_route(route_arrays(network, network.loads()),
+                                        network.queue_depth).throughput_by_n[1]
+        if not attempt_chain(network, zero_load_us).outgrown:
             continue
         outgrown += 1
-        zero_load_us = 1.0 / solve_route(route_arrays(network, network.loads()), 2).throughput_by_n[1]
         t0 = time.perf_counter()
         chain = attempt_chain(network, zero_load_us, steps=((0.1, args.max_states),)).solution
         chain_s = time.perf_counter() - t0

@@ -49,7 +49,7 @@ def _explore_each(network) -> list[tuple[float, int, int, float, int]] | None:
         found = sc._explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints,
                             route.size_probs, route.scalars, route.read_fraction, fraction * zero, max_states,
                             sc.MAX_SEGMENT_EVENTS)
-        out.append((fraction, max_states, int(found[0]), time.perf_counter() - tic, len(found[6])))
+        out.append((fraction, max_states, int(found[0]), time.perf_counter() - tic, sc.explored_states(found)))
     return out
 
 

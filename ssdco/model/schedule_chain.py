@@ -92,7 +92,7 @@ DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS
 # on the 10 % grid where the route MVA was within 0.1 %), and 17 outgrew 1,000,000 (13-40 s each to give up).
 # The two 16 KiB draws that prompted this (fresh Hypothesis seeds 20261205 #34 and 20261206 #92, where the route
 # MVA missed by -7.4 and -3.9 % against 1,000,000-request runs) need 149,248 and 161,309 states and come within
-# 0.1 %. The price: where the chain outgrows 200,000 states whatif takes 1-8 s to give up, against 0.5-3.4 s at
+# 0.1 %. The price: where the chain outgrows 200,000 states whatif takes 1-9 s to give up, against 0.5-3.4 s at
 # 100,000; 400,000 would double that again for one more design of the 391. Where the 10 % grid fits beyond
 # 100,000 states the finer grids are not explored (walk_grid_steps' states_of): uniform design 52 at QD 2 took
 # 10.4 s with them, 7.1 s without.
@@ -1231,7 +1231,7 @@ def _attempt(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int],
                          MAX_SEGMENT_EVENTS)
         return found[0], found
 
-    walk = walk_grid_steps(steps, explore, states_of=lambda found: len(found[6]))  # found[6]: per-state times
+    walk = walk_grid_steps(steps, explore, states_of=explored_states)
     if walk.aborted:
         return ChainAttempt(None, False)
     if walk.fraction is None:
@@ -1256,6 +1256,11 @@ def _within_capacity(solution: ChainSolution, network: Network) -> ChainSolution
         return solution
     return replace(solution, throughput_per_us=capacity, response_us=network.queue_depth / capacity,
                    patterns=tuple((w, min(x, capacity)) for w, x in solution.patterns))
+
+
+def explored_states(found) -> int:
+    """The number of states of an exploration that fit its budget (what ``_explore`` returned with status OK)."""
+    return found[6].shape[0]  # r_time, one entry per state (see _solve)
 
 
 def _solve(found, n: int, grid: float) -> ChainSolution:
