@@ -657,6 +657,17 @@ BUFFER_WAIT_SHARE = 0.01  # of the latency: below it the buffer barely holds the
 MIXED_KNEE_UTILIZATION = (0.70, 0.97)
 
 
+def route_mva_at_risk(network: Network, bottleneck: tuple[str, float] | None) -> bool:
+    """Whether the route MVA, answering for closed deterministic work at queue depth 2-5 whose Markov chain
+    outgrew its state budget, is flagged as at risk: requests of several transactions, or the bottleneck
+    (``bottleneck``: its name and utilisation) a core group or channel at least ``BUSY_BOTTLENECK_UTILIZATION``
+    busy. ``benchmarks/schedule_chain_vs_des.py`` counts the misses inside and outside this set."""
+    several = max(network.transactions) > 1
+    busy = (bottleneck is not None and bottleneck[0].split(":")[0] in ("cores", "channel")
+            and bottleneck[1] >= BUSY_BOTTLENECK_UTILIZATION)
+    return several or busy
+
+
 def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = False,
                   bottleneck: tuple[str, float] | None = None, chain_outgrown: bool = False) -> tuple[str, ...]:
     """Configurations where the analytic answer is known to be off the DES by more than its tolerances
@@ -707,10 +718,7 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
         # at least BUSY_BOTTLENECK_UTILIZATION busy (52 of the 133 with four transactions, 23 of the 94 at QD 5),
         # none among the 32 others. The QD 2-4 caveats below, calibrated before the chain, flagged 11 of the 67.
         # Held out (seeds 20261128-29, uniform designs 1000-1199): 52 of 242 flagged missed, 2 of 47 unflagged.
-        several = max(network.transactions) > 1
-        busy = (bottleneck is not None and bottleneck[0].split(":")[0] in ("cores", "channel")
-                and bottleneck[1] >= BUSY_BOTTLENECK_UTILIZATION)
-        if several or busy:
+        if route_mva_at_risk(network, bottleneck):
             out.append(f"the Markov chain of the requests' draws outgrew its state budget at queue depth "
                        f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
                        "tolerances on 67 of 216 sampled designs (closed, deterministic, queue depth 2-5, requests of "

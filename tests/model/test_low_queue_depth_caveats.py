@@ -5,7 +5,8 @@ import copy
 import pytest
 
 from ssdco.model.network import build_network
-from ssdco.model.whatif import BUSY_BOTTLENECK_UTILIZATION, evaluate, evaluate_network, trust_caveats
+from ssdco.model.whatif import (BUSY_BOTTLENECK_UTILIZATION, evaluate, evaluate_network, route_mva_at_risk,
+                                 trust_caveats)
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
 from ssdco.validation.des import simulate
@@ -75,6 +76,8 @@ def test_where_the_chain_outgrows_its_budget_the_route_mva_answer_is_flagged():
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", BUSY_BOTTLENECK_UTILIZATION - 0.01),
                          chain_outgrown=True) == ()
     assert trust_caveats(network, 0.0, bottleneck=("die", 0.95), chain_outgrown=True) == ()
+    # the same rule as the predicate the chain benchmark counts its flagged designs with
+    assert route_mva_at_risk(network, busy) and not route_mva_at_risk(network, ("die", 0.95))
 
 
 def test_the_chain_caveat_takes_the_place_of_the_queue_depth_2_to_4_ones():
