@@ -84,7 +84,7 @@ def main() -> None:
             zero = solve_route(route_arrays(network, network.loads()), 1).response_us
             outgrown = model.method == "route-mva" and attempt_chain(network, zero).outgrown  # a memo hit
             at_risk = outgrown and route_mva_at_risk(network, (model.bottleneck, model.utilization[model.bottleneck]))
-            other_rows.append((name, model.method, e, outgrown, at_risk))
+            other_rows.append((name, model.method, e, outgrown, at_risk, seconds[-1]))
             continue
         route = evaluate_network(config, network, periodic=False)
         e_route, e_chain = ((r.iops / des.iops.value - 1, r.latency_mean_us / des.mean_latency_us.value - 1,
@@ -120,7 +120,12 @@ def main() -> None:
         span = f", IOPS {min(errors):+.1%} to {max(errors):+.1%}" if errors else ""
         print(f"  the chain outgrew its budget and the route MVA answered, {label}: {len(rows)}, "
               f"{len(errors)} outside{span}")
-    for name, method, e, grew, at_risk in misses:
+    if outgrown:
+        give_up = np.array([r[5] for r in outgrown])
+        slowest = max(outgrown, key=lambda r: r[5])
+        print(f"  whatif where the chain outgrew its budget: median {np.median(give_up):.2f} s, worst "
+              f"{give_up.max():.2f} s ({slowest[0]})")
+    for name, method, e, grew, at_risk, _ in misses:
         where = "flagged" if at_risk else "outgrew, not flagged" if grew else "out of the chain's scope"
         print(f"  {name}: {method} IOPS {e[0]:+.2%}, latency {e[1]:+.2%} ({where})")
 

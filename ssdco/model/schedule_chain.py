@@ -92,8 +92,9 @@ DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS
 # on the 10 % grid where the route MVA was within 0.1 %), and 17 outgrew 1,000,000 (13-40 s each to give up).
 # The two 16 KiB draws that prompted this (fresh Hypothesis seeds 20261205 #34 and 20261206 #92, where the route
 # MVA missed by -7.4 and -3.9 % against 1,000,000-request runs) need 149,248 and 161,309 states and come within
-# 0.1 %. The price: where the chain outgrows 200,000 states whatif takes 1-9 s to give up, against 0.5-3.4 s at
-# 100,000; 400,000 would double that again for one more design of the 391. Where the 10 % grid fits beyond
+# 0.1 %. The price: where the chain outgrows 200,000 states whatif takes 1-10 s to give up, against 0.5-3.4 s at
+# 100,000; 400,000 would double that again for one more design of the 391 (and three neighbouring fresh draws
+# of seed 20261209, 235,000-306,000 states: docs/accuracy.md). Where the 10 % grid fits beyond
 # 100,000 states the finer grids are not explored (walk_grid_steps' states_of): uniform design 52 at QD 2 took
 # 10.4 s with them, 7.1 s without.
 SHALLOW_GRID_STEPS = ((1e-4, 3_000), (0.1, 200_000), (0.05, 100_000), (0.02, 100_000))
