@@ -213,8 +213,15 @@ def _compile(network: Network) -> _Route | None:
 J_STEP, J_PHASE, J_DIE, J_UNIT, J_ULO, J_UHI = 0, 1, 2, 3, 4, 5
 S_NEV, S_SEQ, S_NSTACK, S_NDRAW, S_NPRE = 0, 1, 2, 3, 4
 
+# The kernels below, all but _explore, _decode and the growing helpers (which allocate), are compiled without
+# numba's reference counting (``_nrt=False``): they only read and write the arrays _explore owns, and each
+# array passed or viewed in a counted function costs an atomic increment and decrement. Most of the exploring
+# time was those counts (perf, 2026-11-27: 75 %); without them, and with _event's 47 arguments passed packed
+# (_event_packed), exploring 234,867 states took 1.4 s instead of 5.8 s, the answers bit for bit the same
+# (benchmarks/schedule_chain_speed.py). ``_nrt`` is a numba option its own tests use, not a documented one:
+# a function compiled so that needs the runtime (an allocation) fails to compile, it cannot go wrong quietly.
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _draw(weights, nw, sc, prefix, taken, options, prob):
     """The oracle: the prefix's choice at this draw, else option 0; records the draw."""
     d = sc[S_NDRAW]
@@ -226,7 +233,7 @@ def _draw(weights, nw, sc, prefix, taken, options, prob):
     return k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _push(t, j, ev_t, ev_s, ev_j, sc):
     n = sc[S_NEV]
     ev_t[n] = t
@@ -236,18 +243,18 @@ def _push(t, j, ev_t, ev_s, ev_j, sc):
     sc[S_SEQ] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _needs_exact(job, j, routing):
     return routing[job[j, J_STEP]] == _UNIFORM and job[j, J_PHASE] == 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _needs_channel(job, j, routing, channel_needed):
     s = job[j, J_STEP]
     return (routing[s] == _DIE_CHANNEL and job[j, J_PHASE] == 0) or channel_needed[s] == 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _mark(j, job, routing, channel_needed, channels, exact, used_class):
     d = job[j, J_DIE]
     if d < 0:
@@ -259,7 +266,7 @@ def _mark(j, job, routing, channel_needed, channels, exact, used_class):
         used_class[d % channels] = 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _draw_die(job, ev_j, qb, ql, stj, sc, routing, channel_needed, dies, channels,
               prefix, taken, options, prob, wbuf, obuf):
     """A uniform die; dies no job refers to are collapsed by symmetry (module docstring). ``obuf`` holds
@@ -310,7 +317,7 @@ def _draw_die(job, ev_j, qb, ql, stj, sc, routing, channel_needed, dies, channel
     return obuf[_draw(wbuf, n, sc, prefix, taken, options, prob)]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _draw_request(read_fraction, size_probs, sc, prefix, taken, options, prob, wbuf):
     op = 0
     if read_fraction <= 0.0:
@@ -327,7 +334,7 @@ def _draw_request(read_fraction, size_probs, sc, prefix, taken, options, prob, w
     return op, size
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _enter(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
            station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed,
            service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels,
@@ -414,7 +421,7 @@ def _enter(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visi
             jq[j] = now
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _event(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
            station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed, block_end,
            service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels, read_fraction, size_probs,
@@ -485,7 +492,21 @@ def _event(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visi
     return done
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
+def _event_packed(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued, fixed, draws):
+    """:func:`_event` with its fixed and draw arguments packed in two tuples. A call of more than 30 arguments
+    passes them as one tuple built at each call (CPython's bytecode for long calls), and in a function with
+    reference counting that tuple costs an atomic increment and decrement per array."""
+    (station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed, block_end, service,
+     delay, prob_step, breakpoints, n_req, tx_pool, dies, channels, read_fraction, size_probs) = fixed
+    prefix, taken, options, prob, wbuf, obuf = draws
+    return _event(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+                  station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed, block_end,
+                  service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels, read_fraction, size_probs,
+                  prefix, taken, options, prob, wbuf, obuf)
+
+
+@nb.njit(cache=True, _nrt=False)
 def _describe(j, job, key, p, lab_req, lab_cls, lab_die, per_class, routing, channel_needed, n_req, tx_pool,
               dies, channels):
     """Append job j's canonical description (DESC ints) to ``key`` at ``p``."""
@@ -520,7 +541,7 @@ def _describe(j, job, key, p, lab_req, lab_cls, lab_die, per_class, routing, cha
     return p + DESC
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _canonical(now, job, req, ev_t, ev_s, ev_j, qb, ql, jq, sc, routing, channel_needed, base, unit_station,
                station_kind, n_req, tx_pool, dies, channels, grid, key, times, work):
     """The canonical key of the state (ints; remaining times on the grid) and, in key order, the exact remaining
@@ -623,12 +644,12 @@ def _canonical(now, job, req, ev_t, ev_s, ev_j, qb, ql, jq, sc, routing, channel
 def _decode(key, times, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, sc, station, routing, copies, base, n_req,
             tx_pool, dies, channels):
     """Set the working state to the stored state (its time is 0)."""
-    job[:, :] = 0
+    _fill(job, 0)
     job[:, J_DIE] = -1
     job[:, J_UHI] = 0
-    ql[:] = 0
-    busy[:] = 0
-    sc[:] = 0
+    _fill(ql, 0)
+    _fill(busy, 0)
+    _fill(sc, 0)
     # the requests' part is at the key's end: find it by walking the key
     nev = key[0]
     p = 1 + nev * (1 + DESC)
@@ -664,7 +685,7 @@ def _decode(key, times, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, sc, statio
             p += 1 + DESC
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _job_from(key, p, job, next_tx, station, routing, copies, base, n_req, tx_pool):
     r = key[p]
     if key[p + 1] == 1:
@@ -708,7 +729,47 @@ def _grow_f2(a, need):
     return b
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
+def _fill(dst, value):
+    """dst[:] = value, without reference counting (a view made here is not counted)."""
+    dst[:] = value
+
+
+@nb.njit(cache=True, _nrt=False)
+def _copy1(dst, src):
+    """dst[:] = src (1-D, same length), without reference counting."""
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _copy2(dst, src):
+    """dst[:, :] = src (2-D, same shape), without reference counting."""
+    for i in range(dst.shape[0]):
+        for k in range(dst.shape[1]):
+            dst[i, k] = src[i, k]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _add_scaled(acc, x, w):
+    """acc += x * w (1-D), without a temporary array."""
+    for i in range(acc.shape[0]):
+        acc[i] += x[i] * w
+
+
+@nb.njit(cache=True, _nrt=False)
+def _same_key(rep_key, rep_koff, k, key, klen):
+    """Whether stored state k's key is ``key[:klen]``."""
+    a = rep_koff[k]
+    if rep_koff[k + 1] - a != klen:
+        return False
+    for i in range(klen):
+        if rep_key[a + i] != key[i]:
+            return False
+    return True
+
+
+@nb.njit(cache=True, _nrt=False)
 def _next_event(ev_t, ev_s, sc):
     """Index of the earliest pending event (ties in scheduling order)."""
     best = 0
@@ -718,12 +779,12 @@ def _next_event(ev_t, ev_s, sc):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _step_may_draw(s, routing, prob_step):
     return routing[s] != _SINGLE or prob_step[s] < 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _may_draw(j, job, req, routing, per_req, block_end, prob_step, delay, n_req, tx_pool, request_draws):
     """Whether the event of job j can draw (conservative): the steps it, or its request after the join, or a
     request reissued after completing, enters next."""
@@ -742,7 +803,7 @@ def _may_draw(j, job, req, routing, per_req, block_end, prob_step, delay, n_req,
     return _step_may_draw(nxt, routing, prob_step)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _occupancy(job, ev_j, ql, sc, station, unit_station, jobs, busy_now):
     """Jobs (queued or served) and busy servers at each station now."""
     jobs[:] = 0.0
@@ -840,6 +901,10 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
     busy_area = np.zeros(nst)
     seg_visits = np.zeros(nst)
     seg_queued = np.zeros(nst)
+    # _event's fixed and draw arguments, passed packed (see _event_packed)
+    fixed = (station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed, block_end,
+             service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels, read_fraction, size_probs)
+    draws = (prefix, taken, options, prob, wbuf, obuf)
     state = -1  # the state being expanded; -1: the start (all N requests drawn and issued at time 0)
     while True:
         # ---- from the state (its first event at time 0): run to the first event that may draw
@@ -849,60 +914,58 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
                     tx_pool, dies, channels)
             now[0] = 0.0
             seg = 0
-            jobs_area[:] = 0.0
-            busy_area[:] = 0.0
-            seg_visits[:] = 0.0
-            seg_queued[:] = 0.0
+            _fill(jobs_area, 0.0)
+            _fill(busy_area, 0.0)
+            _fill(seg_visits, 0.0)
+            _fill(seg_queued, 0.0)
             seg_done = 0.0
             while True:
                 e = _next_event(ev_t, ev_s, sc)
                 dt = ev_t[e] - now[0]
                 if dt > 0.0:
                     _occupancy(job, ev_j, ql, sc, station, unit_station, jobs_now, busy_now)
-                    jobs_area += jobs_now * dt
-                    busy_area += busy_now * dt
+                    _add_scaled(jobs_area, jobs_now, dt)
+                    _add_scaled(busy_area, busy_now, dt)
                 drawing = _may_draw(ev_j[e], job, req, routing, per_req, block_end, prob_step, delay, n_req,
                                     tx_pool, request_draws)
                 if drawing:
-                    job0[:, :] = job
-                    req0[:, :] = req
-                    ev_t0[:] = ev_t
-                    ev_s0[:] = ev_s
-                    ev_j0[:] = ev_j
-                    qb0[:, :] = qb
-                    ql0[:] = ql
-                    busy0[:] = busy
-                    jq0[:] = jq
-                    sc0[:] = sc
+                    _copy2(job0, job)
+                    _copy2(req0, req)
+                    _copy1(ev_t0, ev_t)
+                    _copy1(ev_s0, ev_s)
+                    _copy1(ev_j0, ev_j)
+                    _copy2(qb0, qb)
+                    _copy1(ql0, ql)
+                    _copy1(busy0, busy)
+                    _copy1(jq0, jq)
+                    _copy1(sc0, sc)
                     t_before = now[0]
                 sc[S_NDRAW] = 0
                 sc[S_NPRE] = 0
                 prob[0] = 1.0
-                visits[:] = 0.0
-                queued[:] = 0.0
-                d = _event(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
-                           station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed,
-                           block_end, service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels,
-                           read_fraction, size_probs, prefix, taken, options, prob, wbuf, obuf)
+                _fill(visits, 0.0)
+                _fill(queued, 0.0)
+                d = _event_packed(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+                                  fixed, draws)
                 seg_done += d
                 if sc[S_NDRAW] > 0:
                     if not drawing:
                         return BUG, empty_i, empty_i, empty_f, empty_i, empty_f, empty_f, empty_f, empty_f2, \
                             empty_f2, empty_f2, empty_f2
                     break
-                seg_visits += visits
-                seg_queued += queued
+                _add_scaled(seg_visits, visits, 1.0)
+                _add_scaled(seg_queued, queued, 1.0)
                 seg += 1
                 if seg > max_segment:
                     return NO_DRAWS, empty_i, empty_i, empty_f, empty_i, empty_f, empty_f, empty_f, empty_f2, \
                         empty_f2, empty_f2, empty_f2
         else:
-            job0[:, :] = 0
+            _fill(job0, 0)
             job0[:, J_DIE] = -1
             job0[:, J_UHI] = breakpoints.shape[0] - 1
-            ql0[:] = 0
-            busy0[:] = 0
-            sc0[:] = 0
+            _fill(ql0, 0)
+            _fill(busy0, 0)
+            _fill(sc0, 0)
             t_before = 0.0
         # ---- the drawing event, one run per outcome (depth-first over the choices)
         npend = 1
@@ -912,27 +975,25 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
             plen = pending_len[npend]
             for i in range(plen):
                 prefix[i] = pending[npend, i]
-            job[:, :] = job0
-            req[:, :] = req0
-            ev_t[:] = ev_t0
-            ev_s[:] = ev_s0
-            ev_j[:] = ev_j0
-            qb[:, :] = qb0
-            ql[:] = ql0
-            busy[:] = busy0
-            jq[:] = jq0
-            sc[:] = sc0
+            _copy2(job, job0)
+            _copy2(req, req0)
+            _copy1(ev_t, ev_t0)
+            _copy1(ev_s, ev_s0)
+            _copy1(ev_j, ev_j0)
+            _copy2(qb, qb0)
+            _copy1(ql, ql0)
+            _copy1(busy, busy0)
+            _copy1(jq, jq0)
+            _copy1(sc, sc0)
             now[0] = t_before
             sc[S_NDRAW] = 0
             sc[S_NPRE] = plen
             prob[0] = 1.0
-            visits[:] = 0.0
-            queued[:] = 0.0
+            _fill(visits, 0.0)
+            _fill(queued, 0.0)
             if state >= 0:
-                _event(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
-                       station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed,
-                       block_end, service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels,
-                       read_fraction, size_probs, prefix, taken, options, prob, wbuf, obuf)
+                _event_packed(now, job, req, ev_t, ev_s, ev_j, qb, ql, busy, jq, stj, sts, sc, visits, queued,
+                              fixed, draws)
             else:
                 for r in range(n_req - 1, -1, -1):
                     op, size = _draw_request(read_fraction, size_probs, sc, prefix, taken, options, prob, wbuf)
@@ -964,14 +1025,7 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
             target = -1
             while h in table:
                 k = table[h]
-                a = rep_koff[k]
-                same = rep_koff[k + 1] - a == klen_used
-                if same:
-                    for i in range(klen_used):
-                        if rep_key[a + i] != key[i]:
-                            same = False
-                            break
-                if same:
+                if _same_key(rep_key, rep_koff, k, key, klen_used):
                     target = k
                     break
                 h += 1  # a hash collision: probe on
