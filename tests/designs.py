@@ -295,3 +295,21 @@ def eight_kib_reads_through_one_die() -> dict:
         {"name": "one-die", "core_groups": [
             {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse", "cache_lookup", "dispatch", "complete"]}],
          "accelerators": {"translate": 1}})
+
+
+def mixed_16k_reads_at_queue_depth_2() -> dict:
+    """70 %-read 16 KiB requests at QD 2 over 4 two-plane dies on one channel (tR 36.2 us, tPROG 120 us); one
+    slow core runs parse and translate, two slow ones dispatch, cache lookup and completion are accelerators.
+    From a fresh Hypothesis draw (seed 20261209, 8-16 KiB, draw 104; 2026-11-27), rounded. On the 10 % grid its
+    Markov chain needs more than 200,000 states and fewer than 400,000; the route MVA that answered without it
+    was 5 % low against the DES."""
+    return _design(
+        "mixed-16k-reads-at-qd2", True,
+        {"channels": 1, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 2,
+         "independent_plane_reads": True, "t_read_us": 36.2, "t_prog_us": 120.4, "channel_rate_mts": 800.0},
+        3, {"parse": 276.0, "cache_lookup": 935.0, "translate": 276.0, "dispatch": 1963.0, "complete": 1296.0},
+        {"read_fraction": 0.7, "request_size_kib": 16, "queue_depth": 2},
+        {"name": "mixed-16k-qd2", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "translate"]},
+            {"name": "g2", "spec": "slow", "count": 2, "modules": ["dispatch"]}],
+         "accelerators": {"cache_lookup": 2, "complete": 2}})

@@ -82,22 +82,23 @@ GRID_STEPS = ((1e-4, 3_000), (0.1, 100_000), (0.05, 100_000), (0.02, 100_000))
 # 0.17 %, and the 34 of benchmarks/schedule_chain_vs_des.py within 1.4 % (2026-11-25).
 DEEP_GRID_STEPS = ((1e-4, 3_000), (0.05, 100_000), (0.02, 100_000))
 DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS
-# Queue depth 2: up to 200,000 states on the 10 % grid. Two requests of several transactions over many dies can
+# Queue depth 2: up to 400,000 states on the 10 % grid. Two requests of several transactions over many dies can
 # need more than 100,000 states there, and the route MVA that answers instead tends to be low at this depth.
 # Measured on 2026-11-27 (benchmarks/schedule_chain_budget.py: the 391 configurations at queue depth 2 of
 # schedule_chain_vs_des.py's set, seeds 20261123, 20261125, 20261128-30 and uniform designs 0-399, against
 # 200,000-request DES runs): 32 outgrew 100,000 states on the 10 % grid. Three fit within 200,000 (117,438-139,976
 # states), the chain -0.18, +0.19 and +0.92 % off the DES where the route MVA was -2.20, -3.97 and -4.49 %; two
 # more within 400,000 (+2.65 and +7.96 % -> -0.21 and -0.09 %), ten more within 1,000,000 (one of them 3.4 % low
-# on the 10 % grid where the route MVA was within 0.1 %), and 17 outgrew 1,000,000 (13-40 s each to give up).
-# The two 16 KiB draws that prompted this (fresh Hypothesis seeds 20261205 #34 and 20261206 #92, where the route
-# MVA missed by -7.4 and -3.9 % against 1,000,000-request runs) need 149,248 and 161,309 states and come within
-# 0.1 %. The price: where the chain outgrows 200,000 states whatif takes 1-10 s to give up, against 0.5-3.4 s at
-# 100,000; 400,000 would double that again for one more design of the 391 (and three neighbouring fresh draws
-# of seed 20261209, 235,000-306,000 states: docs/accuracy.md). Where the 10 % grid fits beyond
-# 100,000 states the finer grids are not explored (walk_grid_steps' states_of): uniform design 52 at QD 2 took
-# 10.4 s with them, 7.1 s without.
-SHALLOW_GRID_STEPS = ((1e-4, 3_000), (0.1, 200_000), (0.05, 100_000), (0.02, 100_000))
+# on the 10 % grid where the route MVA was within 0.1 %), and 17 outgrew 1,000,000. The fresh 16 KiB draws that
+# prompted the budget (Hypothesis seeds 20261205 #34 and 20261206 #92, the route MVA -7.4 and -3.9 % against
+# 1,000,000-request runs) need 149,248 and 161,309 states, and seed 20261209 #102-#104 (-5.1 to -5.6 %) 234,867 to
+# 306,344; with the chain all come within 1 %. The budget was 200,000 at first, since a chain that outgrows it
+# costs the time of exploring it (1-10 s at 200,000); once the kernels dropped numba's reference counting (3x
+# faster, benchmarks/schedule_chain_speed.py) it became 400,000 at a lower price than 200,000 had been. Beyond
+# 400,000 the ten designs above fix one miss and make another, so the budget stops there. Where the 10 % grid
+# fits beyond 100,000 states the finer grids are not explored (walk_grid_steps' states_of): uniform design 52 at
+# QD 2 took 10.4 s with them, 7.1 s without (before the speed-up).
+SHALLOW_GRID_STEPS = ((1e-4, 3_000), (0.1, 400_000), (0.05, 100_000), (0.02, 100_000))
 SHALLOW_QUEUE_DEPTH = 2  # at this queue depth, SHALLOW_GRID_STEPS
 PATTERN_TOLERANCE = 1e-6  # closed classes whose throughputs agree to this are one pattern
 MAX_SEGMENT_EVENTS = 20_000  # events without a draw: beyond it the route draws nothing (periodic.py's case)
