@@ -69,7 +69,8 @@ from .network import Network, fork_join_block_ends
 # (0.40 %), 10 % on 14 (0.36 %). A 10 % grid on a small chain can be off by 4.4 % (65 states: the lumping
 # merges phases that matter), and a 20 % grid on large ones by 4.6 %: the finest grid that fits is taken,
 # and none coarser than 10 %. Coarse first, since a chain that outgrows the budget costs the time of
-# exploring it (2-4 s at 100,000 states), and one that does not fit on 10 % will not fit on finer grids: a
+# exploring it (2-4 s at 100,000 states before the kernels dropped reference counting, about a third of that
+# since), and one that does not fit on 10 % will not fit on finer grids: a
 # step is skipped where a grid at least as coarse outgrew a budget at least as large. Measured (2026-11-26,
 # benchmarks/schedule_chain_steps.py: the 611 configurations of schedule_chain_vs_des.py, every step explored
 # on its own): no finer grid fit where a coarser one had outgrown the same budget, so skipping changes no

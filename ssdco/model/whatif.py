@@ -607,7 +607,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     )
 
 
-# Above it the chain rarely fits its state budget, and one that does not fit costs 1-4 s of exploring. At 5 it
+# Above it the chain rarely fits its state budget, and one that does not fit costs 1-4 s of exploring (a third of
+# that since 2026-11-27). At 5 it
 # fitted 17 of the 49 draws of the 1,733 cached DES comparisons (2026-11-25) that the periodic schedule does
 # not solve, two of them misses of the route MVA (-4.2 %, now within 0.1 %), and 34 in
 # benchmarks/schedule_chain_vs_des.py (the route MVA +19.0 % to -5.9 % off there, the chain at most 1.4 %);
