@@ -158,35 +158,30 @@ def test_whatif_takes_a_coarser_grid_where_the_finer_ones_outgrow_the_budget():
     assert route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
 
 
-def test_at_queue_depth_2_the_10_percent_grid_may_take_more_than_100000_states():
-    # 16 KiB requests at QD 2 (uniform design 156): the chain needs 117,438 states on the 10 % grid, more than the
-    # 100,000 of the other queue depths, and fits SHALLOW_GRID_STEPS' budget; the chain is within the DES's
-    # noise where the route MVA is 4 % low (2026-11-27).
-    config, network, zero = _uniform_design_at(156, queue_depth=2)
-    assert chain_module.default_grid_steps(2) == chain_module.SHALLOW_GRID_STEPS
-    assert schedule_chain(network, zero, steps=((0.1, 100_000),)) is None  # outgrows the budget of QD 3-4
-    chain = schedule_chain(network, zero)
-    assert chain is not None and 100_000 < chain.states <= 200_000
-    assert chain.grid_us == pytest.approx(0.1 * zero, rel=1e-12)
-    result = evaluate_network(config, network)
-    des = simulate(network, requests=200_000, seed=1)
-    assert result.method == "markov-chain" and not result.caveats
-    assert abs(result.iops / des.iops.value - 1.0) <= 0.01
-    route = evaluate_network(config, network, markov_chain=False)
-    assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
-
-
-def test_at_queue_depth_2_the_10_percent_grid_may_take_400000_states():
-    # 70 %-read 16 KiB requests at QD 2 (a fresh Hypothesis draw, rounded): the chain needs 228,241 states on the
-    # 10 % grid, more than the 200,000 SHALLOW_GRID_STEPS allowed before the kernels dropped reference counting,
-    # and fits its 400,000; the chain is within the DES's noise where the route MVA is 5.6 % low (2026-11-27).
+def _at_queue_depth_2(which: str):
+    """(config, network, one request's latency alone in us) of a design at QD 2 whose chain needs more than
+    100,000 states on the 10 % grid."""
+    if which == "uniform design 156":
+        return _uniform_design_at(156, queue_depth=2)
     config = config_from_dict(mixed_16k_reads_at_queue_depth_2())
     network = build_network(config)
-    zero = _zero_load_us(network)
+    return config, network, _zero_load_us(network)
+
+
+@pytest.mark.parametrize("which, outgrown_budget, most_states", [("uniform design 156", 100_000, 200_000),
+                                                                 ("mixed 16 KiB reads", 200_000, 400_000)])
+def test_at_queue_depth_2_the_10_percent_grid_may_take_400000_states(which, outgrown_budget, most_states):
+    # 16 KiB requests at QD 2. Uniform design 156 needs 117,438 states on the 10 % grid, more than the 100,000 of
+    # the other queue depths; 70 %-read requests (tests.designs.mixed_16k_reads_at_queue_depth_2, a fresh
+    # Hypothesis draw) need 228,241, more than the 200,000 SHALLOW_GRID_STEPS allowed before the kernels dropped
+    # reference counting. Both fit its 400,000, and the chain is within the DES's noise where the route MVA is 4 %
+    # and 5.6 % low (2026-11-27).
+    config, network, zero = _at_queue_depth_2(which)
+    assert chain_module.default_grid_steps(2) == chain_module.SHALLOW_GRID_STEPS
     assert chain_module.SHALLOW_GRID_STEPS[1] == (0.1, 400_000)
-    assert schedule_chain(network, zero, steps=((0.1, 200_000),)) is None
+    assert schedule_chain(network, zero, steps=((0.1, outgrown_budget),)) is None
     chain = schedule_chain(network, zero)
-    assert chain is not None and 200_000 < chain.states <= 400_000
+    assert chain is not None and outgrown_budget < chain.states <= most_states
     assert chain.grid_us == pytest.approx(0.1 * zero, rel=1e-12)
     result = evaluate_network(config, network)
     des = simulate(network, requests=200_000, seed=1)
