@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from ssdco.model.network import build_network
-from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.route_mva import request_alone_us
 from ssdco.model.schedule_chain import attempt_chain
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
@@ -48,9 +48,7 @@ def main() -> None:
         model = evaluate_network(config, network)
         whatif_s = time.perf_counter() - t0
         at_depth += 1
-        # the zero-load latency as whatif scales the grids by; the attempt is the one whatif made (recalled)
-        zero_load_us = 1.0 / solve_route(route_arrays(network, network.loads()),
-                                        network.queue_depth).throughput_by_n[1]
+        zero_load_us = request_alone_us(network)  # as whatif scales the grids: its attempt is recalled
         if not attempt_chain(network, zero_load_us).outgrown:
             continue
         outgrown += 1

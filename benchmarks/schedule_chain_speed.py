@@ -25,7 +25,7 @@ import numpy as np
 
 from ssdco.model import schedule_chain as current
 from ssdco.model.network import build_network
-from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.route_mva import request_alone_us
 from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.spec import config_from_dict
 
@@ -83,7 +83,7 @@ def main() -> None:
                 continue
             if current._compile(network) is None:
                 continue
-            zero = solve_route(route_arrays(network, network.loads()), 1).response_us
+            zero = request_alone_us(network)
             t_ref, found_ref = explore(reference, network, zero, args.max_states)
             t_now, found_now = explore(current, network, zero, args.max_states)
             if not same(found_ref, found_now):

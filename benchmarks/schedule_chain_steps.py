@@ -27,7 +27,7 @@ import numpy as np
 
 from ssdco.model import schedule_chain as sc
 from ssdco.model.network import build_network
-from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.route_mva import request_alone_us
 from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.spec import config_from_dict
 
@@ -41,7 +41,7 @@ def _explore_each(network) -> list[tuple[float, int, int, float, int]] | None:
     route = sc._compile(network)
     if route is None:
         return None
-    zero = 1.0 / solve_route(route_arrays(network, network.loads()), 1).throughput_by_n[1]
+    zero = request_alone_us(network)
     steps = sc.default_grid_steps(network.queue_depth)
     out = []
     for fraction, max_states in steps:

@@ -21,11 +21,12 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from ssdco.model.network import build_network
-from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.route_mva import request_alone_us
 from ssdco.model.schedule_chain import attempt_chain, schedule_chain
 from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH, evaluate_network, route_mva_at_risk
 from ssdco.spec import config_from_dict
@@ -35,6 +36,17 @@ from ssdco.validation.random_designs import random_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model_vs_des import hypothesis_configs  # noqa: E402
+
+
+class Leftover(NamedTuple):
+    """A configuration the chain did not solve: what ``whatif`` answered with and how far off it was."""
+
+    name: str
+    method: str
+    errors: tuple[float, float]  # IOPS, mean latency, relative to the DES
+    outgrown: bool  # the chain applied but outgrew its state budget (the route MVA answered)
+    flagged: bool  # and whatif's caveat flags it (route_mva_at_risk)
+    seconds: float  # whatif's time
 
 
 def _within(e) -> bool:
@@ -81,15 +93,15 @@ def main() -> None:
         des = simulate(network, requests=args.requests, seed=1)
         if model.method != "markov-chain":
             e = (model.iops / des.iops.value - 1, model.latency_mean_us / des.mean_latency_us.value - 1)
-            zero = solve_route(route_arrays(network, network.loads()), 1).response_us
+            zero = request_alone_us(network)
             outgrown = model.method == "route-mva" and attempt_chain(network, zero).outgrown  # a memo hit
             at_risk = outgrown and route_mva_at_risk(network, (model.bottleneck, model.utilization[model.bottleneck]))
-            other_rows.append((name, model.method, e, outgrown, at_risk, seconds[-1]))
+            other_rows.append(Leftover(name, model.method, e, outgrown, at_risk, seconds[-1]))
             continue
         route = evaluate_network(config, network, periodic=False)
         e_route, e_chain = ((r.iops / des.iops.value - 1, r.latency_mean_us / des.mean_latency_us.value - 1,
                              r.latency_p99_us / des.p99_us - 1) for r in (route, model))
-        zero = solve_route(route_arrays(network, network.loads()), 1).response_us
+        zero = request_alone_us(network)
         chain = schedule_chain(network, zero)
         chain_rows.append((e_route, e_chain))
         print(f"{name:>26s}  {network.queue_depth:2d}  {e_route[0]:+7.2%} / {e_route[1]:+7.2%} / {e_route[2]:+7.2%}   "
@@ -110,24 +122,24 @@ def main() -> None:
               f"15 % of the DES on {int(np.sum(np.abs(p99) <= 0.15))}/{n}")
     print(f"whatif at QD 2-{CHAIN_MAX_QUEUE_DEPTH}: median {np.median(t) * 1e3:.1f} ms, 95th percentile "
           f"{np.quantile(t, 0.95) * 1e3:.0f} ms, worst {t.max() * 1e3:.0f} ms")
-    misses = [row for row in other_rows if not _within(row[2])]
+    misses = [row for row in other_rows if not _within(row.errors)]
     print(f"not solved by the chain (outgrew its budget or out of its scope): {len(other_rows)}, "
           f"{len(misses)} of them outside the tolerances")
-    outgrown = [row for row in other_rows if row[3]]
-    for label, rows in (("flagged (whatif's caveat)", [r for r in outgrown if r[4]]),
-                        ("not flagged", [r for r in outgrown if not r[4]])):
-        errors = [r[2][0] for r in rows if not _within(r[2])]
+    outgrown = [row for row in other_rows if row.outgrown]
+    for label, rows in (("flagged (whatif's caveat)", [r for r in outgrown if r.flagged]),
+                        ("not flagged", [r for r in outgrown if not r.flagged])):
+        errors = [r.errors[0] for r in rows if not _within(r.errors)]
         span = f", IOPS {min(errors):+.1%} to {max(errors):+.1%}" if errors else ""
         print(f"  the chain outgrew its budget and the route MVA answered, {label}: {len(rows)}, "
               f"{len(errors)} outside{span}")
     if outgrown:
-        give_up = np.array([r[5] for r in outgrown])
-        slowest = max(outgrown, key=lambda r: r[5])
+        give_up = np.array([r.seconds for r in outgrown])
+        slowest = max(outgrown, key=lambda r: r.seconds)
         print(f"  whatif where the chain outgrew its budget: median {np.median(give_up):.2f} s, worst "
-              f"{give_up.max():.2f} s ({slowest[0]})")
-    for name, method, e, grew, at_risk, _ in misses:
-        where = "flagged" if at_risk else "outgrew, not flagged" if grew else "out of the chain's scope"
-        print(f"  {name}: {method} IOPS {e[0]:+.2%}, latency {e[1]:+.2%} ({where})")
+              f"{give_up.max():.2f} s ({slowest.name})")
+    for r in misses:
+        where = "flagged" if r.flagged else "outgrew, not flagged" if r.outgrown else "out of the chain's scope"
+        print(f"  {r.name}: {r.method} IOPS {r.errors[0]:+.2%}, latency {r.errors[1]:+.2%} ({where})")
 
 
 if __name__ == "__main__":

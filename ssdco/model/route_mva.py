@@ -1580,3 +1580,11 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
                           buffer_wait_us=max(population / x - float(cycle), 0.0) if held else 0.0,
                           capacity_wait_us=max(population / x - float(cycle), 0.0) if at_capacity else 0.0,
                           at_write_buffer_bound=held, write_blocked_fraction=blocked)
+
+
+def request_alone_us(network: Network) -> float:
+    """One request's latency with the controller otherwise empty (us): the route MVA at population 1, the
+    fork-join makespan of its transactions. ``whatif`` reads the same figure off its solve at the queue depth
+    (``throughput_by_n[1]``, the same value bit for bit) and scales the Markov chain's lumping grids by it, so
+    a chain attempted with this figure is the one ``whatif`` made (``schedule_chain._recalled``)."""
+    return solve_route(route_arrays(network, network.loads()), 1).response_us

@@ -8,10 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.network import Network, Station, Step
-from ssdco.model.route_mva import (expected_max, expected_serial_count, own_run_departures, residual_cv2,
-                                   route_arrays, serial_level_distribution, solve_route, top_level_profile)
+from ssdco.model.network import Network, Station, Step, build_network
+from ssdco.model.route_mva import (expected_max, expected_serial_count, own_run_departures, request_alone_us,
+                                   residual_cv2, route_arrays, serial_level_distribution, solve_route,
+                                   top_level_profile)
+from ssdco.spec import config_from_dict
 from ssdco.validation.des import simulate
+from ssdco.validation.random_designs import random_config
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -203,3 +206,14 @@ def test_dies_behind_nothing_but_a_delay_are_not_their_own_regular_source():
     model = solve_route(route_arrays(network, network.loads()), 8)
     des = simulate(network, requests=50_000, seed=1)
     assert model.throughput_per_us * 1e6 == pytest.approx(des.iops.value, rel=0.03)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_request_alone_is_whatifs_zero_load_latency_bit_for_bit(seed):
+    # whatif scales the Markov chain's grids by 1 / X(1) of its solve at the queue depth; request_alone_us, the
+    # solve at population 1, must be the same float, or a chain attempted with it would not be whatif's
+    d = random_config(seed, mixed_sizes=True)
+    d["workload"]["queue_depth"] = 2 + seed % 4
+    network = build_network(config_from_dict(d))
+    at_depth = solve_route(route_arrays(network, network.loads()), network.queue_depth)
+    assert request_alone_us(network) == 1.0 / at_depth.throughput_by_n[1]

@@ -10,7 +10,7 @@ import pytest
 
 from ssdco import load_config
 from ssdco.model.network import Network, Station, Step, build_network
-from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.route_mva import request_alone_us
 from ssdco.model import schedule_chain as chain_module
 from ssdco.model.schedule_chain import DEEP_GRID_STEPS, schedule_chain
 from ssdco.model.whatif import evaluate_network
@@ -31,10 +31,6 @@ def _dies(dies: int, servers: int = 1, queue_depth: int = 2, service_us: float =
                    arrival_iops=None)
 
 
-def _zero_load_us(network: Network) -> float:
-    return solve_route(route_arrays(network, network.loads()), 1).response_us
-
-
 def _uniform_design_at(seed: int, queue_depth: int):
     """(config, network, one request's latency alone in us) of uniform design ``seed`` (4/8/16 KiB) at
     ``queue_depth``."""
@@ -42,7 +38,7 @@ def _uniform_design_at(seed: int, queue_depth: int):
     d["workload"]["queue_depth"] = queue_depth
     config = config_from_dict(d)
     network = build_network(config)
-    return config, network, _zero_load_us(network)
+    return config, network, request_alone_us(network)
 
 
 @pytest.mark.parametrize("dies", [2, 3, 5])
@@ -51,7 +47,7 @@ def test_two_requests_over_uniform_dies_by_hand(dies):
     # dies, and one that picks the die the other holds waits one read. Whether the two share a die in a
     # slot is 1/D whatever came before, so X = (2 (1 - 1/D) + 1/D) / S = (2 - 1/D) / S.
     network = _dies(dies)
-    chain = schedule_chain(network, _zero_load_us(network))
+    chain = schedule_chain(network, request_alone_us(network))
     assert chain is not None and chain.patterns == ((pytest.approx(1.0), pytest.approx(chain.throughput_per_us)),)
     assert chain.throughput_per_us == pytest.approx((2.0 - 1.0 / dies) / 10.0, rel=1e-12)
     assert chain.response_us == pytest.approx(2.0 / chain.throughput_per_us, rel=1e-12)
@@ -60,7 +56,7 @@ def test_two_requests_over_uniform_dies_by_hand(dies):
 
 def test_requests_never_wait_at_dies_with_a_server_each():
     network = _dies(3, servers=2)
-    chain = schedule_chain(network, _zero_load_us(network))
+    chain = schedule_chain(network, request_alone_us(network))
     assert chain.throughput_per_us == pytest.approx(2.0 / 10.0, rel=1e-12)
     assert chain.p_wait[0] == 0.0
 
@@ -137,8 +133,8 @@ def test_a_lumped_chain_is_held_to_the_capacity_bound():
     assert iops[3] <= iops[4] <= iops[5]
     d["workload"]["queue_depth"] = 4
     network = build_network(config_from_dict(d))
-    chain = schedule_chain(network, _zero_load_us(network))
-    assert chain.grid_us == pytest.approx(0.1 * _zero_load_us(network))
+    chain = schedule_chain(network, request_alone_us(network))
+    assert chain.grid_us == pytest.approx(0.1 * request_alone_us(network))
     des = simulate(network, requests=60_000, seed=1)
     assert abs(chain.throughput_per_us * 1e6 / des.iops.value - 1.0) <= 0.001
     assert chain.response_us == pytest.approx(4 / chain.throughput_per_us)
@@ -165,7 +161,7 @@ def _at_queue_depth_2(which: str):
         return _uniform_design_at(156, queue_depth=2)
     config = config_from_dict(mixed_16k_reads_at_queue_depth_2())
     network = build_network(config)
-    return config, network, _zero_load_us(network)
+    return config, network, request_alone_us(network)
 
 
 @pytest.mark.parametrize("which, outgrown_budget, most_states", [("uniform design 156", 100_000, 200_000),
@@ -203,7 +199,7 @@ def test_whatif_takes_the_chain_at_queue_depth_5():
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.005
     route = evaluate_network(config, network, markov_chain=False)
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
-    zero = _zero_load_us(network)
+    zero = request_alone_us(network)
     chain = schedule_chain(network, zero)
     assert min(f for f, _ in DEEP_GRID_STEPS[1:]) * zero <= chain.grid_us <= \
         max(f for f, _ in DEEP_GRID_STEPS[1:]) * zero * (1 + 1e-12)
@@ -229,7 +225,7 @@ def test_several_long_run_patterns_are_reported():
     config = config_from_dict(two_patterns_at_queue_depth_2())
     network = build_network(config)
     result = evaluate_network(config, network)
-    chain = schedule_chain(network, _zero_load_us(network))
+    chain = schedule_chain(network, request_alone_us(network))
     assert len(chain.patterns) == 2 and 0.9 < chain.patterns[0][0] < 1.0
     assert chain.patterns[1][1] < 0.95 * chain.patterns[0][1]
     assert sum(w for w, _ in chain.patterns) == pytest.approx(1.0, rel=1e-9)
@@ -269,9 +265,9 @@ def explorations(monkeypatch) -> list:
 
 def test_the_chain_is_deterministic(fresh_memo):
     network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
-    a = schedule_chain(network, _zero_load_us(network))
+    a = schedule_chain(network, request_alone_us(network))
     fresh_memo()  # explored anew, not recalled
-    b = schedule_chain(network, _zero_load_us(network))
+    b = schedule_chain(network, request_alone_us(network))
     assert a.throughput_per_us == b.throughput_per_us and a.states == b.states
     assert np.array_equal(a.mean_jobs, b.mean_jobs)
 
@@ -279,7 +275,7 @@ def test_the_chain_is_deterministic(fresh_memo):
 def test_no_chain_outside_its_scope():
     base = reads_and_programs_at_one_slow_core()
     network = build_network(config_from_dict(base))
-    zero = _zero_load_us(network)
+    zero = request_alone_us(network)
     assert schedule_chain(network, zero, steps=((0.02, 10),)) is None  # outgrows its state budget
     varied = copy.deepcopy(base)
     varied["variability"] = {"nand_scv": 1.0}
@@ -298,7 +294,7 @@ def test_a_grid_no_coarser_than_one_that_outgrew_its_budget_is_not_explored(fres
     # Exploring a chain that outgrows its budget costs as much as solving one that fits: after a grid outgrows
     # a budget, finer grids with no larger budget are skipped, and a larger budget is still tried.
     network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
-    zero = _zero_load_us(network)
+    zero = request_alone_us(network)
     explored = explorations
     assert schedule_chain(network, zero, steps=((0.1, 10), (0.05, 10), (0.02, 5))) is None
     assert explored == [pytest.approx(0.1 * zero)]
@@ -371,7 +367,7 @@ def test_a_network_met_again_is_answered_from_the_memo(fresh_memo, explorations)
     # the optimizer verifies designs whose queues are the same under other names (or the same design under
     # other targets): one exploration serves them all, with the answer a fresh exploration gives
     network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
-    zero = _zero_load_us(network)
+    zero = request_alone_us(network)
     first = schedule_chain(network, zero)
     explored = len(explorations)
     assert explored >= 1 and _memo_size() == 1
@@ -386,7 +382,7 @@ def test_a_network_met_again_is_answered_from_the_memo(fresh_memo, explorations)
 
 def test_what_the_queues_see_is_explored_anew(fresh_memo, explorations):
     network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
-    zero = _zero_load_us(network)
+    zero = request_alone_us(network)
     schedule_chain(network, zero)
     counts = [len(explorations)]
     deeper = replace(network, queue_depth=network.queue_depth + 1)
