@@ -30,6 +30,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/schedule_chain_steps.py
 	$(BIN)/python benchmarks/schedule_chain_budget.py
 	$(BIN)/python benchmarks/schedule_chain_speed.py
+	$(BIN)/python benchmarks/schedule_chain_solve.py
 	$(BIN)/python -m benchmarks.monotonicity
 
 study: $(BIN)/.installed

@@ -412,3 +412,76 @@ def test_the_memo_keeps_the_most_recent_answers_and_they_cannot_be_changed(fresh
     assert len(explorations) > count  # dropped, explored anew
     with pytest.raises(ValueError):
         chain.mean_jobs[0] = 1.0  # the arrays are shared with the memo
+
+
+def _two_rings(size: int, leave_a: float, leave_b: float):
+    """Two rings of ``size`` states each: a step goes round its ring or, with probability ``leave_a`` (from
+    ring A) or ``leave_b`` (from B), across to the same place on the other ring. With small crossings the chain
+    mixes slowly, as the chains of networks that keep one order for long do."""
+    from scipy import sparse
+    i = np.arange(size)
+    rows = np.concatenate([i, i, size + i, size + i])
+    cols = np.concatenate([(i + 1) % size, size + i, size + (i + 1) % size, i])
+    p = np.concatenate([np.full(size, 1 - leave_a), np.full(size, leave_a), np.full(size, 1 - leave_b),
+                        np.full(size, leave_b)])
+    return sparse.csr_matrix((p, (rows, cols)), shape=(2 * size, 2 * size))
+
+
+def _stationary_dense(Q) -> np.ndarray:
+    """pi Q = pi, sum pi = 1, by least squares on the dense matrix: the reference for small chains."""
+    m = Q.shape[0]
+    A = np.vstack([Q.toarray().T - np.eye(m), np.ones((1, m))])
+    b = np.zeros(m + 1)
+    b[-1] = 1.0
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
+class _CountingProducts:
+    """A matrix that counts its products with vectors."""
+
+    def __init__(self, matrix):
+        self.matrix, self.shape, self.products = matrix, matrix.shape, 0
+
+    def __matmul__(self, vector):
+        self.products += 1
+        return self.matrix @ vector
+
+
+@pytest.fixture
+def solvers_used(monkeypatch) -> list[str]:
+    """The fallback solvers ``_stationary`` calls, in order."""
+    used = []
+    gmres, splu = chain_module._ilu_gmres, chain_module.splu
+    monkeypatch.setattr(chain_module, "_ilu_gmres", lambda *a: used.append("ILU-GMRES") or gmres(*a))
+    monkeypatch.setattr(chain_module, "splu", lambda *a, **k: used.append("LU") or splu(*a, **k))
+    return used
+
+
+def test_a_chain_that_mixes_fast_is_solved_by_power_iteration(solvers_used):
+    Q = _two_rings(300, 0.2, 0.1)
+    pi = chain_module._stationary(Q)
+    assert solvers_used == []
+    assert np.abs(pi - _stationary_dense(Q)).sum() < 1e-10
+
+
+def test_power_iteration_gives_up_early_on_a_chain_that_mixes_slowly():
+    QT = _CountingProducts(_two_rings(300, 2e-6, 1e-6).T.tocsr())
+    _, converged = chain_module._power_iteration(QT)
+    assert not converged and QT.products == 2 * chain_module.POWER_RATE_WINDOW
+
+
+def test_a_chain_that_mixes_slowly_is_solved_by_ilu_gmres(solvers_used):
+    Q = _two_rings(300, 2e-6, 1e-6)
+    pi = chain_module._stationary(Q)
+    assert solvers_used == ["ILU-GMRES"]
+    want = _stationary_dense(Q)
+    assert np.abs(pi - want).sum() < 1e-9
+    assert pi[:300].sum() == pytest.approx(1 / 3, rel=1e-9)  # the rings hold mass in the ratio of their crossings
+
+
+def test_where_gmres_does_not_reach_the_tolerance_the_lu_solves_the_chain(solvers_used, monkeypatch):
+    monkeypatch.setattr(chain_module, "GMRES_RESTARTS", 0)
+    Q = _two_rings(300, 2e-6, 1e-6)
+    pi = chain_module._stationary(Q)
+    assert solvers_used == ["ILU-GMRES", "LU"]
+    assert np.abs(pi - _stationary_dense(Q)).sum() < 1e-9
