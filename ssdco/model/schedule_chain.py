@@ -1116,18 +1116,18 @@ def _stationary(Q: sparse.csr_matrix) -> np.ndarray:
 
     1. power iteration of the lazy chain (I + Q) / 2 (aperiodic, same distribution), which mixes in a few
        hundred to a few thousand steps on most of these chains (:func:`_power_iteration`);
-    2. where it would not converge within ``POWER_ITERATIONS`` steps: GMRES on pi (Q - I) = 0 with pi_0
-       pinned, preconditioned by an incomplete LU and started from the power iterate; the answer is kept
-       where its residual meets the tolerance;
+    2. where it would not converge within ``POWER_ITERATIONS`` steps: GMRES on pi (Q - I) = 0 with the
+       most likely state's pi pinned, preconditioned by an incomplete LU and started from the power
+       iterate; the answer is kept where its residual meets the tolerance;
     3. otherwise the sparse LU solve of that pinned system, which is exact but may fill in (a row of ones
        for the normalisation would fill the factors in further).
 
     Measured (2026-11-27, benchmarks/schedule_chain_solve.py): the 381,981-state closed class of uniform
-    design 373 at QD 3 on the 10 % grid took 289 s with power iteration then LU (20,000 steps, then the
-    factors filled in) and takes 11 s now (power iteration gives up after 2,048 steps; ILU-GMRES). Of the 120
+    design 373 at QD 3 on the 10 % grid took 296 s with power iteration then LU (20,000 steps, then the
+    factors filled in) and takes 8.7 s now (power iteration gives up after 2,048 steps; ILU-GMRES). Of the 120
     classes of at least 15,000 states that ``whatif`` solves on schedule_chain_vs_des.py's set, power
     iteration solves 116, ILU-GMRES 3 and the LU 1; 25 s in all against 35 s before, the answers within
-    4.4e-13 (L1) of the old ones. ILU-GMRES stays second: alone, from a uniform start, it was slower than
+    8.1e-12 (L1) of the old ones. ILU-GMRES stays second: alone, from a uniform start, it was slower than
     power iteration on 116 of the 120 and missed the tolerance on 16.
     """
     m = Q.shape[0]
@@ -1135,11 +1135,14 @@ def _stationary(Q: sparse.csr_matrix) -> np.ndarray:
     pi, converged = _power_iteration(QT)
     if converged:
         return pi
-    A = (QT - sparse.identity(m, format="csr")).tocsr()
-    A = sparse.vstack([sparse.csr_matrix(([1.0], ([0], [0])), shape=(1, m)), A[1:]]).tocsc()
+    k = int(np.argmax(pi))  # pinned: the most likely state so far, so no pi_j / pi_k overflows
+    A = (QT - sparse.identity(m, format="csr")).tocoo()
+    kept = A.row != k  # row k becomes pi_k = 1
+    A = sparse.csc_matrix((np.append(A.data[kept], 1.0), (np.append(A.row[kept], k), np.append(A.col[kept], k))),
+                          shape=(m, m))
     b = np.zeros(m)
-    b[0] = 1.0
-    x = _ilu_gmres(A, b, pi / pi[0], lambda x: np.abs(QT @ x - x).sum() <= 2 * POWER_TOLERANCE * x.sum())
+    b[k] = 1.0
+    x = _ilu_gmres(A, b, pi / pi[k], lambda x: np.abs(QT @ x - x).sum() <= 2 * POWER_TOLERANCE * x.sum())
     if x is not None:
         x = np.maximum(x, 0.0)  # GMRES leaves the least likely states at +-1e-30 or so
         return x / x.sum()
@@ -1148,11 +1151,12 @@ def _stationary(Q: sparse.csr_matrix) -> np.ndarray:
 
 
 def _power_iteration(QT: sparse.csr_matrix) -> tuple[np.ndarray, bool]:
-    """Power iteration of the lazy chain from the uniform distribution: (iterate, converged). Checked every
-    32 steps; given up where the change has not fallen by then below ``POWER_TOLERANCE``, after
-    ``POWER_ITERATIONS`` steps, or as soon as the rate at which it fell over the last
-    ``POWER_RATE_WINDOW`` steps says it would not by then (a chain that mixes slowly: the 381,981-state
-    class in :func:`_stationary` falls by a factor of 0.9 in 2,000 steps)."""
+    """Power iteration of the lazy chain from the uniform distribution: (iterate, converged). Converged where
+    the L1 change over one step, checked every 32 steps, is below ``POWER_TOLERANCE``. Given up after
+    ``POWER_ITERATIONS`` steps, or earlier where the rate at which the change fell over the last
+    ``POWER_RATE_WINDOW`` steps, kept up, would not bring it below the tolerance within them: a chain that
+    mixes slowly (the change on the 381,981-state class in :func:`_stationary` falls by a factor of 0.9 in
+    2,000 steps)."""
     m = QT.shape[0]
     pi = np.full(m, 1.0 / m)
     window_start_change = None
