@@ -25,21 +25,18 @@ from ssdco.spec import config_from_dict
 from ssdco.validation.des import simulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schedule_chain_vs_des import chain_designs  # noqa: E402
+from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queue-depth", type=int, default=2)
     ap.add_argument("--max-states", type=int, default=1_000_000)
-    ap.add_argument("--seeds", type=int, nargs="*", default=[20261123, 20261125, 20261128, 20261129, 20261130])
-    ap.add_argument("--draws", type=int, default=150)
-    ap.add_argument("--random", type=int, default=400)
-    ap.add_argument("--first-seed", type=int, default=0)
+    add_design_arguments(ap, seeds=(20261123, 20261125, 20261128, 20261129, 20261130), random=400)
     ap.add_argument("--requests", type=int, default=200_000)
     args = ap.parse_args()
     at_depth = outgrown = 0
-    for name, d in chain_designs(args.seeds, args.draws, args.random, args.first_seed):
+    for name, d in designs_chosen(args):
         if d["workload"].get("queue_depth") != args.queue_depth:
             continue
         config = config_from_dict(d)

@@ -35,7 +35,7 @@ from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import random_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schedule_chain_vs_des import chain_designs  # noqa: E402
+from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_COMMIT = "3e90533"  # the last commit whose _stationary fell back from power iteration to LU directly
@@ -105,15 +105,12 @@ def slow_case_class() -> tuple[str, sparse.csr_matrix]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, nargs="*", default=[20261123, 20261125])
-    ap.add_argument("--draws", type=int, default=150)
-    ap.add_argument("--random", type=int, default=200)
-    ap.add_argument("--first-seed", type=int, default=0)
+    add_design_arguments(ap)
     ap.add_argument("--min-states", type=int, default=15_000)
     ap.add_argument("--slow-case", action="store_true")
     args = ap.parse_args()
     reference = reference_stationary()
-    classes = whatif_classes(chain_designs(args.seeds, args.draws, args.random, args.first_seed), args.min_states)
+    classes = whatif_classes(designs_chosen(args), args.min_states)
     if args.slow_case:
         classes.append(slow_case_class())
     print(f"{len(classes)} closed classes of at least {args.min_states:,} states\n")

@@ -30,7 +30,7 @@ from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.spec import config_from_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schedule_chain_vs_des import chain_designs  # noqa: E402
+from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_COMMIT = "31a01d4"  # the last commit with every kernel reference-counted
@@ -68,16 +68,13 @@ def same(a, b) -> bool:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, nargs="*", default=[20261123])
-    ap.add_argument("--draws", type=int, default=40)
-    ap.add_argument("--random", type=int, default=40)
-    ap.add_argument("--first-seed", type=int, default=0)
+    add_design_arguments(ap, seeds=(20261123,), draws=40, random=40)
     ap.add_argument("--max-states", type=int, default=200_000)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         reference = reference_module(Path(tmp))
         rows = []
-        for name, d in chain_designs(args.seeds, args.draws, args.random, args.first_seed):
+        for name, d in designs_chosen(args):
             network = build_network(config_from_dict(d))
             if network.queue_depth is None or not 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
                 continue

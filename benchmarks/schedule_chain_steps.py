@@ -32,7 +32,7 @@ from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.spec import config_from_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schedule_chain_vs_des import chain_designs  # noqa: E402
+from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: E402
 
 
 def _explore_each(network) -> list[tuple[float, int, int, float, int]] | None:
@@ -73,13 +73,10 @@ def _taken(steps, skip: bool) -> tuple[float | None, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, nargs="*", default=[20261123, 20261125])
-    ap.add_argument("--draws", type=int, default=150)
-    ap.add_argument("--random", type=int, default=200)
-    ap.add_argument("--first-seed", type=int, default=0)
+    add_design_arguments(ap)
     args = ap.parse_args()
     violations, not_finest, rows = 0, 0, []
-    for name, d in chain_designs(args.seeds, args.draws, args.random, args.first_seed):
+    for name, d in designs_chosen(args):
         network = build_network(config_from_dict(d))
         if network.queue_depth is None or not 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
             continue

@@ -66,16 +66,28 @@ def chain_designs(seeds, draws: int, random: int, first_seed: int) -> list[tuple
     return designs
 
 
+def add_design_arguments(ap: argparse.ArgumentParser, seeds=(20261123, 20261125), draws: int = 150,
+                         random: int = 200) -> None:
+    """The options that choose :func:`chain_designs`' set (``--seeds``, ``--draws``, ``--random``,
+    ``--first-seed``), with these defaults; the chain benchmarks share them."""
+    ap.add_argument("--seeds", type=int, nargs="*", default=list(seeds),
+                    help="Hypothesis seeds, one draw of --draws configurations per seed and request-size setting")
+    ap.add_argument("--draws", type=int, default=draws)
+    ap.add_argument("--random", type=int, default=random, help="uniformly sampled designs (seeds S .. S + N - 1)")
+    ap.add_argument("--first-seed", type=int, default=0, help="S, the first uniform design's seed")
+
+
+def designs_chosen(args: argparse.Namespace) -> list[tuple[str, dict]]:
+    """:func:`chain_designs` for the options of :func:`add_design_arguments`."""
+    return chain_designs(args.seeds, args.draws, args.random, args.first_seed)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, nargs="*", default=[20261123, 20261125],
-                    help="Hypothesis seeds, one draw of --draws configurations per seed and request-size setting")
-    ap.add_argument("--draws", type=int, default=150)
-    ap.add_argument("--random", type=int, default=200, help="uniformly sampled designs (seeds S .. S + N - 1)")
-    ap.add_argument("--first-seed", type=int, default=0, help="S, the first uniform design's seed")
+    add_design_arguments(ap)
     ap.add_argument("--requests", type=int, default=60_000)
     args = ap.parse_args()
-    designs = chain_designs(args.seeds, args.draws, args.random, args.first_seed)
+    designs = designs_chosen(args)
     t0 = time.perf_counter()
     chain_rows, other_rows, seconds = [], [], []
     print(f"{'configuration':>26s}  QD  route MVA IOPS / latency / p99      chain IOPS / latency / p99      "
