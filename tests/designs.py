@@ -313,3 +313,19 @@ def mixed_16k_reads_at_queue_depth_2() -> dict:
             {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "translate"]},
             {"name": "g2", "spec": "slow", "count": 2, "modules": ["dispatch"]}],
          "accelerators": {"cache_lookup": 2, "complete": 2}})
+
+
+def reads_alone_over_three_dies() -> dict:
+    """8 KiB reads at QD 1 over 3 channels of one single-plane die each (tR 10 us, an 800 MT/s bus); two fast
+    cores run parse, cache lookup, translate and completion, dispatch is an accelerator. From a fresh Hypothesis
+    draw (seed 20261211, 8-16 KiB, draw 111; 2026-11-27), rounded. A request's two reads share a die one time in
+    three; the route MVA's fork-join estimate of that was 4 % long against the DES."""
+    return _design(
+        "reads-alone-over-three-dies", True,
+        {"channels": 3, "ways_per_channel": 1, "dies_per_chip": 1, "planes_per_die": 1,
+         "independent_plane_reads": True, "t_read_us": 10.0, "t_prog_us": 100.0, "channel_rate_mts": 800.0},
+        4, {"parse": 2417.0, "cache_lookup": 2164.0, "translate": 2134.0, "dispatch": 968.0, "complete": 2377.0},
+        {"read_fraction": 1.0, "request_size_kib": 8, "queue_depth": 1},
+        {"name": "reads-alone", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 2, "modules": ["parse", "cache_lookup", "translate", "complete"]}],
+         "accelerators": {"dispatch": 1}})

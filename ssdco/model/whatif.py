@@ -3,10 +3,11 @@
 Closed workloads (queue depth N) are solved by the route-level approximate MVA (``route_mva.py``:
 residual-corrected MVA plus fork-join, re-entry and flow-variability corrections checked against the
 DES; the exact exponential product-form solution by convolution with ``exact=True``), or, where every
-request walks one deterministic route at queue depth 2-8 and its schedule does not depend on the addresses,
+request walks one deterministic route at queue depth 1-8 and its schedule does not depend on the addresses,
 by that periodic schedule (``periodic.py``: exact for the orbit it finds); otherwise, with every service
-deterministic at queue depth 2-5, by the Markov chain of the requests' draws (``schedule_chain.py``: the
-DES's event recursion between draws, exact up to a lumping grid) where it fits its state budget; where it
+deterministic at queue depth 1-5, by the Markov chain of the requests' draws (``schedule_chain.py``: the
+DES's event recursion between draws, exact up to a lumping grid; at queue depth 1 one request's own draws,
+a few states) where it fits its state budget; where it
 does not and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule at the
 cores and accelerators, as a delay in front of the route MVA of the dies and channels) if it gives more
 throughput than the route MVA, the case where the DES's few requests fall into step at a busy core; open
@@ -501,10 +502,12 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         if schedule is not None:  # one deterministic route, its schedule independent of the addresses
             method = "periodic-schedule"
             x_per_us, mean_latency, mean_jobs = schedule.throughput_per_us, schedule.response_us, schedule.mean_jobs
-        elif periodic and markov_chain and not exact and 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
-            # deterministic service at a low queue depth: the Markov chain of the requests' draws
+        elif periodic and markov_chain and not exact and 1 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
+            # deterministic service at a low queue depth: the Markov chain of the requests' draws (at queue depth 1
+            # one request's own draws, a few states: exact where the route MVA's fork-join estimate is not)
             attempt = attempt_chain(network, zero_load)
-            chain, chain_outgrown = attempt.solution, attempt.outgrown
+            # the outgrown caveat's figures were measured at queue depth 2-5
+            chain, chain_outgrown = attempt.solution, attempt.outgrown and network.queue_depth >= 2
         if chain is not None:
             method = "markov-chain"
             x_per_us, mean_latency = chain.throughput_per_us, chain.response_us
