@@ -506,8 +506,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             # deterministic service at a low queue depth: the Markov chain of the requests' draws (at queue depth 1
             # one request's own draws, a few states: exact where the route MVA's fork-join estimate is not)
             attempt = attempt_chain(network, zero_load)
-            # the outgrown caveat's figures were measured at queue depth 2-5
-            chain, chain_outgrown = attempt.solution, attempt.outgrown and network.queue_depth >= 2
+            chain, chain_outgrown = attempt.solution, attempt.outgrown
         if chain is not None:
             method = "markov-chain"
             x_per_us, mean_latency = chain.throughput_per_us, chain.response_us
@@ -665,7 +664,10 @@ def route_mva_at_risk(network: Network, bottleneck: tuple[str, float] | None) ->
     """Whether the route MVA, answering for closed deterministic work at queue depth 2-5 whose Markov chain
     outgrew its state budget, is flagged as at risk: requests of several transactions, or the bottleneck
     (``bottleneck``: its name and utilisation) a core group or channel at least ``BUSY_BOTTLENECK_UTILIZATION``
-    busy. ``benchmarks/schedule_chain_vs_des.py`` counts the misses inside and outside this set."""
+    busy. ``benchmarks/schedule_chain_vs_des.py`` counts the misses inside and outside this set. Never at queue
+    depth 1, where the chain is one request's own draws and the figures were not measured."""
+    if network.queue_depth is None or network.queue_depth < 2:
+        return False
     several = max(network.transactions) > 1
     busy = (bottleneck is not None and bottleneck[0].split(":")[0] in ("cores", "channel")
             and bottleneck[1] >= BUSY_BOTTLENECK_UTILIZATION)

@@ -13,7 +13,7 @@ from ssdco.model.network import Network, Station, Step, build_network
 from ssdco.model.route_mva import request_alone_us
 from ssdco.model import schedule_chain as chain_module
 from ssdco.model.schedule_chain import DEEP_GRID_STEPS, schedule_chain
-from ssdco.model.whatif import evaluate_network
+from ssdco.model.whatif import evaluate_network, route_mva_at_risk
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
@@ -201,6 +201,13 @@ def test_whatif_takes_the_chain_at_queue_depth_1():
     assert model.iops == pytest.approx(des.iops.value, rel=0.005)
     assert model.latency_mean_us == pytest.approx(des.mean_latency_us.value, rel=0.005)
     assert route_mva.iops < (1 - IOPS_TOLERANCE) * des.iops.value  # what the chain corrects
+
+
+def test_the_outgrown_chain_caveat_is_not_raised_at_queue_depth_1():
+    # its figures were measured at queue depth 2-5; at 1 the chain is one request's own draws
+    network = build_network(config_from_dict(reads_alone_over_three_dies()))  # requests of two transactions
+    assert not route_mva_at_risk(network, None)
+    assert route_mva_at_risk(replace(network, queue_depth=2), None)
 
 
 def test_whatif_takes_the_chain_at_queue_depth_5():
