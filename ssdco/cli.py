@@ -212,12 +212,17 @@ def format_result(r, source: str | None = None) -> str:
     cap = r.bounds.capacity_per_us * 1e6
     pop = r.bounds.population_per_us * 1e6
     wbuf = r.bounds.write_buffer_per_us * 1e6
-    limit = ("queue depth (N / zero-load latency)" if pop <= min(cap, wbuf) else
-             "write buffer (its background runs)" if wbuf < cap else f"bottleneck station {r.bottleneck}")
+    stage = r.bounds.routed_stage_per_us * 1e6
+    limit = ("queue depth (N / zero-load latency)" if pop <= min(cap, wbuf, stage) else
+             "write buffer (its background runs)" if wbuf <= min(cap, stage) else
+             f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}" if stage < cap else
+             f"bottleneck station {r.bottleneck}")
     population_bound = f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)"
     lines.append(f"  bounds               X <= {_fmt(cap, '', 0)} (capacity of {r.bottleneck})"
                  + (population_bound if math.isfinite(pop) else "")
-                 + (f", X <= {_fmt(wbuf, '', 0)} (write buffer)" if math.isfinite(wbuf) else ""))
+                 + (f", X <= {_fmt(wbuf, '', 0)} (write buffer)" if math.isfinite(wbuf) else "")
+                 + (f", X <= {_fmt(stage, '', 0)} ({r.bounds.routed_stage} alone at queue depth {r.queue_depth})"
+                    if math.isfinite(stage) else ""))
     lines.append(f"  bottleneck           {r.bottleneck}; tightest bound: {limit}")
     lines.append("")
     lines.append("  station                 servers x copies   utilisation   mean jobs/copy")

@@ -329,3 +329,22 @@ def reads_alone_over_three_dies() -> dict:
         {"name": "reads-alone", "core_groups": [
             {"name": "g1", "spec": "fast", "count": 2, "modules": ["parse", "cache_lookup", "translate", "complete"]}],
          "accelerators": {"dispatch": 1}})
+
+
+def reads_over_two_one_die_channels() -> dict:
+    """16 KiB reads (four transactions) at QD 7 over two channels of one three-plane die each (tR 23.3 us, a
+    400 MT/s bus: an 11.3 us transfer), the channels the bottleneck; fast cores run the firmware, cache lookup
+    is an accelerator. Seed 20261210 8-16 KiB draw 115 of ``benchmarks/model_vs_des.py --hypothesis``,
+    rounded. The DES keeps the channels 96 % busy, not 100 %: a channel whose share of the seven requests'
+    transactions has run out idles while they wait for the other (routed_stage.py)."""
+    return _design(
+        "reads-over-two-one-die-channels", True,
+        {"channels": 2, "ways_per_channel": 1, "dies_per_chip": 1, "planes_per_die": 3,
+         "independent_plane_reads": True, "t_read_us": 23.25, "t_prog_us": 243.9, "channel_rate_mts": 400.0},
+        3, {"parse": 1879.0, "cache_lookup": 93.0, "translate": 487.0, "dispatch": 1083.0, "complete": 762.0},
+        {"read_fraction": 1.0, "request_size_kib": 16, "queue_depth": 7},
+        {"name": "two-one-die-channels", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse"]},
+            {"name": "g2", "spec": "fast", "count": 1, "modules": ["translate", "dispatch"]},
+            {"name": "g3", "spec": "fast", "count": 2, "modules": ["complete"]}],
+         "accelerators": {"cache_lookup": 2}})

@@ -27,11 +27,16 @@ class Bounds:
     # sustain (route_mva.write_buffer_capacity); inf otherwise. Not part of capacity_per_us, which stays
     # the operational bound min c_k / D_k of the bottleneck station.
     write_buffer_per_us: float = float("inf")
+    # closed workloads: what the dies or channels alone sustain with all N requests in them (routed_stage.py),
+    # where the route solver found it could hold X (a seeded estimate, standard error about 0.1 %); inf
+    # elsewhere. Not part of capacity_per_us either.
+    routed_stage_per_us: float = float("inf")
+    routed_stage: str = ""
 
     @property
     def upper_per_us(self) -> float:
         """The tightest upper bound."""
-        return min(self.capacity_per_us, self.population_per_us, self.write_buffer_per_us)
+        return min(self.capacity_per_us, self.population_per_us, self.write_buffer_per_us, self.routed_stage_per_us)
 
 
 def asymptotic_bounds(names, demand_us, servers, copies, delay_us: float, population: int | None,

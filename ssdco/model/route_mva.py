@@ -1,7 +1,7 @@
 """Approximate MVA along the request's route: the closed-workload solver of ``ssdco whatif``.
 
 **The solution.** For each population n = 1 .. N, X(n) is the largest throughput X (up to the
-capacity bound) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a request's mean
+capacity bound, and the routed stage's of 6.) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a request's mean
 cycle time when the system runs at X: at each station an arrival sees the other n - 1 requests,
 estimated as the (n - 1)/n share of the station's mean queue and busy servers (Schweitzer's
 approximation; P. Schweitzer, "Approximate analysis of multiclass closed networks of queues", 1979;
@@ -202,6 +202,17 @@ controller networks with deterministic service; this solver walks the route step
    bound was within 1 % of the DES. On the 36 buffered combinations of ``benchmarks/write_buffer_vs_des.py``
    (PM9A3, 4-512 slots, 0 and 70 % reads, 4 and 16 KiB, QD 1/4/32) 19 are within the tolerances, where
    the bound alone had 14, and the errors span -28..+16 % instead of -58..+56 %.
+6. **The routed stage alone.** X(N) is also held to what the dies (or the channels) sustain with all N
+   requests in them and nowhere else (:mod:`ssdco.model.routed_stage`: a seeded run of the stage's slots;
+   deterministic service, one service time there). Below c / D: a request's transactions pick their copies
+   at random, and a copy whose share of the requests' transactions has run out idles while they wait for
+   the others. The fixed point above reaches c / D at a finite N (its channel waits are scaled by the
+   regular arrivals of 3.), where the DES approaches it as about 1 / N: 16 KiB reads over two channels of
+   one die each were +4.1 % IOPS at QD 7, now +0.6 %. The full estimate is made only where a short run of
+   the stage (20,000 slots) comes within 5 % of the route's X(N); where X(N) is above it, the route is solved
+   again with it as the capacity, so X(N) = min(X(N), the stage's). On the 1,914 cached fresh-draw comparisons of 2026-11-23..27 where the stage comes within
+   10 % of the DES, 601 moved, all 7 misses among them came within the tolerances (+3.1..+5.0 % to
+   +0.5..+1.8 %), none left them, and the mean absolute IOPS error of those 601 went from 0.69 % to 0.24 %.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and the solution is the Bard-Schweitzer approximate MVA (Erlang C
@@ -222,7 +233,8 @@ correlation depend on the workload and the NAND timings, not on any server count
 depends on the work rate X D, not on the servers (at a channel, on its dies' utilisation, whose servers are
 the NAND geometry's planes, which no core or accelerator changes); the re-entry gaps (2.) are taken at zero
 load without the core groups' serialisation; the serialisation levels fall (measured for the FCFS runs of 1.,
-whose schedule is not covered by this argument).
+whose schedule is not covered by this argument); the routed stage's bound (6.) depends on the NAND geometry,
+its timings and the workload only.
 So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
 recursion in n carried each population's queues into the next, and a server that raised X(n - 1) put
 more queue ahead of the next population at a fork-join station, where it costs more than elsewhere:
@@ -298,6 +310,7 @@ from scipy.optimize import brentq
 from .convolution import closed_throughput, closed_throughput_fft
 from .mva import ClosedSolution
 from .network import Network, StationLoad
+from .routed_stage import RoutedStage, routed_stages, stage_bound_per_us
 from .write_buffer import BufferPool, buffer_pool, pool_throughput
 
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
@@ -603,6 +616,7 @@ class RouteArrays:
     sibling_work: np.ndarray = None  # per station: work of a transaction queued behind its own siblings, in S (1.)
     fork_scale: np.ndarray = None  # per station: 1 - the copies' wait correlation, on the max-of-T term (1.)
     buffer_pool: BufferPool | None = None  # the write buffer's pool of slots (5.; None: the bound alone)
+    routed_stages: tuple[tuple[int, RoutedStage], ...] = ()  # (station index, stage): routed_stage.py (6.)
 
 
 def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArrays:
@@ -671,6 +685,8 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         sibling_work=np.array([network.sibling_work_ratio.get(ld.name, 1.0) for ld in loads]),
         fork_scale=np.array([1.0 - max(network.copy_work_correlation.get(ld.name, 0.0), 0.0) for ld in loads]),
         buffer_pool=buffer_pool(network, loads),
+        routed_stages=tuple((index[stage.station], stage) for stage in routed_stages(network)
+                            if stage.station in index),
     )
 
 
@@ -1504,9 +1520,10 @@ def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:
     """Mean jobs per station copy of ``sol`` with the requests that the capacity bound leaves over queued at
     the bottleneck.
 
-    X(N) is capped at the capacity c / D of the bottleneck; there a request's cycle of waits at that X is
-    shorter than N / X, and the rest of the population, X (N / X - cycle) = N - X cycle requests
-    (``sol.capacity_wait_us`` per request), can only be queued at the saturated station (Little's law; the
+    X(N) is capped at the capacity c / D of the bottleneck, or at what the dies or channels alone sustain at N
+    (6.); there a request's cycle of waits at that X is shorter than N / X, and the rest of the population,
+    X (N / X - cycle) = N - X cycle requests (``sol.capacity_wait_us`` per request), can only be queued at
+    the station that holds X (``sol.capacity_stations``; Little's law; the
     latency N / X includes it already). Without it one fast core 100 % busy with 4 KiB reads at QD 64 reported
     3.4 jobs where the DES holds 61.0 (now 61.0). A request of T transactions may hold up to T jobs there, so
     for those this is a lower bound (16 KiB at QD 22: 20.6, was 2.2, where the DES counts 46.6 transaction
@@ -1514,7 +1531,7 @@ def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:
     the p99 estimate keeps ``sol.queue`` (with these it was further from the DES at two of three saturated
     designs)."""
     x = sol.throughput_per_us
-    at_bound = np.flatnonzero(x >= station_capacity_per_us(arrays) * (1.0 - 1e-9))
+    at_bound = np.array(sol.capacity_stations, dtype=np.int64)
     if sol.capacity_wait_us <= 0.0 or at_bound.size == 0:
         return sol.queue
     queue = sol.queue.copy()
@@ -1546,9 +1563,14 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     # apply, the throughput bound of the buffer's background runs alone
     cap = float(a.bg_capacity_per_us)
     blocked = None  # of the writes: known from the chain only (at the bound alone, whatif takes Little's law)
+    stage_cap, stage_k = math.inf, -1  # the routed stage alone (6.), where it holds X
     if a.buffer_pool is None or a.buffer_pool.queue_depth != population:
         xs, res, q, pw, cycle = solve(cap)
         x = float(xs[population])
+        stage_cap, stage_k = routed_stage_capacity(a, population, x)
+        if x > stage_cap:
+            xs, res, q, pw, cycle = solve(min(cap, stage_cap))
+            x = float(xs[population])
         held = x >= cap * (1.0 - 1e-9)
     else:
         pool = a.buffer_pool
@@ -1574,12 +1596,28 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     # held by the write buffer, the route alone would run faster: the rest of N / X is the requests' wait for
     # the buffer (a write that finds too few free slots does its background run itself); held at a station's
     # capacity, it is queued there (queue_at_capacity)
-    at_capacity = not held and x >= station_capacity_per_us(a).min() * (1.0 - 1e-9)
+    bound = station_capacity_per_us(a)
+    if stage_k >= 0:
+        bound[stage_k] = min(bound[stage_k], stage_cap)
+    at_bound = () if held else tuple(int(k) for k in np.flatnonzero(x >= bound * (1.0 - 1e-9)))
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs, residence_us=res,
                           queue=q, p_wait=pw, response_us=population / x,
                           buffer_wait_us=max(population / x - float(cycle), 0.0) if held else 0.0,
-                          capacity_wait_us=max(population / x - float(cycle), 0.0) if at_capacity else 0.0,
-                          at_write_buffer_bound=held, write_blocked_fraction=blocked)
+                          capacity_wait_us=max(population / x - float(cycle), 0.0) if at_bound else 0.0,
+                          at_write_buffer_bound=held, write_blocked_fraction=blocked,
+                          capacity_stations=at_bound, routed_stage_per_us=stage_cap, routed_stage_index=stage_k)
+
+
+def routed_stage_capacity(arrays: RouteArrays, population: int, x_per_us: float) -> tuple[float, int]:
+    """The lowest throughput (requests/us) among ``arrays``' routed stages alone at ``population`` requests
+    (routed_stage.py, 6.) that could hold ``x_per_us``, and its station index; (inf, -1) where none can."""
+    best, at = math.inf, -1
+    for k, stage in arrays.routed_stages:
+        b = stage_bound_per_us(stage, population, tuple(int(t) for t in arrays.size_transactions),
+                               tuple(float(p) for p in arrays.size_probs), x_per_us)
+        if b < best:
+            best, at = b, k
+    return best, at
 
 
 def request_alone_us(network: Network) -> float:

@@ -165,6 +165,7 @@ class Result:
                 "population_iops": _num(self.bounds.population_per_us * US_PER_S),
                 "zero_load_latency_us": _num(self.bounds.zero_load_latency_us),
                 "write_buffer_iops": _num(self.bounds.write_buffer_per_us * US_PER_S),
+                "routed_stage_iops": _num(self.bounds.routed_stage_per_us * US_PER_S),
             },
             "power_mw": {
                 "cores": _num(self.power.cores_mw),
@@ -558,8 +559,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         if alone is not None:
             zero_load = alone
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)
-    if network.queue_depth is not None and not exact:  # the route solver's write-buffer bound
-        bounds = replace(bounds, write_buffer_per_us=arrays.bg_capacity_per_us)
+    if network.queue_depth is not None and not exact:  # the route solver's write-buffer and routed-stage bounds
+        stage = names[sol.routed_stage_index] if sol.routed_stage_index >= 0 else ""
+        bounds = replace(bounds, write_buffer_per_us=arrays.bg_capacity_per_us,
+                         routed_stage_per_us=sol.routed_stage_per_us, routed_stage=stage)
     if method in SCHEDULE_METHODS and x_per_us > bounds.upper_per_us:
         # an answer above a bound (a lumped chain's or the convoy's error) is held to it
         x_per_us = bounds.upper_per_us

@@ -1,0 +1,164 @@
+"""The routed stage alone (ssdco/model/routed_stage.py): its slot estimate against exact chains, where it
+applies, and how the route MVA and whatif use it."""
+
+import copy
+import math
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+import pytest
+
+from ssdco.cli import format_result
+from ssdco.model.network import build_network
+from ssdco.model.routed_stage import (RoutedStage, routed_stage_per_slot, routed_stages, stage_bound_per_us)
+from ssdco.model.whatif import evaluate_network
+from ssdco.spec import config_from_dict
+from tests.designs import bursty_read_write_mix, reads_over_two_one_die_channels
+
+
+def _exact_per_slot(population: int, transactions: int, copies: int, servers: int) -> float:
+    """Requests per slot of the stage alone by its exact Markov chain: the state is the requests in arrival
+    order, each the tuple of its transactions left per copy (small cases only)."""
+    placements = {}
+    for draw in product(range(copies), repeat=transactions):  # each equally likely
+        left = tuple(draw.count(k) for k in range(copies))
+        placements[left] = placements.get(left, 0) + Fraction(1, copies ** transactions)
+
+    def step(state):
+        """{next state: probability} and the requests completed in the slot."""
+        capacity = [servers] * copies
+        kept = []
+        for request in state:
+            left = list(request)
+            for k in range(copies):
+                served = min(capacity[k], left[k])
+                capacity[k] -= served
+                left[k] -= served
+            if any(left):
+                kept.append(tuple(left))
+        done = len(state) - len(kept)
+        out = {(tuple(kept), ()): Fraction(1)}
+        for _ in range(done):  # the newcomers' placements are independent, so their order does not matter
+            grown = {}
+            for (keep, new), p in out.items():
+                for left, q in placements.items():
+                    key = (keep, new + (left,))
+                    grown[key] = grown.get(key, 0) + p * q
+            out = grown
+        nxt = {}
+        for (keep, new), p in out.items():
+            s = keep + tuple(sorted(new))
+            nxt[s] = nxt.get(s, 0) + p
+        return nxt, done
+
+    start = tuple(sorted(next(iter(placements)) for _ in range(population)))
+    index, order, rows = {start: 0}, [start], []
+    while len(rows) < len(order):
+        nxt, done = step(order[len(rows)])
+        for s in nxt:
+            if s not in index:
+                index[s] = len(order)
+                order.append(s)
+        rows.append((nxt, done))
+    n = len(order)
+    p = np.zeros((n, n))
+    for i, (nxt, _) in enumerate(rows):
+        for s, q in nxt.items():
+            p[i, index[s]] += float(q)
+    a = np.vstack([p.T - np.eye(n), np.ones(n)])
+    pi = np.linalg.lstsq(a, np.r_[np.zeros(n), 1.0], rcond=None)[0]
+    return float(sum(pi[i] * done for i, (_, done) in enumerate(rows)))
+
+
+@pytest.mark.parametrize("population, transactions, copies, servers", [
+    (2, 1, 2, 1),  # 1.5 per slot: split with probability 1/2 whatever the last slot did
+    (3, 2, 2, 1),
+    (2, 3, 3, 1),
+    (3, 2, 2, 2),
+    (4, 1, 3, 1),
+])
+def test_slot_estimate_matches_the_exact_chain(population, transactions, copies, servers):
+    exact = _exact_per_slot(population, transactions, copies, servers)
+    estimate = routed_stage_per_slot(population, (transactions,), (1.0,), copies, servers)
+    assert estimate == pytest.approx(exact, rel=0.002)  # measured within 0.07 % on these (several seeds)
+
+
+def test_two_requests_over_two_single_server_copies_complete_one_and_a_half_per_slot():
+    assert _exact_per_slot(2, 1, 2, 1) == pytest.approx(1.5, abs=1e-12)
+
+
+def test_one_copy_or_one_request_is_exact():
+    # one copy: always busy, c / T requests per slot; one one-transaction request alone: one per slot
+    assert routed_stage_per_slot(3, (4,), (1.0,), 1, 2) == pytest.approx(0.5, abs=1e-12)
+    assert routed_stage_per_slot(1, (1,), (1.0,), 8, 1) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_estimate_is_seeded_and_approaches_capacity_as_about_one_over_n():
+    a = routed_stage_per_slot(7, (4,), (1.0,), 2, 1)
+    assert routed_stage_per_slot(7, (4,), (1.0,), 2, 1) == a  # the same bits every time
+    assert routed_stage_per_slot(7, (4,), (1.0,), 2, 1, seed=1) != a
+    idle = [1.0 - routed_stage_per_slot(n, (4,), (1.0,), 2, 1) * 4 / 2 for n in (7, 14, 28)]
+    assert idle[0] > idle[1] > idle[2] > 0.0
+    assert idle[0] / idle[2] == pytest.approx(4.0, rel=0.25)
+
+
+def test_mixed_sizes_draw_each_requests_transactions():
+    mixed = routed_stage_per_slot(8, (1, 4), (0.5, 0.5), 4, 1)
+    assert routed_stage_per_slot(8, (1,), (1.0,), 4, 1) > mixed > routed_stage_per_slot(8, (4,), (1.0,), 4, 1)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"population": 0}, "population"), ({"copies": 0}, "copies"), ({"servers": 0}, "servers"),
+    ({"slots": 0}, "slots"),
+])
+def test_bad_arguments_are_refused(kwargs, message):
+    args = {"population": 2, "transactions": (1,), "probs": (1.0,), "copies": 2, "servers": 1, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        routed_stage_per_slot(**args)
+
+
+def test_a_throughput_far_below_the_stage_skips_the_full_estimate():
+    stage = RoutedStage("channel", 2, 1, 11.0)
+    full = stage_bound_per_us(stage, 7, (4,), (1.0,))
+    assert math.isinf(stage_bound_per_us(stage, 7, (4,), (1.0,), x_per_us=0.5 * full))
+    assert stage_bound_per_us(stage, 7, (4,), (1.0,), x_per_us=0.99 * full) == full
+
+
+def _network(d):
+    return build_network(config_from_dict(d))
+
+
+def test_where_the_stage_applies():
+    d = reads_over_two_one_die_channels()
+    assert [s.station for s in routed_stages(_network(d))] == ["die", "channel"]
+    # reads and programs of different lengths share no slot at the dies; the channel's transfers do
+    mix = bursty_read_write_mix()
+    assert [s.station for s in routed_stages(_network(mix))] == ["channel"]
+    jittered = copy.deepcopy(d)
+    jittered["variability"] = {"nand_scv": 0.01}
+    assert routed_stages(_network(jittered)) == ()
+    opened = copy.deepcopy(d)
+    del opened["workload"]["queue_depth"]
+    opened["workload"]["arrival_iops"] = 10_000.0
+    assert routed_stages(_network(opened)) == ()
+    with_ftl = copy.deepcopy(d)
+    with_ftl["workload"]["read_fraction"] = 0.7
+    with_ftl["ftl"] = {"write_buffer_kib": 2048}
+    assert all(s.station != "die" for s in routed_stages(_network(with_ftl)))
+
+
+def test_whatif_reports_the_stage_that_holds_the_throughput():
+    d = reads_over_two_one_die_channels()
+    r = evaluate_network(config_from_dict(d), _network(d))
+    assert r.bounds.routed_stage == "channel"
+    assert r.iops == pytest.approx(r.bounds.routed_stage_per_us * 1e6, rel=1e-9)
+    assert r.bounds.upper_per_us == r.bounds.routed_stage_per_us
+    assert r.to_dict()["bounds"]["routed_stage_iops"] == pytest.approx(r.iops)
+    text = format_result(r)
+    assert "(channel alone at queue depth 7)" in text
+    assert "tightest bound: channel alone at queue depth 7" in text
+    # at queue depth 1 the route is far below what the channels alone sustain: not estimated, not reported
+    d["workload"]["queue_depth"] = 1
+    one = evaluate_network(config_from_dict(d), _network(d))
+    assert math.isinf(one.bounds.routed_stage_per_us) and one.to_dict()["bounds"]["routed_stage_iops"] is None
