@@ -314,8 +314,8 @@ from .routed_stage import RoutedStage, routed_stages, stage_bound_per_us
 from .write_buffer import BufferPool, buffer_pool, pool_throughput
 
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
-FORK_JOIN, MAX_WAIT, REENTRY, FLOW = 1, 2, 4, 8
-ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW
+FORK_JOIN, MAX_WAIT, REENTRY, FLOW, ROUTED_STAGE = 1, 2, 4, 8, 16
+ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW | ROUTED_STAGE
 ROOT_ITERATIONS = 200  # regula falsi steps for each X(n), to ROOT_REL_TOL (relative, in X and in X cycle)
 ROOT_REL_TOL = 1e-12
 POOL_REL_TOL = 1e-6  # the write buffer's fixed point in X (5.)
@@ -1567,7 +1567,8 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     if a.buffer_pool is None or a.buffer_pool.queue_depth != population:
         xs, res, q, pw, cycle = solve(cap)
         x = float(xs[population])
-        stage_cap, stage_k = routed_stage_capacity(a, population, x)
+        if features & ROUTED_STAGE:
+            stage_cap, stage_k = routed_stage_capacity(a, population, x)
         if x > stage_cap:
             xs, res, q, pw, cycle = solve(min(cap, stage_cap))
             x = float(xs[population])

@@ -1,0 +1,148 @@
+"""The routed stage alone (ssdco/model/routed_stage.py): what it buys the route MVA against the DES, and what its
+slot estimate costs against the exact chain it estimates. Asserts nothing; prints measured figures.
+
+    .venv/bin/python benchmarks/routed_stage_vs_des.py [--requests N]
+                                                       [--hypothesis SEED [SEED ...] --sizes 4|mixed
+                                                        --configs 300 --des-cache FILE]
+
+1. The slot estimate against the exact Markov chain of the stage (``tests/model/test_routed_stage.py``'s
+   reference) on small stages: both answers, the estimate's error, both times and their ratio.
+2. ``tests.designs.reads_over_two_one_die_channels`` (16 KiB reads over two channels of one die each) swept
+   over the queue depth: the route MVA without and with the stage, and the DES (``--requests``, default
+   300,000), with the channels' utilisation in each.
+3. With ``--hypothesis``: fresh draws of ``benchmarks/model_vs_des.py``'s strategies (its ``--des-cache``
+   is shared), ``whatif`` without and with the stage against the DES's 60,000-request runs: how many answers
+   move, the misses that move into or out of the tolerances, and the mean absolute IOPS error of those that
+   move.
+"""
+
+import argparse
+import copy
+import json
+import os
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import ssdco.model.whatif as whatif  # noqa: E402
+from model_vs_des import des_iops_and_latency, hypothesis_configs  # noqa: E402
+from ssdco.model.network import build_network  # noqa: E402
+from ssdco.model.route_mva import ALL_FEATURES, ROUTED_STAGE, solve_route  # noqa: E402
+from ssdco.model.routed_stage import routed_stage_per_slot  # noqa: E402
+from ssdco.spec import config_from_dict  # noqa: E402
+from ssdco.sweep import source_fingerprint  # noqa: E402
+from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE  # noqa: E402
+from ssdco.validation.des import simulate  # noqa: E402
+from tests.designs import reads_over_two_one_die_channels  # noqa: E402
+from tests.model.test_routed_stage import _exact_per_slot  # noqa: E402
+
+SMALL_STAGES = ((2, 1, 2, 1), (3, 2, 2, 1), (2, 3, 3, 1), (3, 2, 2, 2), (4, 1, 3, 1), (5, 2, 2, 1), (4, 2, 3, 1))
+
+
+def evaluate(d: dict, with_stage: bool):
+    """whatif on ``d``, with or without the routed stage's bound (route_mva.ROUTED_STAGE)."""
+    config = config_from_dict(d)
+    network = build_network(config)
+    saved = whatif.solve_route
+    if not with_stage:
+        whatif.solve_route = partial(solve_route, features=ALL_FEATURES & ~ROUTED_STAGE)
+    try:
+        return network, whatif.evaluate_network(config, network)
+    finally:
+        whatif.solve_route = saved
+
+
+def against_the_exact_chain() -> None:
+    print("1. the slot estimate against the exact chain (requests per slot)")
+    routed_stage_per_slot(2, (1,), (1.0,), 2, 1, seed=0)  # compile
+    for population, t, copies, servers in SMALL_STAGES:
+        t0 = time.perf_counter()
+        exact = _exact_per_slot(population, t, copies, servers)
+        t_exact = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        estimate = routed_stage_per_slot(population, (t,), (1.0,), copies, servers, seed=0)
+        t_estimate = time.perf_counter() - t0
+        print(f"  N {population}, T {t}, {copies} copies x {servers}: exact {exact:.5f} ({t_exact * 1e3:7.1f} ms), "
+              f"estimate {estimate:.5f} ({t_estimate * 1e3:5.1f} ms), error {estimate / exact - 1:+.3%}, "
+              f"time ratio {t_exact / t_estimate:.1f}")
+
+
+def queue_depth_sweep(requests: int) -> None:
+    print(f"2. reads_over_two_one_die_channels over the queue depth (DES {requests:,} requests)")
+    for qd in (4, 7, 10, 14, 20, 28, 40, 64):
+        d = reads_over_two_one_die_channels()
+        d["workload"]["queue_depth"] = qd
+        _, without = evaluate(d, False)
+        network, with_stage = evaluate(d, True)
+        des = simulate(network, requests=requests, seed=1)
+        x = des.iops.value
+        print(f"  QD {qd:2d}: without {without.iops / x - 1:+.2%}, with {with_stage.iops / x - 1:+.2%} "
+              f"(DES 95 % CI +-{des.iops.relative_half_width:.2%}); channels busy: without "
+              f"{without.utilization['channel']:.3f}, with {with_stage.utilization['channel']:.3f}, "
+              f"DES {des.utilization['channel']:.3f}")
+
+
+def fresh_draws(seeds: list[int], sizes: str, configs: int, cache_path: Path | None) -> None:
+    print(f"3. fresh draws ({sizes}), seeds {', '.join(map(str, seeds))}, without and with the stage")
+    cache = None
+    if cache_path is not None:
+        simulator = source_fingerprint(exclude=("model",))
+        cache = {"simulator": simulator, "results": {}}
+        if cache_path.exists():
+            stored = json.loads(cache_path.read_text())
+            if stored.get("simulator") == simulator:
+                cache = stored
+    moved, into, out_of, total = [], [], [], 0
+    try:
+        for seed in seeds:
+            for i, d in enumerate(hypothesis_configs(configs, seed, sizes)):
+                _, without = evaluate(d, False)
+                network, with_stage = evaluate(d, True)
+                total += 1
+                if abs(with_stage.iops / without.iops - 1) <= 1e-12:
+                    continue
+                x, r, _, _ = des_iops_and_latency(d, network, 60_000, i, cache)
+                e = [(m.iops / x - 1, m.latency_mean_us / r - 1) for m in (without, with_stage)]
+                ok = [abs(a) <= IOPS_TOLERANCE and abs(b) <= LATENCY_TOLERANCE for a, b in e]
+                moved.append((e[0][0], e[1][0]))
+                if ok[1] and not ok[0]:
+                    into.append((seed, i, e[0][0], e[1][0]))
+                elif ok[0] and not ok[1]:
+                    out_of.append((seed, i, e[0][0], e[1][0]))
+    finally:
+        if cache is not None:
+            tmp = cache_path.with_name(f".{cache_path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(cache))
+            os.replace(tmp, cache_path)
+    errors = np.abs(np.array(moved)) if moved else np.zeros((0, 2))
+    print(f"  {total} draws, {len(moved)} moved; mean |IOPS error| of those "
+          f"{errors[:, 0].mean() if moved else 0:.2%} -> {errors[:, 1].mean() if moved else 0:.2%}")
+    for label, rows in (("into the tolerances", into), ("out of the tolerances", out_of)):
+        print(f"  {label}: {len(rows)}" + "".join(f"\n    seed {s} draw {i}: {a:+.2%} -> {b:+.2%}" for s, i, a, b in rows))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=300_000, help="DES requests per queue depth in 2.")
+    ap.add_argument("--hypothesis", type=int, nargs="+", metavar="SEED", help="3.: the seeds to draw")
+    ap.add_argument("--sizes", choices=("4", "mixed"), default="mixed")
+    ap.add_argument("--configs", type=int, default=300)
+    ap.add_argument("--des-cache", type=Path, help="model_vs_des.py's DES cache, shared")
+    args = ap.parse_args()
+    if args.requests < 1_000:
+        ap.error(f"--requests: expected an integer >= 1000, got {args.requests}")
+    against_the_exact_chain()
+    queue_depth_sweep(args.requests)
+    if args.hypothesis:
+        fresh_draws(args.hypothesis, args.sizes, args.configs, args.des_cache)
+
+
+if __name__ == "__main__":
+    main()
