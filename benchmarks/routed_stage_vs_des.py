@@ -125,7 +125,8 @@ def fresh_draws(seeds: list[int], sizes: str, configs: int, cache_path: Path | N
     print(f"  {total} draws, {len(moved)} moved; mean |IOPS error| of those "
           f"{errors[:, 0].mean() if moved else 0:.2%} -> {errors[:, 1].mean() if moved else 0:.2%}")
     for label, rows in (("into the tolerances", into), ("out of the tolerances", out_of)):
-        print(f"  {label}: {len(rows)}" + "".join(f"\n    seed {s} draw {i}: {a:+.2%} -> {b:+.2%}" for s, i, a, b in rows))
+        print(f"  {label}: {len(rows)}"
+              + "".join(f"\n    seed {s} draw {i}: {a:+.2%} -> {b:+.2%}" for s, i, a, b in rows))
 
 
 def main() -> None:

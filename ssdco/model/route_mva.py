@@ -1,14 +1,14 @@
 """Approximate MVA along the request's route: the closed-workload solver of ``ssdco whatif``.
 
-**The solution.** For each population n = 1 .. N, X(n) is the largest throughput X (up to the
-capacity bound, and the routed stage's of 6.) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a request's mean
-cycle time when the system runs at X: at each station an arrival sees the other n - 1 requests,
-estimated as the (n - 1)/n share of the station's mean queue and busy servers (Schweitzer's
+**The solution.** For each population n = 1 .. N, X(n) is the largest throughput X (up to the capacity
+bound, and the routed stage's of 6.) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a
+request's mean cycle time when the system runs at X: at each station an arrival sees the other n - 1
+requests, estimated as the (n - 1)/n share of the station's mean queue and busy servers (Schweitzer's
 approximation; P. Schweitzer, "Approximate analysis of multiclass closed networks of queues", 1979;
-Y. Bard, "Some extensions to multiclass queueing network analysis", 1979), and with Q = X V (S + W)
-each station's wait is a closed-form local fixed point. Because no state is carried from one
-population to the next, an extra server can only shorten cycle_n(X) at every X (each term below is
-non-increasing in a station's servers at fixed X), so X(N) never falls: see "Monotone in servers".
+Y. Bard, "Some extensions to multiclass queueing network analysis", 1979), and with Q = X V (S + W) each
+station's wait is a closed-form local fixed point. Because no state is carried from one population to
+the next, an extra server can only shorten cycle_n(X) at every X (each term below is non-increasing in a
+station's servers at fixed X), so X(N) never falls: see "Monotone in servers".
 
 The station-level residual-corrected MVA (``mva.py``) misses three things the embedded DES shows on
 controller networks with deterministic service; this solver walks the route step by step to add them:
@@ -204,15 +204,16 @@ controller networks with deterministic service; this solver walks the route step
    the bound alone had 14, and the errors span -28..+16 % instead of -58..+56 %.
 6. **The routed stage alone.** X(N) is also held to what the dies (or the channels) sustain with all N
    requests in them and nowhere else (:mod:`ssdco.model.routed_stage`: a seeded run of the stage's slots;
-   deterministic service, one service time there). Below c / D: a request's transactions pick their copies
-   at random, and a copy whose share of the requests' transactions has run out idles while they wait for
-   the others. The fixed point above reaches c / D at a finite N (its channel waits are scaled by the
-   regular arrivals of 3.), where the DES approaches it as about 1 / N: 16 KiB reads over two channels of
-   one die each were +4.1 % IOPS at QD 7, now +0.6 %. The full estimate is made only where a short run of
-   the stage (20,000 slots) comes within 5 % of the route's X(N); where X(N) is above it, the route is solved
-   again with it as the capacity, so X(N) = min(X(N), the stage's). On the 1,914 cached fresh-draw comparisons of 2026-11-23..27 where the stage comes within
-   10 % of the DES, 601 moved, all 7 misses among them came within the tolerances (+3.1..+5.0 % to
-   +0.5..+1.8 %), none left them, and the mean absolute IOPS error of those 601 went from 0.69 % to 0.24 %.
+   deterministic service, one service time there). Below c / D: a request's transactions pick their copies at
+   random, and a copy whose share of the requests' transactions has run out idles while they wait for the
+   others. The fixed point above reaches c / D at a finite N (its channel waits are scaled by the regular
+   arrivals of 3.), where the DES approaches it as about 1 / N: 16 KiB reads over two channels of one die each
+   were +4.1 % IOPS at QD 7, now +0.6 %. The full estimate is made only where a short run of the stage (20,000
+   slots) comes within 5 % of the route's X(N); where X(N) is above it, the route is solved again with it as
+   the capacity, so X(N) = min(X(N), the stage's). On the 1,914 cached fresh-draw comparisons of
+   2026-11-23..27 where the stage comes within 10 % of the DES, 601 moved, all 7 misses among them came within
+   the tolerances (+3.1..+5.0 % to +0.5..+1.8 %), none left them, and the mean absolute IOPS error of those
+   601 went from 0.69 % to 0.24 %.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and the solution is the Bard-Schweitzer approximate MVA (Erlang C
