@@ -1,12 +1,13 @@
 """The routed stage alone (ssdco/model/routed_stage.py): what it buys the route MVA against the DES, and what its
-slot estimate costs against the exact chain it estimates. Asserts nothing; prints measured figures.
+estimate costs against the exact chain it estimates. Asserts nothing; prints measured figures.
 
     .venv/bin/python benchmarks/routed_stage_vs_des.py [--requests N]
                                                        [--hypothesis SEED [SEED ...] --sizes 4|mixed
                                                         --configs 300 --des-cache FILE]
 
-1. The slot estimate against the exact Markov chain of the stage (``tests/model/test_routed_stage.py``'s
-   reference) on small stages: both answers, the estimate's error, both times and their ratio.
+1. The estimate against the exact Markov chain of one station with one service time, which runs in slots
+   (``tests/model/test_routed_stage.py``'s reference), on small stages: both answers, the estimate's error,
+   both times and their ratio.
 2. ``tests.designs.reads_over_two_one_die_channels`` (16 KiB reads over two channels of one die each) swept
    over the queue depth: the route MVA without and with the stage, and the DES (``--requests``, default
    300,000), with the channels' utilisation in each.
@@ -31,11 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import ssdco.model.periodic as periodic  # noqa: E402
 import ssdco.model.whatif as whatif  # noqa: E402
 from model_vs_des import des_iops_and_latency, hypothesis_configs  # noqa: E402
 from ssdco.model.network import build_network  # noqa: E402
 from ssdco.model.route_mva import ALL_FEATURES, ROUTED_STAGE, solve_route  # noqa: E402
-from ssdco.model.routed_stage import routed_stage_per_slot  # noqa: E402
+from ssdco.model.routed_stage import RoutedStage, routed_stage_per_us  # noqa: E402
 from ssdco.spec import config_from_dict  # noqa: E402
 from ssdco.sweep import source_fingerprint  # noqa: E402
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE  # noqa: E402
@@ -47,27 +49,28 @@ SMALL_STAGES = ((2, 1, 2, 1), (3, 2, 2, 1), (2, 3, 3, 1), (3, 2, 2, 2), (4, 1, 3
 
 
 def evaluate(d: dict, with_stage: bool):
-    """whatif on ``d``, with or without the routed stage's bound (route_mva.ROUTED_STAGE)."""
+    """whatif on ``d``, with or without the routed stage's bound (route_mva.ROUTED_STAGE; also in the convoy
+    estimate's route solve, periodic.py)."""
     config = config_from_dict(d)
     network = build_network(config)
-    saved = whatif.solve_route
+    saved = whatif.solve_route, periodic.solve_route
     if not with_stage:
-        whatif.solve_route = partial(solve_route, features=ALL_FEATURES & ~ROUTED_STAGE)
+        whatif.solve_route = periodic.solve_route = partial(solve_route, features=ALL_FEATURES & ~ROUTED_STAGE)
     try:
         return network, whatif.evaluate_network(config, network)
     finally:
-        whatif.solve_route = saved
+        whatif.solve_route, periodic.solve_route = saved
 
 
 def against_the_exact_chain() -> None:
-    print("1. the slot estimate against the exact chain (requests per slot)")
-    routed_stage_per_slot(2, (1,), (1.0,), 2, 1, seed=0)  # compile
+    print("1. the estimate against the exact chain (requests per slot)")
+    routed_stage_per_us(2, (1,), (1.0,), (RoutedStage("die", 2, 1, 1.0, 1.0, 1.0),), seed=0)  # compile
     for population, t, copies, servers in SMALL_STAGES:
         t0 = time.perf_counter()
         exact = _exact_per_slot(population, t, copies, servers)
         t_exact = time.perf_counter() - t0
         t0 = time.perf_counter()
-        estimate = routed_stage_per_slot(population, (t,), (1.0,), copies, servers, seed=0)
+        estimate = routed_stage_per_us(population, (t,), (1.0,), (RoutedStage("die", copies, servers, 1.0, 1.0, 1.0),))
         t_estimate = time.perf_counter() - t0
         print(f"  N {population}, T {t}, {copies} copies x {servers}: exact {exact:.5f} ({t_exact * 1e3:7.1f} ms), "
               f"estimate {estimate:.5f} ({t_estimate * 1e3:5.1f} ms), error {estimate / exact - 1:+.3%}, "

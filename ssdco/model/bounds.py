@@ -31,7 +31,7 @@ class Bounds:
     # where the route solver found it could hold X (a seeded estimate, standard error about 0.1 %); inf
     # elsewhere. Not part of capacity_per_us either.
     routed_stage_per_us: float = float("inf")
-    routed_stage: str = ""
+    routed_stage: str = ""  # its stations: "die and channel", or one of them
 
     @property
     def upper_per_us(self) -> float:

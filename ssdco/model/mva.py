@@ -150,7 +150,7 @@ class ClosedSolution:
     capacity_wait_us: float = 0.0  # held at the capacity bound: N / X less the cycle of waits at X (route MVA)
     capacity_stations: tuple[int, ...] = ()  # the stations whose bound holds X there (route MVA)
     routed_stage_per_us: float = float("inf")  # the routed stage alone at N, where it could hold X (route MVA, 6.)
-    routed_stage_index: int = -1  # that stage's station
+    routed_stage_index: int = -1  # the busier of its stations (the requests left over queue there)
 
 
 def solve_closed(demand_us, servers, copies, scv, delay_us: float, population: int,

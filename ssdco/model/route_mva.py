@@ -617,7 +617,8 @@ class RouteArrays:
     sibling_work: np.ndarray = None  # per station: work of a transaction queued behind its own siblings, in S (1.)
     fork_scale: np.ndarray = None  # per station: 1 - the copies' wait correlation, on the max-of-T term (1.)
     buffer_pool: BufferPool | None = None  # the write buffer's pool of slots (5.; None: the bound alone)
-    routed_stages: tuple[tuple[int, RoutedStage], ...] = ()  # (station index, stage): routed_stage.py (6.)
+    routed_stages: tuple[RoutedStage, ...] = ()  # the dies and channels alone (routed_stage.py, 6.), and
+    routed_indices: tuple[int, ...] = ()  # their stations
 
 
 def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArrays:
@@ -686,8 +687,8 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         sibling_work=np.array([network.sibling_work_ratio.get(ld.name, 1.0) for ld in loads]),
         fork_scale=np.array([1.0 - max(network.copy_work_correlation.get(ld.name, 0.0), 0.0) for ld in loads]),
         buffer_pool=buffer_pool(network, loads),
-        routed_stages=tuple((index[stage.station], stage) for stage in routed_stages(network)
-                            if stage.station in index),
+        routed_stages=tuple(st for st in routed_stages(network) if st.station in index),
+        routed_indices=tuple(index[st.station] for st in routed_stages(network) if st.station in index),
     )
 
 
@@ -1611,15 +1612,16 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
 
 
 def routed_stage_capacity(arrays: RouteArrays, population: int, x_per_us: float) -> tuple[float, int]:
-    """The lowest throughput (requests/us) among ``arrays``' routed stages alone at ``population`` requests
-    (routed_stage.py, 6.) that could hold ``x_per_us``, and its station index; (inf, -1) where none can."""
-    best, at = math.inf, -1
-    for k, stage in arrays.routed_stages:
-        b = stage_bound_per_us(stage, population, tuple(int(t) for t in arrays.size_transactions),
+    """What ``arrays``' dies and channels alone sustain (requests/us) at ``population`` requests (routed_stage.py,
+    6.) where that could hold ``x_per_us``, and the busier of their stations; (inf, -1) where it cannot."""
+    if not arrays.routed_stages:
+        return math.inf, -1
+    bound = stage_bound_per_us(arrays.routed_stages, population, tuple(int(t) for t in arrays.size_transactions),
                                tuple(float(p) for p in arrays.size_probs), x_per_us)
-        if b < best:
-            best, at = b, k
-    return best, at
+    if not math.isfinite(bound):
+        return math.inf, -1
+    capacity = station_capacity_per_us(arrays)
+    return bound, min(arrays.routed_indices, key=lambda k: capacity[k])
 
 
 def request_alone_us(network: Network) -> float:

@@ -10,28 +10,28 @@ two channels of one die each (2026-11-27), the channels are 91.4, 96.1, 97.4, 98
 QD 4, 7, 10, 14, 20 and 64, where the route MVA reaches c / D at QD 7 (+4.1 % IOPS).
 
 **The stage alone.** N requests, each forking its T transactions (T drawn from the request sizes) to m
-copies uniformly at random, c servers per copy, one deterministic service S per transaction, FCFS in
-arrival order, a request leaving when its last transaction ends and the next one taking its place at once.
-Every service there starts at a multiple of S: all start at time 0, and a server starts work only when a
-service ends or a request arrives, which happens only when a service ends. So the stage runs in slots of
-S, and its throughput is the mean number of requests completed per slot over S. The rest of the route
-only holds requests away from the stage, so this is taken as an upper bound on X(N) (argued, not proven:
-the loop has no product form; on the 8,296 cached DES comparisons where it applies the DES is never above
-it by more than its own noise, below). The route MVA holds its X(N) to it (``route_mva.solve_route``), as
-it holds it to c / D.
+copies uniformly at random, c servers per copy, FCFS in arrival order, a request leaving when its last
+transaction ends and the next one taking its place at once; deterministic service, a read's or a program's
+(a request's transactions share its operation). The rest of the route only holds requests away from the
+stage, so its throughput is taken as an upper bound on X(N) (argued, not proven: the loop has no product
+form; on the 8,296 cached DES comparisons where it applied with one service time, the DES is never above it
+by more than its own noise, below). The route MVA holds its X(N) to it (``route_mva.solve_route``), as it
+holds it to c / D.
 
-It is estimated by running the slots, seeded (:data:`SEED`), so the answer is the same on every run: the
-loop has no product form (deterministic service, fork-join), and its exact chain (the N requests' remaining
-transactions per copy, in arrival order) grows exponentially in N. The estimate's standard error is at most
-about 0.1 % of it (eight seeds on each of seven stages of 2-32 copies, 2026-11-27), and an estimate takes at
-most about 40 ms. The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,000,000
-requests, lands 0.03-0.14 % above it (within the DES's own 95 % CI, 0.14-0.22 %): there the rest of the route
-holds almost no requests and the stage alone is the design.
+It is estimated by running the stage event by event, seeded (:data:`SEED`), so the answer is the same on
+every run: its exact chain (the N requests' remaining transactions per copy, in arrival order) grows
+exponentially in N. With one service time S every service starts at a multiple of S (all start at time 0,
+and a server starts work only when a service ends or a request arrives, which happens only when a service
+ends), so the stage runs in slots, and for small N that slotted chain is solved exactly in
+``tests/model/test_routed_stage.py``: the estimate is within 0.1 % of it. Over 200,000 requests its standard
+error is about 0.1-0.15 % (four seeds on each of seven stages of 2-32 copies, 2026-11-27), and an estimate
+takes 5-50 ms. The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,000,000 requests,
+lands 0.03-0.14 % above it (within the DES's own 95 % CI, 0.14-0.22 %): there the rest of the route holds
+almost no requests and the stage alone is the design.
 
 Where it applies (:func:`routed_stages`): a closed workload, a die or channel station that only the data
-step visits (no mapping-table reads, no background work), deterministic (NAND scv 0), every request's
-transactions visiting it with one service time (reads only, programs only, or equal times as for the
-channel's transfers). Mixed reads and programs at the dies have no common slot and are left to the MVA.
+step visits (no mapping-table reads, no background work), deterministic (NAND scv 0), and every request's
+transactions visiting it.
 """
 
 from __future__ import annotations
@@ -45,28 +45,31 @@ import numpy as np
 
 from .network import Network
 
-SEED = 20261127  # the slots' seed: one fixed stream, so the bound is the same on every run
-SLOT_WORK = 4_000_000  # per estimate: slots x (copies + transactions served per slot), at most about 40 ms
-MIN_SLOTS, MAX_SLOTS = 50_000, 1_000_000  # after a warm-up of a tenth as many
-SCREEN_SLOTS = 20_000  # the short run that tells whether the bound can hold a given X at all
+SEED = 20261127  # the estimate's seed: one fixed stream, so the bound is the same on every run
+REQUESTS = 200_000  # completed requests per estimate, after a warm-up of a tenth as many
+SCREEN_REQUESTS = 20_000  # the short run that tells whether the bound can hold a given X at all
 SCREEN_MARGIN = 0.05
 ROUTED_KINDS = ("die", "channel")
 
 
 @dataclass(frozen=True)
 class RoutedStage:
-    """A die or channel station where :func:`routed_stage_per_slot` applies: ``copies`` x ``servers``,
-    every visit ``service_us`` long."""
+    """A die or channel station that the stage alone describes (:func:`routed_stage_per_us`): ``copies`` x
+    ``servers``, a read's visit ``read_us`` long and a write's ``write_us``, ``read_fraction`` of the requests
+    reads (a request's transactions share its operation)."""
 
     station: str
     copies: int
     servers: int
-    service_us: float
+    read_us: float
+    write_us: float
+    read_fraction: float
 
 
 def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
-    """The die and channel stations of ``network`` that the slotted stage alone describes (see the module
-    docstring); empty for an open workload."""
+    """The die and channel stations of ``network`` that the stage alone describes (see the module
+    docstring), dies first: with both, the stage is the dies feeding their channels; empty for an open
+    workload."""
     if network.queue_depth is None:
         return ()
     found = []
@@ -84,98 +87,184 @@ def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
         visiting = [op for op in ("read", "write") if shares[op] > 0.0]
         if s.ops != "both" and visiting != [s.ops]:
             continue  # some requests do not visit: their transactions are not in the stage's loop
-        times = {s.read_us if op == "read" else s.write_us for op in visiting}
-        if len(times) != 1:
+        if min(s.read_us if op == "read" else s.write_us for op in visiting) <= 0.0:
             continue
-        service = times.pop()
-        if service <= 0.0:
-            continue
-        found.append(RoutedStage(st.name, int(st.copies), int(st.servers), float(service)))
-    return tuple(found)
+        found.append(RoutedStage(st.name, int(st.copies), int(st.servers), float(s.read_us), float(s.write_us),
+                                 float(network.read_fraction)))
+    return tuple(sorted(found, key=lambda st: ROUTED_KINDS.index(st.station)))
 
 
-def stage_bound_per_us(stage: RoutedStage, population: int, transactions: tuple[int, ...],
+def stage_bound_per_us(stages: tuple[RoutedStage, ...], population: int, transactions: tuple[int, ...],
                        probs: tuple[float, ...], x_per_us: float = math.inf) -> float:
-    """What ``stage`` alone sustains (requests/us) with ``population`` requests of ``transactions``
-    transactions each (with probabilities ``probs``): :func:`routed_stage_per_slot` / S.
+    """What ``stages`` alone sustain (requests/us) with ``population`` requests of ``transactions``
+    transactions each (with probabilities ``probs``): :func:`routed_stage_per_us`.
 
-    Where a throughput ``x_per_us`` is given and a short run (:data:`SCREEN_SLOTS`) puts the stage more than
-    :data:`SCREEN_MARGIN` above it, the bound cannot hold that X and inf is returned without the full run
-    (the short run's standard error is at most about 0.4 %, so the margin is over ten of them)."""
+    Where a throughput ``x_per_us`` is given and a short run (:data:`SCREEN_REQUESTS`) puts the stages more
+    than :data:`SCREEN_MARGIN` above it, the bound cannot hold that X and inf is returned without the full run
+    (the short run's standard error is at most about 0.5 %, so the margin is ten of them)."""
     if x_per_us < math.inf:
-        quick = routed_stage_per_slot(population, transactions, probs, stage.copies, stage.servers,
-                                      slots=SCREEN_SLOTS) / stage.service_us
+        quick = routed_stage_per_us(population, transactions, probs, stages, requests=SCREEN_REQUESTS)
         if x_per_us < quick * (1.0 - SCREEN_MARGIN):
             return math.inf
-    return routed_stage_per_slot(population, transactions, probs, stage.copies, stage.servers) / stage.service_us
+    return routed_stage_per_us(population, transactions, probs, stages)
 
 
-def routed_stage_per_slot(population: int, transactions: tuple[int, ...], probs: tuple[float, ...],
-                          copies: int, servers: int, seed: int = SEED, slots: int | None = None) -> float:
-    """Requests completed per slot (one service time) by ``population`` requests in the stage alone, each
-    forking ``transactions[j]`` transactions (with probability ``probs[j]``) over ``copies`` copies of
-    ``servers`` servers; the mean over ``slots`` slots (default: 50,000-1,000,000, the fewer the more work
-    a slot is) after a warm-up of a tenth as many."""
+def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: tuple[float, ...],
+                        stages: tuple[RoutedStage, ...], seed: int = SEED, requests: int | None = None) -> float:
+    """Requests completed per us by ``population`` requests in ``stages`` alone (one station, or the dies then
+    their channels, die d feeding channel d % channels as in the DES), each request forking
+    ``transactions[j]`` transactions (with probability ``probs[j]``) over the first stage's copies at random,
+    a read's visit ``read_us`` long (the stages' ``read_fraction`` of the requests) and a program's
+    ``write_us``: event by event, over ``requests`` completed requests (default :data:`REQUESTS`) after a
+    warm-up of a tenth as many."""
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
-    if copies < 1 or servers < 1:
-        raise ValueError(f"copies and servers must be >= 1, got {copies} and {servers}")
-    if slots is not None and slots < 1:
-        raise ValueError(f"slots must be >= 1, got {slots}")
-    return _per_slot(int(population), tuple(int(t) for t in transactions), tuple(float(p) for p in probs),
-                     int(copies), int(servers), int(seed), None if slots is None else int(slots))
+    if not 1 <= len(stages) <= 2:
+        raise ValueError(f"expected one or two stages, got {len(stages)}")
+    read_fraction = stages[0].read_fraction
+    for st in stages:
+        if st.copies < 1 or st.servers < 1:
+            raise ValueError(f"{st.station}: copies and servers must be >= 1, got {st.copies} and {st.servers}")
+        if not (0.0 <= st.read_fraction <= 1.0 and (st.read_us > 0.0 or st.read_fraction == 0.0)
+                and (st.write_us > 0.0 or st.read_fraction == 1.0)):
+            raise ValueError(f"{st.station}: expected a read fraction in [0, 1] and positive service times for the "
+                             f"operations it draws, got {st.read_fraction}, {st.read_us} and {st.write_us}")
+        if st.read_fraction != read_fraction:
+            raise ValueError(f"the stages' read fractions differ: {[x.read_fraction for x in stages]}")
+    if requests is not None and requests < 1:
+        raise ValueError(f"requests must be >= 1, got {requests}")
+    return _per_us(int(population), tuple(int(t) for t in transactions), tuple(float(p) for p in probs),
+                   tuple(stages), int(seed), REQUESTS if requests is None else int(requests))
 
 
 @lru_cache(maxsize=1024)
-def _per_slot(population, transactions, probs, copies, servers, seed, slots) -> float:
+def _per_us(population, transactions, probs, stages, seed, requests) -> float:
     sizes = np.array(transactions, dtype=np.int64)
-    if slots is None:
-        per_slot_work = copies + min(copies * servers, population * float(np.dot(sizes, probs)))
-        slots = int(min(MAX_SLOTS, max(MIN_SLOTS, SLOT_WORK // per_slot_work)))
     cumulative = np.cumsum(np.array(probs, dtype=np.float64))
     cumulative[-1] = 1.0
-    return float(_slot_kernel(population, sizes, cumulative, copies, servers, slots, slots // 10, seed))
+    return float(_event_kernel(population, sizes, cumulative, stages[0].read_fraction,
+                               np.array([st.copies for st in stages], dtype=np.int64),
+                               np.array([st.servers for st in stages], dtype=np.int64),
+                               np.array([st.read_us for st in stages]), np.array([st.write_us for st in stages]),
+                               requests, requests // 10, seed))
 
 
 @nb.njit(cache=True)
-def _slot_kernel(population, sizes, cumulative, copies, servers, slots, warm_slots, seed):
+def _push(heap_t, heap_k, heap_r, size, t, k, r):
+    i = size
+    while i > 0:
+        parent = (i - 1) // 2
+        if heap_t[parent] <= t:
+            break
+        heap_t[i], heap_k[i], heap_r[i] = heap_t[parent], heap_k[parent], heap_r[parent]
+        i = parent
+    heap_t[i], heap_k[i], heap_r[i] = t, k, r
+
+
+@nb.njit(cache=True)
+def _pop(heap_t, heap_k, heap_r, size):
+    """Remove the root of the heap of ``size`` entries; the caller read it first."""
+    size -= 1
+    t, k, r = heap_t[size], heap_k[size], heap_r[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_t[child + 1] < heap_t[child]:
+            child += 1
+        if heap_t[child] >= t:
+            break
+        heap_t[i], heap_k[i], heap_r[i] = heap_t[child], heap_k[child], heap_r[child]
+        i = child
+    heap_t[i], heap_k[i], heap_r[i] = t, k, r
+
+
+@nb.njit(cache=True)
+def _event_kernel(population, sizes, cumulative, read_fraction, copies, servers, read_us, write_us, requests,
+                  warm_requests, seed):
     np.random.seed(seed)
+    n_stages = copies.shape[0]
+    offset = np.zeros(n_stages + 1, dtype=np.int64)  # the stages' copies, numbered one after the other
+    for s in range(n_stages):
+        offset[s + 1] = offset[s] + copies[s]
+    stage_of = np.zeros(offset[n_stages], dtype=np.int64)
+    for s in range(n_stages):
+        stage_of[offset[s]:offset[s + 1]] = s
     depth = population * sizes.max()  # the most transactions one copy can hold
-    fifo = np.zeros((copies, depth), dtype=np.int64)  # per copy, the request of each queued transaction
-    head = np.zeros(copies, dtype=np.int64)
-    count = np.zeros(copies, dtype=np.int64)
-    left = np.zeros(population, dtype=np.int64)  # per request, its transactions not yet served
-    arriving = np.arange(population)  # the requests that take their places before the next slot
-    n_arriving = population
+    fifo = np.zeros((offset[n_stages], depth), dtype=np.int64)  # per copy, the request of each queued one
+    head = np.zeros(offset[n_stages], dtype=np.int64)
+    count = np.zeros(offset[n_stages], dtype=np.int64)
+    busy = np.zeros(offset[n_stages], dtype=np.int64)
+    left = np.zeros(population, dtype=np.int64)  # per request, its transactions not yet through
+    is_read = np.zeros(population, dtype=np.bool_)
+    capacity = 0
+    for s in range(n_stages):
+        capacity += copies[s] * servers[s]
+    heap_t = np.zeros(capacity)  # service ends: time, copy, request
+    heap_k = np.zeros(capacity, dtype=np.int64)
+    heap_r = np.zeros(capacity, dtype=np.int64)
+    size = 0
     n_sizes = sizes.shape[0]
+    now = 0.0
     completed = 0
-    for s in range(warm_slots + slots):
-        for j in range(n_arriving):  # each forks its transactions over the copies at random
-            r = arriving[j]
-            size = 0
+    start = 0.0
+    arriving = population  # requests 0 .. N - 1 arrive at time 0, then one at each completion
+    r = 0
+    while True:
+        for _ in range(arriving):
+            j = 0
             if n_sizes > 1:
                 u = np.random.random()
-                while size < n_sizes - 1 and u >= cumulative[size]:
+                while j < n_sizes - 1 and u >= cumulative[j]:
+                    j += 1
+            left[r] = sizes[j]
+            is_read[r] = np.random.random() < read_fraction
+            for _ in range(sizes[j]):
+                g = int(np.random.random() * copies[0])
+                if busy[g] < servers[0]:
+                    busy[g] += 1
+                    _push(heap_t, heap_k, heap_r, size, now + (read_us[0] if is_read[r] else write_us[0]), g, r)
                     size += 1
-            t = sizes[size]
-            left[r] = t
-            for _ in range(t):
-                k = int(np.random.random() * copies)
-                tail = head[k] + count[k]
-                fifo[k, tail - depth if tail >= depth else tail] = r
-                count[k] += 1
-        n_arriving = 0
-        for k in range(copies):  # each copy serves up to c transactions in arrival order
-            for _ in range(min(servers, count[k])):
-                r = fifo[k, head[k]]
-                head[k] += 1
-                if head[k] == depth:
-                    head[k] = 0
-                count[k] -= 1
-                left[r] -= 1
-                if left[r] == 0:
-                    arriving[n_arriving] = r
-                    n_arriving += 1
-        if s >= warm_slots:
-            completed += n_arriving
-    return completed / slots
+                else:
+                    tail = head[g] + count[g]
+                    fifo[g, tail - depth if tail >= depth else tail] = r
+                    count[g] += 1
+            r += 1
+        arriving = 0
+        while arriving == 0:
+            now, g, done = heap_t[0], heap_k[0], heap_r[0]
+            _pop(heap_t, heap_k, heap_r, size)
+            size -= 1
+            busy[g] -= 1
+            s = stage_of[g]
+            if count[g] > 0:  # the copy's next transaction starts
+                nxt = fifo[g, head[g]]
+                head[g] += 1
+                if head[g] == depth:
+                    head[g] = 0
+                count[g] -= 1
+                busy[g] += 1
+                _push(heap_t, heap_k, heap_r, size, now + (read_us[s] if is_read[nxt] else write_us[s]), g, nxt)
+                size += 1
+            if s + 1 < n_stages:  # on to the next stage: die d's channel d % channels
+                h = offset[s + 1] + (g - offset[s]) % copies[s + 1]
+                if busy[h] < servers[s + 1]:
+                    busy[h] += 1
+                    _push(heap_t, heap_k, heap_r, size,
+                          now + (read_us[s + 1] if is_read[done] else write_us[s + 1]), h, done)
+                    size += 1
+                else:
+                    tail = head[h] + count[h]
+                    fifo[h, tail - depth if tail >= depth else tail] = done
+                    count[h] += 1
+                continue
+            left[done] -= 1
+            if left[done] == 0:
+                completed += 1
+                if completed == warm_requests:
+                    start = now
+                if completed == warm_requests + requests:
+                    return requests / (now - start)
+                r = done  # its place is taken at once by the next request
+                arriving = 1
