@@ -14,7 +14,7 @@ estimate costs against the exact chain it estimates. Asserts nothing; prints mea
 3. With ``--hypothesis``: fresh draws of ``benchmarks/model_vs_des.py``'s strategies (its ``--des-cache``
    is shared), ``whatif`` without and with the stage against the DES's 60,000-request runs: how many answers
    move, the misses that move into or out of the tolerances, and the mean absolute IOPS error of those that
-   move.
+   move; and whether the stage alone bounds the DES: its largest excesses over it, with the DES's own CI.
 """
 
 import argparse
@@ -37,7 +37,7 @@ import ssdco.model.whatif as whatif  # noqa: E402
 from model_vs_des import des_iops_and_latency, hypothesis_configs  # noqa: E402
 from ssdco.model.network import build_network  # noqa: E402
 from ssdco.model.route_mva import ALL_FEATURES, ROUTED_STAGE, solve_route  # noqa: E402
-from ssdco.model.routed_stage import RoutedStage, routed_stage_per_us  # noqa: E402
+from ssdco.model.routed_stage import RoutedStage, routed_stage_per_us, routed_stages  # noqa: E402
 from ssdco.spec import config_from_dict  # noqa: E402
 from ssdco.sweep import source_fingerprint  # noqa: E402
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE  # noqa: E402
@@ -103,15 +103,22 @@ def fresh_draws(seeds: list[int], sizes: str, configs: int, cache_path: Path | N
             if stored.get("simulator") == simulator:
                 cache = stored
     moved, into, out_of, total = [], [], [], 0
+    above = []  # (DES / the stage alone - 1, DES relative CI, queue depth, seed, draw) where a stage applies
     try:
         for seed in seeds:
             for i, d in enumerate(hypothesis_configs(configs, seed, sizes)):
                 _, without = evaluate(d, False)
                 network, with_stage = evaluate(d, True)
                 total += 1
+                stages = routed_stages(network)
+                if stages or abs(with_stage.iops / without.iops - 1) > 1e-12:
+                    x, r, ci, _ = des_iops_and_latency(d, network, 60_000, i, cache)
+                if stages:
+                    alone = routed_stage_per_us(network.queue_depth, network.transactions, network.request_probs,
+                                                stages) * 1e6
+                    above.append((x / alone - 1, ci, network.queue_depth, seed, i))
                 if abs(with_stage.iops / without.iops - 1) <= 1e-12:
                     continue
-                x, r, _, _ = des_iops_and_latency(d, network, 60_000, i, cache)
                 e = [(m.iops / x - 1, m.latency_mean_us / r - 1) for m in (without, with_stage)]
                 ok = [abs(a) <= IOPS_TOLERANCE and abs(b) <= LATENCY_TOLERANCE for a, b in e]
                 moved.append((e[0][0], e[1][0]))
@@ -130,6 +137,13 @@ def fresh_draws(seeds: list[int], sizes: str, configs: int, cache_path: Path | N
     for label, rows in (("into the tolerances", into), ("out of the tolerances", out_of)):
         print(f"  {label}: {len(rows)}"
               + "".join(f"\n    seed {s} draw {i}: {a:+.2%} -> {b:+.2%}" for s, i, a, b in rows))
+    if above:  # is the stage alone a bound? the DES's excess over it, against the DES's own CI
+        near = [e for e, _, q, _, _ in above if e > -0.03 and q >= 20]
+        print(f"  the stage alone applies to {len(above)} draws; the DES above it on {sum(e > 0 for e, *_ in above)}"
+              + (f"; within 3 % of it at QD >= 20: {len(near)}, median DES / stage - 1 {np.median(near):+.2%}"
+                 if near else ""))
+        for e, ci, q, s, i in sorted(above, reverse=True)[:5]:
+            print(f"    seed {s} draw {i} (QD {q}): DES {e:+.2%} above the stage alone (DES 95 % CI +-{ci:.2%})")
 
 
 def main() -> None:

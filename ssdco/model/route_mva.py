@@ -202,18 +202,18 @@ controller networks with deterministic service; this solver walks the route step
    bound was within 1 % of the DES. On the 36 buffered combinations of ``benchmarks/write_buffer_vs_des.py``
    (PM9A3, 4-512 slots, 0 and 70 % reads, 4 and 16 KiB, QD 1/4/32) 19 are within the tolerances, where
    the bound alone had 14, and the errors span -28..+16 % instead of -58..+56 %.
-6. **The routed stage alone.** X(N) is also held to what the dies (or the channels) sustain with all N
-   requests in them and nowhere else (:mod:`ssdco.model.routed_stage`: a seeded run of the stage's slots;
-   deterministic service, one service time there). Below c / D: a request's transactions pick their copies at
-   random, and a copy whose share of the requests' transactions has run out idles while they wait for the
-   others. The fixed point above reaches c / D at a finite N (its channel waits are scaled by the regular
-   arrivals of 3.), where the DES approaches it as about 1 / N: 16 KiB reads over two channels of one die each
-   were +4.1 % IOPS at QD 7, now +0.6 %. The full estimate is made only where a short run of the stage (20,000
-   slots) comes within 5 % of the route's X(N); where X(N) is above it, the route is solved again with it as
-   the capacity, so X(N) = min(X(N), the stage's). On the 1,914 cached fresh-draw comparisons of
-   2026-11-23..27 where the stage comes within 10 % of the DES, 601 moved, all 7 misses among them came within
-   the tolerances (+3.1..+5.0 % to +0.5..+1.8 %), none left them, and the mean absolute IOPS error of those
-   601 went from 0.69 % to 0.24 %.
+6. **The routed stage alone.** X(N) is also held to what the dies and their channels sustain with all N
+   requests in them and nowhere else (:mod:`ssdco.model.routed_stage`: a seeded event-by-event run of that
+   stage; deterministic service, reads and programs). Below c / D: a request's transactions pick their dies at
+   random, and a die or channel whose share of the requests' transactions has run out idles while they wait
+   for the others; a channel fed by a few dies idles while none has a read done. The fixed point above reaches
+   c / D at a finite N (its channel waits are scaled by the regular arrivals of 3.), where the DES approaches
+   it as about 1 / N: 16 KiB reads over two channels of one die each were +4.1 % IOPS at QD 7, now +0.1 %. The
+   full estimate is made only where a short run (20,000 requests) comes within 5 % of the route's X(N); where
+   X(N) is above it, the route is solved again with it as the capacity, so X(N) = min(X(N), the stage's). On
+   the 5,607 cached fresh draws of 2026-11-23..27 (docs/accuracy.md), about a fifth of the answers moved, 17
+   into the tolerances (channel-bound reads and 70 %-read 16 KiB requests over busy dies, +3.0..+5.0 % before)
+   and none out; the 8-16 KiB misses against 1,000,000-request runs went from 52 to 42 of 2,331.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and the solution is the Bard-Schweitzer approximate MVA (Erlang C

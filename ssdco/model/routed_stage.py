@@ -1,32 +1,37 @@
-"""The address-routed stage alone: what the dies (or the channels) sustain with all N requests in them.
+"""The address-routed stage alone: what the dies and channels sustain with all N requests in them.
 
 The capacity bound c / D of a station is what it sustains with an endless queue. At queue depth N the
-dies and channels never have one: a request's T transactions pick their copies at random, and a copy
-whose share of the N requests' transactions has run out idles while the request waits for its slowest
-transaction elsewhere. New work arrives only when a request completes, so the copies' backlogs drift
+dies and channels never have one: a request's T transactions pick their dies at random, and a die (or a
+channel) whose share of the N requests' transactions has run out idles while the request waits for its
+slowest transaction elsewhere. New work arrives only when a request completes, so the copies' backlogs drift
 apart and are pulled back only by idling (a zero-drift random walk reflected at a distance of about N
-requests: the idle fraction falls as about 1 / N). Measured with the embedded DES on 16 KiB reads over
-two channels of one die each (2026-11-27), the channels are 91.4, 96.1, 97.4, 98.2, 98.8 and 99.6 % busy at
-QD 4, 7, 10, 14, 20 and 64, where the route MVA reaches c / D at QD 7 (+4.1 % IOPS).
+requests: the idle fraction falls as about 1 / N). And a channel fed by a few dies idles while none of
+them has a read done. Measured with the embedded DES on 16 KiB reads over two channels of one die each
+(2026-11-27), the channels are 91.4, 96.1, 97.4, 98.2, 98.8 and 99.6 % busy at QD 4, 7, 10, 14, 20 and 64,
+where the route MVA reached c / D at QD 7 (+4.1 % IOPS); 4 KiB reads over one channel of 8 dies at QD 10,
+97 %, where it had the channel at capacity (+3.1 %).
 
-**The stage alone.** N requests, each forking its T transactions (T drawn from the request sizes) to m
-copies uniformly at random, c servers per copy, FCFS in arrival order, a request leaving when its last
-transaction ends and the next one taking its place at once; deterministic service, a read's or a program's
-(a request's transactions share its operation). The rest of the route only holds requests away from the
-stage, so its throughput is taken as an upper bound on X(N) (argued, not proven: the loop has no product
-form; on the 8,296 cached DES comparisons where it applied with one service time, the DES is never above it
-by more than its own noise, below). The route MVA holds its X(N) to it (``route_mva.solve_route``), as it
-holds it to c / D.
+**The stage alone.** N requests, each forking its T transactions (T drawn from the request sizes) to the
+dies uniformly at random, c servers (planes) per die, then each to its die's channel (die d to channel
+d % channels, as in the DES), FCFS in arrival order at each, a request leaving when its last transaction
+ends and the next one taking its place at once; deterministic service, a read's or a program's (a request's
+transactions share its operation). Where only one of the two stations qualifies, that one alone. The rest of
+the route only holds requests away from the stage, so its throughput is taken as an upper bound on X(N)
+(argued, not proven: the loop has no product form; on the cached DES comparisons the DES is never above it by
+more than its own noise, docs/accuracy.md). The route MVA holds its X(N) to it (``route_mva.solve_route``),
+as it holds it to c / D.
 
 It is estimated by running the stage event by event, seeded (:data:`SEED`), so the answer is the same on
 every run: its exact chain (the N requests' remaining transactions per copy, in arrival order) grows
-exponentially in N. With one service time S every service starts at a multiple of S (all start at time 0,
-and a server starts work only when a service ends or a request arrives, which happens only when a service
-ends), so the stage runs in slots, and for small N that slotted chain is solved exactly in
-``tests/model/test_routed_stage.py``: the estimate is within 0.1 % of it. Over 200,000 requests its standard
-error is about 0.1-0.15 % (four seeds on each of seven stages of 2-32 copies, 2026-11-27), and an estimate
-takes 5-50 ms. The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,000,000 requests,
-lands 0.03-0.14 % above it (within the DES's own 95 % CI, 0.14-0.22 %): there the rest of the route holds
+exponentially in N. For one station with one service time S every service starts at a multiple of S (all
+start at time 0, and a server starts work only when a service ends or a request arrives, which happens only
+when a service ends), so that stage runs in slots, and for small N its slotted chain is solved exactly in
+``tests/model/test_routed_stage.py``: the estimate is within 0.25 % of it (over eight other seeds within 0.05 %
+on average). Over :data:`REQUESTS` requests its standard error is 0.02-0.1 % with one service time per
+station and up to about 0.25 % where reads and programs mix (eight seeds on each of ten stages, 2026-11-27);
+an estimate takes 15-120 ms.
+The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,000,000 requests, lands
+0.03-0.14 % above the dies alone (within the DES's own 95 % CI, 0.14-0.22 %): there the rest of the route holds
 almost no requests and the stage alone is the design.
 
 Where it applies (:func:`routed_stages`): a closed workload, a die or channel station that only the data
@@ -101,7 +106,8 @@ def stage_bound_per_us(stages: tuple[RoutedStage, ...], population: int, transac
 
     Where a throughput ``x_per_us`` is given and a short run (:data:`SCREEN_REQUESTS`) puts the stages more
     than :data:`SCREEN_MARGIN` above it, the bound cannot hold that X and inf is returned without the full run
-    (the short run's standard error is at most about 0.5 %, so the margin is ten of them)."""
+    (the short run's standard error is at most about 0.8 %, where reads and programs mix: the margin is six of
+    them)."""
     if x_per_us < math.inf:
         quick = routed_stage_per_us(population, transactions, probs, stages, requests=SCREEN_REQUESTS)
         if x_per_us < quick * (1.0 - SCREEN_MARGIN):
