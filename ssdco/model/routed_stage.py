@@ -127,6 +127,10 @@ def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: t
         raise ValueError(f"population must be >= 1, got {population}")
     if not 1 <= len(stages) <= 2:
         raise ValueError(f"expected one or two stages, got {len(stages)}")
+    if (not transactions or len(probs) != len(transactions) or min(transactions) < 1 or min(probs) < 0.0
+            or not math.isclose(sum(probs), 1.0, rel_tol=1e-9)):
+        raise ValueError(f"expected request sizes of >= 1 transactions with probabilities summing to 1, got "
+                         f"{transactions} and {probs}")
     read_fraction = stages[0].read_fraction
     for st in stages:
         if st.copies < 1 or st.servers < 1:

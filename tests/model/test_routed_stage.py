@@ -158,6 +158,9 @@ def _stage(**kwargs) -> RoutedStage:
     ({}, (_stage(read_fraction=1.5),), "read fraction"),
     ({}, (_stage(write_us=0.0),), "service"),
     ({}, (), "one or two stages"),
+    ({"transactions": (0,)}, (_stage(),), ">= 1 transactions"),
+    ({"probs": (0.5,)}, (_stage(),), "summing to 1"),
+    ({"transactions": (1, 2)}, (_stage(),), "summing to 1"),
     ({}, (_stage(), _stage(station="channel", read_fraction=1.0)), "read fractions differ"),
 ])
 def test_bad_arguments_are_refused(kwargs, stages, message):
