@@ -213,10 +213,9 @@ def format_result(r, source: str | None = None) -> str:
     pop = r.bounds.population_per_us * 1e6
     wbuf = r.bounds.write_buffer_per_us * 1e6
     stage = r.bounds.routed_stage_per_us * 1e6
-    limit = ("queue depth (N / zero-load latency)" if pop <= min(cap, wbuf, stage) else
-             "write buffer (its background runs)" if wbuf <= min(cap, stage) else
-             f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}" if stage < cap else
-             f"bottleneck station {r.bottleneck}")
+    limit = min([(pop, "queue depth (N / zero-load latency)"), (wbuf, "write buffer (its background runs)"),
+                 (stage, f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}"),
+                 (cap, f"bottleneck station {r.bottleneck}")], key=lambda bound: bound[0])[1]  # the first smallest
     population_bound = f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)"
     lines.append(f"  bounds               X <= {_fmt(cap, '', 0)} (capacity of {r.bottleneck})"
                  + (population_bound if math.isfinite(pop) else "")

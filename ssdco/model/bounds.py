@@ -27,9 +27,9 @@ class Bounds:
     # sustain (route_mva.write_buffer_capacity); inf otherwise. Not part of capacity_per_us, which stays
     # the operational bound min c_k / D_k of the bottleneck station.
     write_buffer_per_us: float = float("inf")
-    # closed workloads: what the dies or channels alone sustain with all N requests in them (routed_stage.py),
-    # where the route solver found it could hold X (a seeded estimate, standard error about 0.1 %); inf
-    # elsewhere. Not part of capacity_per_us either.
+    # closed workloads: what the dies and their channels alone sustain with all N requests in them
+    # (routed_stage.py), where the route solver found it could hold X (a seeded estimate, standard error
+    # 0.02-0.25 %); inf elsewhere. Not part of capacity_per_us either.
     routed_stage_per_us: float = float("inf")
     routed_stage: str = ""  # its stations: "die and channel", or one of them
 
