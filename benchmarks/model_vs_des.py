@@ -32,7 +32,6 @@ the model a rerun only re-solves the model: seconds instead of a minute per 100 
 import argparse
 import hashlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -41,6 +40,7 @@ import numpy as np
 
 from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
+from ssdco.atomic import write_text_atomic
 from ssdco.spec import config_from_dict
 from ssdco.sweep import source_fingerprint
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
@@ -87,6 +87,18 @@ def hypothesis_configs(count: int, seed: int, sizes: str, **strategy_args) -> li
     return list(drawn.values())
 
 
+def load_des_cache(path: Path) -> dict:
+    """The DES results kept in ``path`` (``--des-cache``), or an empty cache where there is none or the DES's
+    source has changed since (its fingerprint: ssdco's source outside ``ssdco/model``, on which it does not
+    depend). Write it back with ``write_text_atomic(path, json.dumps(cache))``."""
+    simulator = source_fingerprint(exclude=("model",))
+    if path.exists():
+        stored = json.loads(path.read_text())
+        if stored.get("simulator") == simulator:
+            return stored
+    return {"simulator": simulator, "results": {}}
+
+
 def des_iops_and_latency(d: dict, network, requests: int, seed: int,
                          cache: dict | None) -> tuple[float, float, float, float]:
     """(IOPS, mean latency in us, and their 95 % confidence half-widths relative to the value) of the DES for
@@ -127,14 +139,7 @@ def main() -> None:
         args.requests = 60_000 if args.open is None else 200_000
     elif args.requests < 1:
         ap.error(f"--requests: expected an integer >= 1, got {args.requests}")
-    cache = None
-    if args.des_cache:
-        simulator = source_fingerprint(exclude=("model",))  # the DES does not depend on ssdco/model
-        cache = {"simulator": simulator, "results": {}}
-        if args.des_cache.exists():
-            stored = json.loads(args.des_cache.read_text())
-            if stored.get("simulator") == simulator:  # else the DES changed: start afresh
-                cache = stored
+    cache = load_des_cache(args.des_cache) if args.des_cache else None
     rows = []
     models = {}  # seed -> (network, model result) for --confirm
     ci = {}  # seed -> the DES's relative 95 % half-widths (IOPS, mean latency)
@@ -159,9 +164,7 @@ def main() -> None:
         ci[seed] = (ci_iops, ci_latency)
         models[seed] = (network, model)
     if cache is not None:
-        tmp = args.des_cache.with_name(f".{args.des_cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(cache))
-        os.replace(tmp, args.des_cache)
+        write_text_atomic(args.des_cache, json.dumps(cache))
     within = sum(abs(x) <= IOPS_TOLERANCE and abs(r) <= LATENCY_TOLERANCE for x, r, _ in rows)
     errs = np.array([x for x, _, _ in rows])
     workload = "closed" if args.open is None else f"open at {args.open:.0%} of capacity"

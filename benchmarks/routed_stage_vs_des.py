@@ -18,9 +18,7 @@ estimate costs against the exact chain it estimates. Asserts nothing; prints mea
 """
 
 import argparse
-import copy
 import json
-import os
 import sys
 import time
 from functools import partial
@@ -34,12 +32,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import ssdco.model.periodic as periodic  # noqa: E402
 import ssdco.model.whatif as whatif  # noqa: E402
-from model_vs_des import des_iops_and_latency, hypothesis_configs  # noqa: E402
+from model_vs_des import des_iops_and_latency, hypothesis_configs, load_des_cache  # noqa: E402
+from ssdco.atomic import write_text_atomic  # noqa: E402
 from ssdco.model.network import build_network  # noqa: E402
 from ssdco.model.route_mva import ALL_FEATURES, ROUTED_STAGE, solve_route  # noqa: E402
 from ssdco.model.routed_stage import RoutedStage, routed_stage_per_us, routed_stages  # noqa: E402
 from ssdco.spec import config_from_dict  # noqa: E402
-from ssdco.sweep import source_fingerprint  # noqa: E402
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE  # noqa: E402
 from ssdco.validation.des import simulate  # noqa: E402
 from tests.designs import reads_over_two_one_die_channels  # noqa: E402
@@ -94,14 +92,7 @@ def queue_depth_sweep(requests: int) -> None:
 
 def fresh_draws(seeds: list[int], sizes: str, configs: int, cache_path: Path | None) -> None:
     print(f"3. fresh draws ({sizes}), seeds {', '.join(map(str, seeds))}, without and with the stage")
-    cache = None
-    if cache_path is not None:
-        simulator = source_fingerprint(exclude=("model",))
-        cache = {"simulator": simulator, "results": {}}
-        if cache_path.exists():
-            stored = json.loads(cache_path.read_text())
-            if stored.get("simulator") == simulator:
-                cache = stored
+    cache = load_des_cache(cache_path) if cache_path is not None else None
     moved, into, out_of, total = [], [], [], 0
     above = []  # (DES / the stage alone - 1, DES relative CI, queue depth, seed, draw) where a stage applies
     try:
@@ -128,9 +119,7 @@ def fresh_draws(seeds: list[int], sizes: str, configs: int, cache_path: Path | N
                     out_of.append((seed, i, e[0][0], e[1][0]))
     finally:
         if cache is not None:
-            tmp = cache_path.with_name(f".{cache_path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(cache))
-            os.replace(tmp, cache_path)
+            write_text_atomic(cache_path, json.dumps(cache))
     errors = np.abs(np.array(moved)) if moved else np.zeros((0, 2))
     print(f"  {total} draws, {len(moved)} moved; mean |IOPS error| of those "
           f"{errors[:, 0].mean() if moved else 0:.2%} -> {errors[:, 1].mean() if moved else 0:.2%}")

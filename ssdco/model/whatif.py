@@ -560,7 +560,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             zero_load = alone
     bounds = asymptotic_bounds(names, demand + bg_demand, servers, copies, delay, network.queue_depth, zero_load)
     if network.queue_depth is not None and not exact:  # the route solver's write-buffer and routed-stage bounds
-        stage = (" and ".join(names[k] for k in arrays.routed_indices) if sol.routed_stage_index >= 0 else "")
+        stage = " and ".join(names[k] for k in arrays.routed_indices) if sol.routed_stage_index >= 0 else ""
         bounds = replace(bounds, write_buffer_per_us=arrays.bg_capacity_per_us,
                          routed_stage_per_us=sol.routed_stage_per_us, routed_stage=stage)
     if method in SCHEDULE_METHODS and x_per_us > bounds.upper_per_us:
