@@ -5,11 +5,14 @@ against exploring every grid step on its own, on the configurations of ``schedul
 ``DEEP_GRID_STEPS`` from queue depth 5) coarse to fine and
 skips a step no coarser than one that outgrew as large a state budget, and after a fit a finer step whose
 budget is below the states the fit needed: it assumes a finer grid never fits where a coarser one outgrew the
-same budget. This script explores every step of every closed deterministic
+same budget. A step marked ``REFINE_ONLY`` (the 5 % grid's 400,000 states at queue depths 3-4) it tries only after
+a coarser grid fit, by design. This script explores every step of every closed deterministic
 configuration at queue depth 2-5 and prints
 
-* how often that assumption fails (a finer grid fits after a coarser one outgrew: the skip would change the
-  answer there), and whether the grid ``schedule_chain`` takes is the finest that fits;
+* how often that assumption fails (a finer grid fits after a coarser one outgrew as large a budget: the skip
+  would change the answer there), how often a refine-only step fits where no coarser grid did (the answers the
+  design gives up), and whether the grid ``schedule_chain`` takes is the finest that fits among the steps its
+  policy may take;
 * the time of the explorations ``schedule_chain`` makes against the time of exploring every step (the cost
   the skip saves), median, 95th percentile and worst, and the ratio of the totals, measured in this one run.
 
@@ -35,21 +38,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: E402
 
 
-def _explore_each(network) -> list[tuple[float, int, int, float, int]] | None:
-    """(grid fraction, most states, status, seconds, states found where it fits) of every step explored on its
-    own; None out of scope."""
+def _explore_each(network) -> list[tuple[float, int, int, float, int, bool]] | None:
+    """(grid fraction, most states, status, seconds, states found where it fits, refine-only) of every step
+    explored on its own; None out of scope."""
     route = sc._compile(network)
     if route is None:
         return None
     zero = request_alone_us(network)
     steps = sc.default_grid_steps(network.queue_depth)
     out = []
-    for fraction, max_states in steps:
+    for fraction, max_states, *marks in steps:
         tic = time.perf_counter()
         found = sc._explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints,
                             route.size_probs, route.scalars, route.read_fraction, fraction * zero, max_states,
                             sc.MAX_SEGMENT_EVENTS)
-        out.append((fraction, max_states, int(found[0]), time.perf_counter() - tic, sc.explored_states(found)))
+        out.append((fraction, max_states, int(found[0]), time.perf_counter() - tic, sc.explored_states(found),
+                    sc.REFINE_ONLY in marks))
     return out
 
 
@@ -57,7 +61,7 @@ def _taken(steps, skip: bool) -> tuple[float | None, float]:
     """The grid fraction the step policy ends with and the seconds of the explorations it makes, replayed on
     the recorded explorations by ``schedule_chain.walk_grid_steps`` (``skip``: its rule; without it, every step
     is explored until one fits, then finer ones while they fit)."""
-    recorded = {(fraction, max_states): (status, dt, states) for fraction, max_states, status, dt, states in steps}
+    recorded = {(fraction, max_states): (status, dt, states) for fraction, max_states, status, dt, states, _ in steps}
     seconds = 0.0
 
     def explore(fraction: float, max_states: int):
@@ -66,8 +70,9 @@ def _taken(steps, skip: bool) -> tuple[float | None, float]:
         seconds += dt
         return status, states
 
-    walk = sc.walk_grid_steps([(fraction, max_states) for fraction, max_states, *_ in steps], explore, skip=skip,
-                              states_of=lambda states: states)  # as attempt_chain's policy
+    policy = [(fraction, max_states) + ((sc.REFINE_ONLY,) if refine else ())
+              for fraction, max_states, _, _, _, refine in steps]
+    walk = sc.walk_grid_steps(policy, explore, skip=skip, states_of=lambda states: states)  # as attempt_chain's
     return (None if walk.aborted else walk.fraction), seconds
 
 
@@ -75,7 +80,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_design_arguments(ap)
     args = ap.parse_args()
-    violations, not_finest, rows = 0, 0, []
+    violations, given_up, not_finest, rows = 0, 0, 0, []
     for name, d in designs_chosen(args):
         network = build_network(config_from_dict(d))
         if network.queue_depth is None or not 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
@@ -83,18 +88,24 @@ def main() -> None:
         steps = _explore_each(network)
         if steps is None:
             continue
-        status = [s for _, _, s, *_ in steps[1:]]  # the steps of one budget (the first is the small exact one)
-        if sc.TOO_MANY_STATES in status and sc.OK in status[status.index(sc.TOO_MANY_STATES):]:
+        ok = [status == sc.OK for _, _, status, *_ in steps]
+        # the skip's assumption: no finer grid fits after a coarser one outgrew as large a budget
+        if any(steps[i][2] == sc.TOO_MANY_STATES and ok[j] and steps[j][0] < steps[i][0] and steps[j][1] <= steps[i][1]
+               for i in range(len(steps)) for j in range(i + 1, len(steps))):
             violations += 1
-            print(f"  {name}: a finer grid fits after a coarser one outgrew its budget: {steps}")
-        fitting = [f for f, _, s, *_ in steps if s == sc.OK]
+            print(f"  {name}: a finer grid fits after a coarser one outgrew as large a budget: {steps}")
+        coarser_fit = [any(ok[i] and steps[i][0] > steps[j][0] for i in range(j)) for j in range(len(steps))]
+        if any(ok[j] and steps[j][5] and not coarser_fit[j] for j in range(len(steps))):
+            given_up += 1
+        fitting = [step[0] for j, step in enumerate(steps) if ok[j] and (coarser_fit[j] or not step[5])]
         taken, seconds = _taken(steps, skip=True)
         if fitting and taken != min(fitting):
             not_finest += 1
-        rows.append((seconds, _taken(steps, skip=False)[1], sum(dt for _, _, _, dt, _ in steps)))
+        rows.append((seconds, _taken(steps, skip=False)[1], sum(step[3] for step in steps)))
     t = np.array(rows)
-    print(f"{len(t)} configurations in the chain's scope; a finer grid fit after a coarser one outgrew its "
-          f"budget: {violations}; the grid taken is not the finest that fits: {not_finest}")
+    print(f"{len(t)} configurations in the chain's scope; a finer grid fit after a coarser one outgrew as large a "
+          f"budget: {violations}; a refine-only step fit where no coarser grid did: {given_up}; the grid taken is "
+          f"not the finest that fits: {not_finest}")
     for label, col in (("schedule_chain (skips)", 0), ("without the skip", 1), ("every step", 2)):
         x = t[:, col]
         print(f"{label:>24s}: median {np.median(x):.2f} s, 95th percentile {np.quantile(x, 0.95):.2f} s, "

@@ -28,8 +28,9 @@ Lumping. With incommensurate service times the remaining times of the pending ev
 exactly, and the number of states can grow without bound. States whose remaining times agree on a grid of
 ``grid_us`` are lumped: the first one found stands for all of them (its exact times drive its successors,
 so no service time is rounded). The grid is a fraction of one request's zero-load latency (1e-4, else the
-finest of 10 %, 5 % and 2 % on which the chain fits 100,000 states, ``GRID_STEPS``; at queue depth 2 the 10 %
-grid may take 200,000, ``SHALLOW_GRID_STEPS``; from queue depth 5 on not 10 %, ``DEEP_GRID_STEPS``); the error
+finest of 10 %, 5 % and 2 % on which the chain fits 100,000 states, ``GRID_STEPS``, where at queue depths 3-4 the
+5 % grid may take 400,000 once the 10 % grid fit; at queue depth 2 the 10 % grid may take 400,000,
+``SHALLOW_GRID_STEPS``; from queue depth 5 on not 10 %, ``DEEP_GRID_STEPS``); the error
 this lumping brings is measured against the DES, not bounded (``benchmarks/schedule_chain_vs_des.py``). Where the chain
 fits no grid there is no answer (None), and ``whatif`` keeps the convoy estimate or the route MVA.
 
@@ -76,7 +77,20 @@ from .network import Network, fork_join_block_ends
 # on its own): no finer grid fit where a coarser one had outgrown the same budget, so skipping changes no
 # answer; it takes the explorations from a median 1.35 s to 0.68 s, and the worst from 9.6 s to 4.1 s (three
 # explorations of 100,000 states became one).
-GRID_STEPS = ((1e-4, 3_000), (0.1, 100_000), (0.05, 100_000), (0.02, 100_000))
+# A step marked REFINE_ONLY is tried only after a coarser grid fit: its budget is there to refine an answer, not to
+# find one (a design whose coarser grids all outgrew would only pay the time of outgrowing it).
+REFINE_ONLY = "refine-only"
+GridStep = tuple[float, int] | tuple[float, int, str]  # (grid fraction, most states[, REFINE_ONLY])
+# Queue depths 3-4: after a fit on the 10 % grid, the 5 % grid may take 400,000 states. Measured (2026-11-27, all
+# 5,607 cached fresh Hypothesis draws of docs/accuracy.md, seeds 20261123-20261212, against 60,000-request DES
+# runs): 15 of the 219 chain answers at queue depth 3-4 were on the 10 % grid (the 5 % grid outgrew 100,000); on 13
+# the 5 % grid fits 113,870-311,533 states, 1-6 s more each, and their mean |IOPS error| goes from 0.74 % to
+# 0.30 %, none worse by more than 0.5 points. Seed 20261212 #249 (8 KiB writes, QD 3): -4.0 % on the 10 % grid
+# (3,291 states), -0.1 % on the 5 % grid (307,759). Where the 10 % grid outgrows 100,000 the 5 % grid is not tried:
+# a larger budget on the 10 % grid itself (benchmarks/schedule_chain_budget.py --queue-depth 3 or 4, 2026-11-27)
+# fixed some misses of the route MVA and made others (-3.3, -4.7 and -6.6 % where the route MVA was within 0.2 %),
+# and cost 4-6 s on every design that outgrew 1,000,000.
+GRID_STEPS = ((1e-4, 3_000), (0.1, 100_000), (0.05, 400_000, REFINE_ONLY), (0.02, 100_000))
 # Queue depth 5 and more (whatif tries the chain up to CHAIN_MAX_QUEUE_DEPTH): no 10 % grid. There a 10 % grid
 # fitted 5,940 states where 5 % overflowed 100,000, and was 2.5 % off the DES (uniform 4 KiB seed 46). On the
 # 5 % and 2 % grids the 17 draws at queue depth 5 of the 1,733 cached DES comparisons that fit were within
@@ -1227,7 +1241,7 @@ class ChainAttempt:
 
 
 def schedule_chain(network: Network, zero_load_us: float, *,
-                   steps: tuple[tuple[float, int], ...] | None = None) -> ChainSolution | None:
+                   steps: tuple[GridStep, ...] | None = None) -> ChainSolution | None:
     """The stationary solution of the chain of ``network``, or None (:func:`attempt_chain`)."""
     return attempt_chain(network, zero_load_us, steps=steps).solution
 
@@ -1241,11 +1255,12 @@ def default_grid_steps(queue_depth: int) -> tuple[tuple[float, int], ...]:
 
 
 def attempt_chain(network: Network, zero_load_us: float, *,
-                  steps: tuple[tuple[float, int], ...] | None = None) -> ChainAttempt:
+                  steps: tuple[GridStep, ...] | None = None) -> ChainAttempt:
     """The stationary solution of the chain of ``network`` (module docstring), on the finest lumping grid that
     fits. ``steps``: (grid as a fraction of ``zero_load_us``, one request's latency alone in us; most states),
     tried in turn until one fits, skipping those no coarser than one that outgrew as large a budget; after that
-    only finer grids are tried, while they fit (default: :func:`default_grid_steps`). None where the chain does
+    only finer grids are tried, while they fit; a step marked ``REFINE_ONLY`` only after one fit (default:
+    :func:`default_grid_steps`). None where the chain does
     not apply, where the route draws nothing that matters (``periodic.py``'s case), or where no step fits (then
     ``outgrown``). Answers are kept by their inputs
     (:func:`_recalled`): a network met again, under any station names, is not explored again."""
@@ -1270,7 +1285,7 @@ class _Inputs:
     key: bytes
     route: _Route  # it holds the queue depth
     zero_load_us: float
-    steps: tuple[tuple[float, int], ...]
+    steps: tuple[GridStep, ...]
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -1294,7 +1309,7 @@ def _recalled(inputs: _Inputs) -> ChainAttempt:
     return _attempt(inputs.route, inputs.zero_load_us, inputs.steps)
 
 
-def _memo_key(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> bytes:
+def _memo_key(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...]) -> bytes:
     """A digest of everything :func:`_attempt` reads: the route's arrays (values, types, shapes), the latency
     that scales the grids and the steps."""
     h = hashlib.blake2b(digest_size=32)
@@ -1320,20 +1335,22 @@ class GridWalk:
     aborted: bool = False
 
 
-def walk_grid_steps(steps: Iterable[tuple[float, int]], explore: Callable[[float, int], tuple[int, Any]],
+def walk_grid_steps(steps: Iterable[GridStep], explore: Callable[[float, int], tuple[int, Any]],
                     skip: bool = True, states_of: Callable[[Any], int] | None = None) -> GridWalk:
     """The step policy of :func:`attempt_chain`. ``steps`` are (grid fraction, most states) in the order to try
     them; ``explore(fraction, max_states)`` returns (status, result). Steps are tried in turn until one fits; a
     step no coarser than one that outgrew as large a budget is skipped (``skip``; GRID_STEPS), and so is one
     whose budget is smaller than the states a coarser grid needed (``states_of(result)``, where given:
     SHALLOW_GRID_STEPS, whose 10 % grid may fit beyond the finer grids' budget); after a fit only finer steps are
-    tried, while they fit. ``benchmarks/schedule_chain_steps.py`` replays this on recorded explorations, with and
-    without the skip."""
+    tried, while they fit. A step marked ``REFINE_ONLY`` (a third item) is tried only after a coarser grid fit.
+    ``benchmarks/schedule_chain_steps.py`` replays this on recorded explorations, with and without the skip."""
     best: tuple[float, Any] | None = None  # (fraction, result) of the finest step that fit so far
     outgrown: list[tuple[float, int]] = []  # (fraction, most states) of the steps that outgrew their budget
-    for fraction, max_states in steps:
+    for fraction, max_states, *marks in steps:
         if best is not None and fraction >= best[0]:
             break  # the next steps are no finer than what fits
+        if REFINE_ONLY in marks and best is None:
+            continue  # a budget to refine an answer, and no coarser grid gave one
         if skip and any(f >= fraction and m >= max_states for f, m in outgrown):
             continue  # a grid as coarse outgrew as large a budget: this one would too
         if skip and best is not None and states_of is not None and states_of(best[1]) > max_states:
@@ -1350,7 +1367,7 @@ def walk_grid_steps(steps: Iterable[tuple[float, int]], explore: Callable[[float
     return GridWalk(*(best or (None, None)), tuple(outgrown))
 
 
-def _attempt(route: _Route, zero_load_us: float, steps: tuple[tuple[float, int], ...]) -> ChainAttempt:
+def _attempt(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...]) -> ChainAttempt:
     """:func:`attempt_chain` on a compiled route, before the capacity hold (its arrays read-only, as the
     answer is shared through :func:`_recalled`)."""
 
