@@ -13,8 +13,9 @@ outgrew its state budget, what ``whatif`` used instead and how far that was off,
 its caveat flags (``route_mva_at_risk``).
 
 Run: ``.venv/bin/python benchmarks/schedule_chain_vs_des.py [--seeds 20261123 20261125] [--draws 150]
-[--random 200] [--first-seed 0] [--requests 60000]`` (about 5 minutes with the defaults on one core, 2026-11-27). Prints measured
-errors; asserts nothing.
+[--random 200] [--first-seed 0] [--requests 60000]`` (about 5 minutes with the defaults on one core, 2026-11-27;
+6 minutes with another job on the second core and the chain's refine step at QD 3-4). Prints measured errors;
+asserts nothing.
 """
 
 import argparse
