@@ -86,7 +86,9 @@ GridStep = tuple[float, int] | tuple[float, int, str]  # (grid fraction, most st
 # runs): 15 of the 219 chain answers at queue depth 3-4 were on the 10 % grid (the 5 % grid outgrew 100,000); on 13
 # the 5 % grid fits 113,870-311,533 states, 1-6 s more each, and their mean |IOPS error| goes from 0.74 % to
 # 0.30 %, none worse by more than 0.5 points. Seed 20261212 #249 (8 KiB writes, QD 3): -4.0 % on the 10 % grid
-# (3,291 states), -0.1 % on the 5 % grid (307,759). Where the 10 % grid outgrows 100,000 the 5 % grid is not tried:
+# (3,291 states), -0.1 % on the 5 % grid (307,759). With the uniform designs and the Hypothesis draws of
+# benchmarks/schedule_chain_vs_des.py, 23 of 35 such answers refine, none worse by more than 0.5 points, and the
+# other 12 cost 2-4 s to give up (docs/accuracy.md). Where the 10 % grid outgrows 100,000 the 5 % grid is not tried:
 # a larger budget on the 10 % grid itself (benchmarks/schedule_chain_budget.py --queue-depth 3 or 4, 2026-11-27)
 # fixed some misses of the route MVA and made others (-3.3, -4.7 and -6.6 % where the route MVA was within 0.2 %),
 # and cost 4-6 s on every design that outgrew 1,000,000.
@@ -1246,7 +1248,7 @@ def schedule_chain(network: Network, zero_load_us: float, *,
     return attempt_chain(network, zero_load_us, steps=steps).solution
 
 
-def default_grid_steps(queue_depth: int) -> tuple[tuple[float, int], ...]:
+def default_grid_steps(queue_depth: int) -> tuple[GridStep, ...]:
     """The (grid fraction, most states) steps :func:`attempt_chain` tries at ``queue_depth``: ``SHALLOW_GRID_STEPS``
     at queue depth 2, ``DEEP_GRID_STEPS`` from ``DEEP_QUEUE_DEPTH`` on, ``GRID_STEPS`` in between."""
     if queue_depth <= SHALLOW_QUEUE_DEPTH:
