@@ -7,9 +7,9 @@ request walks one deterministic route at queue depth 1-8 and its schedule does n
 by that periodic schedule (``periodic.py``: exact for the orbit it finds); otherwise, with every service
 deterministic at queue depth 1-5, by the Markov chain of the requests' draws (``schedule_chain.py``: the
 DES's event recursion between draws, exact up to a lumping grid; at queue depth 1 one request's own draws,
-a few states) where it fits its state budget; where it
-does not and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule at the
-cores and accelerators, as a delay in front of the route MVA of the dies and channels) if it gives more
+a few states) where it fits its state budget; where it does not, or
+at queue depth 6-12, and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule
+at the cores and accelerators, as a delay in front of the route MVA of the dies and channels) if it gives more
 throughput than the route MVA, the case where the DES's few requests fall into step at a busy core; open
 workloads by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together

@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from ssdco.model.network import Network, Station, Step, build_network
-from ssdco.model.periodic import convoy_estimate, periodic_schedule
+from ssdco.model.periodic import CONVOY_MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH, convoy_estimate, periodic_schedule
 from ssdco.model.route_mva import route_arrays, solve_route
 from ssdco.model.whatif import evaluate, evaluate_network
 from ssdco.spec import config_from_dict
@@ -161,6 +161,33 @@ def test_route_mva_stays_where_the_convoy_is_lower():
     convoy, sol = _convoy(network)
     assert convoy is not None and convoy.throughput_per_us < sol.throughput_per_us
     assert evaluate_network(config_from_dict(d), network, markov_chain=False).method == "route-mva"
+
+
+@pytest.mark.parametrize("seed, read_fraction, route_low_by", [(1895, 1.0, 0.09), (657, 0.0, 0.11)])
+def test_convoy_above_queue_depth_8(seed, read_fraction, route_low_by):
+    # Uniform designs 1895 (reads) and 657 (writes) at QD 9, where the periodic schedule no longer searches: the
+    # requests fall into step at the slow cores, which the route MVA (about 9 % and 11 % low) takes as reached at
+    # random times. The convoy, taken up to CONVOY_MAX_QUEUE_DEPTH, is within 1 % of the DES.
+    d = random_config(seed, mixed_sizes=False)
+    assert d["workload"]["queue_depth"] == 9 > MAX_QUEUE_DEPTH and d["workload"]["read_fraction"] == read_fraction
+    config = config_from_dict(d)
+    network = build_network(config)
+    des = simulate(network, requests=100_000, seed=1)
+    result = evaluate_network(config, network)
+    assert result.method == "convoy-schedule" and result.caveats == ()
+    assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
+    route = evaluate_network(config, network, periodic=False)
+    assert route.iops / des.iops.value - 1.0 < -route_low_by
+
+
+def test_no_convoy_above_its_queue_depth():
+    d = random_config(8122, mixed_sizes=False)  # 4 KiB reads at QD 12, the convoy 1 % below the DES
+    assert d["workload"]["queue_depth"] == CONVOY_MAX_QUEUE_DEPTH
+    assert convoy_estimate(build_network(config_from_dict(d))) is not None
+    d["workload"]["queue_depth"] = CONVOY_MAX_QUEUE_DEPTH + 1
+    assert convoy_estimate(build_network(config_from_dict(d))) is None
+    assert evaluate(config_from_dict(d)).method == "route-mva"
 
 
 @pytest.mark.parametrize("change", ["transactions", "queue_depth_1", "read_fraction"])
