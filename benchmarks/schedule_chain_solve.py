@@ -30,7 +30,7 @@ from scipy.sparse.linalg import splu
 from ssdco.model import schedule_chain
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import request_alone_us
-from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH, evaluate_network
+from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import random_config
 
@@ -57,9 +57,9 @@ def reference_stationary():
     return namespace["_stationary"]
 
 
-def whatif_classes(designs, min_states: int) -> list[tuple[str, sparse.csr_matrix]]:
+def whatif_classes(designs, min_states: int, max_qd: int) -> list[tuple[str, sparse.csr_matrix]]:
     """(configuration name, matrix) of every closed class of at least ``min_states`` states that ``whatif``
-    solves on ``designs``, caught on its way into ``_stationary``."""
+    solves on ``designs`` at queue depth 2 to ``max_qd``, caught on its way into ``_stationary``."""
     kept, current = [], [""]
     solve = schedule_chain._stationary
 
@@ -73,7 +73,7 @@ def whatif_classes(designs, min_states: int) -> list[tuple[str, sparse.csr_matri
         for name, d in designs:
             config = config_from_dict(d)
             network = build_network(config)
-            if network.queue_depth is not None and 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
+            if network.queue_depth is not None and 2 <= network.queue_depth <= max_qd:
                 current[0] = name
                 evaluate_network(config, network)
     finally:
@@ -110,7 +110,7 @@ def main() -> None:
     ap.add_argument("--slow-case", action="store_true")
     args = ap.parse_args()
     reference = reference_stationary()
-    classes = whatif_classes(designs_chosen(args), args.min_states)
+    classes = whatif_classes(designs_chosen(args), args.min_states, args.max_queue_depth)
     if args.slow_case:
         classes.append(slow_case_class())
     print(f"{len(classes)} closed classes of at least {args.min_states:,} states\n")

@@ -26,7 +26,6 @@ import numpy as np
 from ssdco.model import schedule_chain as current
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import request_alone_us
-from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.spec import config_from_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -76,7 +75,7 @@ def main() -> None:
         rows = []
         for name, d in designs_chosen(args):
             network = build_network(config_from_dict(d))
-            if network.queue_depth is None or not 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
+            if network.queue_depth is None or not 2 <= network.queue_depth <= args.max_queue_depth:
                 continue
             if current._compile(network) is None:
                 continue

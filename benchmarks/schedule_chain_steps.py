@@ -31,7 +31,6 @@ import numpy as np
 from ssdco.model import schedule_chain as sc
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import request_alone_us
-from ssdco.model.whatif import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.spec import config_from_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -83,7 +82,7 @@ def main() -> None:
     violations, given_up, not_finest, rows = 0, 0, 0, []
     for name, d in designs_chosen(args):
         network = build_network(config_from_dict(d))
-        if network.queue_depth is None or not 2 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
+        if network.queue_depth is None or not 2 <= network.queue_depth <= args.max_queue_depth:
             continue
         steps = _explore_each(network)
         if steps is None:

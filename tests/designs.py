@@ -366,3 +366,22 @@ def writes_over_one_channel_at_queue_depth_3() -> dict:
             {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse"]},
             {"name": "g2", "spec": "fast", "count": 1, "modules": ["cache_lookup", "translate", "complete"]}],
          "accelerators": {"dispatch": 2}})
+
+
+def reads_and_programs_on_one_die_at_queue_depth_8() -> dict:
+    """4 KiB requests, 70 % reads, at QD 8 on one two-plane die (tR 55.5 us, tPROG 645 us, a 400 MT/s bus); one slow
+    core runs cache lookup and translate, another dispatch, two fast cores complete, parse is an accelerator.
+    Seed 20261214 one-transaction draw 182 of ``benchmarks/model_vs_des.py --hypothesis``, rounded. The die is
+    the bottleneck, saturated in the DES from QD 4 on; the route MVA reaches its capacity too slowly (3 % low at
+    QD 8). The Markov chain fits in a few thousand states."""
+    return _design(
+        "reads-and-programs-on-one-die-at-queue-depth-8", False,
+        {"channels": 1, "ways_per_channel": 1, "dies_per_chip": 1, "planes_per_die": 2,
+         "independent_plane_reads": True, "t_read_us": 55.46, "t_prog_us": 645.0, "channel_rate_mts": 400.0},
+        4, {"parse": 1285.3, "cache_lookup": 875.1, "translate": 1444.3, "dispatch": 1285.3, "complete": 55.5},
+        {"read_fraction": 0.7, "request_size_kib": 4, "queue_depth": 8},
+        {"name": "one-die-mix", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["cache_lookup", "translate"]},
+            {"name": "g2", "spec": "slow", "count": 1, "modules": ["dispatch"]},
+            {"name": "g3", "spec": "fast", "count": 2, "modules": ["complete"]}],
+         "accelerators": {"parse": 2}})

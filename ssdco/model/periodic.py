@@ -47,9 +47,9 @@ low queue depth the DES's requests fall into step at a busy core and keep it bus
 waits assume arrivals at random times (4 KiB reads at QD 4, one slow core 95 % busy: the route MVA -16 %,
 the convoy +0.3 %). Where the convoy is the lower of the two, its synchronised start has locked into a
 worse order than the DES's collisions let it keep (uniform design 93, QD 3), and the route MVA stays.
-(At queue depth 2-5 ``whatif`` now tries the Markov chain of the requests' draws, ``schedule_chain.py``,
-first; the convoy and the figures below apply where that chain outgrows its state budget. The convoy is
-searched up to queue depth 12, beyond the schedule's 8: ``CONVOY_MAX_QUEUE_DEPTH``.)
+(At queue depth 2-8 ``whatif`` now tries the Markov chain of the requests' draws, ``schedule_chain.py``,
+first (2-5 until 2026-11-27); the convoy and the figures below apply where that chain outgrows its state
+budget. The convoy is searched up to queue depth 12, beyond the schedule's 8: ``CONVOY_MAX_QUEUE_DEPTH``.)
 That rule is measured, not derived (``benchmarks/periodic_vs_des.py``; when the convoy was searched only at
 QD 2-8 and before the chain, it was taken on 212 of the first set below and 260 of the second). Re-measured on
 2026-11-27, with the chain at QD 2-5 and the convoy searched up to ``CONVOY_MAX_QUEUE_DEPTH``:

@@ -30,7 +30,8 @@ exactly, and the number of states can grow without bound. States whose remaining
 so no service time is rounded). The grid is a fraction of one request's zero-load latency (1e-4, else the
 finest of 10 %, 5 % and 2 % on which the chain fits 100,000 states, ``GRID_STEPS``, where at queue depths 3-4 the
 5 % grid may take 400,000 once the 10 % grid fit; at queue depth 2 the 10 % grid may take 400,000,
-``SHALLOW_GRID_STEPS``; from queue depth 5 on not 10 %, ``DEEP_GRID_STEPS``); the error
+``SHALLOW_GRID_STEPS``; from queue depth 5 on not 10 %, ``DEEP_GRID_STEPS``, and from 6 on at most 40,000
+states, ``HIGH_GRID_STEPS``); the error
 this lumping brings is measured against the DES, not bounded (``benchmarks/schedule_chain_vs_des.py``). Where the chain
 fits no grid there is no answer (None), and ``whatif`` keeps the convoy estimate or the route MVA.
 
@@ -98,7 +99,16 @@ GRID_STEPS = ((1e-4, 3_000), (0.1, 100_000), (0.05, 400_000, REFINE_ONLY), (0.02
 # 5 % and 2 % grids the 17 draws at queue depth 5 of the 1,733 cached DES comparisons that fit were within
 # 0.17 %, and the 34 of benchmarks/schedule_chain_vs_des.py within 1.4 % (2026-11-25).
 DEEP_GRID_STEPS = ((1e-4, 3_000), (0.05, 100_000), (0.02, 100_000))
-DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS
+DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS (up to HIGH_QUEUE_DEPTH)
+# Queue depth 6-8 (whatif tries the chain up to 8 since 2026-11-27): the same grids, 40,000 states. Most designs
+# there outgrow any budget, and giving up costs the exploring: 0.23 s median (0.56 s worst) at 40,000 on 80 sampled
+# designs, 0.63 s (0.94 s) at 100,000. On the 964 closed deterministic configurations at queue depth 6-8 of the
+# cached fresh draws (seeds 20261123-20261213, both request-size settings) and uniform designs 0-2999 (both), the
+# DEEP_GRID_STEPS fitted 148, all within 0.8 % of the DES (60,000 requests), and brought 4 misses of the
+# route MVA and the convoy in (2 of them need 90,000 states); 40,000 keeps the other two and the five of seed
+# 20261214 (reads and programs on one die at QD 8, the route MVA -3.1 to -3.9 %, the chain 7,712 states).
+HIGH_GRID_STEPS = ((1e-4, 3_000), (0.05, 40_000), (0.02, 40_000))
+HIGH_QUEUE_DEPTH = 6  # from this queue depth on, HIGH_GRID_STEPS
 # Queue depth 2: up to 400,000 states on the 10 % grid. Two requests of several transactions over many dies can
 # need more than 100,000 states there, and the route MVA that answers instead tends to be low at this depth.
 # Measured on 2026-11-27 (benchmarks/schedule_chain_budget.py: the 391 configurations at queue depth 2 of
@@ -1250,9 +1260,12 @@ def schedule_chain(network: Network, zero_load_us: float, *,
 
 def default_grid_steps(queue_depth: int) -> tuple[GridStep, ...]:
     """The (grid fraction, most states) steps :func:`attempt_chain` tries at ``queue_depth``: ``SHALLOW_GRID_STEPS``
-    at queue depth 2, ``DEEP_GRID_STEPS`` from ``DEEP_QUEUE_DEPTH`` on, ``GRID_STEPS`` in between."""
+    at queue depth 2, ``GRID_STEPS`` up to ``DEEP_QUEUE_DEPTH``, ``DEEP_GRID_STEPS`` from there and
+    ``HIGH_GRID_STEPS`` from ``HIGH_QUEUE_DEPTH`` on."""
     if queue_depth <= SHALLOW_QUEUE_DEPTH:
         return SHALLOW_GRID_STEPS
+    if queue_depth >= HIGH_QUEUE_DEPTH:
+        return HIGH_GRID_STEPS
     return DEEP_GRID_STEPS if queue_depth >= DEEP_QUEUE_DEPTH else GRID_STEPS
 
 

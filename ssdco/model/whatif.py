@@ -5,10 +5,10 @@ residual-corrected MVA plus fork-join, re-entry and flow-variability corrections
 DES; the exact exponential product-form solution by convolution with ``exact=True``), or, where every
 request walks one deterministic route at queue depth 1-8 and its schedule does not depend on the addresses,
 by that periodic schedule (``periodic.py``: exact for the orbit it finds); otherwise, with every service
-deterministic at queue depth 1-5, by the Markov chain of the requests' draws (``schedule_chain.py``: the
+deterministic at queue depth 1-8, by the Markov chain of the requests' draws (``schedule_chain.py``: the
 DES's event recursion between draws, exact up to a lumping grid; at queue depth 1 one request's own draws,
 a few states) where it fits its state budget; where it does not, or
-at queue depth 6-12, and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule
+at queue depth 9-12, and requests are of one transaction, by the convoy estimate (``periodic.py``: the schedule
 at the cores and accelerators, as a delay in front of the route MVA of the dies and channels) if it gives more
 throughput than the route MVA, the case where the DES's few requests fall into step at a busy core; open
 workloads by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
@@ -616,9 +616,12 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
 # that since 2026-11-27). At 5 it
 # fitted 17 of the 49 draws of the 1,733 cached DES comparisons (2026-11-25) that the periodic schedule does
 # not solve, two of them misses of the route MVA (-4.2 %, now within 0.1 %), and 34 in
-# benchmarks/schedule_chain_vs_des.py (the route MVA +19.0 % to -5.9 % off there, the chain at most 1.4 %);
-# at 6 it fitted 4 of 15, none a miss.
-CHAIN_MAX_QUEUE_DEPTH = 5
+# benchmarks/schedule_chain_vs_des.py (the route MVA +19.0 % to -5.9 % off there, the chain at most 1.4 %).
+# It was 5 until 2026-11-27; at 6-8, with a budget of 40,000 states (schedule_chain.HIGH_GRID_STEPS, which says
+# what was measured), it fits about one closed deterministic design in six and costs the others about 0.2 s.
+CHAIN_MAX_QUEUE_DEPTH = 8
+# the chain-outgrown caveat (trust_caveats) was measured at queue depth 2-5 and is not given beyond
+CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH = 5
 PATTERN_SHARE = 0.01  # a long-run pattern the start settles in at least this often is reported
 PATTERN_SPREAD = 0.01  # when its IOPS differ from the reported ones by more than this
 
@@ -690,8 +693,9 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     ``BUSY_BOTTLENECK_UTILIZATION`` busy, where the DES's few requests fall into step at the busy station;
     and closed deterministic work that mixes reads and programs with a core group the bottleneck and
     ``MIXED_KNEE_UTILIZATION`` busy (at any queue depth: the knee, short of saturation); and, in place of the
-    queue-depth 2-4 caveats, closed deterministic work at queue depth 2-5 that the route MVA solves because the
-    Markov chain of the requests' draws outgrew its state budget (``chain_outgrown``), with requests of several
+    queue-depth 2-4 caveats, closed deterministic work at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``)
+    that the route MVA solves because the Markov chain of the requests' draws outgrew its state budget
+    (``chain_outgrown``), with requests of several
     transactions or the bottleneck a core group or channel at least ``BUSY_BOTTLENECK_UTILIZATION`` busy.
     ``buffer_wait_share``: the part of the closed solver's latency spent waiting for the write buffer
     (``ClosedSolution.buffer_wait_us`` / ``response_us``). Empty when none applies."""
@@ -720,7 +724,7 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
                    "busy, closed, deterministic) were off the DES by more than its tolerances, the model's IOPS "
                    "-4.2 to +9.0 % (the requests held behind programs at the dies reach the core in bursts that a "
                    "mean-value model does not see)")
-    if chain_outgrown and not scheduled:
+    if chain_outgrown and not scheduled and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
         # measured 2026-11-27 with benchmarks/schedule_chain_vs_des.py (611 closed deterministic configurations
         # at QD 2-5, SHALLOW_GRID_STEPS at QD 2): the chain did not solve 248; 3 others answered (no miss) and
         # the route MVA 245 where the chain outgrew its budget, of which 65 missed, all among the 213 that
