@@ -385,3 +385,22 @@ def reads_and_programs_on_one_die_at_queue_depth_8() -> dict:
             {"name": "g2", "spec": "slow", "count": 1, "modules": ["dispatch"]},
             {"name": "g3", "spec": "fast", "count": 2, "modules": ["complete"]}],
          "accelerators": {"parse": 2}})
+
+
+def saturated_mix_under_three_knees() -> dict:
+    """4 KiB requests, 70 % reads, at QD 31 over 16 single-plane dies on 4 channels (tR 57.9 us, tPROG 738 us); two
+    slow cores run translate and dispatch (the bottleneck), three slow cores complete, three fast cores parse,
+    cache lookup is an accelerator. Seed 20261215 one-transaction draw 277 of ``benchmarks/model_vs_des.py
+    --hypothesis``, rounded. The model has the translate-and-dispatch cores at capacity, 2.4 knees deep; in the DES
+    they still idle while requests are held behind programs, and it is 5.7 % below."""
+    return _design(
+        "saturated-mix-under-three-knees", False,
+        {"channels": 4, "ways_per_channel": 4, "dies_per_chip": 1, "planes_per_die": 1,
+         "independent_plane_reads": False, "t_read_us": 57.92, "t_prog_us": 738.2, "channel_rate_mts": 1600.0},
+        3, {"parse": 2411.6, "cache_lookup": 400.4, "translate": 2164.5, "dispatch": 2419.8, "complete": 1922.3},
+        {"read_fraction": 0.7, "request_size_kib": 4, "queue_depth": 31},
+        {"name": "saturated-mix", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse"]},
+            {"name": "g2", "spec": "slow", "count": 2, "modules": ["translate", "dispatch"]},
+            {"name": "g3", "spec": "slow", "count": 3, "modules": ["complete"]}],
+         "accelerators": {"cache_lookup": 2}})

@@ -5,13 +5,15 @@ import copy
 import pytest
 
 from ssdco.model.network import build_network
-from ssdco.model.whatif import MIXED_KNEE_UTILIZATION, evaluate_network, trust_caveats
+from ssdco.model.whatif import (MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE, MIXED_KNEE_UTILIZATION, evaluate_network,
+                                trust_caveats)
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
 from ssdco.validation.des import simulate
-from tests.designs import reads_and_programs_at_a_busy_fast_core
+from tests.designs import reads_and_programs_at_a_busy_fast_core, saturated_mix_under_three_knees
 
 LOW, HIGH = MIXED_KNEE_UTILIZATION
+KNEES = MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE
 
 
 def test_the_flagged_design_is_off_the_des_and_says_so():
@@ -49,3 +51,35 @@ def test_only_a_core_bottleneck_short_of_saturation_with_deterministic_service_a
     del d["workload"]["queue_depth"]
     d["workload"]["arrival_iops"] = 50_000.0
     assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=("cores:g1", 0.85)) == ()
+
+
+def test_at_capacity_in_the_model_only_under_three_knees():
+    # the model's core group at capacity, the queue depth under MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE times the knee
+    # N* (N / N* is the population bound over the capacity bound): there the DES's cores still idle in bursts
+    network = build_network(config_from_dict(reads_and_programs_at_a_busy_fast_core()))
+    under = trust_caveats(network, 0.0, bottleneck=("cores:g1", 1.0), depth_over_knee=2.9)
+    assert len(under) == 1 and "at capacity at queue depth" in under[0] and "2.9 times the knee" in under[0]
+    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", HIGH), depth_over_knee=2.0)
+    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", 1.0), depth_over_knee=KNEES) == ()
+    assert trust_caveats(network, 0.0, bottleneck=("cores:g1", 1.0)) == ()  # not checked
+    assert trust_caveats(network, 0.0, bottleneck=("die", 1.0), depth_over_knee=1.5) == ()
+    assert trust_caveats(network, 0.0, scheduled=True, bottleneck=("cores:g1", 1.0), depth_over_knee=1.5) == ()
+    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    d["workload"]["read_fraction"] = 1.0
+    assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=("cores:g1", 1.0),
+                         depth_over_knee=1.5) == ()
+
+
+def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_off_the_des():
+    # Seed 20261215 one-transaction draw 277 of benchmarks/model_vs_des.py --hypothesis: 70 % reads at QD 31, the
+    # model's slow dispatch-and-translate cores at capacity, 2.4 knees deep; the DES is 5.7 % below (1,000,000
+    # requests). Here 100,000 requests.
+    config = config_from_dict(saturated_mix_under_three_knees())
+    network = build_network(config)
+    r = evaluate_network(config, network)
+    assert r.method == "route-mva" and r.utilization[r.bottleneck] >= HIGH
+    ratio = r.bounds.population_per_us / r.bounds.capacity_per_us
+    assert 1.0 < ratio < KNEES
+    assert any("at capacity at queue depth 31" in c for c in r.caveats)
+    des = simulate(network, requests=100_000, seed=1)
+    assert r.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
