@@ -12,7 +12,8 @@ took; then how many configurations got one and how many of them each solver has 
 tolerances (IOPS 3 %, mean latency 10 %). The same for the configurations where ``whatif`` takes the convoy
 estimate (no schedule, one transaction per request, queue depth 2-12, the convoy above the route MVA); there the
 p99 is an estimate. The Hypothesis draws stay at queue depth 1-8 (the schedule's range), so the convoy's answers
-at queue depth 9-12 come from the uniform designs. The schedule's p99 is that of its orbit, which the DES need not settle in.
+at queue depth 9-12 come from the uniform designs. The schedule's p99 is that of its orbit, which the DES need
+not settle in.
 
 Run: ``.venv/bin/python benchmarks/periodic_vs_des.py [--seeds 20261123 20261124] [--draws 150]
 [--random 400] [--first-seed 0] [--both-sizes] [--requests 60000]`` (about a minute with the defaults).

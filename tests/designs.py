@@ -391,7 +391,7 @@ def saturated_mix_under_three_knees() -> dict:
     """4 KiB requests, 70 % reads, at QD 31 over 16 single-plane dies on 4 channels (tR 57.9 us, tPROG 738 us); two
     slow cores run translate and dispatch (the bottleneck), three slow cores complete, three fast cores parse,
     cache lookup is an accelerator. Seed 20261215 one-transaction draw 277 of ``benchmarks/model_vs_des.py
-    --hypothesis``, rounded. The model has the translate-and-dispatch cores at capacity, 2.4 knees deep; in the DES
+    --hypothesis``, rounded. The model has the translate-and-dispatch cores at capacity, 2.5 knees deep; in the DES
     they still idle while requests are held behind programs, and it is 5.7 % below."""
     return _design(
         "saturated-mix-under-three-knees", False,

@@ -72,7 +72,7 @@ def test_at_capacity_in_the_model_only_under_three_knees():
 
 def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_off_the_des():
     # Seed 20261215 one-transaction draw 277 of benchmarks/model_vs_des.py --hypothesis: 70 % reads at QD 31, the
-    # model's slow dispatch-and-translate cores at capacity, 2.4 knees deep; the DES is 5.7 % below (1,000,000
+    # model's slow dispatch-and-translate cores at capacity, 2.5 knees deep; the DES is 5.7 % below (1,000,000
     # requests). Here 100,000 requests.
     config = config_from_dict(saturated_mix_under_three_knees())
     network = build_network(config)
