@@ -106,7 +106,7 @@ DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS (up to HIGH_QU
 # cached fresh draws (seeds 20261123-20261213, both request-size settings) and uniform designs 0-2999 (both), the
 # DEEP_GRID_STEPS fitted 148, all within 0.8 % of the DES (60,000 requests), and brought 4 misses of the
 # route MVA and the convoy in (2 of them need 90,000 states); 40,000 keeps the other two and the five of seed
-# 20261214 (reads and programs on one die at QD 8, the route MVA -3.1 to -3.9 %, the chain 7,712 states).
+# 20261214 (reads and programs on one die at QD 8, the route MVA -3.4 to -3.9 %, the chain 7,712 states).
 HIGH_GRID_STEPS = ((1e-4, 3_000), (0.05, 40_000), (0.02, 40_000))
 HIGH_QUEUE_DEPTH = 6  # from this queue depth on, HIGH_GRID_STEPS
 # Queue depth 2: up to 400,000 states on the 10 % grid. Two requests of several transactions over many dies can
