@@ -671,9 +671,9 @@ MIXED_KNEE_UTILIZATION = (0.70, 0.97)
 # ``capacity_per_us`` is N / N*). Below this many knees the DES's cores still idle in bursts: on the cached fresh
 # draws (2026-11-27, seeds 20261123-20261215, both request-size settings, 60,000-request DES runs), of the closed
 # deterministic 70 %-read designs (the only mix drawn) that the route MVA answers with a core group at least 97 %
-# busy, 17 of 111 at N / N* < 3 missed (IOPS +3.1 to +11.8 %), none of the 412 at 3 or more. The threshold was
-# read off those draws (seed 20261215 among them), so they do not test it; seed 20261216, drawn after it, does
-# (docs/accuracy.md).
+# busy, 17 of 111 at N / N* < 3 missed (IOPS +3.1 to +11.8 %; 16 of them at 1,000,000 requests), none of the 412
+# at 3 or more. The threshold was read off those draws (seed 20261215 among them), so they do not test it; seed
+# 20261216, drawn after it, does (docs/accuracy.md).
 MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE = 3.0
 
 
