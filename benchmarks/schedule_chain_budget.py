@@ -36,6 +36,9 @@ def main() -> None:
     add_design_arguments(ap, seeds=(20261123, 20261125, 20261128, 20261129, 20261130), random=400)
     ap.add_argument("--requests", type=int, default=200_000)
     args = ap.parse_args()
+    if not 2 <= args.queue_depth <= args.max_queue_depth:
+        ap.error(f"--queue-depth: expected 2 to --max-queue-depth ({args.max_queue_depth}; the designs are drawn up to "
+                 f"it), got {args.queue_depth}")
     at_depth = outgrown = 0
     for name, d in designs_chosen(args):
         if d["workload"].get("queue_depth") != args.queue_depth:
