@@ -61,17 +61,19 @@ def test_where_the_chain_outgrows_its_budget_the_route_mva_answer_is_flagged():
     network = build_network(config)
     r = evaluate_network(config, network)
     assert r.method == "route-mva"
-    assert len(r.caveats) == 1 and "outgrew its state budget at queue depth 5" in r.caveats[0]
+    # the route MVA's flow correction raises this answer by 12.5 %, so the flow caveat follows (test_flow_caveat.py)
+    assert len(r.caveats) == 2 and "outgrew its state budget at queue depth 5" in r.caveats[0]
+    assert r.caveats[1].startswith("the regularity of the flow")
     des = simulate(network, requests=60_000, seed=1)
     assert r.iops / des.iops.value - 1.0 > IOPS_TOLERANCE  # the reason for the caveat (+39 %)
     # without the chain (markov_chain=False) nothing was tried, and nothing outgrew
-    assert evaluate_network(config, network, markov_chain=False).caveats == ()
+    assert evaluate_network(config, network, markov_chain=False).caveats == r.caveats[1:]
     # the caveat is the route MVA's: a scheduled answer does not carry it; and one-transaction requests carry it
     # only with the bottleneck a core group or channel at least BUSY_BOTTLENECK_UTILIZATION busy (none of the 32
     # other sampled designs missed)
     busy = (r.bottleneck, r.utilization[r.bottleneck])
     assert r.bottleneck == "cores:g1" and busy[1] >= BUSY_BOTTLENECK_UTILIZATION
-    assert trust_caveats(network, 0.0, bottleneck=busy, chain_outgrown=True) == r.caveats
+    assert trust_caveats(network, 0.0, bottleneck=busy, chain_outgrown=True) == r.caveats[:1]
     assert trust_caveats(network, 0.0, scheduled=True, bottleneck=busy, chain_outgrown=True) == ()
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", BUSY_BOTTLENECK_UTILIZATION - 0.01),
                          chain_outgrown=True) == ()
