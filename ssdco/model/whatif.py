@@ -94,8 +94,8 @@ from .network import Network, StationLoad, build_network
 from .open import solve_open
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
 from .periodic import convoy_estimate, periodic_schedule
-from .route_mva import (ALL_FEATURES, FLOW, queue_at_capacity, residual_factors, route_arrays, route_latency,
-                        routed_arrival_gamma, solve_route)
+from .route_mva import (ALL_FEATURES, FLOW, RouteArrays, queue_at_capacity, residual_factors, route_arrays,
+                        route_latency, routed_arrival_gamma, solve_route)
 from .schedule_chain import ChainSolution, attempt_chain
 from .power import Power, compute_power
 
@@ -694,7 +694,7 @@ MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE = 3.0
 FLOW_CORRECTION_CAVEAT_SHARE = 0.05
 
 
-def flow_correction_share(arrays, queue_depth: int, x_per_us: float) -> float:
+def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float) -> float:
     """X(N) of the route MVA (``x_per_us``, requests per us) over its X(N) without the flow correction (route_mva.py,
     3.; Poisson arrivals at every station), minus 1: how much that correction moves the answer (dimensionless)."""
     without = solve_route(arrays, queue_depth, features=ALL_FEATURES & ~FLOW).throughput_per_us

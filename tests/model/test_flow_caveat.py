@@ -70,7 +70,7 @@ def test_the_caveat_comes_after_the_others():
 
 
 def test_not_on_a_scheduled_answer_nor_where_the_correction_moves_little():
-    # the periodic schedule answers QD 1; at QD 40 with variable service the flow correction is not checked
+    # at QD 1 the periodic schedule answers, not the route MVA: no share is checked
     d = copy.deepcopy(writes_behind_regular_flow())
     d["workload"]["queue_depth"] = 1
     r = evaluate(config_from_dict(d))
