@@ -135,6 +135,9 @@ class Result:
     stations: tuple[StationLoad, ...] = field(repr=False)
     ftl: Mapping[str, Any] | None = None  # FTL figures (see ftl_summary); None without an [ftl] table
     caveats: tuple[str, ...] = ()  # where the model is known to disagree with the DES (see trust_caveats)
+    # how much the route MVA's flow correction moves IOPS (flow_correction_share; closed deterministic route-MVA
+    # answers only, else None)
+    flow_correction_share: float | None = None
 
     @property
     def energy_per_io_nj(self) -> float:
@@ -181,6 +184,7 @@ class Result:
             "ftl": None if self.ftl is None else {k: (_num(v) if isinstance(v, float) else v)
                                                   for k, v in self.ftl.items()},
             "caveats": list(self.caveats),
+            "flow_correction_share": _num(self.flow_correction_share),
         }
 
 
@@ -615,6 +619,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
                                 flow_share=flow_share)
                   + (pattern_caveats(chain) if chain is not None else ()))
                  if stable else ()),
+        flow_correction_share=flow_share,
     )
 
 

@@ -78,3 +78,24 @@ def test_not_on_a_scheduled_answer_nor_where_the_correction_moves_little():
     # PM9A3 with c01: the correction raises the answer by less than the threshold (the DES agrees within 0.2 %)
     r = evaluate(load_config(PM9A3, controller="c01"))
     assert r.method == "route-mva" and r.caveats == ()
+    assert 0.0 < r.flow_correction_share < SHARE
+
+
+def test_whatif_reports_the_share_where_it_checks_it():
+    config = config_from_dict(writes_behind_regular_flow())
+    network = build_network(config)
+    r = evaluate_network(config, network)
+    arrays = route_arrays(network, network.loads())
+    assert r.flow_correction_share == pytest.approx(flow_correction_share(arrays, 40, r.iops / 1e6), rel=1e-9)
+    assert r.to_dict()["flow_correction_share"] == r.flow_correction_share
+    # not checked: a scheduled answer, variable service, an open workload
+    d = copy.deepcopy(writes_behind_regular_flow())
+    d["workload"]["queue_depth"] = 1
+    assert evaluate(config_from_dict(d)).to_dict()["flow_correction_share"] is None
+    d = copy.deepcopy(writes_behind_regular_flow())
+    d["variability"] = {"firmware_scv": 1.0}
+    assert evaluate(config_from_dict(d)).flow_correction_share is None
+    d = copy.deepcopy(writes_behind_regular_flow())
+    del d["workload"]["queue_depth"]
+    d["workload"]["arrival_iops"] = 50_000.0
+    assert evaluate(config_from_dict(d)).flow_correction_share is None
