@@ -29,6 +29,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/schedule_chain_vs_des.py
 	$(BIN)/python benchmarks/schedule_chain_steps.py
 	$(BIN)/python benchmarks/schedule_chain_budget.py
+	$(BIN)/python benchmarks/schedule_chain_grid_check.py
 	$(BIN)/python benchmarks/schedule_chain_speed.py
 	$(BIN)/python benchmarks/schedule_chain_solve.py
 	$(BIN)/python benchmarks/routed_stage_vs_des.py
