@@ -10,8 +10,8 @@ the rule takes and how many of the route MVA's misses it fixes and how many it m
 worst).
 
 Configurations: ``schedule_chain_vs_des.py``'s set (``--seeds``, ``--draws``, ``--random``, ``--first-seed``, held to
-queue depth 5) and, with ``--fresh SEED ...``, the fresh draws of ``model_vs_des.py --hypothesis SEED`` (300 per seed
-and request-size setting).
+queue depth 5) and, with ``--fresh SEED ...``, the fresh draws of ``model_vs_des.py --hypothesis SEED``
+(``--fresh-configs`` per seed and request-size setting, 300 by default; the seeds before 20261210 were drawn with 150).
 
 Run: ``.venv/bin/python benchmarks/schedule_chain_grid_check.py [--seeds 20261203] [--random 400]
 [--fresh 20261222 20261223] [--requests 200000]`` (about 5 s per configuration that outgrows the budget; the
@@ -52,13 +52,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_design_arguments(ap, seeds=(20261203,), random=400)
     ap.add_argument("--fresh", type=int, nargs="*", default=[], help="model_vs_des.py --hypothesis seeds")
+    ap.add_argument("--fresh-configs", type=int, default=300,
+                    help="draws per fresh seed and request-size setting (model_vs_des.py --configs)")
     ap.add_argument("--screen-states", type=int, default=100_000, help="the 20 %% grid's budget")
     ap.add_argument("--max-states", type=int, default=400_000, help="the 10 %% grid's budget")
     ap.add_argument("--requests", type=int, default=200_000)
     args = ap.parse_args()
     designs = designs_chosen(args) + [(f"fresh {seed}:{sizes}:{i}", d) for seed in args.fresh
                                       for sizes in ("4", "mixed")
-                                      for i, d in enumerate(hypothesis_configs(300, seed, sizes))]
+                                      for i, d in enumerate(hypothesis_configs(args.fresh_configs, seed, sizes))]
     rows = []  # (route MVA error, 20 % answer error or None, 10 % answer error or None, extra seconds)
     for name, d in designs:
         config = config_from_dict(d)
