@@ -19,10 +19,11 @@ each channel in use and one fresh die in a fresh channel, each with its probabil
 after a draw the recursion runs to the next event that draws; each of that event's outcomes leads to a
 state after a draw. These states and the outcomes' probabilities form a finite Markov chain (a Markov
 renewal process: each transition carries the time it took, the requests it completed and the time-
-integrals of the jobs at each station). Its stationary distribution pi gives the long-run throughput
-X = sum_i pi_i completions_i / sum_i pi_i time_i, the mean latency N / X (Little's law; a request is
-reissued as it completes), each station's mean jobs and utilisation, and the fraction of visits that
-queue.
+integrals of the jobs at each station). Its stationary distribution pi gives each station's mean jobs and
+busy servers (time-integrals over sum_i pi_i time_i) and the fraction of visits that queue; the long-run
+throughput X is read off the busy servers by work conservation, X = sum_k B_k / sum_k D_k
+(:func:`_work_conserving`; counting completions, sum_i pi_i completions_i / sum_i pi_i time_i, is exact only
+without lumping), and the mean latency is N / X (Little's law; a request is reissued as it completes).
 
 Lumping. With incommensurate service times the remaining times of the pending events need not repeat
 exactly, and the number of states can grow without bound. States whose remaining times agree on a grid of
