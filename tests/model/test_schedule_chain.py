@@ -21,9 +21,10 @@ from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
 from tests.designs import (mixed_16k_reads_at_queue_depth_2, programs_among_fast_reads_on_a_coarse_grid,
-                           reads_alone_over_three_dies, reads_and_programs_at_one_slow_core, reads_and_programs_on_one_die_at_queue_depth_8,
-                           reads_at_queue_depth_5, reads_over_a_coarse_grid,
-                           two_patterns_at_queue_depth_2, writes_over_one_channel_at_queue_depth_3)
+                           reads_alone_over_three_dies, reads_and_programs_at_one_slow_core,
+                           reads_and_programs_on_one_die_at_queue_depth_8, reads_at_queue_depth_5,
+                           reads_over_a_coarse_grid, two_patterns_at_queue_depth_2,
+                           writes_over_one_channel_at_queue_depth_3)
 
 
 def _dies(dies: int, servers: int = 1, queue_depth: int = 2, service_us: float = 10.0) -> Network:
