@@ -30,7 +30,8 @@ exactly, and the number of states can grow without bound. States whose remaining
 ``grid_us`` are lumped: the first one found stands for all of them (its exact times drive its successors,
 so no service time is rounded). The grid is a fraction of one request's zero-load latency (1e-4, else the
 finest of 10 %, 5 % and 2 % on which the chain fits 100,000 states, ``GRID_STEPS``, where at queue depths 3-4 the
-5 % grid may take 400,000 once the 10 % grid fit; at queue depth 2 the 10 % grid may take 400,000,
+10 % grid may take 400,000 and the 5 % grid 400,000 once the 10 % grid fit within 100,000; at queue depth 2 the
+10 % grid may take 400,000,
 ``SHALLOW_GRID_STEPS``; from queue depth 5 on not 10 %, ``DEEP_GRID_STEPS``, and from 6 on at most 40,000
 states, ``HIGH_GRID_STEPS``); the error
 this lumping brings is measured against the DES, not bounded (``benchmarks/schedule_chain_vs_des.py``). Where the chain
@@ -79,9 +80,15 @@ from .network import Network, fork_join_block_ends
 # on its own): no finer grid fit where a coarser one had outgrown the same budget, so skipping changes no
 # answer; it takes the explorations from a median 1.35 s to 0.68 s, and the worst from 9.6 s to 4.1 s (three
 # explorations of 100,000 states became one).
-# A step marked REFINE_ONLY is tried only after a coarser grid fit: its budget is there to refine an answer, not to
-# find one (a design whose coarser grids all outgrew would only pay the time of outgrowing it).
+# A step marked REFINE_ONLY is tried only after a coarser grid fit within a REFINE_GROWTH-th of its budget: its
+# budget is there to refine an answer, not to find one (a design whose coarser grids all outgrew would only pay the
+# time of outgrowing it, and so would one whose coarser fit needed so many states that the finer grid will not fit).
+# Halving the grid multiplied the states by a median 3.8 (1.8 to 44; the 75 QD 3-4 designs of the fresh draws and
+# schedule_chain_vs_des.py whose 20 % grid fit 100,000 states and 10 % grid 400,000, 2026-11-27); after a 10 %
+# fit of 100,000-400,000 states the 5 % grid fit 400,000 on 9 of 96 such designs, each within the tolerances
+# already on the 10 % grid, and outgrew it on 87 after a median 3.0 s.
 REFINE_ONLY = "refine-only"
+REFINE_GROWTH = 4
 GridStep = tuple[float, int] | tuple[float, int, str]  # (grid fraction, most states[, REFINE_ONLY])
 # Queue depths 3-4: after a fit on the 10 % grid, the 5 % grid may take 400,000 states. Measured (2026-11-27, all
 # 5,607 cached fresh Hypothesis draws of docs/accuracy.md, seeds 20261123-20261212, against 60,000-request DES
@@ -94,7 +101,14 @@ GridStep = tuple[float, int] | tuple[float, int, str]  # (grid fraction, most st
 # a larger budget on the 10 % grid itself (benchmarks/schedule_chain_budget.py --queue-depth 3 or 4, 2026-11-27)
 # fixed some misses of the route MVA and made others (-3.3, -4.7 and -6.6 % where the route MVA was within 0.2 %),
 # and cost 4-6 s on every design that outgrew 1,000,000.
-GRID_STEPS = ((1e-4, 3_000), (0.1, 100_000), (0.05, 400_000, REFINE_ONLY), (0.02, 100_000))
+# Since the chain's throughput is read off its busy time (_work_conserving), the 10 % grid may take 400,000 states
+# here too. Measured (2026-11-28, docs/accuracy.md): on the 88 distinct QD 3-4 designs of the fresh draws (seeds
+# 20261125-20261223) and schedule_chain_vs_des.py (seed 20261203, uniform designs 0-399) whose 10 % grid outgrew
+# 100,000 states and fit 400,000, the chain fixes 11 misses of the route MVA and makes none (RMS IOPS error 0.56 %
+# against the route MVA's 2.5 %; counted completions made 5, which is why it waited for the busy time). The price:
+# a design that outgrows 400,000 takes a median 2.2 s to give up (90th percentile 4.0 s, worst 20 s; 367 designs),
+# where 100,000 took about 0.5 s.
+GRID_STEPS = ((1e-4, 3_000), (0.1, 400_000), (0.05, 400_000, REFINE_ONLY), (0.02, 100_000))
 # Queue depth 5 and more (whatif tries the chain up to CHAIN_MAX_QUEUE_DEPTH): no 10 % grid. There a 10 % grid
 # fitted 5,940 states where 5 % overflowed 100,000, and was 2.5 % off the DES (uniform 4 KiB seed 46). On the
 # 5 % and 2 % grids the 17 draws at queue depth 5 of the 1,733 cached DES comparisons that fit were within
@@ -1277,8 +1291,8 @@ def attempt_chain(network: Network, zero_load_us: float, *,
     """The stationary solution of the chain of ``network`` (module docstring), on the finest lumping grid that
     fits. ``steps``: (grid as a fraction of ``zero_load_us``, one request's latency alone in us; most states),
     tried in turn until one fits, skipping those no coarser than one that outgrew as large a budget; after that
-    only finer grids are tried, while they fit; a step marked ``REFINE_ONLY`` only after one fit (default:
-    :func:`default_grid_steps`). None where the chain does
+    only finer grids are tried, while they fit; a step marked ``REFINE_ONLY`` only after one fit within a
+    ``REFINE_GROWTH``-th of its budget (default: :func:`default_grid_steps`). None where the chain does
     not apply, where the route draws nothing that matters (``periodic.py``'s case), or where no step fits (then
     ``outgrown``). Answers are kept by their inputs
     (:func:`_recalled`): a network met again, under any station names, is not explored again."""
@@ -1360,15 +1374,17 @@ def walk_grid_steps(steps: Iterable[GridStep], explore: Callable[[float, int], t
     step no coarser than one that outgrew as large a budget is skipped (``skip``; GRID_STEPS), and so is one
     whose budget is smaller than the states a coarser grid needed (``states_of(result)``, where given:
     SHALLOW_GRID_STEPS, whose 10 % grid may fit beyond the finer grids' budget); after a fit only finer steps are
-    tried, while they fit. A step marked ``REFINE_ONLY`` (a third item) is tried only after a coarser grid fit.
+    tried, while they fit. A step marked ``REFINE_ONLY`` (a third item) is tried only after a coarser grid fit, and
+    (where ``states_of`` is given) only where that fit needed at most 1 / ``REFINE_GROWTH`` of its budget.
     ``benchmarks/schedule_chain_steps.py`` replays this on recorded explorations, with and without the skip."""
     best: tuple[float, Any] | None = None  # (fraction, result) of the finest step that fit so far
     outgrown: list[tuple[float, int]] = []  # (fraction, most states) of the steps that outgrew their budget
     for fraction, max_states, *marks in steps:
         if best is not None and fraction >= best[0]:
             break  # the next steps are no finer than what fits
-        if REFINE_ONLY in marks and best is None:
-            continue  # a budget to refine an answer, and no coarser grid gave one
+        if REFINE_ONLY in marks and (best is None or (states_of is not None
+                                                    and states_of(best[1]) * REFINE_GROWTH > max_states)):
+            continue  # a budget to refine an answer: no coarser grid gave one, or one too large for this budget
         if skip and any(f >= fraction and m >= max_states for f, m in outgrown):
             continue  # a grid as coarse outgrew as large a budget: this one would too
         if skip and best is not None and states_of is not None and states_of(best[1]) > max_states:

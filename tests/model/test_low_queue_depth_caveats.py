@@ -91,22 +91,23 @@ def test_the_chain_caveat_takes_the_place_of_the_queue_depth_2_to_4_ones():
     assert "bottleneck (cores:g1)" in own and "outgrew its state budget" in chain
 
 
-def test_whatif_dips_where_the_chain_outgrows_its_budget():
-    # whatif's answers switch solvers with the queue depth: the chain at QD 2 and 3, the route MVA at QD 4 where
-    # the chain outgrows its budget. The route MVA is low there (-3.4 % against the DES), below the QD 3 answer
-    # though the DES rises, and says so; the route MVA alone rises with the queue depth. A fix of the route
-    # MVA's miss (or a larger state budget) shows up here.
+def test_whatif_no_longer_dips_where_the_chain_outgrew_its_budget():
+    # whatif's answers switched solvers with the queue depth: the chain at QD 2 and 3, the route MVA at QD 4 where
+    # the chain outgrew its budget of 100,000 states. The route MVA is low there (-3.4 % against the DES), below
+    # the QD 3 answer though the DES rises, and says so. Since 2026-11-28 the 10 % grid may take 400,000 states at
+    # QD 3-4 (schedule_chain.GRID_STEPS): the chain answers QD 4 too (about 124,000 states), and the dip is gone.
     d = reads_dipping_at_queue_depth_4()
     answers, alone = {}, {}
     for queue_depth in (3, 4):
         d["workload"]["queue_depth"] = queue_depth
         config = config_from_dict(d)
         answers[queue_depth] = evaluate(config)
-        alone[queue_depth] = evaluate(config, periodic=False).iops
-    assert answers[3].method == "markov-chain" and answers[3].caveats == ()
-    assert answers[4].method == "route-mva" and "outgrew its state budget" in answers[4].caveats[0]
-    assert answers[4].iops < answers[3].iops and alone[3] <= alone[4]
+        alone[queue_depth] = evaluate_network(config, build_network(config), markov_chain=False)
+    assert all(answers[n].method == "markov-chain" and answers[n].caveats == () for n in (3, 4))
+    assert answers[4].iops > answers[3].iops
+    assert alone[4].method == "route-mva"
+    assert alone[4].iops < answers[3].iops  # the dip the route MVA alone would make
     network = build_network(config_from_dict(d))
     des = simulate(network, requests=60_000, seed=1)
-    assert des.iops.value > answers[3].iops
-    assert answers[4].iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
+    assert abs(answers[4].iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    assert alone[4].iops / des.iops.value - 1.0 < -IOPS_TOLERANCE

@@ -20,9 +20,10 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
-from tests.designs import (mixed_16k_reads_at_queue_depth_2, programs_among_fast_reads_on_a_coarse_grid,
-                           reads_alone_over_three_dies, reads_and_programs_at_one_slow_core,
-                           reads_and_programs_on_one_die_at_queue_depth_8, reads_at_queue_depth_5,
+from tests.designs import (eight_kib_reads_over_eight_dies_at_queue_depth_4, mixed_16k_reads_at_queue_depth_2,
+                           programs_among_fast_reads_on_a_coarse_grid, reads_alone_over_three_dies,
+                           reads_and_programs_at_one_slow_core, reads_and_programs_on_one_die_at_queue_depth_8,
+                           reads_at_queue_depth_5,
                            reads_over_a_coarse_grid, two_patterns_at_queue_depth_2,
                            writes_over_one_channel_at_queue_depth_3)
 
@@ -378,6 +379,49 @@ def test_a_refine_only_step_is_explored_only_after_a_coarser_grid_fit():
     assert walk.fraction == 0.05 and calls == [0.1, 0.05]  # 2 % skipped: 10 % outgrew as large a budget
     assert chain_module.default_grid_steps(3) == chain_module.default_grid_steps(4) == chain_module.GRID_STEPS
     assert chain_module.GRID_STEPS[2] == (0.05, 400_000, chain_module.REFINE_ONLY)
+
+
+def test_a_refine_only_step_is_skipped_where_the_coarser_fit_needed_more_than_a_quarter_of_its_budget():
+    # GRID_STEPS at queue depths 3-4: the 10 % grid may fit up to 400,000 states, and a finer grid needs a median 3.8
+    # times as many, so after a fit beyond a quarter of the 5 % grid's budget exploring it would mostly cost the
+    # time of outgrowing it
+    assert chain_module.REFINE_GROWTH == 4
+    calls = []
+
+    def explore(fraction, max_states):
+        calls.append(fraction)
+        return chain_module.OK, {0.1: needs_at_10, 0.05: 4 * needs_at_10, 0.02: 20 * needs_at_10}[fraction]
+
+    steps = ((0.1, 400), (0.05, 400, chain_module.REFINE_ONLY), (0.02, 100))
+    for needs_at_10, expected_calls, expected_fraction in ((100, [0.1, 0.05], 0.05), (101, [0.1], 0.1)):
+        calls.clear()
+        walk = chain_module.walk_grid_steps(steps, explore, states_of=lambda states: states)
+        assert calls == expected_calls and walk.fraction == expected_fraction
+    calls.clear()  # without states_of (the states unknown) the refine-only step is tried after any fit
+    walk = chain_module.walk_grid_steps(steps, explore)
+    assert calls == [0.1, 0.05, 0.02] and walk.fraction == 0.02
+
+
+def test_at_queue_depths_3_and_4_the_10_percent_grid_may_take_400000_states():
+    # 8 KiB reads at QD 4 over eight four-plane dies (tests.designs.eight_kib_reads_over_eight_dies_at_queue_depth_4,
+    # a fresh Hypothesis draw): the route MVA is 8 % low; the chain needs about 175,000 states on the 10 % grid, more
+    # than the 100,000 it had there until 2026-11-28, and is within the DES's noise. The budget waited until the
+    # chain's throughput was read off its busy time: with its completions counted, the 10 % grid's answers beyond
+    # 100,000 states made misses where the route MVA was right (docs/accuracy.md).
+    assert chain_module.GRID_STEPS[1] == (0.1, 400_000)
+    config = config_from_dict(eight_kib_reads_over_eight_dies_at_queue_depth_4())
+    network = build_network(config)
+    zero = request_alone_us(network)
+    assert schedule_chain(network, zero, steps=((0.1, 100_000),)) is None
+    result = evaluate_network(config, network)
+    assert result.method == "markov-chain" and not result.caveats
+    chain = schedule_chain(network, zero)  # whatif's, recalled
+    assert chain.grid_us == pytest.approx(0.1 * zero, rel=1e-12) and 100_000 < chain.states <= 400_000
+    des = simulate(network, requests=200_000, seed=1)
+    assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
+    route_mva = evaluate_network(config, network, markov_chain=False)
+    assert route_mva.method == "route-mva" and route_mva.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
 
 
 def test_at_queue_depths_3_and_4_the_5_percent_grid_may_take_400000_states_after_the_10_percent_grid_fit():
