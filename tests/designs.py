@@ -267,7 +267,7 @@ def reads_dipping_at_queue_depth_4() -> dict:
     slow core runs dispatch and complete (the bottleneck), two fast cores cache lookup and translate, parse is
     an accelerator. A Hypothesis draw of test_power_never_falls_as_load_rises (2026-11-26), as drawn. The
     Markov chain solves QD 2 and 3; at QD 4 it needs about 124,000 states on the 10 % grid, beyond the 100,000 it
-    had until 2026-11-28, and there the route MVA answered 3 % below the DES and below the chain's QD 3 answer."""
+    had until 2026-11-27, and there the route MVA answered 3 % below the DES and below the chain's QD 3 answer."""
     return _design(
         "reads-dipping-at-qd4", True,
         {"channels": 1, "ways_per_channel": 3, "dies_per_chip": 1, "planes_per_die": 1,
@@ -445,7 +445,7 @@ def eight_kib_reads_over_eight_dies_at_queue_depth_4() -> dict:
     bus); two fast cores run parse, cache lookup, translate and dispatch, complete is an accelerator. Seed
     20261211 8-16 KiB draw 64 of ``benchmarks/model_vs_des.py --hypothesis``, rounded. The route MVA is 8 % low;
     the Markov chain fits its 10 % grid in about 170,000 states, more than the 100,000 it had there until
-    2026-11-28, and is within the DES's noise."""
+    2026-11-27, and is within the DES's noise."""
     return _design(
         "eight-kib-reads-over-eight-dies-at-queue-depth-4", True,
         {"channels": 2, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 4,

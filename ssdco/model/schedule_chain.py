@@ -102,7 +102,7 @@ GridStep = tuple[float, int] | tuple[float, int, str]  # (grid fraction, most st
 # fixed some misses of the route MVA and made others (-3.3, -4.7 and -6.6 % where the route MVA was within 0.2 %),
 # and cost 4-6 s on every design that outgrew 1,000,000.
 # Since the chain's throughput is read off its busy time (_work_conserving), the 10 % grid may take 400,000 states
-# here too. Measured (2026-11-28, docs/accuracy.md): on the 88 distinct QD 3-4 designs of the fresh draws (seeds
+# here too. Measured (2026-11-27, docs/accuracy.md): on the 88 distinct QD 3-4 designs of the fresh draws (seeds
 # 20261125-20261223) and schedule_chain_vs_des.py (seed 20261203, uniform designs 0-399) whose 10 % grid outgrew
 # 100,000 states and fit 400,000, the chain fixes 11 misses of the route MVA and makes none (RMS IOPS error 0.56 %
 # against the route MVA's 2.5 %; counted completions made 5, which is why it waited for the busy time). The price:

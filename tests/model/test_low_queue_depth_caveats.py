@@ -94,8 +94,9 @@ def test_the_chain_caveat_takes_the_place_of_the_queue_depth_2_to_4_ones():
 def test_whatif_no_longer_dips_where_the_chain_outgrew_its_budget():
     # whatif's answers switched solvers with the queue depth: the chain at QD 2 and 3, the route MVA at QD 4 where
     # the chain outgrew its budget of 100,000 states. The route MVA is low there (-3.4 % against the DES), below
-    # the QD 3 answer though the DES rises, and says so. Since 2026-11-28 the 10 % grid may take 400,000 states at
-    # QD 3-4 (schedule_chain.GRID_STEPS): the chain answers QD 4 too (about 124,000 states), and the dip is gone.
+    # the QD 3 answer though the DES rises, and says so. Since late on 2026-11-27 the 10 % grid may take 400,000
+    # states at QD 3-4 (schedule_chain.GRID_STEPS): the chain answers QD 4 too (about 124,000 states), and the dip
+    # is gone.
     d = reads_dipping_at_queue_depth_4()
     answers, alone = {}, {}
     for queue_depth in (3, 4):

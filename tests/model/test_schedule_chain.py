@@ -405,7 +405,7 @@ def test_a_refine_only_step_is_skipped_where_the_coarser_fit_needed_more_than_a_
 def test_at_queue_depths_3_and_4_the_10_percent_grid_may_take_400000_states():
     # 8 KiB reads at QD 4 over eight four-plane dies (tests.designs.eight_kib_reads_over_eight_dies_at_queue_depth_4,
     # a fresh Hypothesis draw): the route MVA is 8 % low; the chain needs about 175,000 states on the 10 % grid, more
-    # than the 100,000 it had there until 2026-11-28, and is within the DES's noise. The budget waited until the
+    # than the 100,000 it had there until 2026-11-27, and is within the DES's noise. The budget waited until the
     # chain's throughput was read off its busy time: with its completions counted, the 10 % grid's answers beyond
     # 100,000 states made misses where the route MVA was right (docs/accuracy.md).
     assert chain_module.GRID_STEPS[1] == (0.1, 400_000)
