@@ -1,18 +1,18 @@
 """The Markov chain's lumping grids (``ssdco/model/schedule_chain.py``): what ``schedule_chain`` explores,
 against exploring every grid step on its own, on the configurations of ``schedule_chain_vs_des.py``.
 
-``schedule_chain`` tries its steps (``default_grid_steps``: ``SHALLOW_GRID_STEPS`` at queue depth 2, ``GRID_STEPS``,
-``DEEP_GRID_STEPS`` from queue depth 5) coarse to fine and
+``schedule_chain`` tries its steps (``default_grid_steps``: ``SHALLOW_GRID_STEPS`` at queue depth 2, ``GRID_STEPS``
+at 3-5, ``HIGH_GRID_STEPS`` beyond) coarse to fine and
 skips a step no coarser than one that outgrew as large a state budget, and after a fit a finer step whose
 budget is below the states the fit needed: it assumes a finer grid never fits where a coarser one outgrew the
-same budget. A step marked ``REFINE_ONLY`` (the 5 % grid's 400,000 states at queue depths 3-4) it tries only after
-a coarser grid fit, by design. This script explores every step of every closed deterministic
-configuration at queue depth 2-5 and prints
+same budget. A step marked ``REFINE_ONLY`` (the 5 % grid's 400,000 states at queue depths 3-5) it tries only
+after a coarser grid fit within a ``REFINE_GROWTH``-th of its budget, by design. This script explores every step
+of every closed deterministic configuration at queue depth 2-5 and prints
 
 * how often that assumption fails (a finer grid fits after a coarser one outgrew as large a budget: the skip
-  would change the answer there), how often a refine-only step fits where no coarser grid did (the answers the
-  design gives up), and whether the grid ``schedule_chain`` takes is the finest that fits among the steps its
-  policy may take;
+  would change the answer there), how often a refine-only step fits where no coarser grid let it be tried (the
+  answers the design gives up), and whether the grid ``schedule_chain`` takes is the finest that fits among the
+  steps its policy may take;
 * the time of the explorations ``schedule_chain`` makes against the time of exploring every step (the cost
   the skip saves), median, 95th percentile and worst, and the ratio of the totals, measured in this one run.
 
@@ -93,7 +93,10 @@ def main() -> None:
                for i in range(len(steps)) for j in range(i + 1, len(steps))):
             violations += 1
             print(f"  {name}: a finer grid fits after a coarser one outgrew as large a budget: {steps}")
-        coarser_fit = [any(ok[i] and steps[i][0] > steps[j][0] for i in range(j)) for j in range(len(steps))]
+        # a coarser fit that lets step j be tried (a refine-only step: one within a REFINE_GROWTH-th of its budget)
+        coarser_fit = [any(ok[i] and steps[i][0] > steps[j][0]
+                           and (not steps[j][5] or steps[i][4] * sc.REFINE_GROWTH <= steps[j][1]) for i in range(j))
+                       for j in range(len(steps))]
         if any(ok[j] and steps[j][5] and not coarser_fit[j] for j in range(len(steps))):
             given_up += 1
         fitting = [step[0] for j, step in enumerate(steps) if ok[j] and (coarser_fit[j] or not step[5])]
@@ -103,8 +106,8 @@ def main() -> None:
         rows.append((seconds, _taken(steps, skip=False)[1], sum(step[3] for step in steps)))
     t = np.array(rows)
     print(f"{len(t)} configurations in the chain's scope; a finer grid fit after a coarser one outgrew as large a "
-          f"budget: {violations}; a refine-only step fit where no coarser grid did: {given_up}; the grid taken is "
-          f"not the finest that fits: {not_finest}")
+          f"budget: {violations}; a refine-only step fit where no coarser grid let it be tried: {given_up}; "
+          f"the grid taken is not the finest that fits: {not_finest}")
     for label, col in (("schedule_chain (skips)", 0), ("without the skip", 1), ("every step", 2)):
         x = t[:, col]
         print(f"{label:>24s}: median {np.median(x):.2f} s, 95th percentile {np.quantile(x, 0.95):.2f} s, "

@@ -29,11 +29,10 @@ Lumping. With incommensurate service times the remaining times of the pending ev
 exactly, and the number of states can grow without bound. States whose remaining times agree on a grid of
 ``grid_us`` are lumped: the first one found stands for all of them (its exact times drive its successors,
 so no service time is rounded). The grid is a fraction of one request's zero-load latency (1e-4, else the
-finest of 10 %, 5 % and 2 % on which the chain fits 100,000 states, ``GRID_STEPS``, where at queue depths 3-4 the
-10 % grid may take 400,000 and the 5 % grid 400,000 once the 10 % grid fit within 100,000; at queue depth 2 the
-10 % grid may take 400,000,
-``SHALLOW_GRID_STEPS``; from queue depth 5 on not 10 %, ``DEEP_GRID_STEPS``, and from 6 on at most 40,000
-states, ``HIGH_GRID_STEPS``); the error
+finest of 10 %, 5 % and 2 % on which the chain fits its budget: at queue depths 3-5 400,000 states on the 10 % grid,
+400,000 on the 5 % grid once the 10 % grid fit within 100,000, and 100,000 on the 2 % grid, ``GRID_STEPS``; at queue
+depth 2 the 10 % grid may take 400,000, the finer ones 100,000, ``SHALLOW_GRID_STEPS``; from queue depth 6 on the 5 %
+and 2 % grids 40,000, ``HIGH_GRID_STEPS``); the error
 this lumping brings is measured against the DES, not bounded (``benchmarks/schedule_chain_vs_des.py``). Where the chain
 fits no grid there is no answer (None), and ``whatif`` keeps the convoy estimate or the route MVA.
 
@@ -109,21 +108,23 @@ GridStep = tuple[float, int] | tuple[float, int, str]  # (grid fraction, most st
 # a design that outgrows 400,000 takes a median 2.2 s to give up (90th percentile 4.0 s, worst 20 s; 367 designs),
 # where 100,000 took about 0.5 s.
 GRID_STEPS = ((1e-4, 3_000), (0.1, 400_000), (0.05, 400_000, REFINE_ONLY), (0.02, 100_000))
-# Queue depth 5 and more (whatif tries the chain up to CHAIN_MAX_QUEUE_DEPTH): no 10 % grid. There a 10 % grid
-# fitted 5,940 states where 5 % overflowed 100,000, and was 2.5 % off the DES (uniform 4 KiB seed 46). On the
-# 5 % and 2 % grids the 17 draws at queue depth 5 of the 1,733 cached DES comparisons that fit were within
-# 0.17 %, and the 34 of benchmarks/schedule_chain_vs_des.py within 1.4 % (2026-11-25).
-DEEP_GRID_STEPS = ((1e-4, 3_000), (0.05, 100_000), (0.02, 100_000))
-DEEP_QUEUE_DEPTH = 5  # from this queue depth on, DEEP_GRID_STEPS (up to HIGH_QUEUE_DEPTH)
-# Queue depth 6-8 (whatif tries the chain up to 8 since 2026-11-27): the same grids, 40,000 states. Most designs
+# Queue depth 5: GRID_STEPS too, since late on 2026-11-27. Until then no 10 % grid and 100,000 states on the 5 %
+# and 2 % grids (DEEP_GRID_STEPS, ((1e-4, 3_000), (0.05, 100_000), (0.02, 100_000))): a 10 % grid had fitted 5,940
+# states where 5 % overflowed 100,000, and was 2.5 % off the DES (uniform 4 KiB seed 46; counted completions: read
+# off the busy time it is -1.2 %, and the 5 % grid fits 220,165 states, -0.15 %). Measured (docs/accuracy.md): of
+# the 216 QD 5 fresh draws (seeds 20261123-20261233) whose chain outgrew DEEP_GRID_STEPS, GRID_STEPS answers 54,
+# fixes 4 misses of the route MVA (reads at QD 5, seeds 20261224 #209-#210 and 20261227 #194-#195, -3.3 to -4.8 %
+# -> within 0.3 %; unflagged) and makes none (RMS IOPS error 1.24 -> 0.36 %, worst -1.45 %); giving up takes a
+# median 2.2 s instead of about 0.5 s.
+CHAIN_GRID_STEPS_MAX_QUEUE_DEPTH = 5  # GRID_STEPS up to this queue depth, then HIGH_GRID_STEPS
+# Queue depth 6-8 (whatif tries the chain up to 8 since 2026-11-27): the 5 % and 2 % grids, 40,000 states. Most designs
 # there outgrow any budget, and giving up costs the exploring: 0.23 s median (0.56 s worst) at 40,000 on 80 sampled
 # designs, 0.63 s (0.94 s) at 100,000. On the 964 closed deterministic configurations at queue depth 6-8 of the
 # cached fresh draws (seeds 20261123-20261213, both request-size settings) and uniform designs 0-2999 (both), the
-# DEEP_GRID_STEPS fitted 148, all within 0.8 % of the DES (60,000 requests), and brought 4 misses of the
+# DEEP_GRID_STEPS above fitted 148, all within 0.8 % of the DES (60,000 requests), and brought 4 misses of the
 # route MVA and the convoy in (2 of them need 90,000 states); 40,000 keeps the other two and the five of seed
 # 20261214 (reads and programs on one die at QD 8, the route MVA -3.4 to -3.9 %, the chain 7,712 states).
 HIGH_GRID_STEPS = ((1e-4, 3_000), (0.05, 40_000), (0.02, 40_000))
-HIGH_QUEUE_DEPTH = 6  # from this queue depth on, HIGH_GRID_STEPS
 # Queue depth 2: up to 400,000 states on the 10 % grid. Two requests of several transactions over many dies can
 # need more than 100,000 states there, and the route MVA that answers instead tends to be low at this depth.
 # Measured on 2026-11-27 (benchmarks/schedule_chain_budget.py: the 391 configurations at queue depth 2 of
@@ -1277,13 +1278,10 @@ def schedule_chain(network: Network, zero_load_us: float, *,
 
 def default_grid_steps(queue_depth: int) -> tuple[GridStep, ...]:
     """The (grid fraction, most states) steps :func:`attempt_chain` tries at ``queue_depth``: ``SHALLOW_GRID_STEPS``
-    at queue depth 2, ``GRID_STEPS`` up to ``DEEP_QUEUE_DEPTH``, ``DEEP_GRID_STEPS`` from there and
-    ``HIGH_GRID_STEPS`` from ``HIGH_QUEUE_DEPTH`` on."""
+    at queue depth 2, ``GRID_STEPS`` up to ``CHAIN_GRID_STEPS_MAX_QUEUE_DEPTH`` and ``HIGH_GRID_STEPS`` beyond."""
     if queue_depth <= SHALLOW_QUEUE_DEPTH:
         return SHALLOW_GRID_STEPS
-    if queue_depth >= HIGH_QUEUE_DEPTH:
-        return HIGH_GRID_STEPS
-    return DEEP_GRID_STEPS if queue_depth >= DEEP_QUEUE_DEPTH else GRID_STEPS
+    return GRID_STEPS if queue_depth <= CHAIN_GRID_STEPS_MAX_QUEUE_DEPTH else HIGH_GRID_STEPS
 
 
 def attempt_chain(network: Network, zero_load_us: float, *,

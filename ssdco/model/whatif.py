@@ -798,20 +798,20 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
                    "the model's IOPS +3.1 to +11.8 % (the DES's cores still idle while the requests are held behind "
                    "programs at the dies)")
     if chain_outgrown and not scheduled and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
-        # measured 2026-11-27 with benchmarks/schedule_chain_vs_des.py (611 closed deterministic configurations
-        # at QD 2-5, SHALLOW_GRID_STEPS at QD 2, and at QD 3-4 the 10 % grid's 400,000 states): the chain did not
-        # solve 226; 3 others answered (no miss) and the route MVA 223 where the chain outgrew its budget, of
-        # which 54 missed, all among the 199 that route_mva_at_risk flags, none among the 24 others (with
-        # 100,000 states on the 10 % grid at QD 3-4, earlier that day: 65 of 213 flagged, none of 32 others). On 2026-11-26, with 100,000 states at QD 2 too: 67 of
+        # measured late on 2026-11-27 with benchmarks/schedule_chain_vs_des.py (611 closed deterministic
+        # configurations at QD 2-5; SHALLOW_GRID_STEPS at QD 2, GRID_STEPS at 3-5): the chain did not solve 194;
+        # the route MVA answered where the chain outgrew its budget, 49 of the 180 that route_mva_at_risk flags
+        # missed, none of the 14 others (earlier that day, with 100,000 states on the 10 % grid at QD 3-4 and
+        # DEEP_GRID_STEPS at QD 5: 65 of 213 flagged, none of 32 others). On 2026-11-26, with 100,000 states at QD 2 too: 67 of
         # 216 flagged (52 of the 133 with four transactions, 23 of the 94 at QD 5), none of 32 others; the QD 2-4
         # caveats below, calibrated before the chain, flagged 11 of those 67. Held out (2026-11-26, seeds
         # 20261128-29, uniform designs 1000-1199): 52 of 242 flagged missed, 2 of 47 unflagged.
         if route_mva_at_risk(network, bottleneck):
             out.append(f"the Markov chain of the requests' draws outgrew its state budget at queue depth "
                        f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
-                       "tolerances on 54 of 199 sampled designs (closed, deterministic, queue depth 2-5, requests of "
+                       "tolerances on 49 of 180 sampled designs (closed, deterministic, queue depth 2-5, requests of "
                        "several transactions or a core group or channel at least "
-                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -10.6 to +38.8 % (the "
+                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -10.6 to +22.2 % (the "
                        "DES's few requests keep phase relations, such as a convoy through a slow core, that a "
                        "mean-value model does not see)")
         return tuple(out)
