@@ -802,10 +802,12 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
         # configurations at QD 2-5; SHALLOW_GRID_STEPS at QD 2, GRID_STEPS at 3-5): the chain did not solve 194;
         # the route MVA answered where the chain outgrew its budget, 49 of the 180 that route_mva_at_risk flags
         # missed, none of the 14 others (earlier that day, with 100,000 states on the 10 % grid at QD 3-4 and
-        # DEEP_GRID_STEPS at QD 5: 65 of 213 flagged, none of 32 others). On 2026-11-26, with 100,000 states at QD 2 too: 67 of
-        # 216 flagged (52 of the 133 with four transactions, 23 of the 94 at QD 5), none of 32 others; the QD 2-4
-        # caveats below, calibrated before the chain, flagged 11 of those 67. Held out (2026-11-26, seeds
-        # 20261128-29, uniform designs 1000-1199): 52 of 242 flagged missed, 2 of 47 unflagged.
+        # DEEP_GRID_STEPS at QD 5: 65 of 213 flagged, none of 32 others). On 2026-11-26, with 100,000 states at
+        # QD 2 too: 67 of 216 flagged (52 of the 133 with four transactions, 23 of the 94 at QD 5), none of 32
+        # others; the QD 2-4 caveats below, calibrated before the chain, flagged 11 of those 67. Held out
+        # (2026-11-26, seeds 20261128-29, uniform designs 1000-1199): 52 of 242 flagged missed, 2 of 47 unflagged.
+        # Not given at QD 6-8: there it would put a new warning on 307 fresh draws, 11 of them misses
+        # (docs/accuracy.md, seeds 20261234-35).
         if route_mva_at_risk(network, bottleneck):
             out.append(f"the Markov chain of the requests' draws outgrew its state budget at queue depth "
                        f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
