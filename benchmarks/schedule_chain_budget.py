@@ -4,8 +4,9 @@ depth where ``whatif``'s chain outgrew its budget (``attempt_chain(...).outgrown
 chain is explored again on the 10 % grid with ``--max-states`` states, and both answers are compared with a
 DES run. Prints, per such configuration, the route MVA's IOPS error (and ``whatif``'s time), the chain's error,
 its states and the time the exploration took (or "outgrown" and the time it took to give up), and the DES's 95 %
-half-width. This is how ``SHALLOW_GRID_STEPS`` was chosen, and why queue depths 3-4 keep 100,000 states on the
-10 % grid (2026-11-27; docs/accuracy.md).
+half-width. This is how ``SHALLOW_GRID_STEPS`` was chosen, and why queue depths 3-4 kept 100,000 states on the
+10 % grid until the chain's throughput was read off its busy time (2026-11-27; docs/accuracy.md); since then they
+have 400,000 (``GRID_STEPS``), so the designs this finds there are those that outgrow 400,000.
 
 Run: ``.venv/bin/python benchmarks/schedule_chain_budget.py [--queue-depth 2] [--max-states 1000000]
 [--seeds 20261123 20261125 20261128 20261129 20261130] [--random 400] [--requests 200000]`` (about 20 minutes

@@ -1,9 +1,12 @@
 """Whether two lumping grids agreeing makes a larger state budget safe at queue depths 3-4 (tried 2026-11-27, not
-kept; docs/accuracy.md, "a larger budget at QD 3-4, taken where two grids agree").
+kept; docs/accuracy.md, "a larger budget at QD 3-4, taken where two grids agree"). Later that day the larger budget
+was taken without the screen (``schedule_chain.GRID_STEPS``: 400,000 states on the 10 % grid), once the chain's
+throughput was read off its busy time.
 
-For every closed deterministic configuration at queue depth 3 or 4 whose chain outgrows ``whatif``'s budget (the
-route MVA answers), the chain is explored on the 20 % grid with at most ``--screen-states`` states and on the 10 %
-grid with at most ``--max-states``, and both are compared with a DES run. The candidate rule takes the 10 % answer
+For every closed deterministic configuration at queue depth 3 or 4 whose chain outgrows the steps ``whatif`` had
+when the check was made (``CHECKED_STEPS``) and where the route MVA answers then, the chain is explored on the 20 %
+grid with at most ``--screen-states`` states and on the 10 % grid with at most ``--max-states``, and both are
+compared with a DES run. The candidate rule takes the 10 % answer
 where the 20 % one fits and the two agree within a tolerance; the script prints, per tolerance, how many answers
 the rule takes and how many of the route MVA's misses it fixes and how many it makes (IOPS tolerance of
 ``ssdco validate``), and the extra time the rule would cost ``whatif`` on these designs (median, 90th percentile,
@@ -30,7 +33,7 @@ import numpy as np
 
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import request_alone_us
-from ssdco.model.schedule_chain import attempt_chain
+from ssdco.model.schedule_chain import REFINE_ONLY, attempt_chain
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
@@ -41,6 +44,8 @@ from model_vs_des import hypothesis_configs  # noqa: E402
 from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: E402
 
 AGREEMENT_TOLERANCES = (0.005, 0.01, 0.02, 0.05)
+# whatif's steps at queue depths 3-4 when the check was made (GRID_STEPS until late on 2026-11-27)
+CHECKED_STEPS = ((1e-4, 3_000), (0.1, 100_000), (0.05, 400_000, REFINE_ONLY), (0.02, 100_000))
 
 
 def _explore(network, zero_load_us: float, fraction: float,
@@ -73,9 +78,9 @@ def main() -> None:
         network = build_network(config)
         if network.queue_depth not in (3, 4):
             continue
-        model = evaluate_network(config, network)
-        zero_load_us = request_alone_us(network)  # as whatif scales the grids: its attempt is recalled
-        if model.method != "route-mva" or not attempt_chain(network, zero_load_us).outgrown:
+        model = evaluate_network(config, network, markov_chain=False)  # whatif's answer where the chain outgrows
+        zero_load_us = request_alone_us(network)  # as whatif scales the grids
+        if model.method != "route-mva" or not attempt_chain(network, zero_load_us, steps=CHECKED_STEPS).outgrown:
             continue
         coarse, coarse_s = _explore(network, zero_load_us, 0.2, args.screen_states)
         fine, fine_s = (None, 0.0) if coarse is None else _explore(network, zero_load_us, 0.1, args.max_states)
