@@ -490,3 +490,21 @@ def reads_over_eight_dies_behind_two_cores_at_queue_depth_5() -> dict:
         {"name": "eight-dies-two-cores", "core_groups": [
             {"name": "g1", "spec": "fast", "count": 2,
              "modules": ["parse", "cache_lookup", "translate", "dispatch", "complete"]}]})
+
+
+def sixteen_kib_reads_waiting_at_dies_and_channels() -> dict:
+    """16 KiB reads (four transactions) at QD 12 over 4 channels of 6 single-plane dies (tR 34.7 us, an 11.3 us
+    transfer on a 400 MT/s bus), the channels about 90 % busy and the dies 46 % in the DES; two fast cores parse
+    and look up the cache, three run translate, dispatch and complete. From benchmarks/model_vs_des.py
+    --hypothesis 20261225 --sizes mixed (draw 117), rounded. A request waits at the dies and at the channels,
+    and its transactions' excess waits at the two stages add as independent parts
+    (route_mva.stage_wait_correlation): added outright the model was 5.4 % low."""
+    return _design(
+        "reads-waiting-at-dies-and-channels", True,
+        {"channels": 4, "ways_per_channel": 3, "dies_per_chip": 2, "planes_per_die": 1,
+         "independent_plane_reads": False, "t_read_us": 34.7, "t_prog_us": 788.7, "channel_rate_mts": 400.0},
+        3, {"parse": 1910.0, "cache_lookup": 261.0, "translate": 1625.0, "dispatch": 1924.0, "complete": 2308.0},
+        {"read_fraction": 1.0, "request_size_kib": 16, "queue_depth": 12},
+        {"name": "dies-and-channels", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 2, "modules": ["parse", "cache_lookup"]},
+            {"name": "g2", "spec": "fast", "count": 3, "modules": ["translate", "dispatch", "complete"]}]})

@@ -98,6 +98,12 @@ controller networks with deterministic service; this solver walks the route step
    the max); together they give 686. At 70 % reads, the uniformly sampled 8-16 KiB designs that were
    3.5-4.3 % high (QD 5-12) are within 1.2 %; some Hypothesis designs at QD 4 went from +3 % to -2.4..-3.5 %
    (one of them now out of tolerance).
+   A transaction's waits at successive stages (the dies, then the channels) are parts of one time, and the
+   request waits for the largest sum, not for the largest die wait plus the largest channel wait. Where every
+   request does one operation, the stages' excesses over their mean waits add as independent parts (the root of
+   the sum of their squares, exact for normal parts); where reads and programs mix they are still added
+   outright (:func:`stage_wait_correlation`, with the measurements). Added outright, 16 KiB reads at QD 12
+   waiting at dies 46 % and channels 90 % busy were 5.4 % low, now 2.3 %.
 2. **Re-entry.** A job that leaves a server and comes back before the next job's service ends
    finds that service just begun: its residual is the full S, not S(1 + scv)/2. The fraction of
    such arrivals is estimated per step as P(same copy) x max(0, 1 - gap / S), where the gap is the
@@ -616,9 +622,34 @@ class RouteArrays:
     run_scv: np.ndarray = None  # per station: scv of an arrival's work, immediate feedback merged (3.)
     sibling_work: np.ndarray = None  # per station: work of a transaction queued behind its own siblings, in S (1.)
     fork_scale: np.ndarray = None  # per station: 1 - the copies' wait correlation, on the max-of-T term (1.)
+    # how a transaction's excess waits at successive fork-join stages combine in the max-of-T term (1.): 1 adds
+    # them, 0 adds them as independent parts (root of the sum of squares); see stage_wait_correlation()
+    stage_wait_correlation: float = 1.0
     buffer_pool: BufferPool | None = None  # the write buffer's pool of slots (5.; None: the bound alone)
     routed_stages: tuple[RoutedStage, ...] = ()  # the dies and channels alone (routed_stage.py, 6.), and
     routed_indices: tuple[int, ...] = ()  # their stations
+
+
+def stage_wait_correlation(network: Network) -> float:
+    """How a transaction's excess waits at successive fork-join stages (dies, then channels) combine in the
+    max-of-T term (1., "Fork-join"): 0 where every request does one operation (read-only or write-only work),
+    1 where reads and programs mix, or where some transactions make extra NAND operations (the FTL's mapping
+    reads and write-backs, its write-through programs).
+
+    E[max over T of (A_j + B_j)] exceeds its mean by less than the excess of max A plus that of max B unless
+    a transaction's waits at the two stages move together; for independent normal parts the excesses add as
+    standard deviations do (root of the sum of squares). Read-only and write-only work takes that. On the
+    cached 8-16 KiB comparisons of 2026-11-27 at QD >= 6 (seeds 20261212-35, 3,584 one-operation draws) it
+    moved 161 answers by more than 0.2 %: their RMS IOPS error went from 3.0 to 2.1 % (reads) and 2.9 to
+    2.2 % (writes), their mean from -2.0 to -1.0 % and -1.0 to -0.1 %, and against 1,000,000-request runs 16
+    misses became hits and 2 hits misses. Where 70 % reads mix with programs it moved 241 answers from a mean
+    of +0.1 % to +1.0 % (RMS 2.7 to 3.0 %) and made 25 misses for 8 fixed, so there the excesses are still
+    added outright. Why is not established: a request's operation sets its work at every stage, so its waits
+    there may move together, and the mixes' answers lean high already ("The knee" in docs/accuracy.md)."""
+    on_path = [s for s in network.steps if s.station is not None and not s.per_request and not s.background
+               and s.routing != "single" and network.op_weight(s) > 0]
+    one_operation = network.read_fraction in (0.0, 1.0) and all(s.probability == 1.0 for s in on_path)
+    return 0.0 if one_operation else 1.0
 
 
 def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArrays:
@@ -686,6 +717,7 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         run_scv=merged_run_scv(network, steps, loads),
         sibling_work=np.array([network.sibling_work_ratio.get(ld.name, 1.0) for ld in loads]),
         fork_scale=np.array([1.0 - max(network.copy_work_correlation.get(ld.name, 0.0), 0.0) for ld in loads]),
+        stage_wait_correlation=stage_wait_correlation(network),
         buffer_pool=buffer_pool(network, loads),
         routed_stages=tuple(st for st in routed_stages(network) if st.station in index),
         routed_indices=tuple(index[st.station] for st in routed_stages(network) if st.station in index),
@@ -969,7 +1001,7 @@ def _max_wait_factor(profile, p_top, p_low, cv, powers, tx):
 
 @nb.njit(cache=True, inline='always')
 def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
-                pure_delay, features, fork_scale):
+                pure_delay, features, fork_scale, stage_corr):
     """Mean cycle time of a request: per-request steps, then the fork-join block per size class (1.)."""
     n_steps = st.shape[0]
     total = pure_delay
@@ -980,7 +1012,9 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers
         tx = sizes[s]
         block = 0.0
         dl_block = 0.0
-        maxwait = 0.0  # sum over stages of E[max over the occupied copies of the stage wait] - its mean
+        # per stage, E[max over the occupied copies of the stage wait] - its mean: summed, and squared and summed
+        maxwait = 0.0
+        maxwait_sq = 0.0
         for i in range(n_steps):
             if blk[i]:
                 k = st[i]
@@ -1002,7 +1036,13 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers
                         over = slack[i, o, 0] - delta
                         tail += slack[i, o, 1] * (math.exp(-over / (theta * cv)) if over > 0.0 else 1.0)
                     emax = _max_wait_factor(profile[i, s], p, p * tail, cv, powers, tx)
-                    maxwait += fork_scale[k] * (wait[k] * weight[i] / p * emax - wait[k] * weight[i])
+                    excess = fork_scale[k] * (wait[k] * weight[i] / p * emax - wait[k] * weight[i])
+                    maxwait += excess
+                    maxwait_sq += excess * excess
+        if stage_corr < 1.0:
+            # the stages' excesses as parts of one transaction's time with correlation stage_corr: the max over
+            # T of the sums exceeds its mean by the root of their variance sum (exact for normal parts)
+            maxwait = math.sqrt(stage_corr * maxwait * maxwait + (1.0 - stage_corr) * maxwait_sq)
         if tx > 1 and not features & FORK_JOIN:
             block = tx * (block - dl_block) + dl_block  # the station-level view: visits in sequence
         elif tx > 1:
@@ -1239,7 +1279,7 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above, bg_demand, bg_res,
-              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale):
+              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
     :func:`_flow_scv`). The helpers it calls are inlined: with this many array arguments, numba's call
     overhead was about a quarter of the solve."""
@@ -1252,7 +1292,7 @@ def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, 
         wait[:] = wait0
         p_wait[:] = p_wait0
     return _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs,
-                       weight, pure_delay, features, fork_scale)
+                       weight, pure_delay, features, fork_scale, stage_corr)
 
 
 @nb.njit(cache=True)
@@ -1303,7 +1343,7 @@ def _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, 
 @nb.njit(cache=True)
 def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, own_serial, own_serial_routed, profile,
                   slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity,
-                  run_scv, sibling_work, fork_scale, cap_background=True):
+                  run_scv, sibling_work, fork_scale, stage_corr, cap_background=True):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
     demand = visits * svc
@@ -1358,10 +1398,10 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     zero = np.zeros(k_count)
     powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
     cycle0 = _cycle_time(zero, zero, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
-                         pure_delay, features, fork_scale)
+                         pure_delay, features, fork_scale, stage_corr)
     # the re-entry gaps count the own serialisation only where no core or accelerator count changes it
     cycle_gap = _cycle_time(zero, zero, t, dl, st, blk, own_serial_routed, profile, slack, powers, wait_cv2, sizes,
-                            probs, weight, pure_delay, features, fork_scale)
+                            probs, weight, pure_delay, features, fork_scale, stage_corr)
     f_residual = _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle_gap, features)
     # X(n) = the largest X <= capacity with X cycle_n(X) <= n, floored at X(n - 1). X cycle_n(X) - n
     # rises with X, so the root lies between X(n - 1) (when that is still below it; otherwise the floor
@@ -1371,7 +1411,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         f_lo = lo * _cycle_at(lo, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                               sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
-                              wait0, p_wait0, wait, p_wait, work, fork_scale) - n
+                              wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
             continue
@@ -1383,7 +1423,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             f_hi = hi * _cycle_at(hi, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                                   sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack, powers,
-                                  wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale) - n
+                                  wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
             if f_hi > 0.0 or hi >= top:
                 break
             lo, f_lo = hi, f_hi
@@ -1399,7 +1439,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             f_mid = mid * _cycle_at(mid, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk,
                                     own_serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
                                     siblings, sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack,
-                                    powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale) - n
+                                    powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
                 lo = mid
                 break
@@ -1420,7 +1460,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     cycle = _cycle_at(x, n_max, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes,
                       probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above,
                       bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work,
-                      fork_scale)
+                      fork_scale, stage_corr)
     residence = visits * (svc + sibling_wait + wait)
     queue = x * residence
     return x_by_n, residence, queue, p_wait, cycle
@@ -1428,13 +1468,13 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
 
 @nb.njit(cache=True)
 def _route_latency(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, wait_cv2, sizes, probs, weight, pure_delay,
-                   features, fork_scale):
+                   features, fork_scale, stage_corr):
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
     powers = np.zeros((2, t_max + 1))  # scratch of _max_wait_factor
     return _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs, weight,
-                       pure_delay, features, fork_scale)
+                       pure_delay, features, fork_scale, stage_corr)
 
 
 def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, batch_waits: bool = False,
@@ -1450,6 +1490,7 @@ def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, 
     the request occupies. Without it each transaction at a single station waits on its own."""
     a = arrays
     fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(a.service_us.shape[0])
+    stage_corr = float(a.stage_wait_correlation)
     weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
     profile = a.profile
     if batch_waits:
@@ -1460,7 +1501,7 @@ def route_latency(arrays: RouteArrays, wait_us: np.ndarray, p_wait: np.ndarray, 
     return float(_route_latency(np.asarray(wait_us, dtype=np.float64), np.asarray(p_wait, dtype=np.float64),
                                 a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block, a.own_serial_us,
                                 profile, a.slack, residual_cv2(a.scv), a.size_transactions, a.size_probs, weight,
-                                a.pure_delay_us, int(features), fork_scale))
+                                a.pure_delay_us, int(features), fork_scale, stage_corr))
 
 
 def routed_arrival_gamma(arrays: RouteArrays, x_per_us: float, demand_us: np.ndarray) -> np.ndarray:
@@ -1501,11 +1542,12 @@ def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: in
         # as in the kernel: the own serialisation only at the address-routed stages
         zero = np.zeros(a.service_us.shape[0])
         fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(a.service_us.shape[0])
+        stage_corr = float(a.stage_wait_correlation)
         weight = a.step_weight if a.step_weight is not None else np.ones(a.step_station.shape[0])
         cycle0 = float(_route_latency(zero, zero, a.step_service_us, a.step_delay_us, a.step_station, a.step_in_block,
                                       a.own_serial_routed_us, a.profile, a.slack, residual_cv2(a.scv),
                                       a.size_transactions, a.size_probs, weight, a.pure_delay_us, int(features),
-                                      fork_scale))
+                                      fork_scale, stage_corr))
     return _residual_factors(a.service_us, a.scv, a.servers, a.copies, a.step_station, a.step_service_us,
                              a.step_delay_us, a.step_visits, a.step_routed, cycle0, int(features), closed_loop)
 
@@ -1552,13 +1594,15 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     bg_r = a.bg_residual_us if a.bg_residual_us is not None else np.zeros(k)
     sibling_work = a.sibling_work if a.sibling_work is not None else np.ones(k)
     fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(k)
+    stage_corr = float(a.stage_wait_correlation)
 
     def solve(cap_per_us: float, cap_background: bool = True):
         return _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station, a.step_service_us,
                              a.step_delay_us, a.step_visits, a.step_in_block, a.step_routed, a.own_serial_us,
                              a.own_serial_routed_us, a.profile, a.slack, a.size_transactions, a.size_probs,
                              a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r, cap_per_us,
-                             a.run_scv if a.run_scv is not None else a.scv, sibling_work, fork_scale, cap_background)
+                             a.run_scv if a.run_scv is not None else a.scv, sibling_work, fork_scale, stage_corr,
+                             cap_background)
 
     # 5. the write buffer: its pool's chain (write_buffer.py) over the route without the buffer, whose
     # background work the chain's drain does (so it does not cap the route), or, where the chain does not

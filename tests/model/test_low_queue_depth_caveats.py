@@ -117,7 +117,8 @@ def test_whatif_no_longer_dips_where_the_chain_outgrew_its_budget():
     # the chain outgrew its budget of 100,000 states. The route MVA is low there (-3.4 % against the DES), below
     # the QD 3 answer though the DES rises, and says so. Since late on 2026-11-27 the 10 % grid may take 400,000
     # states at QD 3-4 (schedule_chain.GRID_STEPS): the chain answers QD 4 too (about 124,000 states), and the dip
-    # is gone.
+    # is gone. The route MVA alone still dips below the QD 3 answer, but since its stages' excess waits combine as
+    # independent parts in read-only work (route_mva.stage_wait_correlation) it is -1.3 %, not -3.4 %.
     d = reads_dipping_at_queue_depth_4()
     answers, alone = {}, {}
     for queue_depth in (3, 4):
@@ -132,4 +133,4 @@ def test_whatif_no_longer_dips_where_the_chain_outgrew_its_budget():
     network = build_network(config_from_dict(d))
     des = simulate(network, requests=60_000, seed=1)
     assert abs(answers[4].iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
-    assert alone[4].iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
+    assert -IOPS_TOLERANCE <= alone[4].iops / des.iops.value - 1.0 < 0.0
