@@ -508,3 +508,21 @@ def sixteen_kib_reads_waiting_at_dies_and_channels() -> dict:
         {"name": "dies-and-channels", "core_groups": [
             {"name": "g1", "spec": "fast", "count": 2, "modules": ["parse", "cache_lookup"]},
             {"name": "g2", "spec": "fast", "count": 3, "modules": ["translate", "dispatch", "complete"]}]})
+
+
+def mixed_16k_requests_at_busy_channels() -> dict:
+    """16 KiB requests (four transactions) at 70 % reads and QD 39 over 4 channels of 8 single-plane dies (tR
+    28.4 us, tPROG 150 us, an 11.3 us transfer on a 400 MT/s bus): the channels are the bottleneck, 91 % busy,
+    the dies 65 %; two fast cores run parse, cache lookup, translate and complete, dispatch is an accelerator.
+    From benchmarks/model_vs_des.py --hypothesis 20261227 --sizes mixed (draw 123), rounded. Reads and programs
+    mix, but no core group is the bottleneck, so the stages' excess waits add as independent parts
+    (route_mva.stage_wait_correlation): added outright the model was 3.3 % low."""
+    return _design(
+        "mixed-requests-at-busy-channels", True,
+        {"channels": 4, "ways_per_channel": 4, "dies_per_chip": 2, "planes_per_die": 1,
+         "independent_plane_reads": True, "t_read_us": 28.4, "t_prog_us": 149.6, "channel_rate_mts": 400.0},
+        3, {"parse": 882.5, "cache_lookup": 149.6, "translate": 149.6, "dispatch": 2418.6, "complete": 1937.9},
+        {"read_fraction": 0.7, "request_size_kib": 16, "queue_depth": 39},
+        {"name": "busy-channels", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 2, "modules": ["parse", "cache_lookup", "translate", "complete"]}],
+         "accelerators": {"dispatch": 2}})

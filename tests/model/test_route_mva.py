@@ -16,7 +16,8 @@ from ssdco.model.route_mva import (expected_max, expected_serial_count, own_run_
 from ssdco.spec import config_from_dict
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
-from tests.designs import sixteen_kib_reads_waiting_at_dies_and_channels
+from tests.designs import (bursty_read_write_mix, mixed_16k_requests_at_busy_channels,
+                           sixteen_kib_reads_waiting_at_dies_and_channels)
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -224,7 +225,7 @@ def test_request_alone_is_whatifs_zero_load_latency_bit_for_bit(seed):
 @pytest.mark.parametrize("read_fraction, overrides, expected", [
     (1.0, (), 0.0),  # reads only: the stages' excess waits add as independent parts
     (0.0, (), 0.0),  # writes only
-    (0.7, (), 1.0),  # reads and programs mix: added outright, as before
+    (0.7, (), 1.0),  # reads among the write buffer's background programs: added outright, as before
     (1.0, ('ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 1.0),  # some reads make a mapping read first
 ])
 def test_stage_wait_correlation_by_the_work_on_the_path(pm9a3_path, read_fraction, overrides, expected):
@@ -234,6 +235,14 @@ def test_stage_wait_correlation_by_the_work_on_the_path(pm9a3_path, read_fractio
     network = build_network(config)
     assert stage_wait_correlation(network) == expected
     assert route_arrays(network, network.loads()).stage_wait_correlation == expected
+
+
+@pytest.mark.parametrize("design, expected", [
+    (bursty_read_write_mix, 1.0),  # reads and programs mix behind a core group, the bottleneck: added outright
+    (mixed_16k_requests_at_busy_channels, 0.0),  # the same mix with the channels the bottleneck: independent
+])
+def test_stage_wait_correlation_of_read_write_mixes_by_their_bottleneck(design, expected):
+    assert stage_wait_correlation(build_network(config_from_dict(design()))) == expected
 
 
 def test_independent_stage_waits_only_shorten_the_cycle():
