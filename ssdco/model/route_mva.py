@@ -98,8 +98,9 @@ controller networks with deterministic service; this solver walks the route step
    the max); together they give 686. At 70 % reads, the uniformly sampled 8-16 KiB designs that were
    3.5-4.3 % high (QD 5-12) are within 1.2 %; some Hypothesis designs at QD 4 went from +3 % to -2.4..-3.5 %
    (one of them now out of tolerance).
-   A transaction's waits at successive stages (the dies, then the channels) are parts of one time, and the
-   request waits for the largest sum, not for the largest die wait plus the largest channel wait. Where every
+   A transaction's waits at the successive steps of the block (a core group's, the dies', the channels') are parts
+   of one time, and the request waits for the largest sum, not for the largest die wait plus the largest channel
+   wait (and so on). Where every
    request does one operation, or the dies or channels are the bottleneck, the stages' excesses over their mean
    waits add as independent parts (the root of the sum of their squares, exact for normal parts); where reads
    and programs mix behind a core group that is the bottleneck (the knee) they are still added outright
@@ -623,7 +624,7 @@ class RouteArrays:
     run_scv: np.ndarray = None  # per station: scv of an arrival's work, immediate feedback merged (3.)
     sibling_work: np.ndarray = None  # per station: work of a transaction queued behind its own siblings, in S (1.)
     fork_scale: np.ndarray = None  # per station: 1 - the copies' wait correlation, on the max-of-T term (1.)
-    # how a transaction's excess waits at successive fork-join stages combine in the max-of-T term (1.): 1 adds
+    # how a transaction's excess waits at the fork-join block's steps combine in the max-of-T term (1.): 1 adds
     # them, 0 adds them as independent parts (root of the sum of squares); see stage_wait_correlation()
     stage_wait_correlation: float = 1.0
     buffer_pool: BufferPool | None = None  # the write buffer's pool of slots (5.; None: the bound alone)
@@ -631,8 +632,9 @@ class RouteArrays:
     routed_indices: tuple[int, ...] = ()  # their stations
 
 
-def stage_wait_correlation(network: Network) -> float:
-    """How a transaction's excess waits at successive fork-join stages (dies, then channels) combine in the
+def stage_wait_correlation(network: Network, loads: tuple[StationLoad, ...] | None = None) -> float:
+    """How a transaction's excess waits at the successive steps of the fork-join block (at core groups and
+    accelerators, the dies, the channels; ``loads``: ``network.loads()`` where the caller has them) combine in the
     max-of-T term (1., "Fork-join"): 0 (as independent parts) where every request does one operation
     (read-only or write-only work), and where reads and programs mix but the dies or the channels, not a core
     group, are the bottleneck (the largest demand per server); 1 (added outright) where such a mix runs
@@ -665,7 +667,7 @@ def stage_wait_correlation(network: Network) -> float:
         return 1.0  # the reads among the FTL's buffered programs: not measured, added as before
     # reads and programs mix: independent where the dies or channels are the bottleneck, added at a core group
     per_server: dict[str, float] = {}  # the largest demand per server (us per request) of each kind of station
-    for ld in network.loads():
+    for ld in network.loads() if loads is None else loads:
         per_server[ld.kind] = max(per_server.get(ld.kind, 0.0), ld.demand_us / ld.servers)
     core_bound = per_server.get("cores", 0.0) >= max(per_server.get("die", 0.0), per_server.get("channel", 0.0))
     return 1.0 if core_bound else 0.0
@@ -736,7 +738,7 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         run_scv=merged_run_scv(network, steps, loads),
         sibling_work=np.array([network.sibling_work_ratio.get(ld.name, 1.0) for ld in loads]),
         fork_scale=np.array([1.0 - max(network.copy_work_correlation.get(ld.name, 0.0), 0.0) for ld in loads]),
-        stage_wait_correlation=stage_wait_correlation(network),
+        stage_wait_correlation=stage_wait_correlation(network, loads),
         buffer_pool=buffer_pool(network, loads),
         routed_stages=tuple(st for st in routed_stages(network) if st.station in index),
         routed_indices=tuple(index[st.station] for st in routed_stages(network) if st.station in index),
@@ -1031,7 +1033,7 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers
         tx = sizes[s]
         block = 0.0
         dl_block = 0.0
-        # per stage, E[max over the occupied copies of the stage wait] - its mean: summed, and squared and summed
+        # per step, E[max over the occupied copies of the step's wait] - its mean: summed, and squared and summed
         maxwait = 0.0
         maxwait_sq = 0.0
         for i in range(n_steps):
@@ -1059,7 +1061,7 @@ def _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers
                     maxwait += excess
                     maxwait_sq += excess * excess
         if stage_corr < 1.0:
-            # the stages' excesses as parts of one transaction's time with correlation stage_corr: the max over
+            # the steps' excesses as parts of one transaction's time with correlation stage_corr: the max over
             # T of the sums exceeds its mean by the root of their variance sum (exact for normal parts)
             maxwait = math.sqrt(stage_corr * maxwait * maxwait + (1.0 - stage_corr) * maxwait_sq)
         if tx > 1 and not features & FORK_JOIN:
