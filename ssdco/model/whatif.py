@@ -800,8 +800,9 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
     if chain_outgrown and not scheduled and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
         # measured late on 2026-11-27 with benchmarks/schedule_chain_vs_des.py (611 closed deterministic
         # configurations at QD 2-5; SHALLOW_GRID_STEPS at QD 2, GRID_STEPS at 3-5): the chain did not solve 194;
-        # the route MVA answered where the chain outgrew its budget, 49 of the 180 that route_mva_at_risk flags
-        # missed, none of the 14 others (earlier that day, with 100,000 states on the 10 % grid at QD 3-4 and
+        # the route MVA answered where the chain outgrew its budget, 41 of the 180 that route_mva_at_risk flags
+        # missed, none of the 14 others (49 of 180 before the stages' excess waits became independent parts in
+        # route_mva.stage_wait_correlation; earlier that day, with 100,000 states on the 10 % grid at QD 3-4 and
         # DEEP_GRID_STEPS at QD 5: 65 of 213 flagged, none of 32 others). On 2026-11-26, with 100,000 states at
         # QD 2 too: 67 of 216 flagged (52 of the 133 with four transactions, 23 of the 94 at QD 5), none of 32
         # others; the QD 2-4 caveats below, calibrated before the chain, flagged 11 of those 67. Held out
@@ -811,9 +812,9 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
         if route_mva_at_risk(network, bottleneck):
             out.append(f"the Markov chain of the requests' draws outgrew its state budget at queue depth "
                        f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
-                       "tolerances on 49 of 180 sampled designs (closed, deterministic, queue depth 2-5, requests of "
+                       "tolerances on 41 of 180 sampled designs (closed, deterministic, queue depth 2-5, requests of "
                        "several transactions or a core group or channel at least "
-                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -10.6 to +22.2 % (the "
+                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -9.4 to +22.2 % (the "
                        "DES's few requests keep phase relations, such as a convoy through a slow core, that a "
                        "mean-value model does not see)")
         return tuple(out)
