@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ssdco import load_config
 from ssdco.model.network import Network, Station, Step, build_network
 from ssdco.model.route_mva import (expected_max, expected_serial_count, own_run_departures, request_alone_us,
                                    residual_cv2, route_arrays, serial_level_distribution, solve_route,
@@ -178,7 +179,6 @@ def test_occupancy_mean_of_an_indicator_is_the_max_load_distribution(t, m, limit
 def test_variable_service_spread_of_a_step_one_operation_skips():
     # with a mapping cache and a write buffer the data read is a read-only die step: at 70 % reads the
     # writes skip it, so its spread is 0 for them (a distribution of total probability 1, not 0.7)
-    from ssdco import load_config
     from ssdco.model.network import build_network
     from ssdco.model.route_mva import own_last_departure, own_serial_parts
     from tests.conftest import PM9A3
@@ -229,7 +229,6 @@ def test_request_alone_is_whatifs_zero_load_latency_bit_for_bit(seed):
     (1.0, ('ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 1.0),  # some reads make a mapping read first
 ])
 def test_stage_wait_correlation_by_the_work_on_the_path(pm9a3_path, read_fraction, overrides, expected):
-    from ssdco import load_config
     config = load_config(pm9a3_path, overrides=[f"workload.read_fraction={read_fraction}",
                                                  "workload.request_size_kib=16", *overrides])
     network = build_network(config)
