@@ -35,11 +35,16 @@ The schedule is not monotone in servers, because the DES is not: a different ord
 more than the extra server gains (``tests/model/test_periodic.py``: a fourth core, -1.1 % in the DES).
 
 Where the collapsed copies do queue, a second estimate, the *convoy* (:func:`convoy_estimate`), keeps the
-schedule for what it is sure of and the route MVA for what it is not. It runs the same recursion with the
+schedule for what it is sure of and leaves the rest to the addresses. It runs the same recursion with the
 address-routed stations (dies, channels) taken as pure delays, which gives the requests' order, and so
 their waits, at the cores, accelerators and PCIe; that time (service, delays and waits) then becomes one
-pure delay in front of the dies and channels, which the route MVA solves, since there the addresses
-decide who waits. Requests of one transaction only: with several, the skeleton runs a request's
+pure delay in front of the dies and channels, where the addresses decide who waits. The N requests in the
+dies and channels behind that delay are run event by event, seeded (``routed_stage.py``, the delay as the
+time between a request's completion and the next one's arrival); the route MVA solves them only where
+that stage does not describe them (some requests skip a die or channel, or NAND times vary). Until
+2026-11-27 (late) the route MVA solved them everywhere, and it ran 1-4 % low where a few multi-plane dies
+hold nearly all N requests (7 reads over two four-plane dies, seed 20261218 draw 42: -3.3 %, now -0.1 %;
+docs/accuracy.md, "The convoy's dies event by event"). Requests of one transaction only: with several, the skeleton runs a request's
 transactions in parallel on their channel, which the DES serialises (an earlier form that allowed them
 put 28 of 2,030 sampled configurations out of the tolerances and brought 4 in). ``whatif`` takes the
 convoy only where it gives more throughput than the route MVA, the case the route MVA is known to miss: at
@@ -83,6 +88,7 @@ import numpy as np
 
 from .network import Network, fork_join_block_ends
 from .route_mva import route_arrays, solve_route
+from .routed_stage import routed_stage_per_us, routed_stages
 
 MAX_QUEUE_DEPTH = 8  # beyond it the search costs tens of ms, and the schedules found matched the route MVA
 # The convoy estimate goes further, to queue depth 12. Its skeleton (no address-routed station) costs 2 ms
@@ -199,12 +205,22 @@ def convoy_estimate(network: Network) -> ConvoyEstimate | None:
     nand_loads = nand.loads()
     solution = solve_route(route_arrays(nand, nand_loads), n)
     at = {ld.name: k for k, ld in enumerate(nand_loads)}
+    x = solution.throughput_per_us
+    routed_residence = solution.residence_us.copy()
+    stages = routed_stages(nand)
+    if {st.station for st in stages} == routed_names:
+        # the dies and channels behind the fixed time elsewhere, event by event (routed_stage.py): the route
+        # MVA's waits there ran 1-4 % long where a few multi-plane dies hold nearly all N requests (module
+        # docstring); its residences are kept in proportion for the per-station figures
+        think_us = float(sum(step.delay_us for step in nand.steps))
+        x = routed_stage_per_us(n, (1,), (1.0,), stages, think_us=think_us)
+        per_request = float(np.sum(routed_residence * np.array([ld.copies for ld in nand_loads])))
+        routed_residence *= max(n / x - think_us, 0.0) / max(per_request, 1e-12)  # residences are per copy
     loads = network.loads()
-    residence = np.array([solution.residence_us[at[ld.name]] if ld.name in at else ld.demand_us + wait
+    residence = np.array([routed_residence[at[ld.name]] if ld.name in at else ld.demand_us + wait
                           for ld, wait in zip(loads, schedule.wait_us)])
     p_wait = np.array([solution.p_wait[at[ld.name]] if ld.name in at else p
                        for ld, p in zip(loads, schedule.p_wait)])
-    x = solution.throughput_per_us
     return ConvoyEstimate(throughput_per_us=x, response_us=n / x, residence_us=residence, p_wait=p_wait,
                           mean_jobs=x * residence)
 

@@ -34,6 +34,10 @@ The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,00
 0.03-0.14 % above the dies alone (within the DES's own 95 % CI, 0.14-0.22 %): there the rest of the route holds
 almost no requests and the stage alone is the design.
 
+The convoy estimate (``periodic.py``) runs the same stage with a fixed time between a request's completion
+and the arrival of the one that takes its place (``think_us``): the rest of the route, as its deterministic
+schedule has it.
+
 Where it applies (:func:`routed_stages`): a closed workload, a die or channel station that only the data
 step visits (no mapping-table reads, no background work), deterministic (NAND scv 0), and every request's
 transactions visiting it.
@@ -116,13 +120,16 @@ def stage_bound_per_us(stages: tuple[RoutedStage, ...], population: int, transac
 
 
 def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: tuple[float, ...],
-                        stages: tuple[RoutedStage, ...], seed: int = SEED, requests: int | None = None) -> float:
+                        stages: tuple[RoutedStage, ...], seed: int = SEED, requests: int | None = None,
+                        think_us: float = 0.0) -> float:
     """Requests completed per us by ``population`` requests in ``stages`` alone (one station, or the dies then
     their channels, die d feeding channel d % channels as in the DES), each request forking
     ``transactions[j]`` transactions (with probability ``probs[j]``) over the first stage's copies at random,
     a read's visit ``read_us`` long (the stages' ``read_fraction`` of the requests) and a program's
     ``write_us``: event by event, over ``requests`` completed requests (default :data:`REQUESTS`) after a
-    warm-up of a tenth as many."""
+    warm-up of a tenth as many. ``think_us``: a fixed time (us) between a request's completion and the arrival
+    of the one that takes its place (0: at once; the convoy estimate, ``periodic.py``, puts the rest of the
+    route there)."""
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
     if not 1 <= len(stages) <= 2:
@@ -143,12 +150,14 @@ def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: t
             raise ValueError(f"the stages' read fractions differ: {[x.read_fraction for x in stages]}")
     if requests is not None and requests < 1:
         raise ValueError(f"requests must be >= 1, got {requests}")
+    if not (math.isfinite(think_us) and think_us >= 0.0):
+        raise ValueError(f"think_us must be finite and >= 0, got {think_us}")
     return _per_us(int(population), tuple(int(t) for t in transactions), tuple(float(p) for p in probs),
-                   tuple(stages), int(seed), REQUESTS if requests is None else int(requests))
+                   tuple(stages), int(seed), REQUESTS if requests is None else int(requests), float(think_us))
 
 
 @lru_cache(maxsize=1024)
-def _per_us(population, transactions, probs, stages, seed, requests) -> float:
+def _per_us(population, transactions, probs, stages, seed, requests, think_us) -> float:
     sizes = np.array(transactions, dtype=np.int64)
     cumulative = np.cumsum(np.array(probs, dtype=np.float64))
     cumulative[-1] = 1.0
@@ -156,7 +165,7 @@ def _per_us(population, transactions, probs, stages, seed, requests) -> float:
                                np.array([st.copies for st in stages], dtype=np.int64),
                                np.array([st.servers for st in stages], dtype=np.int64),
                                np.array([st.read_us for st in stages]), np.array([st.write_us for st in stages]),
-                               requests, requests // 10, seed))
+                               requests, requests // 10, seed, think_us))
 
 
 @nb.njit(cache=True)
@@ -192,7 +201,7 @@ def _pop(heap_t, heap_k, heap_r, size):
 
 @nb.njit(cache=True)
 def _event_kernel(population, sizes, cumulative, read_fraction, copies, servers, read_us, write_us, requests,
-                  warm_requests, seed):
+                  warm_requests, seed, think_us):
     np.random.seed(seed)
     n_stages = copies.shape[0]
     offset = np.zeros(n_stages + 1, dtype=np.int64)  # the stages' copies, numbered one after the other
@@ -211,15 +220,15 @@ def _event_kernel(population, sizes, cumulative, read_fraction, copies, servers,
     capacity = 0
     for s in range(n_stages):
         capacity += copies[s] * servers[s]
-    heap_t = np.zeros(capacity)  # service ends: time, copy, request
-    heap_k = np.zeros(capacity, dtype=np.int64)
-    heap_r = np.zeros(capacity, dtype=np.int64)
+    heap_t = np.zeros(capacity + population)  # service ends (time, copy, request) and arrivals (copy -1)
+    heap_k = np.zeros(capacity + population, dtype=np.int64)
+    heap_r = np.zeros(capacity + population, dtype=np.int64)
     size = 0
     n_sizes = sizes.shape[0]
     now = 0.0
     completed = 0
     start = 0.0
-    arriving = population  # requests 0 .. N - 1 arrive at time 0, then one at each completion
+    arriving = population  # requests 0 .. N - 1 arrive at time 0, then one think_us after each completion
     r = 0
     while True:
         for _ in range(arriving):
@@ -246,6 +255,10 @@ def _event_kernel(population, sizes, cumulative, read_fraction, copies, servers,
             now, g, done = heap_t[0], heap_k[0], heap_r[0]
             _pop(heap_t, heap_k, heap_r, size)
             size -= 1
+            if g < 0:  # the request that takes a completed one's place arrives
+                r = done
+                arriving = 1
+                break
             busy[g] -= 1
             s = stage_of[g]
             if count[g] > 0:  # the copy's next transaction starts
@@ -276,5 +289,9 @@ def _event_kernel(population, sizes, cumulative, read_fraction, copies, servers,
                     start = now
                 if completed == warm_requests + requests:
                     return requests / (now - start)
-                r = done  # its place is taken at once by the next request
-                arriving = 1
+                if think_us > 0.0:
+                    _push(heap_t, heap_k, heap_r, size, now + think_us, -1, done)
+                    size += 1
+                else:
+                    r = done  # its place is taken at once by the next request
+                    arriving = 1

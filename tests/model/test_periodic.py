@@ -13,7 +13,8 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.designs import (eight_kib_reads_through_one_die, reads_in_step_at_one_slow_core,
-                           two_modules_on_one_slow_core, two_reads_two_dies)
+                           reads_over_two_four_plane_dies_at_queue_depth_7, two_modules_on_one_slow_core,
+                           two_reads_two_dies)
 
 
 def _network(die_us: float, copies: int = 1, queue_depth: int = 2, read_fraction: float = 1.0) -> Network:
@@ -111,7 +112,9 @@ def test_convoy_by_hand():
     # A translates 1-11, B 11-21, A dispatches 21-25, B 25-29; A reads 25-45 and is back at 47, B at 51.
     # A translates 47-57; B waits 6 and translates 57-67; A waits 10 and dispatches 67-71; B waits 4,
     # 71-75; A is back at 93: per request 1 + 10 + 4 + 1 = 16 us away from the die plus 10 us of waits
-    # (3 of 4 core visits queue). The convoy is the route MVA of the two dies behind a 26 us delay.
+    # (3 of 4 core visits queue). The convoy is the two dies behind a 26 us delay, run event by event: two
+    # requests that pick the same die leave it 20 us apart, and then a 46 us cycle never lets them meet again,
+    # so 2 requests per 46 us. The route MVA of the same stage takes the meetings as recurring: it is below.
     network = _network(die_us=20.0, copies=2)
     convoy, _ = _convoy(network)
     assert convoy is not None
@@ -121,17 +124,31 @@ def test_convoy_by_hand():
                Step("nand_array", "die", False, 20.0, 20.0, routing="uniform")),
         read_fraction=1.0, request_bytes=(4096.0,), request_probs=(1.0,), transactions=(1,), queue_depth=2,
         arrival_iops=None)
-    expected = solve_route(route_arrays(behind_a_delay, behind_a_delay.loads()), 2)
-    assert expected.response_us > 46.0  # the two requests sometimes pick the same die
-    assert convoy.throughput_per_us == pytest.approx(expected.throughput_per_us, rel=1e-12)
-    assert convoy.response_us == pytest.approx(2.0 / expected.throughput_per_us, rel=1e-12)
+    route = solve_route(route_arrays(behind_a_delay, behind_a_delay.loads()), 2)
+    assert route.response_us > 46.0 + 1.0  # the route MVA has the two requests meet at a die now and then
+    assert convoy.throughput_per_us == pytest.approx(2.0 / 46.0, rel=1e-9)
+    assert convoy.response_us == pytest.approx(46.0, rel=1e-9)
     names = [ld.name for ld in network.loads()]
     core, die = names.index("cores:g1"), names.index("die")
     assert convoy.residence_us[core] == pytest.approx(14.0 + 10.0, rel=1e-12)
     assert convoy.p_wait[core] == pytest.approx(0.75, rel=1e-12)
-    assert convoy.residence_us[die] == pytest.approx(expected.residence_us[0], rel=1e-12)
-    assert convoy.p_wait[die] == pytest.approx(expected.p_wait[0], rel=1e-12)
+    assert convoy.residence_us[die] == pytest.approx(20.0 / 2, rel=1e-9)  # no wait at the die (per copy)
     assert convoy.mean_jobs[core] == pytest.approx(convoy.throughput_per_us * 24.0, rel=1e-12)
+
+
+def test_convoy_runs_the_dies_behind_its_schedule_event_by_event():
+    # Seven reads over two four-plane dies hold nearly all N requests at the dies: there the route MVA's waits
+    # are too long (it is 3.5 % low on its own, and was 3.3 % low behind the convoy's schedule); the dies run
+    # event by event behind the schedule's time elsewhere agree with the DES.
+    config = config_from_dict(reads_over_two_four_plane_dies_at_queue_depth_7())
+    network = build_network(config)
+    result = evaluate_network(config, network)
+    des = simulate(network, requests=100_000, seed=1)
+    assert result.method == "convoy-schedule" and result.caveats == ()
+    assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE / 3
+    assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE / 3
+    route = evaluate_network(config, network, periodic=False)
+    assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
 
 
 def test_convoy_matches_the_des_where_requests_fall_into_step_at_a_busy_core():

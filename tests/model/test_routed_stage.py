@@ -162,11 +162,29 @@ def _stage(**kwargs) -> RoutedStage:
     ({"probs": (0.5,)}, (_stage(),), "summing to 1"),
     ({"transactions": (1, 2)}, (_stage(),), "summing to 1"),
     ({}, (_stage(), _stage(station="channel", read_fraction=1.0)), "read fractions differ"),
+    ({"think_us": -1.0}, (_stage(),), "think_us"),
+    ({"think_us": math.inf}, (_stage(),), "think_us"),
 ])
 def test_bad_arguments_are_refused(kwargs, stages, message):
     args = {"population": 2, "transactions": (1,), "probs": (1.0,), "stages": stages, **kwargs}
     with pytest.raises(ValueError, match=message):
         routed_stage_per_us(**args)
+
+
+def test_a_think_time_between_completion_and_the_next_arrival():
+    # one request: one visit per S + Z; two requests over one single-server die (10 us) behind a 30 us think
+    # time meet once, leave it 10 us apart, and never meet again in a 40 us cycle: 2 per 40 us
+    one = (RoutedStage("die", 4, 1, 10.0, 10.0, 1.0),)
+    assert routed_stage_per_us(1, (1,), (1.0,), one, think_us=30.0) == pytest.approx(1.0 / 40.0, rel=1e-9)
+    single = (RoutedStage("die", 1, 1, 10.0, 10.0, 1.0),)
+    assert routed_stage_per_us(2, (1,), (1.0,), single, think_us=30.0) == pytest.approx(2.0 / 40.0, rel=1e-9)
+    # with more requests than the die can keep apart it is the die's capacity, and a think time only lowers X
+    assert routed_stage_per_us(5, (1,), (1.0,), single, think_us=30.0) == pytest.approx(0.1, rel=1e-9)
+    dies = (RoutedStage("die", 3, 2, 50.0, 500.0, 0.5),)
+    xs = [routed_stage_per_us(6, (1, 2), (0.5, 0.5), dies, think_us=z) for z in (0.0, 20.0, 200.0)]
+    assert xs[0] > xs[1] > xs[2]
+    assert xs[2] < 6.0 / (200.0 + 0.5 * 50.0 + 0.5 * 500.0)  # N over one request's time alone, at most
+    assert routed_stage_per_us(6, (1, 2), (0.5, 0.5), dies, think_us=0.0) == xs[0]
 
 
 def test_a_throughput_far_below_the_stage_skips_the_full_estimate():
