@@ -544,3 +544,20 @@ def reads_over_two_four_plane_dies_at_queue_depth_7() -> dict:
             {"name": "g1", "spec": "slow", "count": 1, "modules": ["cache_lookup", "translate"]},
             {"name": "g2", "spec": "slow", "count": 2, "modules": ["dispatch", "complete"]}],
          "accelerators": {"parse": 1}})
+
+
+def reads_at_busy_channels_behind_fast_cores() -> dict:
+    """4 KiB reads at QD 14 over 3 channels of 6 single-plane dies (tR 10 us, a 3.8 us transfer at 1,200 MT/s):
+    the channels are the busiest stations, 72 %; three fast cores run parse, cache lookup, translate and
+    dispatch, complete is an accelerator. From benchmarks/model_vs_des.py --hypothesis 20261218 --sizes 4
+    (draw 213), rounded. The route MVA's channel waits are too long (3.4 us per transfer where the DES's are
+    2.5 us): it is 3.5 % low."""
+    return _design(
+        "reads-at-busy-channels", False,
+        {"channels": 3, "ways_per_channel": 3, "dies_per_chip": 2, "planes_per_die": 1,
+         "independent_plane_reads": True, "t_read_us": 10.0, "t_prog_us": 871.9, "channel_rate_mts": 1200.0},
+        4, {"parse": 1603.8, "cache_lookup": 348.9, "translate": 876.2, "dispatch": 614.2, "complete": 871.9},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 14},
+        {"name": "busy-channels-4k", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse", "cache_lookup", "translate", "dispatch"]}],
+         "accelerators": {"complete": 1}})

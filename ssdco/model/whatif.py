@@ -95,7 +95,7 @@ from .open import solve_open
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
 from .periodic import convoy_estimate, periodic_schedule
 from .route_mva import (ALL_FEATURES, FLOW, RouteArrays, queue_at_capacity, residual_factors, route_arrays,
-                        route_latency, routed_arrival_gamma, solve_route)
+                        route_latency, routed_arrival_gamma, solve_route, stage_behind_rest)
 from .schedule_chain import ChainSolution, attempt_chain
 from .power import Power, compute_power
 
@@ -524,6 +524,12 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
                 method = "convoy-schedule"
                 x_per_us, mean_latency, mean_jobs = convoy.throughput_per_us, convoy.response_us, convoy.mean_jobs
                 residence, p_wait = convoy.residence_us, convoy.p_wait
+        route_x_per_us = sol.throughput_per_us  # the route MVA's own X (the flow caveat measures it)
+        if method == "route-mva":
+            # busy dies or channels: the stage run event by event behind the rest of the route (route_mva.py, 7.)
+            sol = stage_behind_rest(network, arrays, sol, x_per_us * (demand + bg_demand) / servers)
+            x_per_us, residence, mean_latency, mean_jobs = (sol.throughput_per_us, sol.residence_us, sol.response_us,
+                                                            sol.queue)
     else:
         x_per_us = network.arrival_iops / US_PER_S
         # the stations' M/G/c waits along the route: a request's transactions run in parallel (fork-join)
@@ -588,7 +594,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         mean_jobs = queue_at_capacity(arrays, sol)
     flow_share = None  # how much the route MVA's flow correction moves its IOPS (the flow caveat)
     if method == "route-mva" and all(step.scv == 0.0 for step in network.steps):
-        flow_share = flow_correction_share(arrays, network.queue_depth, sol.throughput_per_us)
+        flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us)
     buffer_wait = getattr(sol, "buffer_wait_us", 0.0)  # the open solver's solution has no such field
     buffer_share = buffer_wait / sol.response_us if buffer_wait > 0.0 else 0.0
     return Result(

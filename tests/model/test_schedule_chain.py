@@ -10,7 +10,7 @@ import pytest
 
 from ssdco import load_config
 from ssdco.model.network import Network, Station, Step, build_network
-from ssdco.model.route_mva import request_alone_us
+from ssdco.model.route_mva import request_alone_us, route_arrays, solve_route
 from ssdco.model import schedule_chain as chain_module
 from ssdco.model.schedule_chain import GRID_STEPS, schedule_chain
 from ssdco.model.whatif import (CHAIN_MAX_QUEUE_DEPTH, CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH, evaluate_network,
@@ -506,8 +506,11 @@ def test_at_queue_depth_8_the_chain_answers_where_it_fits_40000_states():
     assert result.method == "markov-chain" and not result.caveats
     assert abs(result.iops / des.iops.value - 1.0) <= 0.01
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.01
-    route = evaluate_network(config, network, markov_chain=False)
-    assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
+    route = solve_route(route_arrays(network, network.loads()), network.queue_depth)
+    assert route.throughput_per_us * 1e6 / des.iops.value - 1.0 < -IOPS_TOLERANCE
+    # without the chain, whatif runs the die event by event behind the rest of the route (route_mva.py, 7.)
+    staged = evaluate_network(config, network, markov_chain=False)
+    assert staged.method == "route-mva" and abs(staged.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     deeper = copy.deepcopy(reads_and_programs_on_one_die_at_queue_depth_8())
     deeper["workload"]["queue_depth"] = CHAIN_MAX_QUEUE_DEPTH + 1
     assert evaluate_network(config_from_dict(deeper), build_network(config_from_dict(deeper))).method == "route-mva"
