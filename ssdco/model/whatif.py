@@ -512,24 +512,25 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             # one request's own draws, a few states: exact where the route MVA's fork-join estimate is not)
             attempt = attempt_chain(network, zero_load)
             chain, chain_outgrown = attempt.solution, attempt.outgrown
+        route_x_per_us = x_per_us  # the route MVA's own X (the flow caveat measures it)
+        if method == "route-mva" and chain is None:
+            # busy dies or channels: the stage run event by event behind the rest of the route (route_mva.py, 7.);
+            # before the convoy, which is taken only where it beats the route MVA's answer
+            sol = stage_behind_rest(network, arrays, sol, x_per_us * (demand + bg_demand) / servers)
+            x_per_us, residence, mean_latency, mean_jobs = (sol.throughput_per_us, sol.residence_us, sol.response_us,
+                                                            sol.queue)
         if chain is not None:
             method = "markov-chain"
             x_per_us, mean_latency = chain.throughput_per_us, chain.response_us
             mean_jobs, residence, p_wait = _chain_stations(network, loads, chain)
         elif schedule is None and periodic and not exact:
-            # the convoy: the schedule at cores and accelerators, the route MVA at dies and channels; taken
-            # only where it beats the route MVA, whose miss it corrects there (periodic.py)
+            # the convoy: the schedule at cores and accelerators, the dies and channels event by event behind
+            # it; taken only where it beats the route MVA's answer, whose miss it corrects there (periodic.py)
             convoy = convoy_estimate(network)
             if convoy is not None and convoy.throughput_per_us > x_per_us:
                 method = "convoy-schedule"
                 x_per_us, mean_latency, mean_jobs = convoy.throughput_per_us, convoy.response_us, convoy.mean_jobs
                 residence, p_wait = convoy.residence_us, convoy.p_wait
-        route_x_per_us = sol.throughput_per_us  # the route MVA's own X (the flow caveat measures it)
-        if method == "route-mva":
-            # busy dies or channels: the stage run event by event behind the rest of the route (route_mva.py, 7.)
-            sol = stage_behind_rest(network, arrays, sol, x_per_us * (demand + bg_demand) / servers)
-            x_per_us, residence, mean_latency, mean_jobs = (sol.throughput_per_us, sol.residence_us, sol.response_us,
-                                                            sol.queue)
     else:
         x_per_us = network.arrival_iops / US_PER_S
         # the stations' M/G/c waits along the route: a request's transactions run in parallel (fork-join)
