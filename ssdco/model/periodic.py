@@ -70,7 +70,11 @@ QD 2-8 and before the chain, it was taken on 212 of the first set below and 260 
 It is not monotone in servers (``benchmarks/monotonicity.py``: 4 of 4,850 additions lowered the default
 solver's IOPS, by up to 0.9 %, where the DES's rise, before the chain; 3 more at QD 9-12 since the convoy
 goes there, up to 0.6 %, docs/accuracy.md): in those four the extra core drops the convoy below the route
-MVA, which is below the convoy before. The first form of the estimate added the route MVA's die
+MVA, which is below the convoy before. Since the dies and channels run event by event behind the convoy
+(2026-11-27, latest) the convoy is higher where it is taken, and so is the step down where an extra core drops
+it: on the benchmark's 4,850 additions the default solver still drops in 44, but by up to 1.24 % (uniform
+design 10592, +1 core in g2, where the DES moves by -0.03 %; 10986, -0.89 %, DES +0.30 %) where the worst was
+-0.85 % (10741, whose DES drops as much). The first form of the estimate added the route MVA's die
 waits, taken from the whole network at the route MVA's throughput, to the skeleton's latency; that
 brought in 40 configurations of the two samples and moved 1 out, but lowered IOPS on 80 of those
 additions, because those waits grow when an extra core lets the route MVA run faster.
