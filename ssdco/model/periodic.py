@@ -42,15 +42,16 @@ pure delay in front of the dies and channels, where the addresses decide who wai
 dies and channels behind that delay are run event by event, seeded (``routed_stage.py``, the delay as the
 time between a request's completion and the next one's arrival); the route MVA solves them only where
 that stage does not describe them (some requests skip a die or channel, or NAND times vary). Until
-2026-11-27 (late) the route MVA solved them everywhere, and it ran 1-4 % low where a few multi-plane dies
+2026-11-27 (latest) the route MVA solved them everywhere, and it ran 1-4 % low where a few multi-plane dies
 hold nearly all N requests (7 reads over two four-plane dies, seed 20261218 draw 42: -3.3 %, now -0.1 %;
-docs/accuracy.md, "The convoy's dies event by event"). Requests of one transaction only: with several, the skeleton runs a request's
-transactions in parallel on their channel, which the DES serialises (an earlier form that allowed them
-put 28 of 2,030 sampled configurations out of the tolerances and brought 4 in). ``whatif`` takes the
-convoy only where it gives more throughput than the route MVA, the case the route MVA is known to miss: at
-low queue depth the DES's requests fall into step at a busy core and keep it busy, where the mean-value
-waits assume arrivals at random times (4 KiB reads at QD 4, one slow core 95 % busy: the route MVA -16 %,
-the convoy +0.3 %). Where the convoy is the lower of the two, its synchronised start has locked into a
+docs/accuracy.md, "The dies and channels event by event"). Requests of one transaction only: with several,
+the skeleton runs a request's transactions in parallel on their channel, which the DES serialises (an
+earlier form that allowed them put 28 of 2,030 sampled configurations out of the tolerances and brought 4
+in). ``whatif`` takes the convoy only where it gives more throughput than the route MVA's answer (with its
+dies and channels run behind the rest of the route where that applies, ``route_mva.py``, 7.), the case the
+route MVA is known to miss: at low queue depth the DES's requests fall into step at a busy core and keep
+it busy, where the mean-value waits assume arrivals at random times (4 KiB reads at QD 4, one slow core
+95 % busy: the route MVA -16 %, the convoy +0.3 %). Where the convoy is the lower of the two, its synchronised start has locked into a
 worse order than the DES's collisions let it keep (uniform design 93, QD 3), and the route MVA stays.
 (At queue depth 2-8 ``whatif`` now tries the Markov chain of the requests' draws, ``schedule_chain.py``,
 first (2-5 until 2026-11-27); the convoy and the figures below apply where that chain outgrows its state

@@ -223,7 +223,7 @@ controller networks with deterministic service; this solver walks the route step
    into the tolerances (channel-bound reads and 70 %-read 16 KiB requests over busy dies, +3.0..+5.0 % before)
    and none out; the 8-16 KiB misses against 1,000,000-request runs went from 52 to 42 of 2,331.
 7. **The routed stage behind the rest** (``whatif`` calls :func:`stage_behind_rest` on the route MVA's answer;
-   since 2026-11-27, late). Where every request is one transaction and the busiest station is a die or channel
+   since 2026-11-27, latest). Where every request is one transaction and the busiest station is a die or channel
    station at least half busy, the dies and channels of 6. are also run event by event with the rest of the
    route as a fixed delay between a request's completion and the next one's arrival: the route MVA's own
    time outside them, N / X - (residence x copies at the dies and channels). Where that gives more than
