@@ -66,7 +66,11 @@ QD 2-8 and before the chain, it was taken on 212 of the first set below and 260 
 * uniform designs 10000-13999, both request-size settings: taken on 256 of 8,000 (132 at QD 9-12); 253
   within, against the route MVA's 245 (9 brought in, 4 at QD 9-12); -3.5 % to +5.7 %. It moved one out of the
   tolerances (design 11251, 4 KiB writes at QD 11: +2.2 % to +3.3 %).
-(With the chain at QD 2-5 only, the same day: 147 and 276 taken, 143 and 273 within.)
+(With the chain at QD 2-5 only, the same day: 147 and 276 taken, 143 and 273 within.) The first set again
+after the dies and channels began to run event by event (2026-11-27, latest; the route MVA there with its
+stage behind the rest, route_mva.py 7.): taken on 129 (43 at QD 9-12), all 129 within the tolerances,
+against that route MVA's 119 (10 brought in, none moved out); IOPS error -2.3 % to +2.7 %. The second set
+was not rerun.
 
 It is not monotone in servers (``benchmarks/monotonicity.py``: 4 of 4,850 additions lowered the default
 solver's IOPS, by up to 0.9 %, where the DES's rise, before the chain; 3 more at QD 9-12 since the convoy
