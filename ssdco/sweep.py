@@ -165,8 +165,8 @@ def grid_points(axes: Sequence[GridAxis]) -> list[GridPoint]:
 # --------------------------------------------------------------------------------------------------
 def sweep_columns(grid_fields: Sequence[str], stations: Sequence[str], des: bool) -> list[str]:
     """CSV header: identity columns, grid values, analytic metrics, then DES metrics when ``des``."""
-    metric = ["controller", "stable", "bottleneck", "iops", "latency_us.mean", "latency_us.p99", "bounds.capacity_iops",
-              "caveats"]
+    metric = ["controller", "stable", "method", "bottleneck", "iops", "latency_us.mean", "latency_us.p99",
+              "bounds.capacity_iops", "caveats", "flow_correction_share"]
     # a grid field named like a metric column (only "controller" can be) replaces it: the grid value is kept
     cols = ["index", "key", "sweep_id", *grid_fields, "error", *(c for c in metric if c not in grid_fields)]
     cols += [f"utilization.{s}" for s in stations]
@@ -197,10 +197,13 @@ def _flatten_budgets(prefix: str, budgets: Mapping[str, Any], out: dict[str, Any
 def flatten_whatif(d: Mapping[str, Any]) -> dict[str, Any]:
     """The sweep's analytic columns from a ``Result.to_dict()`` (``ssdco whatif --json``) document."""
     out: dict[str, Any] = {
-        "controller": d["controller"], "stable": d["stable"], "bottleneck": d["bottleneck"], "iops": d["iops"],
+        "controller": d["controller"], "stable": d["stable"], "method": d["method"], "bottleneck": d["bottleneck"],
+        "iops": d["iops"],
         "latency_us.mean": d["latency_us"]["mean"], "latency_us.p99": d["latency_us"]["p99"],
         "bounds.capacity_iops": d["bounds"]["capacity_iops"], "energy_per_io_nj": d["energy_per_io_nj"],
         "caveats": "; ".join(d.get("caveats", ())),  # known disagreements with the DES (whatif.trust_caveats)
+        # the route MVA's flow correction's share of IOPS (whatif.flow_correction_share); empty where not computed
+        "flow_correction_share": d.get("flow_correction_share"),
     }
     out.update({f"utilization.{k}": v for k, v in d["utilization"].items()})
     out.update({f"power_mw.{p}": d["power_mw"][p] for p in POWER_PARTS})

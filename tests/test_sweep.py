@@ -109,6 +109,25 @@ def test_rows_hold_grid_values_and_flattened_metrics(plan, reference, tmp_path):
     assert all(r["caveats"] == "" for r in rows)
 
 
+def test_rows_say_which_solver_answered_and_the_flow_corrections_share(plan, reference, tmp_path):
+    # method and flow_correction_share are whatif's own (whatif --json): a user filtering a sweep by solver, or
+    # by how far the route MVA's flow correction moved the answer, reads the same values as for one point
+    from ssdco.model.whatif import evaluate
+    from ssdco.spec import load_config
+
+    out = tmp_path / "s.csv"
+    out.write_bytes(reference)
+    rows = read_sweep_csv(out)
+    methods = set()
+    for point, row in zip(plan.points, rows):
+        r = evaluate(load_config(PM9A3, controller="c01", overrides=list(point.overrides)))
+        assert row["method"] == r.method
+        share = row["flow_correction_share"]
+        assert (share == "") if r.flow_correction_share is None else float(share) == r.flow_correction_share
+        methods.add(r.method)
+    assert len(methods) >= 2  # the grid's low queue depths take another solver than QD 8
+
+
 def test_flagged_points_carry_their_caveat(tmp_path):
     # write-only at QD 4 sits at the write buffer's bound, where the model is known to be off the DES
     plan = plan_sweep(PM9A3, ["workload.queue_depth=4,32"], controller="c01",
