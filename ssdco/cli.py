@@ -39,11 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
     _common(w)
     w.add_argument("--exact", action="store_true",
                    help="exact exponential product-form solution instead of the deterministic-service corrected MVA")
+    w.add_argument("--fast", action="store_true",
+                   help="skip the Markov chain of the requests' draws that answers closed deterministic work at queue depth 1-8: "
+                        "milliseconds instead of up to seconds; the route MVA answers instead, less accurate at "
+                        "queue depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
     v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
     _common(v)
     v.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
                    help="requests the DES completes (default 200000; 10%% warm-up discarded)")
     v.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed (same seed => identical results)")
+    v.add_argument("--fast", action="store_true", help="check whatif --fast's answer: the analytic side skips the "
+                                                       "Markov chain of the requests' draws")
     v.add_argument("--replications", type=_replications, default="auto", metavar="R|auto",
                    help="extra DES runs from other seeds, each of a quarter of the requests, to check that the DES's "
                         "IOPS does not depend on its seed (auto: %d for a closed workload whose every service is "
@@ -75,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--des-requests", type=_des_requests(or_zero=True), default=0, metavar="N",
                     help="also run the DES with N requests per point (default 0: analytic model only)")
     sw.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same at every point (default 0)")
+    sw.add_argument("--fast", action="store_true",
+                    help="whatif --fast at every point: skip the Markov chain of the requests' draws (milliseconds "
+                         "per point instead of up to seconds at queue depth 1-8)")
     sw.add_argument("--replications", type=_replications, default=0, metavar="R|auto",
                     help="extra DES runs per point from other seeds, each of a quarter of the requests, to check that "
                          "the DES's IOPS does not depend on its seed, as validate does (default 0: one run per point; "
@@ -259,7 +268,7 @@ def _cmd_whatif(args) -> int:
     from . import evaluate, load_config
 
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
-    result = evaluate(config, exact=args.exact)
+    result = evaluate(config, exact=args.exact, markov_chain=not args.fast)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -336,7 +345,8 @@ def _cmd_validate(args) -> int:
 
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     progress = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
-    v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=args.replications)
+    v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=args.replications,
+                 markov_chain=not args.fast)
     if args.json:
         print(json.dumps(v.to_dict(), indent=2))
     else:
@@ -369,7 +379,8 @@ def _cmd_sweep(args) -> int:
 
     check_outputs(args.out, args.parquet)  # before validating every grid point, too
     plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
-                      des_requests=args.des_requests, seed=args.seed, replications=args.replications)
+                      des_requests=args.des_requests, seed=args.seed, replications=args.replications,
+                      fast=args.fast)
     s = run_sweep(plan, args.out, workers=args.workers, scheduler=args.scheduler,
                   connect_timeout_s=args.connect_timeout_s, parquet=args.parquet,
                   progress=_progress(args.progress))

@@ -266,6 +266,7 @@ class PointTask:
     des_requests: int
     seed: int
     replications: int | str = 0  # extra DES runs of the seed check, or "auto" (compare.validate)
+    fast: bool = False  # skip the Markov chain of the requests' draws (whatif --fast)
 
 
 def evaluate_point(task: PointTask) -> tuple[int, dict[str, Any]]:
@@ -275,12 +276,14 @@ def evaluate_point(task: PointTask) -> tuple[int, dict[str, Any]]:
     try:
         config = config_from_dict(task.raw, source=task.source, base_dir=task.base_dir, controller=task.controller)
         # an open workload beyond capacity is an answer (stable = false); the DES would never finish
-        analytic = evaluate(config) if task.des_requests == 0 or not config.workload.closed else None
+        chain = not task.fast
+        analytic = (evaluate(config, markov_chain=chain) if task.des_requests == 0 or not config.workload.closed
+                    else None)
         if task.des_requests > 0 and (analytic is None or analytic.stable):
             from .validation.compare import validate
 
             row = flatten_validation(validate(config, requests=task.des_requests, seed=task.seed,
-                                              replications=task.replications).to_dict())
+                                              replications=task.replications, markov_chain=chain).to_dict())
         else:
             row = flatten_whatif(analytic.to_dict())
     except SsdcoError as e:
@@ -305,19 +308,22 @@ class SweepPlan:
     des_requests: int
     seed: int
     replications: int | str = 0
+    fast: bool = False  # whatif --fast at every point: the Markov chain of the requests' draws skipped
 
     def task(self, point: GridPoint) -> PointTask:
         """The worker task of ``point``."""
         path = Path(self.config_path)
         return PointTask(index=point.index, raw=apply_overrides(dict(self.base_raw), list(point.overrides)),
                          source=str(path), base_dir=str(path.parent), controller=self.controller,
-                         des_requests=self.des_requests, seed=self.seed, replications=self.replications)
+                         des_requests=self.des_requests, seed=self.seed, replications=self.replications,
+                         fast=self.fast)
 
 
 def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str | None = None,
                overrides: Sequence[str] = (), des_requests: int = 0, seed: int = 0,
-               replications: int | str = 0) -> SweepPlan:
-    """Parse the grid and validate every point's configuration before anything runs.
+               replications: int | str = 0, fast: bool = False) -> SweepPlan:
+    """Parse the grid and validate every point's configuration before anything runs. ``fast``: every point's
+    analytic answer skips the Markov chain of the requests' draws (``whatif --fast``; part of the sweep's id).
 
     Raises
     ------
@@ -360,10 +366,12 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
                 "grid": [[a.field, list(a.tokens)] for a in axes], "des_requests": int(des_requests),
                 "seed": int(seed), "replications": replications, "columns": list(columns),
                 "code": code_fingerprint()}
+    if fast:  # only when set, so that the ids of sweeps made before --fast existed do not change
+        identity["fast"] = True
     sweep_id = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return SweepPlan(config_path=str(path), base_raw=base_raw, controller=controller, axes=axes,
                      points=tuple(points), columns=columns, sweep_id=sweep_id, des_requests=int(des_requests),
-                     seed=int(seed), replications=replications)
+                     seed=int(seed), replications=replications, fast=bool(fast))
 
 
 def _row_cells(plan: SweepPlan, point: GridPoint, metrics: Mapping[str, Any]) -> list[str]:

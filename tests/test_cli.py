@@ -109,6 +109,24 @@ def test_whatif_flags_a_known_disagreement_and_validate_names_it(capsys):
     assert "CAVEAT" not in capsys.readouterr().out
 
 
+def test_fast_skips_the_chain_and_validate_fast_checks_that_answer(capsys):
+    # PM9A3 c01, 16 KiB reads at QD 3: the Markov chain of the requests' draws outgrows its budget (about 3 s) and
+    # the route MVA answers; --fast gives the same figures at once, and its caveat says the chain was skipped
+    args = [str(PM9A3), "-c", "c01", "--set", "workload.queue_depth=3", "--set", "workload.request_size_kib=16"]
+    assert main(["whatif", *args, "--json"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert main(["whatif", *args, "--fast", "--json"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert full["method"] == fast["method"] == "route-mva" and fast["iops"] == full["iops"]
+    assert "outgrew its state budget" in full["caveats"][0]
+    assert fast["caveats"][0].startswith("the Markov chain of the requests' draws was skipped (--fast)")
+    assert main(["whatif", *args, "--fast"]) == 0
+    assert "CAVEAT: the Markov chain of the requests' draws was skipped (--fast)" in capsys.readouterr().out
+    assert main(["validate", *args, "--fast", "--requests", "20000", "--replications", "0", "--json"]) == 0
+    v = json.loads(capsys.readouterr().out)
+    assert v["analytic"]["caveats"] == fast["caveats"] and v["analytic"]["iops"] == fast["iops"]
+
+
 def test_p99_is_labelled_as_the_schedules_where_the_periodic_schedule_holds(capsys):
     # PM9A3 c01, 4 KiB reads at QD 2: one deterministic route whose schedule does not depend on the addresses
     args = [str(PM9A3), "-c", "c01", "--set", "workload.queue_depth=2"]

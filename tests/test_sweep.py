@@ -128,6 +128,30 @@ def test_rows_say_which_solver_answered_and_the_flow_corrections_share(plan, ref
     assert len(methods) >= 2  # the grid's low queue depths take another solver than QD 8
 
 
+def test_fast_sweep_skips_the_chain_at_every_point_and_is_another_sweep(tmp_path):
+    grid = ["workload.queue_depth=1,3"]
+    overrides = ["workload.request_size_kib=16"]
+    fast = plan_sweep(PM9A3, grid, controller="c01", overrides=overrides, fast=True)
+    assert fast.sweep_id != plan_sweep(PM9A3, grid, controller="c01", overrides=overrides).sweep_id
+    out = tmp_path / "fast.csv"
+    run_sweep(fast, out)
+    rows = read_sweep_csv(out)
+    assert [r["method"] for r in rows] == ["route-mva", "route-mva"]
+    assert "was skipped (--fast) at queue depth 3" in rows[1]["caveats"] and rows[0]["caveats"] == ""
+    # a fast sweep's rows are whatif --fast's answers
+    from ssdco.model.whatif import evaluate
+    from ssdco.spec import load_config
+
+    r = evaluate(load_config(PM9A3, controller="c01", overrides=[*overrides, "workload.queue_depth=3"]),
+                 markov_chain=False)
+    assert float(rows[1]["iops"]) == r.iops
+    # the CLI's --fast makes the same sweep
+    out_cli = tmp_path / "fast_cli.csv"
+    assert main(["sweep", str(PM9A3), "-c", "c01", "--set", overrides[0], "--grid", grid[0], "--fast",
+                 "--out", str(out_cli), "--progress", "off"]) == 0
+    assert out_cli.read_bytes() == out.read_bytes()
+
+
 def test_flagged_points_carry_their_caveat(tmp_path):
     # write-only at QD 4 sits at the write buffer's bound, where the model is known to be off the DES
     plan = plan_sweep(PM9A3, ["workload.queue_depth=4,32"], controller="c01",

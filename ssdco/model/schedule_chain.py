@@ -1284,6 +1284,14 @@ def default_grid_steps(queue_depth: int) -> tuple[GridStep, ...]:
     return GRID_STEPS if queue_depth <= CHAIN_GRID_STEPS_MAX_QUEUE_DEPTH else HIGH_GRID_STEPS
 
 
+def chain_applies(network: Network) -> bool:
+    """True where the chain of the requests' draws applies to ``network`` (closed, deterministic service, no
+    background work, each station reached one way; the module docstring), whatever its size: what
+    :func:`attempt_chain` would try before any state budget. ``whatif --fast`` uses it to say that it skipped
+    the chain."""
+    return _compile(network) is not None
+
+
 def attempt_chain(network: Network, zero_load_us: float, *,
                   steps: tuple[GridStep, ...] | None = None) -> ChainAttempt:
     """The stationary solution of the chain of ``network`` (module docstring), on the finest lumping grid that

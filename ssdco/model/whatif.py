@@ -96,7 +96,7 @@ from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, 
 from .periodic import convoy_estimate, periodic_schedule
 from .route_mva import (ALL_FEATURES, FLOW, RouteArrays, queue_at_capacity, residual_factors, route_arrays,
                         route_latency, routed_arrival_gamma, solve_route, stage_behind_rest)
-from .schedule_chain import ChainSolution, attempt_chain
+from .schedule_chain import ChainSolution, attempt_chain, chain_applies
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -469,7 +469,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
 
     ``periodic=False`` keeps the route MVA where the periodic schedule, the Markov chain of the requests'
     draws (``schedule_chain.py``) or the convoy estimate (``periodic.py``) would apply; ``markov_chain=False``
-    skips only the chain."""
+    (``whatif --fast``) skips only the chain, and where the chain applies at queue depth 2-5 and the route MVA
+    that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so."""
     loads = network.loads()
     names = [ld.name for ld in loads]
     bg = {b.name: b for b in network.background_loads()}
@@ -486,6 +487,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     schedule = None  # the exact periodic schedule, where it applies (periodic.py)
     chain = None  # the Markov chain of the requests' draws, where it applies (schedule_chain.py)
     chain_outgrown = False  # the chain applies but outgrew its state budget on every grid
+    chain_skipped = False  # the chain applies but markov_chain=False (whatif --fast) did not try it
     correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
     if network.queue_depth is not None:
         if exact:
@@ -512,6 +514,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             # one request's own draws, a few states: exact where the route MVA's fork-join estimate is not)
             attempt = attempt_chain(network, zero_load)
             chain, chain_outgrown = attempt.solution, attempt.outgrown
+        elif periodic and not exact and 1 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
+            chain_skipped = chain_applies(network)
         route_x_per_us = x_per_us  # the route MVA's own X (the flow caveat measures it)
         if method == "route-mva" and chain is None:
             # busy dies or channels: the stage run event by event behind the rest of the route (route_mva.py, 7.);
@@ -620,7 +624,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         caveats=((trust_caveats(network, buffer_share,
                                 scheduled=method in ("periodic-schedule", "convoy-schedule", "markov-chain"),
                                 bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])),
-                                chain_outgrown=chain_outgrown,
+                                chain_outgrown=chain_outgrown, chain_skipped=chain_skipped,
                                 depth_over_knee=(bounds.population_per_us / bounds.capacity_per_us
                                                  if network.queue_depth is not None else None),
                                 flow_share=flow_share)
@@ -730,7 +734,8 @@ def route_mva_at_risk(network: Network, bottleneck: tuple[str, float] | None) ->
 
 def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = False,
                   bottleneck: tuple[str, float] | None = None, chain_outgrown: bool = False,
-                  depth_over_knee: float | None = None, flow_share: float | None = None) -> tuple[str, ...]:
+                  depth_over_knee: float | None = None, flow_share: float | None = None,
+                  chain_skipped: bool = False) -> tuple[str, ...]:
     """Configurations where the analytic answer is known to be off the DES by more than its tolerances
     (README, "How far to trust the model"; docs/accuracy.md), each as a sentence for the user: writes
     into a write buffer of a few slots, and closed write-heavy work held by the buffer at a low queue depth
@@ -752,7 +757,8 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     ``FLOW_CORRECTION_CAVEAT_SHARE`` or more (``flow_share``: :func:`flow_correction_share`; None: not checked).
     ``buffer_wait_share``: the part of the closed solver's latency spent waiting for the write buffer
     (``ClosedSolution.buffer_wait_us`` / ``response_us``). Empty when none applies."""
-    out = _kind_caveats(network, buffer_wait_share, scheduled, bottleneck, chain_outgrown, depth_over_knee)
+    out = _kind_caveats(network, buffer_wait_share, scheduled, bottleneck, chain_outgrown, depth_over_knee,
+                        chain_skipped)
     deterministic = all(step.scv == 0.0 for step in network.steps)
     if (flow_share is not None and not scheduled and deterministic and network.queue_depth is not None
             and abs(flow_share) >= FLOW_CORRECTION_CAVEAT_SHARE):
@@ -768,7 +774,7 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
 
 def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
                   bottleneck: tuple[str, float] | None, chain_outgrown: bool,
-                  depth_over_knee: float | None) -> tuple[str, ...]:
+                  depth_over_knee: float | None, chain_skipped: bool = False) -> tuple[str, ...]:
     """The caveats of :func:`trust_caveats` but the flow correction's."""
     out = []
     slots = network.background_slots
@@ -825,6 +831,19 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
                        "DES's few requests keep phase relations, such as a convoy through a slow core, that a "
                        "mean-value model does not see)")
         return tuple(out)
+    if chain_skipped and not scheduled and 2 <= network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
+        # whatif --fast: the rule of the outgrown chain, measured on the fast answers (2026-11-28,
+        # benchmarks/fast_vs_des.py with its defaults: the 571 configurations at QD 2-5 of
+        # schedule_chain_vs_des.py's set where the chain applies and the periodic schedule does not): 73 of the
+        # 352 flagged missed, 9 of the 219 others (one-transaction requests at QD 2-5, -13.9 to +11.1 %; README)
+        if route_mva_at_risk(network, bottleneck):
+            out.append(f"the Markov chain of the requests' draws was skipped (--fast) at queue depth "
+                       f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
+                       "tolerances on 73 of 352 sampled designs (closed, deterministic, queue depth 2-5, requests of "
+                       "several transactions or a core group or channel at least "
+                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -23.7 to +38.8 % (without "
+                       "--fast, whatif tries the chain, which can take seconds)")
+        return tuple(out)
     if scheduled or not deterministic or network.queue_depth is None or not 2 <= network.queue_depth <= 4:
         return tuple(out)
     if network.queue_depth == 2 and max(network.transactions) > 1:
@@ -841,11 +860,13 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
     return tuple(out)
 
 
-def evaluate(config: Config, *, exact: bool = False, periodic: bool = True) -> Result:
+def evaluate(config: Config, *, exact: bool = False, periodic: bool = True, markov_chain: bool = True) -> Result:
     """Answer "what if?" for ``config``: IOPS, latency, utilisation, bottleneck, power, budgets.
 
     ``exact=True`` uses exponential exact MVA instead of the residual-corrected solver; ``periodic=False``
     the route MVA where the periodic schedule, the Markov chain of the requests' draws or the convoy estimate
-    would apply (see :func:`evaluate_network`).
+    would apply; ``markov_chain=False`` (``whatif --fast``) skips only the chain, which at queue depth 1-8 can
+    take seconds, and says so where the route MVA that answers instead is at risk (see :func:`evaluate_network`).
     """
-    return evaluate_network(config, build_network(config), exact=exact, periodic=periodic)
+    return evaluate_network(config, build_network(config), exact=exact, periodic=periodic,
+                            markov_chain=markov_chain)

@@ -148,8 +148,11 @@ def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
 
 
 def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, progress: bool = False,
-             service_family: str = "auto", replications: int | str = 0) -> Validation:
+             service_family: str = "auto", replications: int | str = 0, markov_chain: bool = True) -> Validation:
     """Run the analytic model and the DES on ``config`` and compare them.
+
+    ``markov_chain=False`` (``validate --fast``): the analytic answer skips the Markov chain of the requests'
+    draws, as ``whatif --fast`` does, so that the DES checks that answer.
 
     ``replications``: that many more DES runs from seeds spawned from ``seed``, each of a quarter of
     ``requests``, to check that the DES's IOPS does not depend on its seed (``replications.py``); ``"auto"``
@@ -164,7 +167,7 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
         ``workload.arrival_iops``, the bottleneck station, its utilisation and the largest stable rate.
     """
     network = build_network(config)
-    analytic = evaluate_network(config, network)
+    analytic = evaluate_network(config, network, markov_chain=markov_chain)
     if not analytic.stable:
         raise unstable_result_error(config, analytic)
     des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)

@@ -66,8 +66,9 @@ def test_where_the_chain_outgrows_its_budget_the_route_mva_answer_is_flagged():
     assert r.caveats[0].startswith("reads and programs mix") and r.caveats[2].startswith("the regularity of the flow")
     des = simulate(network, requests=60_000, seed=1)
     assert r.iops / des.iops.value - 1.0 > IOPS_TOLERANCE  # the reason for the caveat (+22 %)
-    # without the chain (markov_chain=False) nothing was tried, and nothing outgrew
-    assert evaluate_network(config, network, markov_chain=False).caveats == r.caveats[::2]
+    # without the chain (markov_chain=False, whatif --fast) nothing outgrew: the chain was skipped, and says so
+    fast = evaluate_network(config, network, markov_chain=False)
+    assert fast.caveats[::2] == r.caveats[::2] and "skipped (--fast) at queue depth 5" in fast.caveats[1]
 
 
 def test_the_chain_answers_a_convoy_through_one_slow_core_at_queue_depth_5():
@@ -134,3 +135,36 @@ def test_whatif_no_longer_dips_where_the_chain_outgrew_its_budget():
     des = simulate(network, requests=60_000, seed=1)
     assert abs(answers[4].iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert -IOPS_TOLERANCE <= alone[4].iops / des.iops.value - 1.0 < 0.0
+
+
+def test_fast_skips_the_chain_and_says_so_where_the_route_mva_is_at_risk():
+    # whatif --fast (markov_chain=False) on writes through one slow core at QD 5: the chain answers within the DES's
+    # noise, the route MVA 39 % high; --fast gives the route MVA's answer with the skipped-chain caveat, which takes
+    # the place of the QD 2-4 caveats and follows the outgrown chain's rule (route_mva_at_risk)
+    d = writes_behind_one_slow_core_at_queue_depth_5()
+    config = config_from_dict(d)
+    network = build_network(config)
+    fast = evaluate(config, markov_chain=False)
+    assert fast.method == "route-mva" and fast.iops == evaluate_network(config, network, markov_chain=False).iops
+    caveat, flow = fast.caveats  # and the flow caveat's, which the route MVA's answer carries here (+12.5 %)
+    assert caveat.startswith("the Markov chain of the requests' draws was skipped (--fast) at queue depth 5")
+    assert flow.startswith("the regularity of the flow")
+    assert evaluate(config).method == "markov-chain"
+    busy = (fast.bottleneck, fast.utilization[fast.bottleneck])
+    assert trust_caveats(network, 0.0, bottleneck=busy, chain_skipped=True) == (caveat,)
+    # not at risk (the bottleneck a die), scheduled, or at queue depth 1 or 6: no caveat
+    assert trust_caveats(network, 0.0, bottleneck=("die", 0.95), chain_skipped=True) == ()
+    assert trust_caveats(network, 0.0, scheduled=True, bottleneck=busy, chain_skipped=True) == ()
+    for queue_depth in (1, 6):
+        d["workload"]["queue_depth"] = queue_depth
+        assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=busy, chain_skipped=True) == ()
+
+
+def test_fast_changes_nothing_where_the_chain_does_not_apply():
+    # one deterministic route (the periodic schedule answers) and variable service (no chain): --fast is whatif
+    exact_schedule = config_from_dict(two_reads_two_dies())
+    assert evaluate(exact_schedule, markov_chain=False).to_dict() == evaluate(exact_schedule).to_dict()
+    d = copy.deepcopy(reads_in_step_at_one_slow_core())
+    d["variability"] = {"firmware_scv": 1.0}
+    variable = config_from_dict(d)
+    assert evaluate(variable, markov_chain=False).to_dict() == evaluate(variable).to_dict()
