@@ -835,12 +835,14 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
         # whatif --fast: the rule of the outgrown chain, measured on the fast answers (2026-11-28,
         # benchmarks/fast_vs_des.py with its defaults: the 571 configurations at QD 2-5 of
         # schedule_chain_vs_des.py's set where the chain applies and the periodic schedule does not): 73 of the
-        # 352 flagged missed, 9 of the 219 others (one-transaction requests at QD 2-5, -13.9 to +11.1 %; README)
+        # 352 flagged missed, 9 of the 219 others (one-transaction requests at QD 2-5, -13.9 to +11.1 %; README).
+        # Held out (--seeds 20261258 20261259 --first-seed 3000, 557 configurations): 87 of 347 flagged, 8 of
+        # 210 others (-11.5 to -3.1 %)
         if route_mva_at_risk(network, bottleneck):
             out.append(f"the Markov chain of the requests' draws was skipped (--fast) at queue depth "
                        f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
-                       "tolerances on 73 of 352 sampled designs (closed, deterministic, queue depth 2-5, requests of "
-                       "several transactions or a core group or channel at least "
+                       "tolerances on 73 of 352 sampled designs and 87 of 347 drawn afterwards (closed, deterministic, "
+                       "queue depth 2-5, requests of several transactions or a core group or channel at least "
                        f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -23.7 to +38.8 % (without "
                        "--fast, whatif tries the chain, which can take seconds)")
         return tuple(out)
