@@ -41,7 +41,7 @@ class DesignTable:
     cost: np.ndarray
     idle_mw: np.ndarray
     busy_mw_per_iops: np.ndarray
-    zero_load_us: np.ndarray
+    zero_load_us: np.ndarray  # one request's own path at zero load, a lower bound on its latency (problem.py)
     max_util_per_iops: np.ndarray  # max over stations of D / c / 1e6 (utilisation per I/O per second)
     tail_us: np.ndarray  # accelerator pipeline delays (part of the MVA's pure delay)
 
@@ -102,6 +102,7 @@ def enumerate_space(space: DesignSpace, coef: Coefficients | None = None) -> Des
             rows.append(block)
     st = np.concatenate(rows) if rows else np.zeros((0, SLOTS), np.int32)
     cost, idle, busy, demand, servers, _, tail, _ = _unified(coef)
+    path = np.concatenate([coef.g_path_us, coef.h_path_us, np.zeros(1)])
     per_station_util = np.where(demand > 0, demand / servers / US_PER_S, 0.0)
     fixed_util = float(np.max(coef.fixed_demand_us / coef.fixed_servers / US_PER_S, initial=0.0))
     return DesignTable(
@@ -109,7 +110,7 @@ def enumerate_space(space: DesignSpace, coef: Coefficients | None = None) -> Des
         cost=cost[st].sum(axis=1) + coef.dram_cost,
         idle_mw=idle[st].sum(axis=1),
         busy_mw_per_iops=busy[st].sum(axis=1),
-        zero_load_us=coef.fixed_zero_load_us + demand[st].sum(axis=1) + tail[st].sum(axis=1),
+        zero_load_us=coef.fixed_path_us + path[st].sum(axis=1),  # one request's own path (problem.py)
         max_util_per_iops=np.maximum(per_station_util[st].max(axis=1), fixed_util),
         tail_us=tail[st].sum(axis=1),
     )

@@ -14,7 +14,8 @@ Named rows (``prob += (expr, name)``), the same names as :meth:`LinearModel.eval
 * ``assign_<module>`` - each module placed exactly once;
 * ``util_<module>`` - utilisation of the station serving the module <= cap, at the target throughput;
 * ``util_pcie``, ``util_die``, ``util_channel`` - the shared stations <= cap;
-* ``population_bound`` - X x zero-load latency <= queue depth (Little);
+* ``population_bound`` - X x zero-load latency <= queue depth (Little), the latency a lower bound: one
+  request's own path, a transaction's steps counted once (``problem.py``);
 * ``core_power``, ``dram_power`` - the budgets at the target throughput;
 * ``nogood_<k>`` - cuts from the verify/tighten loop, each excluding exactly one design;
 * ``cost_cap`` - optional, cost <= a bound (used by the binding-constraint searches);
@@ -146,9 +147,10 @@ def build(model: LinearModel, *, cuts: Iterable[Design] = (), drop: Iterable[str
         for name, d, s in zip(c.fixed_names, c.fixed_demand_us, c.fixed_servers):
             add([(one, x * d / US_PER_S / s)], "<=", t.utilization_cap, model.fixed_row_name(name))
     if "population" not in drop:
-        terms = [(one, x * c.fixed_zero_load_us / US_PER_S)]
-        terms += [(ys[j], x * c.g_demand_us[j] / US_PER_S) for j in range(len(ys))]
-        terms += [(hs[i], x * (c.h_demand_us[i] + c.h_tail_us[i]) / US_PER_S) for i in range(len(hs))]
+        # R0: one request's own path at zero load (problem.py), linear in the columns chosen
+        terms = [(one, x * c.fixed_path_us / US_PER_S)]
+        terms += [(ys[j], x * c.g_path_us[j] / US_PER_S) for j in range(len(ys))]
+        terms += [(hs[i], x * c.h_path_us[i] / US_PER_S) for i in range(len(hs))]
         add(terms, "<=", float(t.queue_depth), "population_bound")
     power_terms = [(ys[j], c.g_idle_mw[j] + x * c.g_busy_mw_per_iops[j]) for j in range(len(ys))]
     power_terms += [(hs[i], c.h_idle_mw[i] + x * c.h_energy_mw_per_iops[i]) for i in range(len(hs))]

@@ -6,9 +6,13 @@ design's choices (the basis of the ILP in ``ilp.py`` and of the enumeration in `
 * utilisation of a station = X x D / c (D = service demand per request in us, c = servers),
   must be <= the utilisation cap (headroom so the closed network reaches X at its queue depth);
 * **population bound** (Little's law, a necessary condition): a closed network with N requests in flight
-  runs at X <= N / R0, where R0 = zero-load latency = pure delays + sum of all demands
-  (Lazowska et al., *Quantitative System Performance*, 1984, Ch. 5, asymptotic bounds), so
-  X x R0 <= N;
+  runs at X <= N / R0, where R0 = zero-load latency (Lazowska et al., *Quantitative System Performance*,
+  1984, Ch. 5, asymptotic bounds), so X x R0 <= N. R0 here is a lower bound on it that is linear in the
+  design: pure delays plus the demands on one request's own path, a per-transaction step counted once (the
+  transactions of a request may run in parallel, so alone it takes at least one transaction's way). For
+  requests of one transaction that is the asymptotic bound's sum of all demands; for requests of several,
+  that sum counted their transactions one after the other (16 KiB reads on PM9A3: 219.6 us where one request
+  alone takes 64 us), and the search called designs infeasible that the analytic model has at the target;
 * core-side power = sum over groups (count x P_idle + X x D x (P_active - P_idle))
   + sum over accelerators (units x P_idle + E_op x X x visits) (the ``power.py`` model, whose busy-core
   term is linear below saturation);
@@ -186,22 +190,17 @@ class Coefficients:
     fixed_copies: np.ndarray
     fixed_scv: np.ndarray
     fixed_delay_us: float
+    # one request's own path at zero load (us; :func:`_path_visits`): the shared stations' and pure delays'
+    # part, and each column's (a hardware column's with its pipeline tail)
+    fixed_path_us: float
+    g_path_us: np.ndarray
+    h_path_us: np.ndarray
     dram_background_mw: float
     dram_mw_per_iops: float
     dram_cost: float
     group_index: Mapping[Group, int] = field(repr=False)
     hw_index: Mapping[tuple[str, int], int] = field(repr=False)
     fixed_background_us: np.ndarray | None = None  # part of fixed_demand_us no request waits for (FTL)
-
-    @property
-    def fixed_zero_load_us(self) -> float:
-        """Delays plus demands of the stations every design shares (pcie, dies, channels); background
-        work (in ``fixed_demand_us`` for the utilisation rows) is not on a request's path."""
-        own = self.fixed_demand_us
-        if self.fixed_background_us is not None:
-            own = own - self.fixed_background_us
-        return float(self.fixed_delay_us + np.dot(own, self.fixed_copies))
-
 
 def _probe_network(space: DesignSpace, spec: str, accelerate: tuple[str, ...]) -> Network:
     """Network of a probe controller: every software module on its own 1-core group of ``spec``."""
@@ -211,15 +210,39 @@ def _probe_network(space: DesignSpace, spec: str, accelerate: tuple[str, ...]) -
     return build_network(space.config.with_controller(ctrl))
 
 
-def _module_moments(net: Network) -> dict[str, tuple[float, float, float, float, float]]:
-    """Per module: (visits, visits x mean service, visits x second moment, pure delay per visit)."""
+def _path_visits(net: Network, step) -> float:
+    """Visits ``step`` makes on one request's own path at zero load: a per-request step's visits, a
+    per-transaction step's once (times its share of the operations): a request's transactions may run in
+    parallel, so alone it takes at least one transaction's way through them."""
+    return net.visits(step) if step.per_request else net.op_weight(step)
+
+
+def _module_moments(net: Network) -> dict[str, tuple[float, float, float, float, float, float]]:
+    """Per module: (visits, visits x mean service, visits x second moment, pure delay per visit, path visits
+    (:func:`_path_visits`), path visits x mean service)."""
     out = {}
     for step in net.steps:
         if step.label in MODULES:
             v = net.visits(step)
             m1, m2 = net.step_moments(step)
-            out[step.label] = (v, v * m1, v * m2, step.delay_us)
+            pv = _path_visits(net, step)
+            out[step.label] = (v, v * m1, v * m2, step.delay_us, pv, pv * m1)
     return out
+
+
+def _fixed_path_us(net: Network) -> float:
+    """The part of one request's own path at zero load (us) that every design shares: pure delays (the
+    modules' own included, as in ``Network.delay_us``) and the stations that are not modules (PCIe, dies,
+    channels), each step taken :func:`_path_visits` times; background steps are on no request's path."""
+    total = 0.0
+    for step in net.steps:
+        if step.background:
+            continue
+        pv = _path_visits(net, step)
+        total += pv * step.delay_us
+        if step.label not in MODULES:
+            total += pv * net.step_moments(step)[0]
+    return float(total)
 
 
 def build_coefficients(space: DesignSpace) -> Coefficients:
@@ -233,7 +256,7 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
     fixed = [ld for ld in base.loads() if ld.kind in ("link", "die", "channel")]
     n_mod = len(MODULES)
 
-    groups, g_cost, g_idle, g_busy, g_dem, g_srv, g_scv, g_mem = [], [], [], [], [], [], [], []
+    groups, g_cost, g_idle, g_busy, g_dem, g_srv, g_scv, g_mem, g_path = [], [], [], [], [], [], [], [], []
     for mask in range(1, 2 ** n_mod):
         mods = tuple(m for i, m in enumerate(MODULES) if mask >> i & 1)
         for s, c in space.group_options():
@@ -256,13 +279,14 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
             g_srv.append(c)
             g_scv.append(scv)
             g_mem.append([m in mods for m in MODULES])
+            g_path.append(sum(mom[m][5] for m in mods))
 
-    hw_list, h_cost, h_idle, h_en, h_dem, h_srv, h_tail, h_mod = [], [], [], [], [], [], [], []
+    hw_list, h_cost, h_idle, h_en, h_dem, h_srv, h_tail, h_mod, h_path = [], [], [], [], [], [], [], [], []
     if opts.hardware_modules:
         acc = _module_moments(_probe_network(space, specs[0], opts.hardware_modules))
         for m in opts.hardware_modules:
             a = cfg.accelerator_specs[m]
-            v, vm1, _, tail = acc[m]
+            v, vm1, _, tail, pv, pv_m1 = acc[m]
             for u in range(1, opts.max_units + 1):
                 hw_list.append((m, u))
                 h_cost.append(u * a.unit_cost + a.development_cost)
@@ -272,6 +296,7 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
                 h_srv.append(u)
                 h_tail.append(v * tail)
                 h_mod.append(MODULES.index(m))
+                h_path.append(pv_m1 + pv * tail)
 
     # DRAM power from power.py itself (intercept and slope of a linear function of the I/O rate).
     busy0: dict[str, float] = {}
@@ -298,6 +323,7 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
         fixed_copies=np.array([ld.copies for ld in fixed], f),
         fixed_scv=np.array([ld.scv for ld in fixed], f),
         fixed_delay_us=float(base.delay_us),
+        fixed_path_us=_fixed_path_us(base), g_path_us=np.array(g_path, f), h_path_us=np.array(h_path, f),
         dram_background_mw=float(p0), dram_mw_per_iops=float((p1 - p0) / US_PER_S),
         dram_cost=float(dram_gib * cfg.dram.cost_per_gib),
         group_index={g: i for i, g in enumerate(groups)},
@@ -369,8 +395,7 @@ class LinearModel:
             util[name] = u
             r = self.fixed_row_name(name)
             slack[r], rhs[r] = t.utilization_cap - u, t.utilization_cap
-        r0 = c.fixed_zero_load_us + sum(c.g_demand_us[j] for j in cols) + sum(
-            c.h_demand_us[i] + c.h_tail_us[i] for i in hws)
+        r0 = c.fixed_path_us + sum(c.g_path_us[j] for j in cols) + sum(c.h_path_us[i] for i in hws)
         slack["population_bound"] = t.queue_depth - x * r0 / US_PER_S
         rhs["population_bound"] = float(t.queue_depth)
         core = sum(c.g_idle_mw[j] + x * c.g_busy_mw_per_iops[j] for j in cols) + sum(

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from ssdco.errors import ConfigError
 from ssdco.model.network import build_network
 from ssdco.model.power import compute_power
+from ssdco.model.route_mva import request_alone_us
 from ssdco.optimizer.enumerate import enumerate_space
 from ssdco.optimizer.problem import FAMILIES, LinearModel, make_targets, row_family
 from ssdco.optimizer.space import DesignSpace
@@ -52,10 +53,20 @@ def test_station_loads_and_power_match_network_and_power_model(sd, x_iops):
     if all(busy[f"cores:{g.name}"] <= g.count for g in design.groups):
         assert ev.core_power_mw == pytest.approx(p.core_side_mw, rel=1e-9)
     assert ev.dram_power_mw == pytest.approx(p.dram_mw, rel=1e-9)
-    # zero-load latency = delays + all demands; the population row is Little's law X R0 <= N
-    r0 = net.delay_us + sum(ld.demand_us * ld.copies for ld in net.loads())
+    # zero-load latency = one request's own path: delays and demands, a per-transaction step counted once; the
+    # population row is Little's law X R0 <= N
+    r0 = sum((net.visits(s) if s.per_request else net.op_weight(s)) * (net.step_moments(s)[0] + s.delay_us)
+             for s in net.steps if not s.background)
     assert ev.zero_load_latency_us == pytest.approx(r0, rel=1e-12)
     assert ev.slack["population_bound"] == pytest.approx(model.targets.queue_depth - x_iops * r0 / 1e6, abs=1e-9)
+    # with one transaction per request that is the asymptotic bound's delays + all demands; with several it is
+    # less, and never more than one request's latency alone (the route MVA's fork-join makespan at N = 1)
+    serial = net.delay_us + sum(ld.demand_us * ld.copies for ld in net.loads())
+    if max(net.transactions) == 1:
+        assert ev.zero_load_latency_us == pytest.approx(serial, rel=1e-12)
+    else:
+        assert ev.zero_load_latency_us < serial
+    assert ev.zero_load_latency_us <= request_alone_us(net) * (1 + 1e-9)
 
 
 @given(space_and_design(), st.floats(1e3, 2e6), st.floats(0.3, 1.0))

@@ -128,6 +128,19 @@ def test_infeasible_iops_target_is_explained_not_raised(pm9a3):
     assert "min_iops" in res.message
 
 
+def test_requests_of_several_transactions_are_not_held_to_their_serial_latency():
+    # 16 KiB reads (four transactions) at QD 3 on PM9A3: one request alone takes about 64 us, its transactions
+    # running on four dies at once. The population bound once summed their die time (219.6 us, so at most 13,663
+    # IOPS at QD 3) and called 40,000 IOPS infeasible, while listing a design within the budgets at 43,421 IOPS
+    cfg = load_config(PM9A3, overrides=["workload.queue_depth=3", "workload.request_size_kib=16"])
+    res = optimize(cfg, min_iops=40_000, core_power_mw=192, dram_power_mw=800, options=NO_DES)
+    assert res.feasible
+    pick = evaluate(res.pick_config())
+    assert pick.iops >= 40_000
+    # the linear model's R0 stays a lower bound on the analytic model's latency of one request alone
+    assert res.linear.zero_load_latency_us <= pick.bounds.zero_load_latency_us
+
+
 def test_infeasible_power_budget_names_core_power_and_the_lowest_power_design(pm9a3):
     res = optimize(pm9a3, min_iops=550_000, core_power_mw=5, options=NO_DES)
     assert not res.feasible
