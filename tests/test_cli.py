@@ -1,6 +1,8 @@
 """CLI behaviour: readable table, stable JSON schema, overrides, exit codes."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from ssdco.cli import main, write_atomic
@@ -137,3 +139,12 @@ def test_p99_is_labelled_as_the_schedules_where_the_periodic_schedule_holds(caps
     assert "(from the schedule; DES p50" in capsys.readouterr().out
     assert main(["whatif", str(PM9A3), "-c", "c01"]) == 0
     assert "latency p99 (est.)   " in capsys.readouterr().out
+
+
+def test_optimize_json_on_stdout_is_json_alone_whatever_the_solver_prints():
+    # in a fresh process, where HiGHS (when installed, as `make test` installs it) writes its banner to file
+    # descriptor 1 when its first object is made: stdout must still be one JSON document (optimize --json | jq)
+    proc = subprocess.run([sys.executable, "-m", "ssdco.cli", "optimize", str(PM9A3), "--min-iops", "500000",
+                           "--no-des", "--json"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["feasible"] is True  # a banner before the document would make this fail

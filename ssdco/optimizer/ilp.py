@@ -30,7 +30,10 @@ sum of relative violations: the rows left violated explain an infeasible target 
 
 from __future__ import annotations
 
+import functools
 import math
+import os
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -82,8 +85,32 @@ def _highs_available() -> bool:
         return False
 
 
+@functools.cache
+def _silence_highs_banner() -> None:
+    """Make this process's first HiGHS object with standard output (file descriptor 1) sent to /dev/null.
+
+    highspy writes its copyright banner to file descriptor 1, from C++, when a process makes its first ``Highs``
+    object, before PuLP can set ``output_flag`` to false (HiGHS 1.16; upstream: it "can't be switched off
+    independently", ERGO-Code/HiGHS#1932). It then came before ``ssdco optimize --json``'s document on
+    stdout, which was no longer JSON. Later objects print nothing, so once per process is enough."""
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            try:
+                highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+    finally:
+        os.close(saved)
+
+
 def _make_solver(name: str):
     if name == "highs":
+        _silence_highs_banner()
         return pulp.HiGHS(msg=False)
     coin = pulp.COIN_CMD(msg=False)  # a CBC on PATH (pulp[cbc]); else the binary bundled with PuLP
     if coin.available():
