@@ -862,6 +862,11 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     name = r.string("name", Path(source).stem)
     r.string("description", "")
     r.get("sources", {})  # free-form provenance notes, kept in raw
+    if "nand" not in raw and ("core_groups" in raw or "accelerators" in raw):
+        # a controller file (e.g. optimize --write-design's) given where the device configuration goes
+        raise ConfigError(source, "nand", MISSING, "required field is missing: this is a controller file (it has "
+                          "core_groups or accelerators); give a device configuration such as configs/pm9a3-960.toml "
+                          "and this file with --controller")
     nand = _parse_nand(r.sub("nand"))
     host = _parse_host(r.sub("host", {}))
     core_specs = _parse_core_specs(r.sub("core_specs"))

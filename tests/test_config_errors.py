@@ -330,3 +330,17 @@ def test_cli_refuses_a_dram_too_small_for_the_table_with_exit_2(capsys):
     assert main(["whatif", str(PM9A3), "-c", "c01", "--set", "dram.size_gib=0"]) == 2
     err = capsys.readouterr().err
     assert "field 'dram.size_gib' = 0" in err and "Traceback" not in err
+
+
+def test_a_controller_file_given_as_the_config_says_to_pass_it_with_controller(tmp_path, capsys):
+    # optimize --write-design writes a controller file; given where the device configuration goes, the error
+    # says what the file is and where it belongs
+    pick = tmp_path / "pick.toml"
+    pick.write_text((Path(__file__).parent.parent / "configs" / "controllers" / "c01.toml").read_text())
+    assert main(["whatif", str(pick)]) == 2
+    err = capsys.readouterr().err
+    assert str(pick) in err and "'nand'" in err and "controller file" in err and "--controller" in err
+    assert "Traceback" not in err
+    # and used as a controller it works
+    assert main(["whatif", str(Path(__file__).parent.parent / "configs" / "pm9a3-960.toml"),
+                 "--controller", str(pick)]) == 0
