@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the pick as a controller file for whatif/validate --controller FILE.toml")
     op.add_argument("--no-des", action="store_true",
                     help="verify with the analytic model only (same as --set optimizer.verify_des=false)")
+    op.add_argument("--fast", action="store_true",
+                    help="verify with whatif --fast's answers: skip the Markov chain of the requests' draws at queue "
+                         "depth 1-8 (same as --set optimizer.markov_chain=false); the DES still checks the pick")
     op.add_argument("--min-life-years", type=_nonnegative_float, default=None, metavar="Y",
                     help="reject mapping options whose flash wears out sooner at the target IOPS "
                          "(same as --set optimizer.min_life_years=Y; needs an [ftl] table)")
@@ -404,6 +407,7 @@ def _cmd_optimize(args) -> int:
     result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
                       max_latency_us=args.max_latency_us, explain=args.explain, pareto_front=args.pareto is not None,
                       options={**({"verify_des": False} if args.no_des else {}),
+                               **({"markov_chain": False} if args.fast else {}),
                                **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {})}
                       or None)
     files: dict[str, str | None] = {}

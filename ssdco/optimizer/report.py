@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import textwrap
 from typing import Any, Iterable
 
 from ..spec import MODULES, SCHEMA_VERSION
@@ -287,6 +288,9 @@ def _pick_block(r) -> list[str]:
                               + (" and the DES" if val is not None else " (DES verification off)")))
     if val is not None:
         L += model_vs_des_lines(val)
+    for caveat in a.caveats:  # where the analytic model is known to be off the DES (whatif.trust_caveats)
+        L += textwrap.wrap(f"CAVEAT (analytic model): {caveat}", width=118, initial_indent="  ",
+                           subsequent_indent="    ", break_on_hyphens=False)
     return L
 
 

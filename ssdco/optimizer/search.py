@@ -262,7 +262,7 @@ class _Searcher:
         r = self.analytic_cache.get(design)
         if r is None:
             t0 = time.perf_counter()
-            r = evaluate(self.space.config_for(design, "optimized"))
+            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=self.opts.markov_chain)
             self.verify_seconds += time.perf_counter() - t0
             self.analytic_cache[design] = r
         return r
@@ -275,7 +275,7 @@ class _Searcher:
             t0 = time.perf_counter()
             try:
                 v = validate(self.space.config_for(design, "optimized"), requests=self.opts.des_requests,
-                             seed=self.opts.des_seed)
+                             seed=self.opts.des_seed, markov_chain=self.opts.markov_chain)
             except SsdcoError as e:  # the DES refuses a design: report it as a failed check
                 v = e
             self.des_seconds += time.perf_counter() - t0

@@ -33,6 +33,8 @@ des_seed                          0                         DES seed (same seed 
 enumeration_limit                 250000                    enumerate (cross-check, Pareto) up to this size
 runners_up                        3                         next-cheapest feasible designs to report
 solver                            "auto"                    "cbc", "highs" (needs highspy) or "auto"
+markov_chain                      true                      verify with the Markov chain of the requests' draws
+                                                            where it applies (false: ``optimize --fast``)
 ================================  ========================  ==================================================
 
 Device options. ``[optimizer.dram]`` makes the FTL's mapping table a decision (needs an ``[ftl]``
@@ -78,6 +80,7 @@ DEFAULTS: dict[str, Any] = {
     "des_seed": 0,
     "enumeration_limit": 250_000,
     "runners_up": 3,
+    "markov_chain": True,
     "solver": "auto",
 }
 
@@ -98,6 +101,7 @@ class SearchOptions:
     enumeration_limit: int
     runners_up: int
     solver: str
+    markov_chain: bool = True  # false (optimize --fast): the analytic verification skips the chain (whatif --fast)
     mappings: tuple[str, ...] = ()  # [optimizer.dram]: mapping options searched (empty: as configured)
     cache_fractions: tuple[float, ...] = ()
     min_life_years: float = 0.0
@@ -356,6 +360,9 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
     verify_des = raw.get("verify_des", DEFAULTS["verify_des"])
     if not isinstance(verify_des, bool):
         raise err("verify_des", verify_des, "expected true or false")
+    markov_chain = raw.get("markov_chain", DEFAULTS["markov_chain"])
+    if not isinstance(markov_chain, bool):
+        raise err("markov_chain", markov_chain, "expected true or false")
     solver = raw.get("solver", DEFAULTS["solver"])
     if solver not in SOLVERS:
         raise err("solver", solver, f"expected one of {', '.join(SOLVERS)}")
@@ -404,4 +411,5 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
         enumeration_limit=integer("enumeration_limit", 0, 50_000_000),
         runners_up=integer("runners_up", 0, 20),
         solver=solver,
+        markov_chain=markov_chain,
     )

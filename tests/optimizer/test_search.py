@@ -141,6 +141,22 @@ def test_requests_of_several_transactions_are_not_held_to_their_serial_latency()
     assert res.linear.zero_load_latency_us <= pick.bounds.zero_load_latency_us
 
 
+def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_caveat(capsys):
+    # optimize --fast ([optimizer] markov_chain = false): every design is verified with whatif --fast's answer;
+    # the pick's report shows that answer's caveat (the chain skipped, the route MVA at risk: four transactions)
+    cfg = load_config(PM9A3, overrides=["workload.queue_depth=3", "workload.request_size_kib=16"])
+    res = optimize(cfg, min_iops=40_000, options={**NO_DES, "markov_chain": False})
+    assert res.feasible
+    a = res.verdict.analytic
+    assert a.method == "route-mva" and a.iops == evaluate(res.pick_config(), markov_chain=False).iops
+    assert any(c.startswith("the Markov chain of the requests' draws was skipped (--fast)") for c in a.caveats)
+    from ssdco.cli import main
+
+    assert main(["optimize", str(PM9A3), "--set", "workload.queue_depth=3", "--set", "workload.request_size_kib=16",
+                 "--min-iops", "40000", "--fast", "--no-des"]) == 0
+    assert "CAVEAT (analytic model): the Markov chain of the requests' draws was skipped" in capsys.readouterr().out
+
+
 def test_infeasible_power_budget_names_core_power_and_the_lowest_power_design(pm9a3):
     res = optimize(pm9a3, min_iops=550_000, core_power_mw=5, options=NO_DES)
     assert not res.feasible

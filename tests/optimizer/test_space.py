@@ -74,6 +74,7 @@ def test_design_is_canonical():
     ({"hardware_modules": ["ftl"]}, "optimizer.hardware_modules"),
     ({"solver": "gurobi"}, "optimizer.solver"),
     ({"verify_des": "yes"}, "optimizer.verify_des"),
+    ({"markov_chain": 0}, "optimizer.markov_chain"),
     ({"des_requests": 10}, "optimizer.des_requests"),
     ({"max_untis": 2}, "optimizer.max_untis"),
     ({"nand": {"channels": [8, 16]}}, "optimizer.nand"),
