@@ -72,7 +72,8 @@ def main() -> None:
     fast_s = np.array([r[5] for r in rows])
     print(f"whatif:        median {np.median(full_s) * 1e3:8.1f} ms, worst {full_s.max() * 1e3:8.1f} ms")
     print(f"whatif --fast: median {np.median(fast_s) * 1e3:8.1f} ms, worst {fast_s.max() * 1e3:8.1f} ms")
-    print(f"ratio of medians {np.median(full_s) / np.median(fast_s):.0f}x, of totals {full_s.sum() / fast_s.sum():.0f}x")
+    print(f"ratio of medians {np.median(full_s) / np.median(fast_s):.0f}x, "
+          f"of totals {full_s.sum() / fast_s.sum():.0f}x")
     print(f"within IOPS {IOPS_TOLERANCE:.0%} and latency {LATENCY_TOLERANCE:.0%}: whatif "
           f"{sum(_within(r[2]) for r in rows)}/{n}, whatif --fast {sum(_within(r[3]) for r in rows)}/{n}")
     for label, group in (("flagged (chain skipped, route MVA at risk)", [r for r in rows if r[6]]),

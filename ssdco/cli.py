@@ -40,9 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--exact", action="store_true",
                    help="exact exponential product-form solution instead of the deterministic-service corrected MVA")
     w.add_argument("--fast", action="store_true",
-                   help="skip the Markov chain of the requests' draws that answers closed deterministic work at queue depth 1-8: "
-                        "milliseconds instead of up to seconds; the route MVA answers instead, less accurate at "
-                        "queue depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
+                   help="skip the Markov chain of the requests' draws that answers closed deterministic work at "
+                        "queue depth 1-8: milliseconds instead of up to seconds; the route MVA answers instead, less "
+                        "accurate at queue depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
     v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
     _common(v)
     v.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",

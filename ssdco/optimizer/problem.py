@@ -200,7 +200,7 @@ class Coefficients:
     dram_cost: float
     group_index: Mapping[Group, int] = field(repr=False)
     hw_index: Mapping[tuple[str, int], int] = field(repr=False)
-    fixed_background_us: np.ndarray | None = None  # part of fixed_demand_us no request waits for (FTL)
+
 
 def _probe_network(space: DesignSpace, spec: str, accelerate: tuple[str, ...]) -> Network:
     """Network of a probe controller: every software module on its own 1-core group of ``spec``."""
@@ -318,7 +318,6 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
         h_servers=np.array(h_srv, np.int64), h_tail_us=np.array(h_tail, f), h_module=np.array(h_mod, np.int64),
         fixed_names=tuple(ld.name for ld in fixed),
         fixed_demand_us=np.array([ld.demand_us + bg.get(ld.name, 0.0) for ld in fixed], f),
-        fixed_background_us=np.array([bg.get(ld.name, 0.0) for ld in fixed], f),
         fixed_servers=np.array([ld.servers for ld in fixed], np.int64),
         fixed_copies=np.array([ld.copies for ld in fixed], f),
         fixed_scv=np.array([ld.scv for ld in fixed], f),
