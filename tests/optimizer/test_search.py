@@ -157,6 +157,19 @@ def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_ca
     assert "CAVEAT (analytic model): the Markov chain of the requests' draws was skipped" in capsys.readouterr().out
 
 
+def test_the_highest_iops_design_that_reaches_the_target_says_what_else_it_breaks(pm9a3):
+    # with a 20 % utilisation cap nothing qualifies; the highest-IOPS design within the power budgets reaches
+    # 500,000 IOPS analytically, so "reaches X < target" would be false: it names the rows it breaks instead
+    res = optimize(pm9a3, min_iops=500_000, options={**NO_DES, "utilization_cap": 0.2})
+    assert not res.feasible
+    (best,) = [c for c in res.infeasibility.closest if c.kind == "closest:highest_iops_within_budgets"]
+    (text,) = best.lacks
+    assert best.iops >= 500_000 and " < target" not in text
+    assert "but at the target" in text and "> cap 20%" in text
+    parts = text.split("; ")
+    assert len(parts) == len(set(parts))  # a core group's modules share one text, said once
+
+
 def test_infeasible_power_budget_names_core_power_and_the_lowest_power_design(pm9a3):
     res = optimize(pm9a3, min_iops=550_000, core_power_mw=5, options=NO_DES)
     assert not res.feasible
