@@ -833,8 +833,12 @@ def _explain_infeasible(s: _Searcher, t: Targets, main: _Outcome):
             else:  # it reaches the target, but breaks another row there (the utilisation cap, say)
                 at_target = model.at(t)
                 ev = at_target.evaluate(best)
-                # the modules of one core group break their rows with one text: each said once
-                broken = dict.fromkeys(_row_text(at_target, ev, row) for row in ev.violated())
+                # the linear rows it breaks there and the analytic checks it fails; the modules of one core group
+                # break their rows with one text, said once
+                broken = dict.fromkeys([*(_row_text(at_target, ev, row) for row in ev.violated()),
+                                        *s.analytic_failures(best, t)])
+                if not broken:  # only the DES can have rejected it (the best rejected design below says how)
+                    broken = {"it failed the search's verification": None}
                 lacks = [f"reaches {r.iops:,.0f} IOPS (target {t.target_iops:,.0f}), but at the target "
                          + "; ".join(broken)
                          + "; highest-IOPS design within the power budgets"]
