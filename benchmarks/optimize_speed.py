@@ -21,8 +21,8 @@ PM9A3 = Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml"
 LOW_QUEUE_DEPTH = [  # (label, overrides, min_iops): closed deterministic work where whatif tries the chain
     ("16 KiB reads at QD 3, >= 40 K IOPS", ["workload.queue_depth=3", "workload.request_size_kib=16"], 40_000),
     ("8 KiB reads at QD 4, >= 50 K IOPS", ["workload.queue_depth=4", "workload.request_size_kib=8"], 50_000),
-]  # (an infeasible target there, >= 80 K IOPS, ran over 20 minutes without --fast: its explanation's searches
-#    verify many designs, each trying the chain; 1.3 s with --fast)
+]  # (an infeasible target there, >= 80 K IOPS, had not finished after 45 minutes without --fast: its explanation's
+#    searches verify many designs, each trying the chain; 1.3 s with --fast)
 TARGETS = [  # (label, min_iops, core mW, DRAM mW)
     ("study: >= 500 K IOPS, cores <= 192 mW, DRAM <= 800 mW", 500_000, 192.0, 800.0),
     (">= 550 K IOPS (many cheaper designs fail verification)", 550_000, 192.0, 800.0),
