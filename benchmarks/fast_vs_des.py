@@ -30,13 +30,9 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: E402
+from schedule_chain_vs_des import _within, add_design_arguments, designs_chosen  # noqa: E402
 
 SKIPPED = "the Markov chain of the requests' draws was skipped"  # the start of --fast's caveat
-
-
-def _within(e) -> bool:
-    return abs(e[0]) <= IOPS_TOLERANCE and abs(e[1]) <= LATENCY_TOLERANCE
 
 
 def main() -> None:

@@ -810,41 +810,40 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
                    f"{MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE:.0f} knees) were off the DES by more than its tolerances, "
                    "the model's IOPS +3.1 to +11.8 % (the DES's cores still idle while the requests are held behind "
                    "programs at the dies)")
-    if chain_outgrown and not scheduled and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
-        # measured late on 2026-11-27 with benchmarks/schedule_chain_vs_des.py (611 closed deterministic
-        # configurations at QD 2-5; SHALLOW_GRID_STEPS at QD 2, GRID_STEPS at 3-5): the chain did not solve 194;
-        # the route MVA answered where the chain outgrew its budget, 41 of the 180 that route_mva_at_risk flags
-        # missed, none of the 14 others (49 of 180 before the stages' excess waits became independent parts in
-        # route_mva.stage_wait_correlation; earlier that day, with 100,000 states on the 10 % grid at QD 3-4 and
-        # DEEP_GRID_STEPS at QD 5: 65 of 213 flagged, none of 32 others). On 2026-11-26, with 100,000 states at
-        # QD 2 too: 67 of 216 flagged (52 of the 133 with four transactions, 23 of the 94 at QD 5), none of 32
-        # others; the QD 2-4 caveats below, calibrated before the chain, flagged 11 of those 67. Held out
-        # (2026-11-26, seeds 20261128-29, uniform designs 1000-1199): 52 of 242 flagged missed, 2 of 47 unflagged.
-        # Not given at QD 6-8: there it would put a new warning on 307 fresh draws, 11 of them misses
+    if ((chain_outgrown or chain_skipped) and not scheduled
+            and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH):
+        # where the chain outgrew its budget: measured late on 2026-11-27 with benchmarks/schedule_chain_vs_des.py
+        # (611 closed deterministic configurations at QD 2-5; SHALLOW_GRID_STEPS at QD 2, GRID_STEPS at 3-5): the
+        # chain did not solve 194; the route MVA answered where the chain outgrew its budget, 41 of the 180 that
+        # route_mva_at_risk flags missed, none of the 14 others (49 of 180 before the stages' excess waits became
+        # independent parts in route_mva.stage_wait_correlation; earlier that day, with 100,000 states on the 10 %
+        # grid at QD 3-4 and DEEP_GRID_STEPS at QD 5: 65 of 213 flagged, none of 32 others). On 2026-11-26, with
+        # 100,000 states at QD 2 too: 67 of 216 flagged (52 of the 133 with four transactions, 23 of the 94 at QD
+        # 5), none of 32 others; the QD 2-4 caveats below, calibrated before the chain, flagged 11 of those 67.
+        # Held out (2026-11-26, seeds 20261128-29, uniform designs 1000-1199): 52 of 242 flagged missed, 2 of 47
+        # unflagged. Not given at QD 6-8: there it would put a new warning on 307 fresh draws, 11 of them misses
         # (docs/accuracy.md, seeds 20261234-35).
-        if route_mva_at_risk(network, bottleneck):
-            out.append(f"the Markov chain of the requests' draws outgrew its state budget at queue depth "
-                       f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
-                       "tolerances on 41 of 180 sampled designs (closed, deterministic, queue depth 2-5, requests of "
-                       "several transactions or a core group or channel at least "
-                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -9.4 to +22.2 % (the "
-                       "DES's few requests keep phase relations, such as a convoy through a slow core, that a "
-                       "mean-value model does not see)")
-        return tuple(out)
-    if chain_skipped and not scheduled and 2 <= network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
-        # whatif --fast: the rule of the outgrown chain, measured on the fast answers (2026-11-28,
+        # where whatif --fast skipped it, the same rule measured on the fast answers (2026-11-28,
         # benchmarks/fast_vs_des.py with its defaults: the 571 configurations at QD 2-5 of
         # schedule_chain_vs_des.py's set where the chain applies and the periodic schedule does not): 73 of the
         # 352 flagged missed, 9 of the 219 others (one-transaction requests at QD 2-5, -13.9 to +11.1 %; README).
         # Held out (--seeds 20261258 20261259 --first-seed 3000, 557 configurations): 87 of 347 flagged, 8 of
         # 210 others (-11.5 to -3.1 %)
-        if route_mva_at_risk(network, bottleneck):
-            out.append(f"the Markov chain of the requests' draws was skipped (--fast) at queue depth "
-                       f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than its "
-                       "tolerances on 73 of 352 sampled designs and 87 of 347 drawn afterwards (closed, deterministic, "
-                       "queue depth 2-5, requests of several transactions or a core group or channel at least "
-                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy), the model's IOPS -23.7 to +38.8 % (without "
-                       "--fast, whatif tries the chain, which can take seconds)")
+        if route_mva_at_risk(network, bottleneck):  # never at QD 1
+            at_risk = (f"requests of several transactions or a core group or channel at least "
+                       f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy")
+            if chain_outgrown:
+                out.append(f"the Markov chain of the requests' draws outgrew its state budget at queue depth "
+                           f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than "
+                           f"its tolerances on 41 of 180 sampled designs (closed, deterministic, queue depth 2-5, "
+                           f"{at_risk}), the model's IOPS -9.4 to +22.2 % (the DES's few requests keep phase "
+                           "relations, such as a convoy through a slow core, that a mean-value model does not see)")
+            else:
+                out.append(f"the Markov chain of the requests' draws was skipped (--fast) at queue depth "
+                           f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than "
+                           f"its tolerances on 73 of 352 sampled designs and 87 of 347 drawn afterwards (closed, "
+                           f"deterministic, queue depth 2-5, {at_risk}), the model's IOPS -23.7 to +38.8 % (without "
+                           "--fast, whatif tries the chain, which can take seconds)")
         return tuple(out)
     if scheduled or not deterministic or network.queue_depth is None or not 2 <= network.queue_depth <= 4:
         return tuple(out)
