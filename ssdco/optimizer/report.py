@@ -173,6 +173,10 @@ def format_text(r) -> str:
         solve += f": linear optimum in {r.time_to_optimum_seconds:.3f} s"
     solve += f"; {r.timing.get('verify_iterations', 0)} design(s) verified; total {r.solve_seconds:.2f} s"
     L.append(solve)
+    if r.timing.get("screened_designs"):
+        L.append(f"  screen   the other searches (runners-up, binding, explanation) checked "
+                 f"{r.timing['screened_designs']:,} design(s) with whatif --fast's answer first and verified "
+                 f"only those it passed with the full model (the Markov chain)")
     if r.cross_check is not None:
         xc = r.cross_check
         L.append(f"  check    brute-force enumeration of {xc.designs:,} designs: optimum cost "

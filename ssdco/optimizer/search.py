@@ -37,6 +37,19 @@ option to raise. Designs whose verification failed are remembered (the analytic 
 are deterministic), so re-solves for runners-up, binding constraints and sensitivity start from those
 cuts. Auxiliary searches verify at most 200 candidates (25 without an enumeration table).
 
+The auxiliary searches' screen
+------------------------------
+Every search but the main one (runners-up, binding checks, the infeasible case's explanation, sensitivity)
+checks a candidate first with ``whatif --fast``'s answer (the Markov chain of the requests' draws skipped)
+and only a candidate that passes it with the full analytic model; a design is reported only when the full
+model passed it, and its figures are the full model's. At QD 1-8 a full verification can take seconds (the
+chain), and an explanation verifies hundreds of designs: an infeasible target at QD 4 had not finished
+after 45 minutes without the screen (``benchmarks/optimize_speed.py``). The price: a design that the
+screen rejects but the full model would pass is not found by those searches. The main search and the
+pick are never screened. Where the chain is not tried (QD > 8, open work, random service) the screen
+is the full model's answer and changes nothing. With ``markov_chain = false`` (``--fast``) both are
+``whatif --fast``'s answer.
+
 Answers
 -------
 * runners-up: the cheaper designs rejected by verification (what they lack), the next-cheapest verified
@@ -60,7 +73,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import SsdcoError
-from ..model.whatif import Result, evaluate
+from ..model.whatif import CHAIN_MAX_QUEUE_DEPTH, Result, evaluate
 from ..spec import Budgets, Config
 from . import ilp
 from .enumerate import DesignTable, ParetoPoint, enumerate_space, linear_feasible, linear_optimum, pareto
@@ -242,10 +255,14 @@ class _Searcher:
         self.opts = space.options
         self.solver = ilp.solver_name(self.opts.solver)
         self.analytic_cache: dict[Design, Result] = {}
+        self.screen_cache: dict[Design, Result] = {}  # whatif --fast's answers (module docstring: the screen)
+        # the screen differs from the full answer only where the chain is tried: closed work at QD 1-8
+        self.screens = self.opts.markov_chain and config.workload.queue_depth <= CHAIN_MAX_QUEUE_DEPTH
         self.des_cache: dict[Design, Any] = {}
         self.ilp_solves = 0
         self.ilp_seconds = 0.0
         self.verify_seconds = 0.0
+        self.screen_seconds = 0.0
         self.des_seconds = 0.0
         self.pick_cache: dict[tuple, _Outcome] = {}
         self.history: list[tuple[int, str, float, str]] = []
@@ -265,6 +282,20 @@ class _Searcher:
             r = evaluate(self.space.config_for(design, "optimized"), markov_chain=self.opts.markov_chain)
             self.verify_seconds += time.perf_counter() - t0
             self.analytic_cache[design] = r
+        return r
+
+    def screen(self, design: Design) -> Result:
+        """``whatif --fast``'s answer for ``design`` (the chain skipped): the auxiliary searches' first check
+        (module docstring). The full answer itself where the chain is not tried or the search verifies with
+        ``--fast`` anyway."""
+        if not self.screens:
+            return self.analytic(design)
+        r = self.screen_cache.get(design)
+        if r is None:
+            t0 = time.perf_counter()
+            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=False)
+            self.screen_seconds += time.perf_counter() - t0
+            self.screen_cache[design] = r
         return r
 
     def des(self, design: Design):
@@ -307,9 +338,10 @@ class _Searcher:
             out.append(f"{who} DRAM power {dram:.1f} mW > budget {t.dram_power_mw:.1f} mW")
         return out
 
-    def analytic_failures(self, design: Design, t: Targets) -> list[str]:
-        r = self.analytic(design)
-        return self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw, "analytic")
+    def analytic_failures(self, design: Design, t: Targets, screen: bool = False) -> list[str]:
+        r = self.screen(design) if screen else self.analytic(design)
+        return self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw,
+                            "analytic (screen: whatif --fast)" if screen and self.screens else "analytic")
 
     def des_failures(self, design: Design, t: Targets) -> list[str]:
         v = self.des(design)
@@ -319,7 +351,13 @@ class _Searcher:
         return self._checks(t, v.des.iops.value, v.des.mean_latency_us.value, p["cores"] + p["accelerators"],
                             p["dram"], "DES")
 
-    def verdict(self, design: Design, t: Targets, des: bool) -> Verdict:
+    def verdict(self, design: Design, t: Targets, des: bool, screen: bool = False) -> Verdict:
+        """``design`` checked against ``t``: analytically (first by the screen when ``screen``), then by
+        the DES when ``des`` and the analytic checks passed."""
+        if screen:
+            fails = self.analytic_failures(design, t, screen=True)
+            if fails:
+                return Verdict(design, self.screen(design), None, tuple(fails))
         fails = self.analytic_failures(design, t)
         val = None
         if not fails and des:
@@ -328,10 +366,14 @@ class _Searcher:
             val = None if isinstance(v, Exception) else v
         return Verdict(design, self.analytic(design), val, tuple(fails))
 
-    def known_failures(self, t: Targets) -> list[Design]:
-        """Designs already verified that fail under ``t`` (deterministic, so they can be cut up front)."""
+    def known_failures(self, t: Targets, screen: bool = False) -> list[Design]:
+        """Designs already verified that fail under ``t`` (deterministic, so they can be cut up front);
+        with ``screen``, also those the screen rejected."""
         out = [d for d in self.analytic_cache if self.analytic_failures(d, t)]
         out += [d for d in self.des_cache if d not in out and self.des_failures(d, t)]
+        if screen:
+            failed = set(out)
+            out += [d for d in self.screen_cache if d not in failed and self.analytic_failures(d, t, screen=True)]
         return out
 
     # ---- the loop
@@ -343,7 +385,9 @@ class _Searcher:
 
         ``use_table`` (and a table present): candidates come from the enumeration in the ILP's objective
         order instead of re-solves (the same linear model); the recorded main search still starts with
-        the ILP solve, whose optimum the cross-check compares with the enumeration."""
+        the ILP solve, whose optimum the cross-check compares with the enumeration. Every search but the
+        recorded main one screens its candidates (module docstring)."""
+        screen = not record
         key = (t, des, drop, cost_cap, objective, extra_cuts, max_iterations, use_table, cost_floor)
         if not record and key in self.pick_cache:
             return self.pick_cache[key]
@@ -353,7 +397,7 @@ class _Searcher:
                 if record else min(max_iterations or SUB_SEARCH_CAP_ILP, SUB_SEARCH_CAP_ILP)
         lo = -math.inf if cost_floor is None else cost_floor
         hi = math.inf if cost_cap is None else cost_cap
-        known = [d for d in self.known_failures(t) if lo <= model.cost(d) <= hi]  # only cuts that can bind
+        known = [d for d in self.known_failures(t, screen) if lo <= model.cost(d) <= hi]  # only cuts that can bind
         out = _Outcome(None, "iteration_cap", [], 0)
         cap = max_iterations or self.opts.max_iterations
         excluded = set(extra_cuts) | set(known)
@@ -361,7 +405,7 @@ class _Searcher:
 
         def verify(cand: Design) -> bool:
             tried.add(cand)
-            v = self._verify(model, cand, t, des, drop)
+            v = self._verify(model, cand, t, des, drop, screen)
             out.iterations += 1
             if record:
                 self.history.append((len(self.history) + 1, cand.label(), model.cost(cand),
@@ -447,12 +491,13 @@ class _Searcher:
                 return
             level_cuts.append(d)
 
-    def _verify(self, model: LinearModel, d: Design, t: Targets, des: bool, drop) -> Verdict:
+    def _verify(self, model: LinearModel, d: Design, t: Targets, des: bool, drop, screen: bool) -> Verdict:
         ev = model.evaluate(d)
         lin_fail = [r for r in ev.violated() if row_family(r) not in set(drop)]
         if lin_fail:  # outside the linear model (only at the solver's tolerance edge)
-            return Verdict(d, self.analytic(d), None, tuple(f"linear row {r} violated" for r in lin_fail))
-        return self.verdict(d, t, des)
+            res = self.screen(d) if screen else self.analytic(d)
+            return Verdict(d, res, None, tuple(f"linear row {row} violated" for row in lin_fail))
+        return self.verdict(d, t, des, screen)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -629,7 +674,9 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
         cross_check=xc, pareto=front, pareto_seconds=front_seconds, history=tuple(s.history), space_size=size,
         solver=s.solver, solve_seconds=total, time_to_optimum_seconds=main.first_seconds,
         timing={"ilp_seconds": s.ilp_seconds, "ilp_solves": s.ilp_solves, "verify_iterations": main.iterations,
-                "analytic_seconds": s.verify_seconds, "des_seconds": s.des_seconds,
+                "analytic_seconds": s.verify_seconds, "screen_seconds": s.screen_seconds,
+                "analytic_designs": len(s.analytic_cache),
+                "screened_designs": len(s.screen_cache), "des_seconds": s.des_seconds,
                 "enumeration_seconds": enum_seconds, "pareto_mva_seconds": front_seconds or 0.0},
     )
 

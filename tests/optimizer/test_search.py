@@ -157,6 +157,34 @@ def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_ca
     assert "CAVEAT (analytic model): the Markov chain of the requests' draws was skipped" in capsys.readouterr().out
 
 
+def test_auxiliary_searches_screen_with_whatif_fast_and_report_full_model_figures():
+    # 8 KiB reads at QD 2, >= 40,000 IOPS: infeasible. The explanation's bisection for the highest-IOPS design
+    # within the budgets checks dozens of designs; the screen (whatif --fast's answer) rejects most, and only
+    # those it passes cost a full verification with the Markov chain. What is reported is the full model's.
+    cfg = load_config(PM9A3, overrides=["workload.queue_depth=2", "workload.request_size_kib=8"])
+    res = optimize(cfg, min_iops=40_000, options={**NO_DES, "max_units": 1, "max_cores_per_group": 1})
+    assert not res.feasible
+    assert 0 < res.timing["analytic_designs"] < res.timing["screened_designs"]
+    (best,) = [c for c in res.infeasibility.closest if c.kind == "closest:highest_iops_within_budgets"]
+    full = evaluate(res.space.config_for(best.design))
+    assert full.method == "markov-chain"
+    assert (best.iops, best.core_power_mw) == (full.iops, full.power.core_side_mw)
+    from ssdco.optimizer.report import format_text
+
+    assert f"checked {res.timing['screened_designs']} design(s) with whatif --fast's answer first" in format_text(res)
+    # with --fast there is no separate screen: every design is verified with whatif --fast's answer
+    fast = optimize(cfg, min_iops=40_000, options={**NO_DES, "max_units": 1, "max_cores_per_group": 1,
+                                                   "markov_chain": False})
+    assert fast.timing["screened_designs"] == 0 and fast.timing["analytic_designs"] > 0
+    assert "whatif --fast's answer first" not in format_text(fast)
+
+
+def test_no_screen_where_the_chain_is_not_tried(pm9a3):
+    # at QD 32 whatif --fast's answer is the full one: nothing is screened, and the report says nothing of it
+    res = optimize(pm9a3, min_iops=650_000, options=NO_DES)
+    assert res.timing["screened_designs"] == 0 and res.timing["analytic_designs"] > 0
+
+
 def test_the_highest_iops_design_that_reaches_the_target_says_what_else_it_breaks(pm9a3):
     # with a 20 % utilisation cap nothing qualifies; the highest-IOPS design within the power budgets reaches
     # 500,000 IOPS analytically, so "reaches X < target" would be false: it names the rows it breaks instead
