@@ -863,9 +863,13 @@ def _explain_infeasible(s: _Searcher, t: Targets, main: _Outcome):
         if o.pick is not None:
             r = s.analytic(o.pick)
             need = max(model.at(t).evaluate(o.pick).core_power_mw, r.power.core_side_mw)
+            if need > t.core_power_mw:
+                lack = f"needs {need:.1f} mW core-side power > budget {t.core_power_mw:.1f} mW"
+            else:  # within the core budget: something else kept it from being the pick
+                lack = (f"needs {need:.1f} mW core-side power (budget {t.core_power_mw:.1f} mW), but "
+                        + _why_not_picked(s, t, main, o.pick))
             closest.append(_candidate(s, t, o.pick, None, "closest:lowest_power_meeting_iops",
-                                      [f"needs {need:.1f} mW core-side power > budget {t.core_power_mw:.1f} mW; "
-                                       "lowest-power design meeting the IOPS target"]))
+                                      [lack + "; lowest-power design meeting the IOPS target"]))
     if t.target_iops > 0:
         best = _max_iops_within_budgets(s, t)
         if best is None and (math.isfinite(t.core_power_mw) or math.isfinite(t.dram_power_mw)):
@@ -878,22 +882,32 @@ def _explain_infeasible(s: _Searcher, t: Targets, main: _Outcome):
                 lacks = [f"reaches {r.iops:,.0f} IOPS < target {t.target_iops:,.0f}; "
                          "highest-IOPS design within the power budgets"]
             else:  # it reaches the target, but breaks another row there (the utilisation cap, say)
-                at_target = model.at(t)
-                ev = at_target.evaluate(best)
-                # the linear rows it breaks there and the analytic checks it fails; the modules of one core group
-                # break their rows with one text, said once
-                broken = dict.fromkeys([*(_row_text(at_target, ev, row) for row in ev.violated()),
-                                        *s.analytic_failures(best, t)])
-                if not broken:  # only the DES can have rejected it (the best rejected design below says how)
-                    broken = {"it failed the search's verification": None}
-                lacks = [f"reaches {r.iops:,.0f} IOPS (target {t.target_iops:,.0f}), but at the target "
-                         + "; ".join(broken)
+                lacks = [f"reaches {r.iops:,.0f} IOPS (target {t.target_iops:,.0f}), but "
+                         + _why_not_picked(s, t, main, best)
                          + "; highest-IOPS design within the power budgets"]
             closest.append(_candidate(s, t, best, None, "closest:highest_iops_within_budgets", lacks))
     if main.rejected:
         v = max(main.rejected, key=lambda v: v.analytic.iops)
         closest.append(_candidate(s, t, v.design, None, "closest:best_rejected", list(v.failures), v.stage))
     return Infeasibility(rows, least, tuple(closest)), binding
+
+
+def _why_not_picked(s: _Searcher, t: Targets, main: _Outcome, d: Design) -> str:
+    """Why design ``d``, good enough by one measure, is not the pick under ``t``, as a clause: the linear rows
+    it breaks at the target and the analytic checks it fails (a core group's modules share one text, said
+    once); else what the main search's verification said of it (the DES); else that the main search
+    stopped before reaching it."""
+    at_target = s.model.at(t)
+    ev = at_target.evaluate(d)
+    broken = dict.fromkeys([*(_row_text(at_target, ev, row) for row in ev.violated()), *s.analytic_failures(d, t)])
+    if broken:
+        return "at the target " + "; ".join(broken)
+    said = dict.fromkeys(f for v in main.rejected if v.design == d for f in v.failures)
+    if said:
+        return "the search's verification found " + "; ".join(said)
+    if main.status == "iteration_cap":
+        return "the search stopped (optimizer.max_iterations) before verifying it"
+    return "it failed the search's verification"  # defensive: an ended search verified every design it passed
 
 
 def _candidate_none(kind: str, text: str) -> Candidate:
