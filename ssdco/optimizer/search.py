@@ -55,7 +55,9 @@ Answers
 * runners-up: the cheaper designs rejected by verification (what they lack), the next-cheapest verified
   designs (how much more they cost), and for each budget/target the cheapest design that breaks only it;
 * binding: a budget or target binds when relaxing it alone admits a cheaper verified design (feasible
-  case) or makes the problem feasible at all (infeasible case);
+  case) or makes the problem feasible at all (infeasible case); "verified" there is the analytic model's
+  (every auxiliary search skips the DES), so where only the DES rejected designs a family can read as
+  binding that the DES would not confirm;
 * infeasible: the rows an elastic ILP must violate least, the lowest-power design meeting the IOPS target,
   and the highest-IOPS design within the power budgets;
 * sensitivity (``explain=True``): per parameter, how far it can tighten before the pick fails (the pick's

@@ -306,3 +306,7 @@ def test_closest_designs_that_meet_the_target_analytically_say_why_they_are_not_
     low = closest["closest:lowest_power_meeting_iops"]
     assert low.core_power_mw <= 55 and "> budget" not in low.lacks[0]
     assert "but the search stopped (optimizer.max_iterations) before verifying it" in low.lacks[0]
+    from ssdco.optimizer.report import format_text
+
+    assert "BINDING CONSTRAINTS (each relaxed alone; the designs that shows are verified analytically, not by the DES)" \
+        in format_text(res)
