@@ -1,5 +1,6 @@
-"""``whatif --fast`` (the Markov chain of the requests' draws skipped) against ``whatif`` and the DES, side by side,
-on the closed deterministic configurations at queue depth 2-5 where the chain applies.
+"""``whatif --fast`` (the Markov chain of the requests' draws skipped; at queue depth 2 tried within its first 3,000
+states only, ``schedule_chain.FAST_GRID_STEPS``) against ``whatif`` and the DES, side by side, on the closed
+deterministic configurations at queue depth 2-5 where the chain applies.
 
 Configurations: those of ``benchmarks/schedule_chain_vs_des.py`` (the same options: the acceptance test's
 Hypothesis strategies with ``--seeds``, ``--draws`` per seed and request-size setting, and ``--random`` uniformly
@@ -11,7 +12,7 @@ ratio; how many configurations each has within the acceptance tolerances (IOPS 3
 risk: ``whatif.route_mva_at_risk``) and the others, with the worst errors.
 
 Run: ``.venv/bin/python benchmarks/fast_vs_des.py [--seeds 20261123 20261125] [--draws 150] [--random 200]
-[--first-seed 0] [--requests 60000]``. Prints measured figures; asserts nothing.
+[--first-seed 0] [--min-queue-depth 2] [--max-queue-depth 5] [--requests 60000]``. Prints measured figures; asserts nothing.
 """
 
 import argparse
@@ -39,13 +40,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_design_arguments(ap)
     ap.add_argument("--requests", type=int, default=60_000)
+    ap.add_argument("--min-queue-depth", type=int, default=2, help="1: queue depth 1 too (one request's own chain); "
+                    "--max-queue-depth is at least 2")
     args = ap.parse_args()
     rows = []  # (name, QD, full errors, fast errors, full s, fast s, fast flagged, full method, fast method)
     t0 = time.perf_counter()
     for name, d in designs_chosen(args):
         config = config_from_dict(d)
         network = build_network(config)
-        if (network.queue_depth is None or not 2 <= network.queue_depth <= args.max_queue_depth
+        if (network.queue_depth is None or not args.min_queue_depth <= network.queue_depth <= args.max_queue_depth
                 or not chain_applies(network) or periodic_schedule(network) is not None):
             continue
         _recalled.cache_clear()
@@ -60,8 +63,9 @@ def main() -> None:
         flagged = any(c.startswith(SKIPPED) for c in fast.caveats)
         rows.append((name, network.queue_depth, errs[0], errs[1], t_full, t_fast, flagged, full.method, fast.method))
     n = len(rows)
-    print(f"{n} closed deterministic configurations at QD 2-{args.max_queue_depth} where the chain applies and the "
-          f"periodic schedule does not, {args.requests:,} DES requests each, {time.perf_counter() - t0:.0f} s")
+    print(f"{n} closed deterministic configurations at QD {args.min_queue_depth}-{args.max_queue_depth} where the "
+          f"chain applies and the periodic schedule does not, {args.requests:,} DES requests each, "
+          f"{time.perf_counter() - t0:.0f} s")
     if not n:
         return
     full_s = np.array([r[4] for r in rows])

@@ -41,8 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exact exponential product-form solution instead of the deterministic-service corrected MVA")
     w.add_argument("--fast", action="store_true",
                    help="skip the Markov chain of the requests' draws that answers closed deterministic work at "
-                        "queue depth 1-8: milliseconds instead of up to seconds; the route MVA answers instead, less "
-                        "accurate at queue depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
+                        "queue depth 1-8 (at queue depth 1-2 it is still tried within its first 3,000 states): "
+                        "milliseconds instead of up to seconds; the route MVA answers instead, less accurate at queue "
+                        "depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
     v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
     _common(v)
     v.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
@@ -82,8 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also run the DES with N requests per point (default 0: analytic model only)")
     sw.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same at every point (default 0)")
     sw.add_argument("--fast", action="store_true",
-                    help="whatif --fast at every point: skip the Markov chain of the requests' draws (milliseconds "
-                         "per point instead of up to seconds at queue depth 1-8)")
+                    help="whatif --fast at every point: skip the Markov chain of the requests' draws beyond its first "
+                         "states at queue depth 1-2 (milliseconds per point instead of up to seconds at queue depth "
+                         "1-8)")
     sw.add_argument("--replications", type=_replications, default=0, metavar="R|auto",
                     help="extra DES runs per point from other seeds, each of a quarter of the requests, to check that "
                          "the DES's IOPS does not depend on its seed, as validate does (default 0: one run per point; "
@@ -117,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="verify with the analytic model only (same as --set optimizer.verify_des=false)")
     op.add_argument("--fast", action="store_true",
                     help="verify with whatif --fast's answers: skip the Markov chain of the requests' draws at queue "
-                         "depth 1-8 (same as --set optimizer.markov_chain=false); the DES still checks the pick")
+                         "depth 1-8, beyond its first states at 1-2 (same as --set optimizer.markov_chain=false); the "
+                         "DES still checks the pick")
     op.add_argument("--min-life-years", type=_nonnegative_float, default=None, metavar="Y",
                     help="reject mapping options whose flash wears out sooner at the target IOPS "
                          "(same as --set optimizer.min_life_years=Y; needs an [ftl] table)")

