@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="requests the DES completes (default 200000; 10%% warm-up discarded)")
     v.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed (same seed => identical results)")
     v.add_argument("--fast", action="store_true", help="check whatif --fast's answer: the analytic side skips the "
-                                                       "Markov chain of the requests' draws")
+                                                       "Markov chain of the requests' draws (beyond its first states "
+                                                       "at queue depth 1-2)")
     v.add_argument("--replications", type=_replications, default="auto", metavar="R|auto",
                    help="extra DES runs from other seeds, each of a quarter of the requests, to check that the DES's "
                         "IOPS does not depend on its seed (auto: %d for a closed workload whose every service is "
