@@ -1,4 +1,4 @@
-"""``whatif --fast`` (the Markov chain of the requests' draws skipped; at queue depth 2 tried within its first 3,000
+"""``whatif --fast`` (the Markov chain of the requests' draws skipped; at queue depth 1-2 tried within its first 3,000
 states only, ``schedule_chain.FAST_GRID_STEPS``) against ``whatif`` and the DES, side by side, on the closed
 deterministic configurations at queue depth 2-5 where the chain applies.
 
@@ -12,7 +12,8 @@ ratio; how many configurations each has within the acceptance tolerances (IOPS 3
 risk: ``whatif.route_mva_at_risk``) and the others, with the worst errors.
 
 Run: ``.venv/bin/python benchmarks/fast_vs_des.py [--seeds 20261123 20261125] [--draws 150] [--random 200]
-[--first-seed 0] [--min-queue-depth 2] [--max-queue-depth 5] [--requests 60000]``. Prints measured figures; asserts nothing.
+[--first-seed 0] [--min-queue-depth 2] [--max-queue-depth 5] [--requests 60000]``. Prints measured figures; asserts
+nothing.
 """
 
 import argparse

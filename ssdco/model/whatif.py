@@ -848,9 +848,9 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
                           if network.queue_depth <= FAST_CHAIN_MAX_QUEUE_DEPTH else "")
                 out.append(f"the Markov chain of the requests' draws was skipped (--fast) at queue depth "
                            f"{network.queue_depth}{beyond}, so the route MVA answers: there it was off the DES by "
-                           f"more than its tolerances on 70 of 345 sampled designs and 80 of 340 in another sample (closed, "
-                           f"deterministic, queue depth 2-5, {at_risk}), the model's IOPS -23.7 to +38.8 % (without "
-                           "--fast, whatif tries the chain, which can take seconds)")
+                           f"more than its tolerances on 70 of 345 sampled designs and 80 of 340 in another sample "
+                           f"(closed, deterministic, queue depth 2-5, {at_risk}), the model's IOPS -23.7 to +38.8 % "
+                           "(without --fast, whatif tries the chain, which can take seconds)")
         return tuple(out)
     if scheduled or not deterministic or network.queue_depth is None or not 2 <= network.queue_depth <= 4:
         return tuple(out)

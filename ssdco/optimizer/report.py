@@ -208,7 +208,7 @@ def format_text(r) -> str:
         if len(r.runners_up) > 12:
             L.append(f"  ... {len(r.runners_up) - 12} more in --json")
     if r.binding:
-        L += ["", "BINDING CONSTRAINTS (each relaxed alone; the designs that shows are verified analytically, "
+        L += ["", "BINDING CONSTRAINTS (each relaxed alone; the designs found so are verified analytically, "
                   "not by the DES)"]
         for b in r.binding:
             val = "" if b.value is None else f" (pick: {_fmt_param(b.name, b.value)})"

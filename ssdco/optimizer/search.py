@@ -40,15 +40,15 @@ cuts. Auxiliary searches verify at most 200 candidates (25 without an enumeratio
 The auxiliary searches' screen
 ------------------------------
 Every search but the main one (runners-up, binding checks, the infeasible case's explanation, sensitivity)
-checks a candidate first with ``whatif --fast``'s answer (the Markov chain of the requests' draws skipped)
-and only a candidate that passes it with the full analytic model; a design is reported only when the full
-model passed it, and its figures are the full model's. At QD 1-8 a full verification can take seconds (the
-chain), and an explanation verifies hundreds of designs: an infeasible target at QD 4 had not finished
-after 45 minutes without the screen (``benchmarks/optimize_speed.py``). The price: a design that the
-screen rejects but the full model would pass is not found by those searches. The main search and the
-pick are never screened. Where the chain is not tried (QD > 8, open work, random service) the screen
-is the full model's answer and changes nothing. With ``markov_chain = false`` (``--fast``) both are
-``whatif --fast``'s answer.
+checks a candidate first with ``whatif --fast``'s answer (the Markov chain of the requests' draws skipped,
+beyond its first states at QD 1-2) and only a candidate that passes it with the full analytic model; a
+design is reported only when the full model passed it, and its figures are the full model's. At QD 1-8 a
+full verification can take seconds (the chain), and an explanation verifies hundreds of designs: an
+infeasible target at QD 4 had not finished after 45 minutes without the screen
+(``benchmarks/optimize_speed.py``). The price: a design that the screen rejects but the full model would
+pass is not found by those searches. The main search and the pick are never screened. Where the chain is
+not tried (QD > 8, open work, random service) the screen is the full model's answer and changes nothing.
+With ``markov_chain = false`` (``--fast``) both are ``whatif --fast``'s answer.
 
 Answers
 -------
@@ -287,9 +287,9 @@ class _Searcher:
         return r
 
     def screen(self, design: Design) -> Result:
-        """``whatif --fast``'s answer for ``design`` (the chain skipped): the auxiliary searches' first check
-        (module docstring). The full answer itself where the chain is not tried or the search verifies with
-        ``--fast`` anyway."""
+        """``whatif --fast``'s answer for ``design`` (the chain skipped beyond its first states at QD 1-2): the
+        auxiliary searches' first check (module docstring). The full answer itself where the chain is not tried
+        or the search verifies with ``--fast`` anyway."""
         if not self.screens:
             return self.analytic(design)
         r = self.screen_cache.get(design)
