@@ -464,14 +464,16 @@ def _latency_alone_us(network: Network, estimate_us: float) -> float | None:
 
 
 def evaluate_network(config: Config, network: Network, *, exact: bool = False, periodic: bool = True,
-                     markov_chain: bool = True) -> Result:
+                     markov_chain: bool = True, chain_first_states: bool = True) -> Result:
     """Solve ``network`` (built from ``config``) analytically and compute power and budgets.
 
     ``periodic=False`` keeps the route MVA where the periodic schedule, the Markov chain of the requests'
     draws (``schedule_chain.py``) or the convoy estimate (``periodic.py``) would apply; ``markov_chain=False``
     (``whatif --fast``) tries the chain only at queue depth 1-2 and only within its first few states
     (``schedule_chain.FAST_GRID_STEPS``) and otherwise skips it, and where the chain applies at queue depth
-    2-5 and the route MVA that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so."""
+    2-5 and the route MVA that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so.
+    ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
+    screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up."""
     loads = network.loads()
     names = [ld.name for ld in loads]
     bg = {b.name: b for b in network.background_loads()}
@@ -516,7 +518,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             attempt = attempt_chain(network, zero_load)
             chain, chain_outgrown = attempt.solution, attempt.outgrown
         elif periodic and not exact and 1 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
-            if network.queue_depth <= FAST_CHAIN_MAX_QUEUE_DEPTH:  # --fast: the exact grid's first states only
+            if chain_first_states and network.queue_depth <= FAST_CHAIN_MAX_QUEUE_DEPTH:  # the exact grid's start
                 chain = attempt_chain(network, zero_load, steps=FAST_GRID_STEPS).solution
             chain_skipped = chain is None and chain_applies(network)
         route_x_per_us = x_per_us  # the route MVA's own X (the flow caveat measures it)
@@ -868,14 +870,15 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
     return tuple(out)
 
 
-def evaluate(config: Config, *, exact: bool = False, periodic: bool = True, markov_chain: bool = True) -> Result:
+def evaluate(config: Config, *, exact: bool = False, periodic: bool = True, markov_chain: bool = True,
+             chain_first_states: bool = True) -> Result:
     """Answer "what if?" for ``config``: IOPS, latency, utilisation, bottleneck, power, budgets.
 
     ``exact=True`` uses exponential exact MVA instead of the residual-corrected solver; ``periodic=False``
     the route MVA where the periodic schedule, the Markov chain of the requests' draws or the convoy estimate
     would apply; ``markov_chain=False`` (``whatif --fast``) skips the chain, which at queue depth 1-8 can take
     seconds, except its first few states at queue depth 1-2, and says so where the route MVA that answers
-    instead is at risk (see :func:`evaluate_network`).
+    instead is at risk (see :func:`evaluate_network`); ``chain_first_states=False`` skips those first states too.
     """
     return evaluate_network(config, build_network(config), exact=exact, periodic=periodic,
-                            markov_chain=markov_chain)
+                            markov_chain=markov_chain, chain_first_states=chain_first_states)

@@ -175,8 +175,8 @@ def format_text(r) -> str:
     L.append(solve)
     if r.timing.get("screened_designs"):
         L.append(f"  screen   the other searches (runners-up, binding, explanation) checked "
-                 f"{r.timing['screened_designs']:,} design(s) with whatif --fast's answer first and verified "
-                 f"only those it passed with the full model (the Markov chain)")
+                 f"{r.timing['screened_designs']:,} design(s) without the Markov chain first and verified only "
+                 f"those that passed with the chain")
     if r.cross_check is not None:
         xc = r.cross_check
         L.append(f"  check    brute-force enumeration of {xc.designs:,} designs: optimum cost "

@@ -40,15 +40,16 @@ cuts. Auxiliary searches verify at most 200 candidates (25 without an enumeratio
 The auxiliary searches' screen
 ------------------------------
 Every search but the main one (runners-up, binding checks, the infeasible case's explanation, sensitivity)
-checks a candidate first with ``whatif --fast``'s answer (the Markov chain of the requests' draws skipped,
-beyond its first states at QD 1-2) and only a candidate that passes it with the full analytic model; a
-design is reported only when the full model passed it, and its figures are the full model's. At QD 1-8 a
-full verification can take seconds (the chain), and an explanation verifies hundreds of designs: an
-infeasible target at QD 4 had not finished after 45 minutes without the screen
-(``benchmarks/optimize_speed.py``). The price: a design that the screen rejects but the full model would
-pass is not found by those searches. The main search and the pick are never screened. Where the chain is
-not tried (QD > 8, open work, random service) the screen is the full model's answer and changes nothing.
-With ``markov_chain = false`` (``--fast``) both are ``whatif --fast``'s answer.
+checks a candidate first with the analytic answer without the Markov chain of the requests' draws (the route
+MVA or the convoy: ``whatif --fast``'s, without even the chain's first states at QD 1-2) and only a candidate
+that passes it with the verification's own answer (the full model, or ``--fast``'s); a design is reported
+only when that passed it, and its figures are that answer's. At QD 1-8 a full verification can take seconds
+(the chain), and an explanation verifies hundreds of designs: an infeasible target at QD 4 had not finished
+after 45 minutes without the screen (``benchmarks/optimize_speed.py``); with ``--fast`` at QD 1-2 the
+chain's first states cost tens of ms a design. The price: a design that the screen rejects but the
+verification would pass is not found by those searches. The main search and the pick are never screened.
+Where the verification does not try the chain (QD > 8, open work, random service; ``--fast`` at QD 3-8)
+the screen is the verification's answer and changes nothing.
 
 Answers
 -------
@@ -75,6 +76,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import SsdcoError
+from ..model.schedule_chain import FAST_CHAIN_MAX_QUEUE_DEPTH
 from ..model.whatif import CHAIN_MAX_QUEUE_DEPTH, Result, evaluate
 from ..spec import Budgets, Config
 from . import ilp
@@ -258,8 +260,10 @@ class _Searcher:
         self.solver = ilp.solver_name(self.opts.solver)
         self.analytic_cache: dict[Design, Result] = {}
         self.screen_cache: dict[Design, Result] = {}  # whatif --fast's answers (module docstring: the screen)
-        # the screen differs from the full answer only where the chain is tried: closed work at QD 1-8
-        self.screens = self.opts.markov_chain and config.workload.queue_depth <= CHAIN_MAX_QUEUE_DEPTH
+        # the screen differs from the verification's answer only where that tries the chain: closed work at QD 1-8,
+        # with --fast at QD 1-2 (its first states)
+        qd = config.workload.queue_depth
+        self.screens = qd <= (CHAIN_MAX_QUEUE_DEPTH if self.opts.markov_chain else FAST_CHAIN_MAX_QUEUE_DEPTH)
         self.des_cache: dict[Design, Any] = {}
         self.ilp_solves = 0
         self.ilp_seconds = 0.0
@@ -287,15 +291,15 @@ class _Searcher:
         return r
 
     def screen(self, design: Design) -> Result:
-        """``whatif --fast``'s answer for ``design`` (the chain skipped beyond its first states at QD 1-2): the
-        auxiliary searches' first check (module docstring). The full answer itself where the chain is not tried
-        or the search verifies with ``--fast`` anyway."""
+        """The answer without the Markov chain (``evaluate(..., markov_chain=False, chain_first_states=False)``)
+        for ``design``: the auxiliary searches' first check (module docstring). The verification's own answer
+        where that does not try the chain either."""
         if not self.screens:
             return self.analytic(design)
         r = self.screen_cache.get(design)
         if r is None:
             t0 = time.perf_counter()
-            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=False)
+            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=False, chain_first_states=False)
             self.screen_seconds += time.perf_counter() - t0
             self.screen_cache[design] = r
         return r
@@ -343,7 +347,7 @@ class _Searcher:
     def analytic_failures(self, design: Design, t: Targets, screen: bool = False) -> list[str]:
         r = self.screen(design) if screen else self.analytic(design)
         return self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw,
-                            "analytic (screen: whatif --fast)" if screen and self.screens else "analytic")
+                            "analytic (screen: without the chain)" if screen and self.screens else "analytic")
 
     def des_failures(self, design: Design, t: Targets) -> list[str]:
         v = self.des(design)

@@ -159,8 +159,8 @@ def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_ca
 
 def test_auxiliary_searches_screen_with_whatif_fast_and_report_full_model_figures():
     # 8 KiB reads at QD 2, >= 40,000 IOPS: infeasible. The explanation's bisection for the highest-IOPS design
-    # within the budgets checks dozens of designs; the screen (whatif --fast's answer) rejects most, and only
-    # those it passes cost a full verification with the Markov chain. What is reported is the full model's.
+    # within the budgets checks dozens of designs; the screen (the answer without the Markov chain) rejects most,
+    # and only those it passes cost a full verification with the chain. What is reported is the full model's.
     cfg = load_config(PM9A3, overrides=["workload.queue_depth=2", "workload.request_size_kib=8"])
     res = optimize(cfg, min_iops=40_000, options={**NO_DES, "max_units": 1, "max_cores_per_group": 1})
     assert not res.feasible
@@ -171,12 +171,20 @@ def test_auxiliary_searches_screen_with_whatif_fast_and_report_full_model_figure
     assert (best.iops, best.core_power_mw) == (full.iops, full.power.core_side_mw)
     from ssdco.optimizer.report import format_text
 
-    assert f"checked {res.timing['screened_designs']} design(s) with whatif --fast's answer first" in format_text(res)
-    # with --fast there is no separate screen: every design is verified with whatif --fast's answer
+    assert f"checked {res.timing['screened_designs']} design(s) without the Markov chain first" in format_text(res)
+    # with --fast the verification tries only the chain's first states at QD 1-2, and the screen not even those:
+    # what --fast reports is still --fast's answer (the same highest-IOPS design here)
     fast = optimize(cfg, min_iops=40_000, options={**NO_DES, "max_units": 1, "max_cores_per_group": 1,
                                                    "markov_chain": False})
-    assert fast.timing["screened_designs"] == 0 and fast.timing["analytic_designs"] > 0
-    assert "whatif --fast's answer first" not in format_text(fast)
+    assert 0 < fast.timing["analytic_designs"] < fast.timing["screened_designs"]
+    (best_fast,) = [c for c in fast.infeasibility.closest if c.kind == "closest:highest_iops_within_budgets"]
+    assert best_fast.iops == evaluate(fast.space.config_for(best_fast.design), markov_chain=False).iops
+    # at QD 3-8 --fast does not try the chain at all: nothing to screen
+    cfg3 = load_config(PM9A3, overrides=["workload.queue_depth=3", "workload.request_size_kib=8"])
+    fast3 = optimize(cfg3, min_iops=60_000, options={**NO_DES, "max_units": 1, "max_cores_per_group": 1,
+                                                     "markov_chain": False})
+    assert fast3.timing["screened_designs"] == 0 and fast3.timing["analytic_designs"] > 0
+    assert "without the Markov chain first" not in format_text(fast3)
 
 
 def test_no_screen_where_the_chain_is_not_tried(pm9a3):
