@@ -259,7 +259,7 @@ class _Searcher:
         self.opts = space.options
         self.solver = ilp.solver_name(self.opts.solver)
         self.analytic_cache: dict[Design, Result] = {}
-        self.screen_cache: dict[Design, Result] = {}  # whatif --fast's answers (module docstring: the screen)
+        self.screen_cache: dict[Design, Result] = {}  # answers without the chain (module docstring: the screen)
         # the screen differs from the verification's answer only where that tries the chain: closed work at QD 1-8,
         # with --fast at QD 1-2 (its first states)
         qd = config.workload.queue_depth
