@@ -360,7 +360,7 @@ class _Searcher:
     def verdict(self, design: Design, t: Targets, des: bool, screen: bool = False) -> Verdict:
         """``design`` checked against ``t``: analytically (first by the screen when ``screen``), then by
         the DES when ``des`` and the analytic checks passed."""
-        if screen:
+        if screen and self.screens:  # without a separate screen its answer is the verification's own, checked below
             fails = self.analytic_failures(design, t, screen=True)
             if fails:
                 return Verdict(design, self.screen(design), None, tuple(fails))
