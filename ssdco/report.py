@@ -216,6 +216,8 @@ class ControllerRun:
     unsettled: bool = False  # the DES's runs from other seeds disagree on IOPS (validation/replications.py)
     des_runs: int = 1  # DES runs made: the main one and the seed check's extra ones
     des_runs_iops_spread: float | None = None  # (max - min) / main run's IOPS over those runs; None: one run
+    analytic_method: str = ""  # which analytic solver answered (WhatIfResult.method, e.g. "route-mva")
+    analytic_caveats: tuple[str, ...] = ()  # where the model is known to disagree with the DES (WhatIfResult.caveats)
 
 
 @dataclass(frozen=True)
@@ -314,7 +316,8 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
                          agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us,
                          disagreements=v.failed_checks, unsettled=v.unsettled,
                          des_runs=v.des_runs,
-                         des_runs_iops_spread=check.iops_spread if check is not None else None)
+                         des_runs_iops_spread=check.iops_spread if check is not None else None,
+                         analytic_method=v.analytic.method, analytic_caveats=tuple(v.analytic.caveats))
 
 
 def _run_optimizer(config: Config, target_iops: float):
@@ -583,7 +586,7 @@ CSV_COLUMNS = (
     "core_budget_mw", "dram_budget_mw", "core_budget_met", "dram_budget_met", "budgets_met",
     "des_core_budget_met", "des_dram_budget_met",
     "error_iops", "error_latency_mean", "error_latency_p99", "error_power_total", "model_des_agree",
-    "des_runs", "des_runs_iops_spread", "des_unsettled",
+    "des_runs", "des_runs_iops_spread", "des_unsettled", "analytic_method", "analytic_caveats",
 )
 
 
@@ -631,6 +634,7 @@ def study_csv(study: Study) -> str:
             _g(e.get("iops"), 4), _g(e.get("latency_mean_us"), 4), _g(e.get("latency_p99_us"), 4),
             _g(e.get("power_total_mw"), 4), str(r.agrees).lower(),
             r.des_runs, _g(r.des_runs_iops_spread, 4), str(r.unsettled).lower(),
+            r.analytic_method, " | ".join(r.analytic_caveats),
         ])
     return buf.getvalue()
 
@@ -648,6 +652,16 @@ def _verdict_cell(r: ControllerRun) -> str:
         return (f"**unsettled** (the DES's {r.des_runs} runs from different seeds span "
                 f"{r.des_runs_iops_spread * 100:.1f} % of IOPS)")
     return "agree" if r.agrees else f"**disagree** ({', '.join(r.disagreements)} outside tolerance)"
+
+
+def _caveat_lines(runs: Sequence[ControllerRun]) -> list[str]:
+    """Markdown lines listing each design's analytic caveats (``WhatIfResult.caveats``); none if no design has any."""
+    flagged = [r for r in runs if r.analytic_caveats]
+    if not flagged:
+        return []
+    return (["", "The model's own caveats (`ssdco whatif` prints them; where the model is known to disagree with "
+                 "the DES):", ""]
+            + [f"- {r.name}: {_md_escape(c)}" for r in flagged for c in r.analytic_caveats])
 
 
 def _seed_check_text(study: Study) -> str:
@@ -790,13 +804,14 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
           f"Relative error of the analytic model against the DES (tolerances of `ssdco validate`: IOPS "
           f"{IOPS_TOLERANCE:.0%}, mean latency {LATENCY_TOLERANCE:.0%}, station utilisation 0.05 absolute; the "
           f"p99 is a two-moment estimate and has no tolerance). DES IOPS 95 % CI half-width in brackets.", "",
-          "| design | IOPS error | mean latency error | p99 error | total power error | verdict |",
-          "|---|---|---|---|---|---|"]
+          "| design | analytic method | IOPS error | mean latency error | p99 error | total power error | verdict |",
+          "|---|---|---|---|---|---|---|"]
     for r in study.runs:
         e = r.relative_error
         f = lambda k: _pct(e[k]) if k in e and math.isfinite(e[k]) else "n/a"
-        L.append(f"| {r.name} | {f('iops')} (+-{r.des_iops_half_width:,.0f}) | {f('latency_mean_us')} | "
-                 f"{f('latency_p99_us')} | {f('power_total_mw')} | {_verdict_cell(r)} |")
+        L.append(f"| {r.name} | {r.analytic_method or 'n/a'} | {f('iops')} (+-{r.des_iops_half_width:,.0f}) | "
+                 f"{f('latency_mean_us')} | {f('latency_p99_us')} | {f('power_total_mw')} | {_verdict_cell(r)} |")
+    L += _caveat_lines(study.runs)
     worst = max(study.runs, key=lambda r: abs(r.relative_error.get("iops", 0.0)))
     L += ["", f"The model and the DES agree within tolerance for {sum(r.agrees for r in study.runs)} of "
               f"{len(study.runs)} designs; the largest IOPS error is {_pct(worst.relative_error.get('iops', 0.0))} "

@@ -19,6 +19,9 @@ from tests.conftest import PM9A3
 REQUESTS = "4000"
 MIN_IOPS = "300000"  # a low optimizer target keeps its search short (the default target is c01's IOPS)
 HAS_OPTIMIZER = importlib.util.find_spec("ssdco.optimizer.search") is not None
+# whatif's solvers (WhatIfResult.method)
+SOLVER_METHODS = {"exact-convolution", "exact-convolution-write-through", "route-mva", "periodic-schedule",
+                  "markov-chain", "convoy-schedule", "open-mgc-allen-cunneen"}
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +102,7 @@ def test_results_csv_has_one_row_per_design(two_runs):
                     "analytic_energy_per_io_nj", "budgets_met", "error_iops", "error_latency_mean"):
             assert r[col] != "", (r["controller"], col)
         assert abs(float(r["error_iops"])) < 0.2
+        assert r["analytic_method"] in SOLVER_METHODS, (r["controller"], r["analytic_method"])
         assert r["budgets_met"] == str(r["core_budget_met"] == r["dram_budget_met"] == "true").lower()
 
 
@@ -112,6 +116,34 @@ def test_every_design_gets_the_des_seed_check(two_runs):
         assert r["model_des_agree"] == "false" or r["des_unsettled"] == "false"  # unsettled is not agreement
     md = (two_runs[0] / "report.md").read_text()
     assert "Every design's DES was also run from 4 more seeds" in md
+
+
+def test_the_report_names_each_designs_solver_and_lists_its_caveats(two_runs):
+    md = (two_runs[0] / "report.md").read_text()
+    header = "| design | analytic method | IOPS error |"
+    assert header in md
+    table = md.split(header, 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    rows = list(csv.DictReader(io.StringIO((two_runs[0] / "results.csv").read_text())))
+    assert [line.split("|")[2].strip() for line in table] == [r["analytic_method"] for r in rows]
+    for r in rows:  # each caveat of the CSV is listed under the table, and only those
+        for caveat in filter(None, r["analytic_caveats"].split(" | ")):
+            assert f"- {r['controller']}: {caveat}" in md
+    assert ("The model's own caveats" in md) == any(r["analytic_caveats"] for r in rows)
+
+
+def test_caveats_reach_the_report():
+    from ssdco.report import _caveat_lines
+
+    metrics = Metrics(iops=1.0, latency_mean_us=1.0, latency_p99_us=1.0, cores_mw=0.0, accelerators_mw=0.0,
+                      dram_mw=0.0, core_limit_mw=1.0, dram_limit_mw=1.0)
+    run = ControllerRun(name="x", origin="preset", controller=None, analytic=metrics, des=metrics,
+                        des_iops_half_width=0.0, relative_error={"iops": 0.0}, agrees=True, cost=None,
+                        latency_cdf_us=((), ()), analytic_method="route-mva", analytic_caveats=("a|b", "c"))
+    quiet = dataclasses.replace(run, name="y", analytic_caveats=())
+    assert _caveat_lines((run, quiet)) == ["", "The model's own caveats (`ssdco whatif` prints them; where the "
+                                           "model is known to disagree with the DES):", "",
+                                           "- x: a\\|b", "- x: c"]
+    assert _caveat_lines((quiet,)) == []
 
 
 def test_an_unsettled_design_says_so_instead_of_disagree():
