@@ -114,6 +114,7 @@ MAX_EVENTS = 60_000
 # try only where the route MVA's throughput does not already overload a collapsed address-routed station by
 # more than this factor (there the collapsed copies must queue; the route MVA is within 20 % of the DES)
 COLLAPSED_LOAD_GATE = 1.5
+PLATOON_COMPLETIONS_PER_REQUEST = 40  # platoon_throughput_per_us's horizon, per request of the queue depth
 TIME_DIGITS = 7  # remaining times (us) are compared rounded to 0.1 ps when looking for the repeated state
 WAIT_RESOLUTION_US = 1e-9  # a queued transaction served at the instant it arrived has not waited
 
@@ -178,14 +179,11 @@ class ConvoyEstimate:
     mean_jobs: np.ndarray
 
 
-def convoy_estimate(network: Network) -> ConvoyEstimate | None:
-    """The convoy estimate of ``network`` (closed, one deterministic route of one-transaction requests, queue
-    depth 2 to ``CONVOY_MAX_QUEUE_DEPTH``; None elsewhere, or where the skeleton's state does not repeat within the
-    event budget). The period of the deterministic skeleton, with address-routed stations as pure delays,
-    gives each request's time at the other stations (service, delays and the schedule's waits); that time
-    as one pure delay in front of the address-routed stations is then solved by the route MVA. See the
-    module docstring."""
-    found = _route(network, CONVOY_MAX_QUEUE_DEPTH)
+def _skeleton(network: Network, max_queue_depth: int):
+    """(route, skeleton) of a closed network of one deterministic route of one-transaction requests at queue depth
+    2 to ``max_queue_depth`` that passes an address-routed station: the skeleton is the route with those stations
+    as pure delays (their service). None elsewhere."""
+    found = _route(network, max_queue_depth)
     if found is None or network.queue_depth < 2 or not network.steps[0].per_request:
         return None
     route, transactions = found
@@ -194,8 +192,37 @@ def convoy_estimate(network: Network) -> ConvoyEstimate | None:
     skeleton = [(-1, service + delay, 0.0, False, skipped, per_request) if routed
                 else (station, service, delay, routed, skipped, per_request)
                 for station, service, delay, routed, skipped, per_request in route]
+    return route, skeleton
+
+
+def platoon_throughput_per_us(network: Network, completions_per_request: int = PLATOON_COMPLETIONS_PER_REQUEST
+                              ) -> float | None:
+    """Throughput (requests per us) of the convoy's skeleton (:func:`convoy_estimate`: the dies and channels as
+    pure delays, every request issued at time 0) over a fixed horizon, ``completions_per_request`` times the queue
+    depth in completions (the second half measured), at any queue depth: what the network sustains where its
+    requests, once in step, stay in step. None where the skeleton does not apply (see :func:`_skeleton`)."""
+    found = _skeleton(network, 1 << 30)
+    if found is None:
+        return None
     n = int(network.queue_depth)
-    schedule = _search(skeleton, transactions, [s.servers for s in network.stations], n, network)
+    horizon = max(2, completions_per_request * n)
+    schedule = _search(found[1], 1, [s.servers for s in network.stations], n, network, horizon=horizon)
+    return None if schedule is None else schedule.throughput_per_us
+
+
+def convoy_estimate(network: Network) -> ConvoyEstimate | None:
+    """The convoy estimate of ``network`` (closed, one deterministic route of one-transaction requests, queue
+    depth 2 to ``CONVOY_MAX_QUEUE_DEPTH``; None elsewhere, or where the skeleton's state does not repeat within the
+    event budget). The period of the deterministic skeleton, with address-routed stations as pure delays,
+    gives each request's time at the other stations (service, delays and the schedule's waits); that time
+    as one pure delay in front of the address-routed stations is then solved by the route MVA. See the
+    module docstring."""
+    found = _skeleton(network, CONVOY_MAX_QUEUE_DEPTH)
+    if found is None:
+        return None
+    route, skeleton = found
+    n = int(network.queue_depth)
+    schedule = _search(skeleton, 1, [s.servers for s in network.stations], n, network)
     if schedule is None:
         return None
     # the route with the stations the address does not pick emptied, their time on the first step (a
@@ -254,10 +281,13 @@ def periodic_schedule(network: Network, x_hint_per_us: float | None = None) -> P
     return _search(route, transactions, servers, int(network.queue_depth), network)
 
 
-def _search(route, transactions: int, servers: list[int], n: int, network: Network) -> PeriodicSchedule | None:
+def _search(route, transactions: int, servers: list[int], n: int, network: Network,
+            horizon: int | None = None) -> PeriodicSchedule | None:
     """Run the event recursion of ``n`` requests on ``route`` (address-routed stations as one copy) until the
     state at a completion repeats; the period's figures, or None (queueing at a collapsed copy, or no repeat
-    within the event budget)."""
+    within the event budget). With ``horizon`` (completions), no repeat is looked for: the figures are those of
+    the completions after the first ``horizon // 2``, up to ``horizon`` (an orbit the recursion may not have
+    closed yet; ``period_requests`` is then the number of requests measured), and None only without events."""
     nsteps = len(route)
     nst = len(servers)
     block_end = fork_join_block_ends([r[5] for r in route]).tolist()  # first step after a transaction's block
@@ -284,6 +314,9 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
     t = 0.0
     events = 0
     budget = min(MAX_EVENTS, EVENTS_PER_STEP_AND_REQUEST * nsteps * n * transactions)
+    if horizon is not None:
+        budget = horizon * nsteps * (1 + transactions) * 4  # far more than the horizon's completions need
+        warm = horizon // 2
 
     def push(time: float, job: int) -> None:
         nonlocal seq
@@ -355,6 +388,15 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
         started[j] = t
         entering.append((j, 0))
         done = len(latencies)
+        if horizon is not None:
+            if done == warm:
+                window = (t, None, None, (done, step_wait.copy(), step_waited.copy(), step_visits.copy()))
+            elif done >= horizon:
+                t0, _, _, (first, wait0, waited0, visits0) = window
+                measured = done - first
+                return _summary(network, route, n, measured / (t - t0), [lat for _, lat in latencies[first:]],
+                                step_wait - wait0, step_waited - waited0, step_visits - visits0, measured)
+            continue
         if window is not None:
             t0, t1, period, stats = window
             if sum(t0 <= issued < t1 for issued, _ in latencies[stats[0]:]) == period:

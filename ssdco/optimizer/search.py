@@ -285,7 +285,8 @@ class _Searcher:
         r = self.analytic_cache.get(design)
         if r is None:
             t0 = time.perf_counter()
-            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=self.opts.markov_chain)
+            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=self.opts.markov_chain,
+                         platoon_check=False)
             self.verify_seconds += time.perf_counter() - t0
             self.analytic_cache[design] = r
         return r
@@ -299,7 +300,8 @@ class _Searcher:
         r = self.screen_cache.get(design)
         if r is None:
             t0 = time.perf_counter()
-            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=False, chain_first_states=False)
+            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=False, chain_first_states=False,
+                         platoon_check=False)
             self.screen_seconds += time.perf_counter() - t0
             self.screen_cache[design] = r
         return r
@@ -637,6 +639,9 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
     verdict = s.verdict(pick, targets, opts.verify_des) if pick is not None else None
     if verdict is not None and verdict.validation is not None:
         verdict = replace(verdict, validation=s.settle(verdict.validation))
+    if verdict is not None:  # the same figures with every caveat: the searches skip the platoon check (whatif)
+        verdict = replace(verdict, analytic=evaluate(s.space.config_for(pick, "optimized"),
+                                                     markov_chain=opts.markov_chain))
     linear = model.evaluate(pick) if pick is not None else None
     cost = linear.cost if linear is not None else None
 

@@ -3,10 +3,11 @@
 :func:`random_config` samples a design uniformly over the same ranges as the Hypothesis strategies of the
 test suite (tests/strategies.py), which lean towards extreme values; :func:`one_more_server` yields a
 design's one-server variants (a core more in a group, or an accelerator unit more);
-:func:`core_group_config` is a design whose only queue is one core group, and :func:`open_at` turns a
+:func:`core_group_config` is a design whose only queue is one core group, :func:`core_run_config` one whose
+bottleneck core group runs several modules in a row near the knee, and :func:`open_at` turns a
 closed design into an open one at a fraction of its capacity. All return plain configuration
 dictionaries for :func:`ssdco.spec.config_from_dict`. Used by ``benchmarks/model_vs_des.py``,
-``benchmarks/monotonicity.py``, ``benchmarks/open_core_runs.py`` and the tests.
+``benchmarks/monotonicity.py``, ``benchmarks/open_core_runs.py``, ``benchmarks/platoon_vs_des.py`` and the tests.
 """
 
 from __future__ import annotations
@@ -79,6 +80,58 @@ def core_group_config(cores: int, modules: tuple[str, ...], spec: str = "slow") 
     d["nand"].update(t_read_us=5.0, channels=8, ways_per_channel=8)
     d["controller"]["core_groups"] = [{"name": "g", "spec": spec, "count": cores, "modules": list(modules)}]
     d["controller"]["accelerators"] = {m: 4 for m in MODULES if m not in modules}
+    return d
+
+
+ROUTE_MODULES = ("parse", "cache_lookup", "translate", "dispatch")  # in route order, before the NAND
+
+
+def core_run_config(seed: int) -> dict:
+    """A closed design of 4 KiB requests (:func:`random_config`'s device, or with probability 0.4 a PM9A3-like
+    NAND: 8 channels x 4 dies of 4 planes, tR 50 us, tPROG 450 us) whose core group "run" of 1 or 2 cores runs
+    2-4 consecutive modules of the route (their cycles drawn log-uniformly over 50-2,500, then scaled up until
+    the group is the analytic bottleneck, at least 10 % busier than any other station, within three tries); the
+    other modules each on a core of their own or, with probability 0.3, an accelerator. The queue depth is 0.8-3
+    times the knee N* (capacity x one request's latency alone), within 2-64. The designs of
+    ``benchmarks/platoon_vs_des.py``."""
+    from ..model.network import build_network
+    from ..model.whatif import evaluate_network
+    from ..spec import config_from_dict
+
+    rng = np.random.default_rng(seed + 7_000_000)
+    d = random_config(seed, mixed_sizes=False)
+    if rng.random() < 0.4:
+        d["nand"].update(channels=8, ways_per_channel=4, dies_per_chip=1, planes_per_die=4,
+                         independent_plane_reads=True, t_read_us=50.0, t_prog_us=450.0, channel_rate_mts=1200.0)
+        d["host"] = {"pcie_gen": 4, "pcie_lanes": 4}
+    length = int(rng.integers(2, 5))
+    start = int(rng.integers(0, len(ROUTE_MODULES) - length + 1))
+    run = list(ROUTE_MODULES[start:start + length])
+    groups = [{"name": "run", "spec": str(rng.choice(sorted(CORE_SPECS))), "count": int(rng.choice([1, 1, 1, 2])),
+               "modules": run}]
+    accelerators = {}
+    for m in [m for m in MODULES if m not in run]:
+        if rng.random() < 0.3:
+            accelerators[m] = 1
+        else:
+            groups.append({"name": f"g_{m}", "spec": str(rng.choice(sorted(CORE_SPECS))), "count": 1, "modules": [m]})
+    d["controller"] = {"name": "core-run", "core_groups": groups, **({"accelerators": accelerators} if accelerators
+                                                                     else {})}
+    for m in run:
+        d["modules"][m]["cycles"] = float(np.exp(rng.uniform(np.log(50), np.log(2500))))
+    d["workload"]["queue_depth"] = 1
+    for _ in range(3):
+        config = config_from_dict(d)
+        alone = evaluate_network(config, build_network(config), periodic=False)
+        util = alone.utilization
+        top = max(v for k, v in util.items() if k != "cores:run")
+        if util["cores:run"] >= top * 1.1:
+            break
+        scale = top * float(rng.uniform(1.1, 2.0)) / util["cores:run"]
+        for m in run:
+            d["modules"][m]["cycles"] *= scale
+    knee = alone.bounds.capacity_per_us * alone.bounds.zero_load_latency_us
+    d["workload"]["queue_depth"] = int(np.clip(round(knee * float(rng.uniform(0.8, 3.0))), 2, 64))
     return d
 
 

@@ -157,6 +157,27 @@ def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_ca
     assert "CAVEAT (analytic model): the Markov chain of the requests' draws was skipped" in capsys.readouterr().out
 
 
+def test_the_searches_skip_the_platoon_check_and_the_pick_gets_it(pm9a3, monkeypatch):
+    # whatif.platoon_iops costs about 15 ms where it runs; the searches evaluate with platoon_check=False and only
+    # the pick is evaluated with it, so its report carries the caveat. Forced here: any design the check looks at
+    # gets a skeleton of 1 IOPS, so the caveat is given wherever the check runs
+    import ssdco.model.whatif as W
+
+    calls = []
+
+    def tiny_skeleton(network, *args):
+        calls.append(network)
+        return 1.0
+
+    monkeypatch.setattr(W, "platoon_iops", tiny_skeleton)
+    res = optimize(pm9a3, min_iops=500_000, options=NO_DES)
+    assert res.feasible and res.verdict.analytic.method == "route-mva"
+    assert len(calls) == 1  # the pick alone
+    assert any(c.startswith("the requests may move in step") for c in res.verdict.analytic.caveats)
+    same = evaluate(res.pick_config(), platoon_check=False)
+    assert (res.verdict.analytic.iops, res.verdict.analytic.latency_mean_us) == (same.iops, same.latency_mean_us)
+
+
 def test_auxiliary_searches_screen_with_whatif_fast_and_report_full_model_figures():
     # 8 KiB reads at QD 2, >= 40,000 IOPS: infeasible. The explanation's bisection for the highest-IOPS design
     # within the budgets checks dozens of designs; the screen (the answer without the Markov chain) rejects most,
