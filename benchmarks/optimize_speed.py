@@ -19,6 +19,7 @@ from ssdco.optimizer.space import DesignSpace
 
 PM9A3 = Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml"
 LOW_QUEUE_DEPTH = [  # (label, overrides, min_iops): closed deterministic work where whatif tries the chain
+    ("8 KiB reads at QD 2, >= 30 K IOPS", ["workload.queue_depth=2", "workload.request_size_kib=8"], 30_000),
     ("16 KiB reads at QD 3, >= 40 K IOPS", ["workload.queue_depth=3", "workload.request_size_kib=16"], 40_000),
     ("8 KiB reads at QD 4, >= 50 K IOPS", ["workload.queue_depth=4", "workload.request_size_kib=8"], 50_000),
     ("8 KiB reads at QD 4, >= 80 K IOPS (infeasible: explained)", ["workload.queue_depth=4",
