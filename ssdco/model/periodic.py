@@ -201,7 +201,7 @@ def platoon_throughput_per_us(network: Network, completions_per_request: int = P
     pure delays, every request issued at time 0) over a fixed horizon, ``completions_per_request`` times the queue
     depth in completions (the second half measured), at any queue depth: what the network sustains where its
     requests, once in step, stay in step. None where the skeleton does not apply (see :func:`_skeleton`)."""
-    found = _skeleton(network, 1 << 30)
+    found = _skeleton(network, max_queue_depth=1 << 30)  # any queue depth: no repeat is searched for
     if found is None:
         return None
     n = int(network.queue_depth)
@@ -287,7 +287,8 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
     state at a completion repeats; the period's figures, or None (queueing at a collapsed copy, or no repeat
     within the event budget). With ``horizon`` (completions), no repeat is looked for: the figures are those of
     the completions after the first ``horizon // 2``, up to ``horizon`` (an orbit the recursion may not have
-    closed yet; ``period_requests`` is then the number of requests measured), and None only without events."""
+    closed yet; ``period_requests`` is then the number of requests measured), and None only if the events run out
+    (a budget of four times what the horizon needs)."""
     nsteps = len(route)
     nst = len(servers)
     block_end = fork_join_block_ends([r[5] for r in route]).tolist()  # first step after a transaction's block

@@ -738,7 +738,7 @@ def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float
 # knee, 100,000-request DES runs): with the rule below, seeds 0-799 flagged 14 route-MVA answers, 12 of them off
 # the DES by more than its tolerances (the unflagged misses went from 15 to 5); seeds 800-1599, drawn after the
 # rule was fixed, flagged 17, 12 of them misses (unflagged misses 7 to 2); the flagged misses' DES IOPS were within
-# 2 % of the skeleton's or above it (up to 15 % above), and the model's IOPS +3.0 to +56.9 % off. On the cached
+# 2 % of the skeleton's or above it (up to 14 % above), and the model's IOPS +3.0 to +56.9 % off. On the cached
 # fresh Hypothesis draws of seeds 20261246-61 (3,008 route-MVA answers of one transaction) it flags none.
 PLATOON_CAVEAT_GAP = 0.10  # the skeleton's IOPS at least this far below the answer's
 PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this share of a request's cycle N / X

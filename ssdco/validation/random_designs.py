@@ -89,11 +89,11 @@ ROUTE_MODULES = ("parse", "cache_lookup", "translate", "dispatch")  # in route o
 def core_run_config(seed: int) -> dict:
     """A closed design of 4 KiB requests (:func:`random_config`'s device, or with probability 0.4 a PM9A3-like
     NAND: 8 channels x 4 dies of 4 planes, tR 50 us, tPROG 450 us) whose core group "run" of 1 or 2 cores runs
-    2-4 consecutive modules of the route (their cycles drawn log-uniformly over 50-2,500, then scaled up until
-    the group is the analytic bottleneck, at least 10 % busier than any other station, within three tries); the
-    other modules each on a core of their own or, with probability 0.3, an accelerator. The queue depth is 0.8-3
-    times the knee N* (capacity x one request's latency alone), within 2-64. The designs of
-    ``benchmarks/platoon_vs_des.py``."""
+    2-4 consecutive modules of the route (their cycles drawn log-uniformly over 50-2,500, then scaled up, at most
+    three times, until the group is at least 10 % busier than any other station in the analytic model); the other
+    modules each on a core of their own or, with probability 0.3, an accelerator. The queue depth is 0.8-3 times
+    the knee N* (capacity x one request's latency alone) of the last design so evaluated, within 2-64. The designs
+    of ``benchmarks/platoon_vs_des.py``."""
     from ..model.network import build_network
     from ..model.whatif import evaluate_network
     from ..spec import config_from_dict
