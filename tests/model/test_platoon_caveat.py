@@ -110,3 +110,20 @@ def test_waits_at_the_dies_break_the_step(one_core):
     assert platoon_iops(network, loads, residence, x_per_us, r.bottleneck) is None
     assert not any(c.startswith(IN_STEP) for c in r.caveats)
     assert r.iops == pytest.approx(simulate(network, requests=200_000, seed=12).iops.value, rel=0.01)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_benchmarks_designs_run_modules_in_a_row_at_their_bottleneck_near_the_knee(seed):
+    # random_designs.core_run_config, the designs of benchmarks/platoon_vs_des.py: the same design for the same
+    # seed, a group "run" serving 2-4 consecutive modules of the route, the queue depth 2-64
+    from ssdco.spec import config_from_dict
+    from ssdco.validation.random_designs import ROUTE_MODULES, core_run_config
+
+    d = core_run_config(seed)
+    assert d == core_run_config(seed)
+    (run,) = [g for g in d["controller"]["core_groups"] if g["name"] == "run"]
+    start = ROUTE_MODULES.index(run["modules"][0])
+    assert 2 <= len(run["modules"]) <= 4 and run["modules"] == list(ROUTE_MODULES[start:start + len(run["modules"])])
+    assert 2 <= d["workload"]["queue_depth"] <= 64
+    config = config_from_dict(d)
+    assert evaluate_network(config, build_network(config)).bottleneck == "cores:run"
