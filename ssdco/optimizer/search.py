@@ -639,7 +639,8 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
     verdict = s.verdict(pick, targets, opts.verify_des) if pick is not None else None
     if verdict is not None and verdict.validation is not None:
         verdict = replace(verdict, validation=s.settle(verdict.validation))
-    if verdict is not None:  # the same figures with every caveat: the searches skip the platoon check (whatif)
+    if verdict is not None and verdict.analytic.method == "route-mva":  # the only answers the platoon check looks at
+        # the same figures with every caveat: the searches skip the platoon check (whatif.platoon_iops)
         verdict = replace(verdict, analytic=evaluate(s.space.config_for(pick, "optimized"),
                                                      markov_chain=opts.markov_chain))
     linear = model.evaluate(pick) if pick is not None else None
