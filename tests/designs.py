@@ -577,3 +577,23 @@ def reads_at_busy_channels_behind_fast_cores() -> dict:
         {"name": "busy-channels-4k", "core_groups": [
             {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse", "cache_lookup", "translate", "dispatch"]}],
          "accelerators": {"complete": 1}})
+
+
+def reads_behind_a_slow_completion_core() -> dict:
+    """4 KiB reads at QD 14 over eight single-plane-read dies on one 800 MT/s channel (tR 57.8 us); one slow core
+    runs complete (the bottleneck, 99 % busy in the model), three fast cores parse, three slow cores translate, and
+    cache lookup and dispatch are accelerators. Seed 20261250 one-transaction draw 75 of
+    ``benchmarks/model_vs_des.py --hypothesis``, rounded. The dies are 69 % busy and a read that waits there waits
+    longer than the spacing of the requests, so the completion core's arrivals are far less regular than the
+    route's deterministic stations alone would make them (route_mva._wait_displacement)."""
+    return _design(
+        "reads-behind-a-slow-completion-core", False,
+        {"channels": 1, "ways_per_channel": 4, "dies_per_chip": 2, "planes_per_die": 3,
+         "independent_plane_reads": False, "t_read_us": 57.8, "t_prog_us": 475.7, "channel_rate_mts": 800.0},
+        4, {"parse": 859.3, "cache_lookup": 2250.0, "translate": 1317.4, "dispatch": 57.8, "complete": 859.3},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 14},
+        {"name": "slow-completion", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse"]},
+            {"name": "g2", "spec": "slow", "count": 3, "modules": ["translate"]},
+            {"name": "g3", "spec": "slow", "count": 1, "modules": ["complete"]}],
+         "accelerators": {"cache_lookup": 1, "dispatch": 2}})

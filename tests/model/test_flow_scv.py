@@ -28,8 +28,9 @@ def _capacity(a):
 def _solve(a, x):
     """(ca2 at one copy, ca2 at the station) from _flow_scv at throughput x (requests/us)."""
     k = a.service_us.shape[0]
-    work = np.zeros((6 + k, k))
+    work = np.zeros((7 + k, k))
     work[0] = x * a.visits * a.service_us / a.servers
+    work[6] = 1.0  # no displacement by the waits at the dies
     traffic = _traffic_shares(a.step_station, a.step_visits, a.step_routed, a.copies)
     _flow_scv(x, a.run_scv, a.servers, a.copies, a.visits, a.service_us, traffic, work)
     return work[1].copy(), work[2].copy()

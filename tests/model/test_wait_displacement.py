@@ -1,0 +1,68 @@
+"""The waits at address-routed copies take regularity from the flow (route_mva.py, 3.,
+:func:`route_mva._wait_displacement`): a job that waits longer than the jobs' spacing lands at random in the
+copies' merged output."""
+
+import numpy as np
+import pytest
+
+from ssdco.model.network import build_network
+from ssdco.model.route_mva import ALL_FEATURES, WAIT_DISPLACEMENT, _wait_displacement, route_arrays, solve_route
+from ssdco.model.whatif import evaluate_network
+from ssdco.spec import config_from_dict
+from ssdco.validation.compare import IOPS_TOLERANCE
+from ssdco.validation.des import simulate
+from tests.designs import eight_kib_reads_over_eight_dies_at_queue_depth_4, reads_behind_a_slow_completion_core
+
+
+def test_the_share_kept_is_one_minus_the_displaced_share_squared():
+    copies = np.array([1.0, 8.0, 4.0, 8.0])
+    visits = np.array([1.0, 1 / 8, 1 / 4, 1 / 8])  # per copy
+    wait = np.array([5.0, 40.0, 0.0, 1e30])
+    p_wait = np.array([0.9, 0.5, 0.0, 1.0])
+    out = np.zeros(4)
+    x = 0.05  # requests per us: 20 us apart
+    _wait_displacement(x, copies, visits, wait, p_wait, out)
+    spread = x * 40.0 / 0.5  # lambda theta: those who wait, wait 80 us, four spacings
+    displaced = 0.5 * spread ** 2 / (1 + spread ** 2)
+    assert out[0] == 1.0  # a single-copy station: its own arrivals, no merge
+    assert out[1] == pytest.approx((1 - displaced) ** 2, rel=1e-12)
+    assert out[2] == 1.0  # nobody waits
+    assert out[3] == pytest.approx(0.0, abs=1e-9)  # saturated: every job waits without end
+
+
+def test_short_waits_displace_little():
+    copies, visits, p_wait = np.array([8.0]), np.array([1 / 8]), np.array([0.5])
+    kept = []
+    for wait in (0.1, 1.0, 10.0, 100.0):  # us, at 20 us spacing
+        out = np.zeros(1)
+        _wait_displacement(0.05, copies, visits, np.array([wait]), p_wait, out)
+        kept.append(out[0])
+    assert kept == sorted(kept, reverse=True) and kept[0] > 0.999 and kept[-1] < 0.26
+
+
+def test_reads_behind_a_slow_completion_core_come_within_the_tolerance():
+    # Seed 20261250 one-transaction draw 75: without the displacement the completion core's arrivals were taken as
+    # regular as the deterministic stations make them, and the model was +3.8 % against the DES (1,000,000
+    # requests); with it, +2.7 % (here 100,000 requests: +3.7 % and +2.6 %).
+    config = config_from_dict(reads_behind_a_slow_completion_core())
+    network = build_network(config)
+    arrays = route_arrays(network, network.loads())
+    des = simulate(network, requests=100_000, seed=1).iops.value
+    before = solve_route(arrays, 14, features=ALL_FEATURES & ~WAIT_DISPLACEMENT).throughput_per_us * 1e6
+    r = evaluate_network(config, network)
+    assert r.method == "route-mva"
+    assert before / des - 1.0 > IOPS_TOLERANCE
+    assert 0.0 < r.iops / des - 1.0 <= IOPS_TOLERANCE
+
+
+def test_requests_of_several_transactions_are_left_as_they_were():
+    # measured on one-transaction requests only; on the 8-16 KiB draws it moved 8 answers by 0.5 % or more (5
+    # closer to the DES, 3 further) and the route MVA alone on tests.designs.reads_dipping_at_queue_depth_4 from
+    # -1.3 to -3.4 %
+    network = build_network(config_from_dict(eight_kib_reads_over_eight_dies_at_queue_depth_4()))
+    arrays = route_arrays(network, network.loads())
+    assert max(network.transactions) > 1
+    with_it = solve_route(arrays, network.queue_depth)
+    without = solve_route(arrays, network.queue_depth, features=ALL_FEATURES & ~WAIT_DISPLACEMENT)
+    assert with_it.throughput_per_us == without.throughput_per_us
+    assert np.array_equal(with_it.residence_us, without.residence_us)
