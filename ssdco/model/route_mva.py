@@ -141,8 +141,9 @@ controller networks with deterministic service; this solver walks the route step
    p the share so displaced. Without it a slow core behind dies 67 % busy, where a write that waits waits
    140 us and the requests are 27 us apart, was taken to see nearly regular arrivals (ca^2 0.12; the DES's
    wait there implies about 0.45). It now sees 0.21 (the three-core completion group between, taken as one
-   server 75 % busy, smooths the flow again), and the answer moves only from +4.0 to +3.7 %. For one-transaction requests only: the fork-join requests were not
-   measured better with it (docs/accuracy.md, "Long waits at the dies take regularity from the flow").
+   server 75 % busy, smooths the flow again), and the answer moves only from +4.0 to +3.7 %. For
+   one-transaction requests only: the fork-join requests were not measured better with it
+   (docs/accuracy.md, "Long waits at the dies take regularity from the flow").
    The variability of the service itself stays, u^2 (cs^2 - 1): dies that mix reads and programs
    depart in bursts, the reads queued behind a program leaving together when it ends, and the
    merged output of the copies is not capped at Poisson. A superposition looks Poisson at short time

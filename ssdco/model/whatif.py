@@ -465,7 +465,8 @@ def _latency_alone_us(network: Network, estimate_us: float) -> float | None:
 
 
 def evaluate_network(config: Config, network: Network, *, exact: bool = False, periodic: bool = True,
-                     markov_chain: bool = True, chain_first_states: bool = True, platoon_check: bool = True) -> Result:
+                     markov_chain: bool = True, chain_first_states: bool = True, platoon_check: bool = True,
+                     route_features: int = ALL_FEATURES) -> Result:
     """Solve ``network`` (built from ``config``) analytically and compute power and budgets.
 
     ``periodic=False`` keeps the route MVA where the periodic schedule, the Markov chain of the requests'
@@ -476,7 +477,9 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
     ``platoon_check=False`` skips :func:`platoon_iops` (about 15 ms where it runs), so the platoon caveat is never
-    given; every figure is the same. The optimizer's searches do, and check their pick with it."""
+    given; every figure is the same. The optimizer's searches do, and check their pick with it.
+    ``route_features`` (bits of ``route_mva.py``'s corrections; all by default) switches corrections of the route
+    MVA off, only to measure what each buys (``benchmarks/route_feature_vs_des.py``)."""
     loads = network.loads()
     names = [ld.name for ld in loads]
     bg = {b.name: b for b in network.background_loads()}
@@ -503,7 +506,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             method = "exact-convolution" + ("-write-through" if np.any(bg_demand > 0) else "")
         else:
             arrays = route_arrays(network, loads)
-            sol = solve_route(arrays, network.queue_depth)
+            sol = solve_route(arrays, network.queue_depth, features=route_features)
             zero_load = 1.0 / sol.throughput_by_n[1]  # fork-join makespan of one request alone
             method = "route-mva"
             correlated = eligible_stations(network, loads)
@@ -608,7 +611,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     flow_share = None  # how much the route MVA's flow correction moves its IOPS (the flow caveat)
     platoon = None  # the requests in step (the platoon caveat): IOPS of the convoy's skeleton, where at risk
     if method == "route-mva" and all(step.scv == 0.0 for step in network.steps):
-        flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us)
+        flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us, route_features)
         if platoon_check:
             platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
     buffer_wait = getattr(sol, "buffer_wait_us", 0.0)  # the open solver's solution has no such field
@@ -723,10 +726,12 @@ MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE = 3.0
 FLOW_CORRECTION_CAVEAT_SHARE = 0.05
 
 
-def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float) -> float:
-    """X(N) of the route MVA (``x_per_us``, requests per us) over its X(N) without the flow correction (route_mva.py,
-    3.; Poisson arrivals at every station), minus 1: how much that correction moves the answer (dimensionless)."""
-    without = solve_route(arrays, queue_depth, features=ALL_FEATURES & ~FLOW).throughput_per_us
+def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float,
+                          features: int = ALL_FEATURES) -> float:
+    """X(N) of the route MVA (``x_per_us``, requests per us, solved with the corrections ``features``) over its
+    X(N) without the flow correction (route_mva.py, 3.; Poisson arrivals at every station), minus 1: how much that
+    correction moves the answer (dimensionless)."""
+    without = solve_route(arrays, queue_depth, features=features & ~FLOW).throughput_per_us
     return x_per_us / without - 1.0
 
 
