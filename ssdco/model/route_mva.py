@@ -1281,59 +1281,6 @@ def _routed_gamma(k, util, copies, share, scv, bg_demand):
 
 
 @nb.njit(cache=True, inline='always')
-def _station_wait(k, x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-                  sibling_queue, above, features, wait0, p_wait0, util, ca2, bg_demand):
-    """Per-visit wait (before the background's share) and P(wait) of station k into wait0[k] and p_wait0[k]
-    (see :func:`_waits_at`; ``util``: per-server utilisations, ``ca2``: arrival scv at one copy)."""
-    alpha = (n - 1.0) / n
-    wait0[k] = 0.0
-    p_wait0[k] = 0.0
-    if demand[k] <= 0.0 or n < 2:
-        return
-    c = servers[k]
-    gamma = 1.0
-    if features & FLOW:
-        if copies[k] == 1.0:
-            gamma = (ca2[k] + flow_scv[k]) / (1.0 + flow_scv[k])
-        else:
-            gamma = _routed_gamma(k, util, copies, traffic[0], flow_scv, bg_demand)
-    f = f_residual[k]
-    lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
-    present = svc[k] + sibling_queue[k]  # a visit's time there besides the wait for others (in work)
-    busy = min(alpha * util[k], 0.999999)  # per server
-    if c == 1:
-        # W = gamma S (Q' - busy + f busy)
-        slope = gamma * svc[k] * lam
-        num = gamma * svc[k] * (lam * present - (1.0 - f) * busy)
-        p_wait0[k] = busy
-    else:
-        # W = gamma (S / c) (E[(J - c)+] + f P(J >= c)) with E[(J - c)+] = Q' - c busy, the M/M/c
-        # shape below c, and b own siblings ahead: the transaction waits once J >= c - b (1.)
-        a_busy = c * busy
-        _mmc_above(c, a_busy, above)
-        const = 0.0
-        pw = 0.0
-        for b in range(siblings.shape[1]):
-            pb = siblings[k, b]
-            if pb <= 0.0:
-                continue
-            need = c - b
-            if need > 0:
-                # E[(J - need)+] = E[(J - c)+] + sum_{j = need .. c - 1} P(J > j)
-                const += pb * (above[need:c].sum() + f * above[need - 1] - a_busy)
-                pw += pb * above[need - 1]
-        slope = gamma * svc[k] / c * lam
-        num = gamma * svc[k] / c * (lam * present + const)
-        p_wait0[k] = pw
-    if gamma > 1.0 or copies[k] > 1.0:
-        # bursty arrivals, and any at address-routed copies: gamma times the Poisson-arrival wait of
-        # the same fixed point. Inside the fixed point gamma would also scale the others' waits in Q',
-        # and the station would saturate at X = 1 / (gamma D), not at its capacity (3.)
-        slope = svc[k] * lam if c == 1 else svc[k] / c * lam
-    wait0[k] = max(num, 0.0) / (1.0 - slope) if slope < 1.0 else 1e30
-
-
-@nb.njit(cache=True, inline='always')
 def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
               sibling_queue, above, features, wait0, p_wait0, work, bg_demand):
     """Per-visit waits (before the background's share) and P(wait) of every station when the closed
@@ -1345,27 +1292,68 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
     each station's local fixed point is closed-form."""
     k_count = svc.shape[0]
     util, ca2, ca2_in = work[0], work[1], work[2]
+    alpha = (n - 1.0) / n
     for k in range(k_count):
         util[k] = x * demand[k] / servers[k]
         ca2[k] = 1.0
         ca2_in[k] = 1.0
     # the address-routed copies first: their waits do not use the propagated flow (_routed_gamma), and
     # how long they are tells how much regularity passes through them (_wait_displacement)
-    for k in range(k_count):
-        if copies[k] > 1.0:
-            _station_wait(k, x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-                          sibling_queue, above, features, wait0, p_wait0, util, ca2, bg_demand)
-    # 3. arrival variability along the route (QNA) at this throughput
-    if features & FLOW and x > 0.0 and n >= 2:  # with one request nobody waits
-        if features & WAIT_DISPLACEMENT:
-            _wait_displacement(x, copies, visits, wait0, p_wait0, work[6])
+    for j in range(2 * k_count):
+        if j == k_count and features & FLOW and x > 0.0 and n >= 2:  # 3. the flow; with one request nobody waits
+            if features & WAIT_DISPLACEMENT:
+                _wait_displacement(x, copies, visits, wait0, p_wait0, work[6])
+            else:
+                work[6, :] = 1.0
+            _flow_scv(x, flow_scv, servers, copies, visits, svc, traffic, work)
+        k = j % k_count
+        if (j < k_count) != (copies[k] > 1.0):
+            continue
+        wait0[k] = 0.0
+        p_wait0[k] = 0.0
+        if demand[k] <= 0.0 or n < 2:
+            continue
+        c = servers[k]
+        gamma = 1.0
+        if features & FLOW:
+            if copies[k] == 1.0:
+                gamma = (ca2[k] + flow_scv[k]) / (1.0 + flow_scv[k])
+            else:
+                gamma = _routed_gamma(k, util, copies, traffic[0], flow_scv, bg_demand)
+        f = f_residual[k]
+        lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
+        present = svc[k] + sibling_queue[k]  # a visit's time there besides the wait for others (in work)
+        busy = min(alpha * util[k], 0.999999)  # per server
+        if c == 1:
+            # W = gamma S (Q' - busy + f busy)
+            slope = gamma * svc[k] * lam
+            num = gamma * svc[k] * (lam * present - (1.0 - f) * busy)
+            p_wait0[k] = busy
         else:
-            work[6, :] = 1.0
-        _flow_scv(x, flow_scv, servers, copies, visits, svc, traffic, work)
-    for k in range(k_count):
-        if copies[k] == 1.0:
-            _station_wait(k, x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-                          sibling_queue, above, features, wait0, p_wait0, util, ca2, bg_demand)
+            # W = gamma (S / c) (E[(J - c)+] + f P(J >= c)) with E[(J - c)+] = Q' - c busy, the M/M/c
+            # shape below c, and b own siblings ahead: the transaction waits once J >= c - b (1.)
+            a_busy = c * busy
+            _mmc_above(c, a_busy, above)
+            const = 0.0
+            pw = 0.0
+            for b in range(siblings.shape[1]):
+                pb = siblings[k, b]
+                if pb <= 0.0:
+                    continue
+                need = c - b
+                if need > 0:
+                    # E[(J - need)+] = E[(J - c)+] + sum_{j = need .. c - 1} P(J > j)
+                    const += pb * (above[need:c].sum() + f * above[need - 1] - a_busy)
+                    pw += pb * above[need - 1]
+            slope = gamma * svc[k] / c * lam
+            num = gamma * svc[k] / c * (lam * present + const)
+            p_wait0[k] = pw
+        if gamma > 1.0 or copies[k] > 1.0:
+            # bursty arrivals, and any at address-routed copies: gamma times the Poisson-arrival wait of
+            # the same fixed point. Inside the fixed point gamma would also scale the others' waits in Q',
+            # and the station would saturate at X = 1 / (gamma D), not at its capacity (3.)
+            slope = svc[k] * lam if c == 1 else svc[k] / c * lam
+        wait0[k] = max(num, 0.0) / (1.0 - slope) if slope < 1.0 else 1e30
 
 
 @nb.njit(cache=True)
