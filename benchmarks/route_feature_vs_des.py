@@ -22,23 +22,19 @@ import time
 from pathlib import Path
 
 from model_vs_des import des_iops_and_latency, hypothesis_configs, load_des_cache
+from schedule_chain_vs_des import _within
 
 from ssdco.atomic import write_text_atomic
 from ssdco.model import route_mva
 from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
-from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 
 FEATURES = {"fork_join": route_mva.FORK_JOIN, "max_wait": route_mva.MAX_WAIT, "reentry": route_mva.REENTRY,
             "flow": route_mva.FLOW, "routed_stage": route_mva.ROUTED_STAGE,
             "wait_displacement": route_mva.WAIT_DISPLACEMENT}
 REQUESTS = 60_000
 MOVED = 0.005  # an answer that moves by this much (relative IOPS) counts as moved
-
-
-def _within(e_iops: float, e_latency: float) -> bool:
-    return abs(e_iops) <= IOPS_TOLERANCE and abs(e_latency) <= LATENCY_TOLERANCE
 
 
 def main() -> None:
@@ -51,7 +47,7 @@ def main() -> None:
     args = ap.parse_args()
     without_bits = route_mva.ALL_FEATURES & ~FEATURES[args.feature]
     t0 = time.perf_counter()
-    rows = []  # (name, error with, error without, latency error with, latency error without)
+    rows = []  # (name, (IOPS error, latency error) with the correction, the same without)
     for seed in args.seeds:
         path = None if args.des_cache_dir is None else args.des_cache_dir / f"fc_{seed}_{args.sizes}.json"
         cache = load_des_cache(path) if path is not None else None
@@ -61,18 +57,19 @@ def main() -> None:
             des_iops, des_latency, _, _ = des_iops_and_latency(d, network, REQUESTS, i, cache)
             with_it = evaluate_network(config, network)
             without = evaluate_network(config, network, route_features=without_bits)
-            rows.append((f"{seed} #{i}", with_it.iops / des_iops - 1.0, without.iops / des_iops - 1.0,
-                         with_it.latency_mean_us / des_latency - 1.0, without.latency_mean_us / des_latency - 1.0))
+            rows.append((f"{seed} #{i}",
+                         (with_it.iops / des_iops - 1.0, with_it.latency_mean_us / des_latency - 1.0),
+                         (without.iops / des_iops - 1.0, without.latency_mean_us / des_latency - 1.0)))
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(path, json.dumps(cache))
-    within_with = sum(_within(r[1], r[3]) for r in rows)
-    within_without = sum(_within(r[2], r[4]) for r in rows)
-    came_in = [r for r in rows if _within(r[1], r[3]) and not _within(r[2], r[4])]
-    went_out = [r for r in rows if not _within(r[1], r[3]) and _within(r[2], r[4])]
-    moved = [r for r in rows if abs((1.0 + r[1]) / (1.0 + r[2]) - 1.0) >= MOVED]
-    closer = sum(abs(r[1]) < abs(r[2]) for r in moved)
-    rms = [math.sqrt(sum(r[k] ** 2 for r in rows) / len(rows)) for k in (1, 2)]
+    within_with = sum(_within(r[1]) for r in rows)
+    within_without = sum(_within(r[2]) for r in rows)
+    came_in = [r for r in rows if _within(r[1]) and not _within(r[2])]
+    went_out = [r for r in rows if not _within(r[1]) and _within(r[2])]
+    moved = [r for r in rows if abs((1.0 + r[1][0]) / (1.0 + r[2][0]) - 1.0) >= MOVED]
+    closer = sum(abs(r[1][0]) < abs(r[2][0]) for r in moved)
+    rms = [math.sqrt(sum(r[k][0] ** 2 for r in rows) / len(rows)) for k in (1, 2)]
     print(f"{len(rows)} draws ({args.sizes} KiB setting, seeds {' '.join(map(str, args.seeds))}), "
           f"{REQUESTS:,} DES requests each, {time.perf_counter() - t0:.1f} s")
     print(f"within IOPS 3 % and latency 10 %: {within_with} with {args.feature}, {within_without} without "
@@ -80,8 +77,8 @@ def main() -> None:
     print(f"answers moved by {MOVED:.1%} or more: {len(moved)}, {closer} of them closer to the DES")
     print(f"RMS IOPS error: {rms[0]:.3%} with, {rms[1]:.3%} without")
     for label, group in (("in ", came_in), ("out", went_out)):
-        for name, e_with, e_without, _, _ in group:
-            print(f"  {label} {name}: IOPS {e_without:+.2%} without -> {e_with:+.2%} with")
+        for name, e_with, e_without in group:
+            print(f"  {label} {name}: IOPS {e_without[0]:+.2%} without -> {e_with[0]:+.2%} with")
 
 
 if __name__ == "__main__":
