@@ -6,13 +6,15 @@ by side, on fresh Hypothesis draws (the acceptance test's strategies, as ``model
 
 For each draw the DES runs once (60,000 requests, seed = the draw's index, as ``model_vs_des.py``; kept per seed in
 ``--des-cache-dir`` as ``fc_SEED_SIZES.json``, the same files as its ``--des-cache``), and ``whatif``'s model answers
-twice: with every correction, and with the one named switched off (``evaluate_network(..., route_features=...)``).
+twice: with every correction, and with the one named switched off (``evaluate_network(..., route_features=...)``);
+a correction that is off by default (``c_server_departures``) is switched on instead, and "with" means with it.
 Prints the draws within the tolerances (IOPS 3 %, mean latency 10 %) both ways, the verdicts that change, how many
 answers move by 0.5 % or more and how many of those come closer to the DES, and the RMS IOPS error. A 60,000-request
 run's IOPS carry up to about +-1 % (95 % CI) at high queue depth: ``model_vs_des.py --confirm`` reruns misses longer.
 
 The measurement behind ``route_mva._wait_displacement`` (2026-11-28) was made this way, on the cached draws of the
-one-transaction seeds 20261246-57 and 20261260-63: 59 misses without it, 52 with it (8 in, 1 out).
+one-transaction seeds 20261246-57 and 20261260-63: 59 misses without it, 52 with it (8 in, 1 out). So was the
+one behind leaving ``c_server_departures`` off (docs/accuracy.md, "Multi-core groups' departures").
 """
 
 import argparse
@@ -32,20 +34,24 @@ from ssdco.spec import config_from_dict
 
 FEATURES = {"fork_join": route_mva.FORK_JOIN, "max_wait": route_mva.MAX_WAIT, "reentry": route_mva.REENTRY,
             "flow": route_mva.FLOW, "routed_stage": route_mva.ROUTED_STAGE,
-            "wait_displacement": route_mva.WAIT_DISPLACEMENT}
+            "wait_displacement": route_mva.WAIT_DISPLACEMENT,
+            "c_server_departures": route_mva.C_SERVER_DEPARTURES}  # the last one off by default: switched on
 REQUESTS = 60_000
 MOVED = 0.005  # an answer that moves by this much (relative IOPS) counts as moved
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--feature", choices=sorted(FEATURES), required=True, help="the correction to switch off")
+    ap.add_argument("--feature", choices=sorted(FEATURES), required=True,
+                    help="the correction to compare: switched off, or on where it is off by default")
     ap.add_argument("--seeds", type=int, nargs="+", required=True, help="Hypothesis seeds to draw from")
     ap.add_argument("--sizes", choices=("4", "mixed"), default="4")
     ap.add_argument("--configs", type=int, default=300, help="draws per seed (Hypothesis may repeat some)")
     ap.add_argument("--des-cache-dir", type=Path, help="directory of per-seed DES caches (fc_SEED_SIZES.json)")
     args = ap.parse_args()
-    without_bits = route_mva.ALL_FEATURES & ~FEATURES[args.feature]
+    bit = FEATURES[args.feature]
+    with_bits = route_mva.ALL_FEATURES | bit
+    without_bits = route_mva.ALL_FEATURES & ~bit
     t0 = time.perf_counter()
     rows = []  # (name, (IOPS error, latency error) with the correction, the same without)
     for seed in args.seeds:
@@ -55,7 +61,7 @@ def main() -> None:
             config = config_from_dict(d)
             network = build_network(config)
             des_iops, des_latency, _, _ = des_iops_and_latency(d, network, REQUESTS, i, cache)
-            with_it = evaluate_network(config, network)
+            with_it = evaluate_network(config, network, route_features=with_bits)
             without = evaluate_network(config, network, route_features=without_bits)
             rows.append((f"{seed} #{i}",
                          (with_it.iops / des_iops - 1.0, with_it.latency_mean_us / des_latency - 1.0),

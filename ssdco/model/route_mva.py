@@ -164,7 +164,8 @@ controller networks with deterministic service; this solver walks the route step
    instead put them 9-13 % high. A c-server station departs like one server
    doing its work, u = min(X D, 1): with QNA's u = X D / c and 1/sqrt(c) on the service term, a
    server added upstream made the flow less regular and the waits downstream longer, and the model's
-   IOPS could fall (541 of 4,850 additions).
+   IOPS could fall (541 of 4,850 additions). That form is kept behind the feature bit C_SERVER_DEPARTURES
+   (off): it is closer to the DES at QD 9 and above and further at QD 5-8 (:func:`_flow_scv`).
    The traffic equations are solved to their fixed point at each X (:func:`_flow_scv`: linear in
    cd^2 - 1). They used to be iterated 4 times from Poisson, which
    in a closed loop is far from the fixed point: the regularity made at a busy deterministic station
@@ -348,6 +349,8 @@ from .write_buffer import BufferPool, buffer_pool, pool_throughput
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
 FORK_JOIN, MAX_WAIT, REENTRY, FLOW, ROUTED_STAGE, WAIT_DISPLACEMENT = 1, 2, 4, 8, 16, 32
 ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW | ROUTED_STAGE | WAIT_DISPLACEMENT
+# Off by default, kept to measure (3., :func:`_flow_scv`): Whitt's c-server departures at multi-core groups
+C_SERVER_DEPARTURES = 64
 ROOT_ITERATIONS = 200  # regula falsi steps for each X(n), to ROOT_REL_TOL (relative, in X and in X cycle)
 ROOT_REL_TOL = 1e-12
 POOL_REL_TOL = 1e-6  # the write buffer's fixed point in X (5.)
@@ -1167,7 +1170,7 @@ def _traffic_shares(st, sv, routed, copies):
 
 
 @nb.njit(cache=True, inline='always')
-def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
+def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_departures=False):
     """Arrival scv at each station (3.): ca2 at one copy (after the random split), ca2_in at the station
     (before it), from Whitt's traffic equations solved at throughput x > 0.
 
@@ -1181,7 +1184,16 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
 
     ``work`` rows: 0 the per-server utilisations (in), 1 ca2 and 2 ca2_in (out), 3 keep, 4 h, 5 the
     right-hand side, 6 the share of the regularity that the waits at address-routed copies leave (in:
-    :func:`_wait_displacement`, 1 elsewhere), 7 .. 7 + k the system's matrix."""
+    :func:`_wait_displacement`, 1 elsewhere), 7 .. 7 + k the system's matrix.
+
+    ``c_server_departures`` (feature C_SERVER_DEPARTURES, off by default) takes a group of c cores as Whitt's
+    c-server station instead (u = X D / c, h = u^2 (scv - 1) / sqrt(c); QNA, Bell Syst. Tech. J. 62(9), 1983).
+    On 8,400 cached one-transaction draws (seeds 20261246-57, 60-75; 2026-11-28) it took the misses from 87 to
+    75 (22 in, 10 out). At QD 9 and above, 60 -> 43: the 87 answers it moved by 0.5 % or more lost their bias
+    (mean IOPS error +1.67 -> +0.09 %, RMS 2.95 -> 2.09 %, 57 closer). At QD 5-8, 27 -> 32: 31 moved, mean
+    -1.91 -> -4.28 %, 8 closer. And it is not monotone in servers (an added core makes the output less regular;
+    tests/model/test_c_server_departures.py), so it is not the default; docs/accuracy.md, "Multi-core groups'
+    departures"."""
     k_count = svc.shape[0]
     share = traffic[0]
     util, ca2, ca2_in, keep, h, rhs = work[0], work[1], work[2], work[3], work[4], work[5]
@@ -1202,12 +1214,17 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
             u = min(util[k], 1.0)
             lam_sigma = x * visits[k] * copies[k] * svc[k] * math.sqrt(scv[k])
             keep[k] = (1.0 - u * u) / (1.0 + lam_sigma * lam_sigma) * kept_by_waits[k]
+        elif c_server_departures:
+            u = min(util[k], 1.0)
+            keep[k] = 1.0 - u * u
         else:
             # as one server doing the station's work: more servers do not make the output less regular
             # (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
             u = min(util[k] * servers[k], 1.0)
             keep[k] = 1.0 - u * u
         h[k] = u * u * (scv[k] - 1.0)
+        if c_server_departures and copies[k] <= 1.0:
+            h[k] /= math.sqrt(servers[k])
         # keep < 1 makes the system strictly diagonally dominant (the shares of a row add up to at most
         # 1), so it is never singular, even at a station without work (u = 0)
         keep[k] = min(keep[k], 1.0 - 1e-12)
@@ -1305,7 +1322,7 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
                 _wait_displacement(x, copies, visits, wait0, p_wait0, work[6])
             else:
                 work[6, :] = 1.0
-            _flow_scv(x, flow_scv, servers, copies, visits, svc, traffic, work)
+            _flow_scv(x, flow_scv, servers, copies, visits, svc, traffic, work, features & C_SERVER_DEPARTURES != 0)
         k = j % k_count
         if (j < k_count) != (copies[k] > 1.0):
             continue
