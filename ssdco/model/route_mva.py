@@ -1200,6 +1200,7 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_depa
     system = work[7: 7 + k_count]
     kept_by_waits = work[6]
     for k in range(k_count):
+        root_c = 1.0  # sqrt(c) under the service term: c-server departures only
         if copies[k] > 1.0:
             # address-routed copies: a stream split at random and merged again after the same service is
             # the stream itself, so at low load the merged output keeps the variability of the station's
@@ -1217,14 +1218,13 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_depa
         elif c_server_departures:
             u = min(util[k], 1.0)
             keep[k] = 1.0 - u * u
+            root_c = math.sqrt(servers[k])
         else:
             # as one server doing the station's work: more servers do not make the output less regular
             # (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
             u = min(util[k] * servers[k], 1.0)
             keep[k] = 1.0 - u * u
-        h[k] = u * u * (scv[k] - 1.0)
-        if c_server_departures and copies[k] <= 1.0:
-            h[k] /= math.sqrt(servers[k])
+        h[k] = u * u * (scv[k] - 1.0) / root_c
         # keep < 1 makes the system strictly diagonally dominant (the shares of a row add up to at most
         # 1), so it is never singular, even at a station without work (u = 0)
         keep[k] = min(keep[k], 1.0 - 1e-12)

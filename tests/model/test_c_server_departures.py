@@ -76,8 +76,8 @@ def test_groups_of_one_core_depart_as_before_and_groups_of_more_less_regularly()
 def test_an_added_core_lowers_its_answer_where_the_des_stays_flat():
     # Random design 10004: a 70 %-read mix at QD 12, two slow cores running parse..dispatch at capacity, one slow
     # core running complete 64 % busy. A second completion core: the DES's IOPS stay flat (26,905 -> 26,874 at
-    # 200,000 requests; here 100,000), the default model's too (28,045 both, +4.2 % on the DES: the flow's
-    # regularity at a saturated group, "The knee" in docs/accuracy.md). With c-server departures the two-core
+    # 200,000 requests; here 100,000), the default model's too (28,045 both, +4.2 % on the DES: the busy group
+    # idles in the DES while every request is elsewhere, docs/accuracy.md). With c-server departures the two-core
     # completion group passes the dies' burstiness on, and the model falls 4.7 % to within the tolerance of the
     # DES: better there, but not monotone in servers, which is why the switch is off.
     d = random_config(10004, mixed_sizes=False)
