@@ -83,7 +83,7 @@ def main() -> None:
             config = config_from_dict(d)
             network = build_network(config)
             r = evaluate_network(config, network)
-            if (r.method != "route-mva" or not r.bottleneck.startswith("cores")
+            if (r.method != "route-mva" or not (r.bottleneck or "").startswith("cores")
                     or r.utilization[r.bottleneck] < args.min_utilization):
                 continue
             des_iops = des_iops_and_latency(d, network, REQUESTS, i, cache)[0]
