@@ -15,19 +15,15 @@ requests, the draw's index as seed, cached per seed as ``fc_SEED_SIZES.json``).
 """
 
 import argparse
-import json
 import math
 import time
 from pathlib import Path
 
 import numpy as np
-from model_vs_des import des_iops_and_latency, hypothesis_configs, load_des_cache
+from model_vs_des import cached_draws, des_iops_and_latency
 
-from ssdco.atomic import write_text_atomic
-from ssdco.model.network import build_network
 from ssdco.model.route_mva import route_arrays, solve_route
 from ssdco.model.whatif import evaluate_network
-from ssdco.spec import config_from_dict
 
 REQUESTS = 60_000
 TOLERANCE = 0.03  # IOPS, as ssdco validate
@@ -76,22 +72,14 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.perf_counter()
     rows = []  # (name, IOPS error without the bound, with it)
-    for seed in args.seeds:
-        path = None if args.des_cache_dir is None else args.des_cache_dir / f"fc_{seed}_{args.sizes}.json"
-        cache = load_des_cache(path) if path is not None else None
-        for i, d in enumerate(hypothesis_configs(args.configs, seed, args.sizes)):
-            config = config_from_dict(d)
-            network = build_network(config)
-            r = evaluate_network(config, network)
-            if (r.method != "route-mva" or not (r.bottleneck or "").startswith("cores")
-                    or r.utilization[r.bottleneck] < args.min_utilization):
-                continue
-            des_iops = des_iops_and_latency(d, network, REQUESTS, i, cache)[0]
-            bound = idle_bound_per_us(network, r.bottleneck, d["workload"]["read_fraction"]) * 1e6
-            rows.append((f"{seed} #{i}", r.iops / des_iops - 1.0, min(r.iops, bound) / des_iops - 1.0))
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(path, json.dumps(cache))
+    for seed, i, d, config, network, cache in cached_draws(args.seeds, args.sizes, args.configs, args.des_cache_dir):
+        r = evaluate_network(config, network)
+        if (r.method != "route-mva" or not (r.bottleneck or "").startswith("cores")
+                or r.utilization[r.bottleneck] < args.min_utilization):
+            continue
+        des_iops = des_iops_and_latency(d, network, REQUESTS, i, cache)[0]
+        bound = idle_bound_per_us(network, r.bottleneck, d["workload"]["read_fraction"]) * 1e6
+        rows.append((f"{seed} #{i}", r.iops / des_iops - 1.0, min(r.iops, bound) / des_iops - 1.0))
     print(f"{len(rows)} route-MVA answers at a core group {args.min_utilization:.0%} busy or more "
           f"({args.sizes} KiB setting, seeds {' '.join(map(str, args.seeds))}), {time.perf_counter() - t0:.1f} s")
     if not rows:

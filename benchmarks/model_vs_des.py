@@ -117,6 +117,20 @@ def des_iops_and_latency(d: dict, network, requests: int, seed: int,
     return result
 
 
+def cached_draws(seeds: list[int], sizes: str, configs: int, cache_dir: Path | None):
+    """Each seed's Hypothesis draws as (seed, index, draw, config, network, DES cache), the cache that seed's
+    ``fc_SEED_SIZES.json`` in ``cache_dir`` (None without one), written back once the seed's draws are done."""
+    for seed in seeds:
+        path = None if cache_dir is None else cache_dir / f"fc_{seed}_{sizes}.json"
+        cache = load_des_cache(path) if path is not None else None
+        for i, d in enumerate(hypothesis_configs(configs, seed, sizes)):
+            config = config_from_dict(d)
+            yield seed, i, d, config, build_network(config), cache
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, json.dumps(cache))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configs", type=int, default=100)

@@ -18,19 +18,15 @@ one behind leaving ``c_server_departures`` off (docs/accuracy.md, "Multi-core gr
 """
 
 import argparse
-import json
 import math
 import time
 from pathlib import Path
 
-from model_vs_des import des_iops_and_latency, hypothesis_configs, load_des_cache
+from model_vs_des import cached_draws, des_iops_and_latency
 from schedule_chain_vs_des import _within
 
-from ssdco.atomic import write_text_atomic
 from ssdco.model import route_mva
-from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
-from ssdco.spec import config_from_dict
 
 FEATURES = {"fork_join": route_mva.FORK_JOIN, "max_wait": route_mva.MAX_WAIT, "reentry": route_mva.REENTRY,
             "flow": route_mva.FLOW, "routed_stage": route_mva.ROUTED_STAGE,
@@ -54,21 +50,13 @@ def main() -> None:
     without_bits = route_mva.ALL_FEATURES & ~bit
     t0 = time.perf_counter()
     rows = []  # (name, (IOPS error, latency error) with the correction, the same without)
-    for seed in args.seeds:
-        path = None if args.des_cache_dir is None else args.des_cache_dir / f"fc_{seed}_{args.sizes}.json"
-        cache = load_des_cache(path) if path is not None else None
-        for i, d in enumerate(hypothesis_configs(args.configs, seed, args.sizes)):
-            config = config_from_dict(d)
-            network = build_network(config)
-            des_iops, des_latency, _, _ = des_iops_and_latency(d, network, REQUESTS, i, cache)
-            with_it = evaluate_network(config, network, route_features=with_bits)
-            without = evaluate_network(config, network, route_features=without_bits)
-            rows.append((f"{seed} #{i}",
-                         (with_it.iops / des_iops - 1.0, with_it.latency_mean_us / des_latency - 1.0),
-                         (without.iops / des_iops - 1.0, without.latency_mean_us / des_latency - 1.0)))
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(path, json.dumps(cache))
+    for seed, i, d, config, network, cache in cached_draws(args.seeds, args.sizes, args.configs, args.des_cache_dir):
+        des_iops, des_latency, _, _ = des_iops_and_latency(d, network, REQUESTS, i, cache)
+        with_it = evaluate_network(config, network, route_features=with_bits)
+        without = evaluate_network(config, network, route_features=without_bits)
+        rows.append((f"{seed} #{i}",
+                     (with_it.iops / des_iops - 1.0, with_it.latency_mean_us / des_latency - 1.0),
+                     (without.iops / des_iops - 1.0, without.latency_mean_us / des_latency - 1.0)))
     within_with = sum(_within(r[1]) for r in rows)
     within_without = sum(_within(r[2]) for r in rows)
     came_in = [r for r in rows if _within(r[1]) and not _within(r[2])]
