@@ -14,7 +14,8 @@ run's IOPS carry up to about +-1 % (95 % CI) at high queue depth: ``model_vs_des
 
 The measurement behind ``route_mva._wait_displacement`` (2026-11-28) was made this way, on the cached draws of the
 one-transaction seeds 20261246-57 and 20261260-63: 59 misses without it, 52 with it (8 in, 1 out). So was the
-one behind leaving ``c_server_departures`` off (docs/accuracy.md, "Multi-core groups' departures").
+one behind leaving ``c_server_departures`` off (docs/accuracy.md, "Multi-core groups' departures"), and the one
+behind ``idle_bound`` (ssdco/model/idle_bound.py; docs/accuracy.md, "The idle bound in the model").
 """
 
 import argparse
@@ -31,7 +32,7 @@ from ssdco.model.whatif import evaluate_network
 FEATURES = {"fork_join": route_mva.FORK_JOIN, "max_wait": route_mva.MAX_WAIT, "reentry": route_mva.REENTRY,
             "flow": route_mva.FLOW, "routed_stage": route_mva.ROUTED_STAGE,
             "wait_displacement": route_mva.WAIT_DISPLACEMENT,
-            "c_server_departures": route_mva.C_SERVER_DEPARTURES}  # the last one off by default: switched on
+            "idle_bound": route_mva.IDLE_BOUND, "c_server_departures": route_mva.C_SERVER_DEPARTURES}  # the last one off by default: switched on
 REQUESTS = 60_000
 MOVED = 0.005  # an answer that moves by this much (relative IOPS) counts as moved
 

@@ -348,7 +348,9 @@ from .write_buffer import BufferPool, buffer_pool, pool_throughput
 
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
 FORK_JOIN, MAX_WAIT, REENTRY, FLOW, ROUTED_STAGE, WAIT_DISPLACEMENT = 1, 2, 4, 8, 16, 32
-ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW | ROUTED_STAGE | WAIT_DISPLACEMENT
+# the busy core group's idling while every request is away (idle_bound.py), applied by whatif after the solve
+IDLE_BOUND = 128
+ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW | ROUTED_STAGE | WAIT_DISPLACEMENT | IDLE_BOUND
 # Off by default, kept to measure (3., :func:`_flow_scv`): Whitt's c-server departures at multi-core groups
 C_SERVER_DEPARTURES = 64
 ROOT_ITERATIONS = 200  # regula falsi steps for each X(n), to ROOT_REL_TOL (relative, in X and in X cycle)
@@ -1440,7 +1442,7 @@ def _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, 
 @nb.njit(cache=True)
 def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, own_serial, own_serial_routed, profile,
                   slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity,
-                  run_scv, sibling_work, fork_scale, stage_corr, cap_background=True):
+                  run_scv, sibling_work, fork_scale, stage_corr, cap_background=True, x_at=-1.0):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
     demand = visits * svc
@@ -1503,7 +1505,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # X(n) = the largest X <= capacity with X cycle_n(X) <= n, floored at X(n - 1). X cycle_n(X) - n
     # rises with X, so the root lies between X(n - 1) (when that is still below it; otherwise the floor
     # holds) and the population bound n / cycle_n(0); Illinois regula falsi keeps F(lo) <= 0 < F(hi).
-    for n in range(1, n_max + 1):
+    for n in range(1, n_max + 1 if x_at < 0.0 else 1):  # x_at >= 0: the waits at X = x_at, no X(n) solved
         lo = x_by_n[n - 1]
         f_lo = lo * _cycle_at(lo, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
@@ -1553,7 +1555,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             if hi - lo <= ROOT_REL_TOL * hi:
                 break
         x_by_n[n] = lo
-    x = x_by_n[n_max]
+    x = x_by_n[n_max] if x_at < 0.0 else x_at
     cycle = _cycle_at(x, n_max, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes,
                       probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above,
                       bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work,
@@ -1680,8 +1682,9 @@ def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:
     return queue
 
 
-def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATURES) -> ClosedSolution:
-    """Solve the closed controller network at queue depth ``population`` (see the module docstring)."""
+def _solver(arrays: RouteArrays, population: int, features: int):
+    """The route kernel over ``arrays`` at ``population``: solve(cap_per_us, cap_background=True, x_at=-1.0) gives
+    (X(n), residences, queues, P(wait), cycle) with X held to ``cap_per_us``, or with X fixed at ``x_at``."""
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
     a = arrays
@@ -1695,13 +1698,30 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     if a.size_transactions[a.size_probs > 0].max() > 1:
         features &= ~WAIT_DISPLACEMENT  # one transaction per request only (3., :func:`_wait_displacement`)
 
-    def solve(cap_per_us: float, cap_background: bool = True):
+    def solve(cap_per_us: float, cap_background: bool = True, x_at: float = -1.0):
         return _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station, a.step_service_us,
                              a.step_delay_us, a.step_visits, a.step_in_block, a.step_routed, a.own_serial_us,
                              a.own_serial_routed_us, a.profile, a.slack, a.size_transactions, a.size_probs,
                              a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r, cap_per_us,
                              a.run_scv if a.run_scv is not None else a.scv, sibling_work, fork_scale, stage_corr,
-                             cap_background)
+                             cap_background, float(x_at))
+
+    return solve
+
+
+def residences_at(arrays: RouteArrays, population: int, x_per_us: float,
+                  features: int = ALL_FEATURES) -> tuple[np.ndarray, np.ndarray]:
+    """Per station copy, the residence (us per request) and P(wait) that the route MVA's corrections give at
+    ``population`` requests with X fixed at ``x_per_us`` (requests/us) instead of solved for; the write buffer's
+    pool (5.) and the routed stage's bound (6.) are not applied."""
+    _, residence, _, p_wait, _ = _solver(arrays, population, features)(math.inf, x_at=x_per_us)
+    return residence, p_wait
+
+
+def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATURES) -> ClosedSolution:
+    """Solve the closed controller network at queue depth ``population`` (see the module docstring)."""
+    a = arrays
+    solve = _solver(arrays, population, features)
 
     # 5. the write buffer: its pool's chain (write_buffer.py) over the route without the buffer, whose
     # background work the chain's drain does (so it does not cap the route), or, where the chain does not

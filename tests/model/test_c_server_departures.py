@@ -7,14 +7,17 @@ import copy
 import numpy as np
 
 from ssdco.model.network import build_network
-from ssdco.model.route_mva import ALL_FEATURES, C_SERVER_DEPARTURES, _flow_scv, _traffic_shares, route_arrays
+from ssdco.model.route_mva import (ALL_FEATURES, C_SERVER_DEPARTURES, IDLE_BOUND, _flow_scv, _traffic_shares,
+                                   route_arrays)
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import one_more_server, random_config
 
-WITH_IT = ALL_FEATURES | C_SERVER_DEPARTURES
+# measured on the model before the idle bound (docs/accuracy.md), which lowers design 10004's answer too
+BEFORE = ALL_FEATURES & ~IDLE_BOUND
+WITH_IT = BEFORE | C_SERVER_DEPARTURES
 
 
 def _arrays(d: dict):
@@ -76,14 +79,15 @@ def test_groups_of_one_core_depart_as_before_and_groups_of_more_less_regularly()
 def test_an_added_core_lowers_its_answer_where_the_des_stays_flat():
     # Random design 10004: a 70 %-read mix at QD 12, two slow cores running parse..dispatch at capacity, one slow
     # core running complete 64 % busy. A second completion core: the DES's IOPS stay flat (26,905 -> 26,874 at
-    # 200,000 requests; here 100,000), the default model's too (28,045 both, +4.2 % on the DES: the busy group
-    # idles in the DES while every request is elsewhere, docs/accuracy.md). With c-server departures the two-core
-    # completion group passes the dies' burstiness on, and the model falls 4.7 % to within the tolerance of the
-    # DES: better there, but not monotone in servers, which is why the switch is off.
+    # 200,000 requests; here 100,000), the model's too before the idle bound (28,045 both, +4.2 % on the DES: the
+    # busy group idles in the DES while every request is elsewhere, which the idle bound now takes in,
+    # test_idle_bound.py). With c-server departures the two-core completion group passes the dies' burstiness on,
+    # and that model falls 4.7 % to within the tolerance of the DES: better there, but not monotone in servers,
+    # which is why the switch is off.
     d = random_config(10004, mixed_sizes=False)
     more = dict(one_more_server(d))["+1 core in g2"]
     des = [simulate(build_network(config_from_dict(x)), requests=100_000, seed=1).iops.value for x in (d, more)]
     assert abs(des[1] / des[0] - 1.0) < 0.005
-    assert _iops(more, ALL_FEATURES) >= _iops(d, ALL_FEATURES) * (1 - 1e-9)
+    assert _iops(more, BEFORE) >= _iops(d, BEFORE) * (1 - 1e-9)
     assert _iops(more, WITH_IT) < _iops(d, WITH_IT) * 0.96
-    assert abs(_iops(more, WITH_IT) / des[1] - 1.0) <= IOPS_TOLERANCE < _iops(more, ALL_FEATURES) / des[1] - 1.0
+    assert abs(_iops(more, WITH_IT) / des[1] - 1.0) <= IOPS_TOLERANCE < _iops(more, BEFORE) / des[1] - 1.0

@@ -5,6 +5,7 @@ import copy
 import pytest
 
 from ssdco.model.network import build_network
+from ssdco.model.route_mva import ALL_FEATURES, IDLE_BOUND
 from ssdco.model.whatif import (MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE, MIXED_KNEE_UTILIZATION, evaluate_network,
                                 trust_caveats)
 from ssdco.spec import config_from_dict
@@ -70,16 +71,20 @@ def test_at_capacity_in_the_model_only_under_three_knees():
                          depth_over_knee=1.5) == ()
 
 
-def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_off_the_des():
+def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_the_idle_bound_brings_it_in():
     # Seed 20261215 one-transaction draw 277 of benchmarks/model_vs_des.py --hypothesis: 70 % reads at QD 31, the
-    # model's slow dispatch-and-translate cores at capacity, 2.5 knees deep; the DES is 5.7 % below (1,000,000
-    # requests). Here 100,000 requests.
+    # model's slow dispatch-and-translate cores at capacity, 2.5 knees deep; the DES is 5.7 % below the route MVA
+    # (1,000,000 requests). Here 100,000 requests. The idle bound (idle_bound.py: the cores idle while every
+    # request is held behind programs at the dies) brings the answer within the tolerance; the caveat stays, as 8
+    # of the 160 such answers on the development draws still miss (docs/accuracy.md).
     config = config_from_dict(saturated_mix_under_three_knees())
     network = build_network(config)
     r = evaluate_network(config, network)
-    assert r.method == "route-mva" and r.utilization[r.bottleneck] >= HIGH
+    before = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND)
+    assert r.method == before.method == "route-mva" and r.utilization[r.bottleneck] >= HIGH
     ratio = r.bounds.population_per_us / r.bounds.capacity_per_us
     assert 1.0 < ratio < KNEES
     assert any("at capacity at queue depth 31" in c for c in r.caveats)
     des = simulate(network, requests=100_000, seed=1)
-    assert r.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
+    assert before.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
+    assert abs(r.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE

@@ -1,0 +1,164 @@
+"""The busy core group idles while every request is away: a bound on the route MVA's X at a busy core group.
+
+At a queue depth of N requests the busiest core group b (c cores, D us of work per request) can only work while a
+request is there. The route MVA's mean values keep b busy all the time once X reaches c / D; in the DES it idles
+whenever all N requests are elsewhere at once, and how often that happens depends on how much the time away varies:
+programs of 343 us among reads of 43 us make the requests bunch up at the dies, reads at quiet dies do not.
+
+The bound, from the route MVA's own solution at its answer X (docs/accuracy.md, "The busy group idles while every
+request is away"):
+
+* T, the mean time a request spends away from b: the other stations' residences and the pure delays;
+* V, its variance: the services' spread over the operation mix and each step's own scv, plus each station's wait W
+  (P(wait) P) taken as exponential given a wait, 2 W^2 / P - W^2; s^2 = V / T^2, and cs^2 that of b's work;
+* I, the idle share of b in the machine-repairman M/M/c//N with think time T and service D (Kleinrock 1975,
+  Sec. 3.8: exact for exponential times, and by Engset's insensitivity for any think-time distribution then);
+* X <= (c / D) (1 - I min(1, (s^2 + cs^2) / 2)): the factor is the heavy-traffic (ca^2 + cs^2) / 2 (Kingman), 1
+  for exponential times, where the machine-repairman is exact, and 0 where nothing varies.
+
+Only for requests of one transaction: a request's parallel transactions would count their residences several
+times over in T (on 8-16 KiB draws that form put answers up to 20 % low).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from scipy.optimize import brentq
+
+from .mva import ClosedSolution
+from .network import Network, Step
+from .route_mva import RouteArrays, residences_at
+
+FIXED_POINT_REL_TOL = 1e-12  # X = B(X), relative
+
+
+@dataclass(frozen=True)
+class IdleBound:
+    """The bound's parts (times in us, throughput in requests per us) at one core group."""
+
+    station: str  # the core group b
+    servers: int  # c
+    work_us: float  # D, per request
+    away_us: float  # T
+    away_scv: float  # s^2 = V / T^2
+    work_scv: float  # cs^2 of D
+    idle_share: float  # I, of the machine-repairman M/M/c//N
+    throughput_per_us: float  # the bound on X
+
+    @property
+    def variability_factor(self) -> float:
+        """min(1, (s^2 + cs^2) / 2): the share of the machine-repairman's idling the bound keeps."""
+        return min(1.0, 0.5 * (self.away_scv + self.work_scv))
+
+
+def machine_repairman_per_us(population: int, servers: int, service_us: float, think_us: float) -> float:
+    """Throughput (requests/us) of the closed M/M/c//N machine-repairman: N jobs, c exponential servers of mean
+    ``service_us`` and an exponential think time of mean ``think_us`` (Kleinrock 1975, Sec. 3.8; the birth-death
+    balance in log space, so large N neither overflows nor underflows). ``think_us`` 0: min(N, c) / service_us."""
+    if think_us <= 0.0:
+        return min(population, servers) / service_us
+    log_p = np.zeros(population + 1)
+    for n in range(1, population + 1):
+        log_p[n] = log_p[n - 1] + math.log((population - n + 1) * service_us / (min(n, servers) * think_us))
+    p = np.exp(log_p - log_p.max())
+    return float(np.dot(np.minimum(np.arange(population + 1), servers), p) / (p.sum() * service_us))
+
+
+def route_time_moments(network: Network, steps: list[Step]) -> tuple[float, float]:
+    """Mean and variance (us, us^2) of the service and delay time of ``steps`` for one request of one transaction:
+    over the read/write mix (the law of total variance), each step visited with its probability independently of
+    the others (a ``follow`` step is taken as independent too) and its service drawn with its own scv."""
+    moments = []  # per operation: (share, mean, variance)
+    for op, share in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction)):
+        if share <= 0.0:
+            continue
+        mean = var = 0.0
+        for step in steps:
+            if step.ops not in ("both", op):
+                continue
+            m1, m2 = network.step_moments(step, op)
+            m1 += step.delay_us
+            m2 += 2.0 * m1 * step.delay_us - step.delay_us ** 2  # a fixed delay after the service
+            p = step.probability
+            mean += p * m1
+            var += p * m2 - (p * m1) ** 2
+        moments.append((share, mean, var))
+    mean = sum(q * m for q, m, _ in moments)
+    second = sum(q * (v + m * m) for q, m, v in moments)
+    return mean, max(second - mean * mean, 0.0)
+
+
+def idle_bound(network: Network, population: int, residence_us: np.ndarray, p_wait: np.ndarray,
+               station: str) -> IdleBound | None:
+    """The bound above at core group ``station`` of ``network`` at ``population`` requests, from the route MVA's
+    residences (us per request, per station copy) and P(wait) at some X (one transaction per request; the caller
+    checks); None where ``station`` has no work or background work (its cores then work while the requests are
+    away)."""
+    loads = network.loads()
+    names = [ld.name for ld in loads]
+    b = names.index(station)
+    if any(ld.name == station for ld in network.background_loads()):
+        return None
+    copies = np.array([ld.copies for ld in loads], dtype=np.float64)
+    residence = np.asarray(residence_us) * copies  # per request
+    demand = np.array([ld.demand_us for ld in loads]) * copies
+    if demand[b] <= 0.0:
+        return None
+    route = [s for s in network.steps if not s.background]
+    away = [s for s in route if s.station != station]
+    mean_service_us, variance = route_time_moments(network, away)
+    work_us, work_var = route_time_moments(network, [s for s in route if s.station == station])
+    away_us = mean_service_us
+    for k in range(len(loads)):
+        wait, p = float(residence[k] - demand[k]), float(p_wait[k])
+        if k != b and wait > 0.0 and p > 0.0:
+            away_us += wait
+            variance += 2.0 * wait * wait / p - wait * wait
+    servers = loads[b].servers
+    capacity = servers / work_us
+    if away_us <= 0.0:
+        return IdleBound(station, servers, work_us, 0.0, 0.0, work_var / work_us ** 2, 0.0, capacity)
+    idle = max(1.0 - machine_repairman_per_us(population, servers, work_us, away_us) / capacity, 0.0)
+    away_scv, work_scv = variance / away_us ** 2, work_var / work_us ** 2
+    factor = min(1.0, 0.5 * (away_scv + work_scv))
+    return IdleBound(station, servers, work_us, away_us, away_scv, work_scv, idle, capacity * (1.0 - idle * factor))
+
+
+def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolution, station: str,
+                       features: int) -> tuple[ClosedSolution, IdleBound | None]:
+    """``sol`` (the route MVA's solution of ``network`` over ``arrays``, solved with the corrections ``features``)
+    with X held to :func:`idle_bound` at core group ``station`` where that is lower, else ``sol`` itself; and the
+    bound. The bound is taken at the X it gives: X = B(X), the waits elsewhere at that X (``residences_at``), so
+    that it does not move with the route MVA's own X. The latency becomes N / X, and the rest of it over the route
+    MVA's cycle is a wait at the busy group, as where the capacity bound holds X (``ClosedSolution.capacity_wait_us``
+    with ``capacity_stations`` the group). Only where every request is one transaction and X is not held by the
+    write buffer."""
+    one = all(t == 1 for t, p in zip(arrays.size_transactions, arrays.size_probs) if p > 0.0)
+    if not one or sol.at_write_buffer_bound:
+        return sol, None
+    n = sol.population
+    bound = idle_bound(network, n, sol.residence_us, sol.p_wait, station)
+    if bound is None or bound.throughput_per_us >= sol.throughput_per_us:
+        return sol, bound
+
+    def at(x: float) -> IdleBound:
+        return idle_bound(network, n, *residences_at(arrays, n, x, features), station)
+
+    # X - B(X) > 0 at the route MVA's X; B(X) falls with X as the waits elsewhere grow, so the root usually lies
+    # above B(X_route), and always above 0, where B > 0
+    low = bound.throughput_per_us
+    while low > 0.0 and low - at(low).throughput_per_us > 0.0:
+        low *= 0.5
+    bound = at(brentq(lambda x: x - at(x).throughput_per_us, low, sol.throughput_per_us, rtol=FIXED_POINT_REL_TOL))
+    x = bound.throughput_per_us
+    b = [ld.name for ld in network.loads()].index(station)
+    by_n = sol.throughput_by_n.copy()
+    by_n[n] = x
+    # the residences stay the route MVA's; the rest of N / X waits at the busy group, as where the capacity bound
+    # holds X (queue_at_capacity puts it in the reported queues; the p99 estimate keeps the residences)
+    return replace(sol, throughput_per_us=x, throughput_by_n=by_n, queue=x * sol.residence_us, response_us=n / x,
+                   capacity_wait_us=sol.capacity_wait_us + n / x - sol.response_us, capacity_stations=(b,)), bound
