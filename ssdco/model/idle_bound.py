@@ -5,8 +5,7 @@ request is there. The route MVA's mean values keep b busy all the time once X re
 whenever all N requests are elsewhere at once, and how often that happens depends on how much the time away varies:
 programs of 343 us among reads of 43 us make the requests bunch up at the dies, reads at quiet dies do not.
 
-The bound, from the route MVA's own solution at its answer X (docs/accuracy.md, "The busy group idles while every
-request is away"):
+The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy.md, "The idle bound in the model"):
 
 * T, the mean time a request spends away from b: the other stations' residences and the pure delays;
 * V, its variance: the services' spread over the operation mix and each step's own scv, plus each station's wait W
@@ -15,6 +14,10 @@ request is away"):
   Sec. 3.8: exact for exponential times, and by Engset's insensitivity for any think-time distribution then);
 * X <= (c / D) (1 - I min(1, (s^2 + cs^2) / 2)): the factor is the heavy-traffic (ca^2 + cs^2) / 2 (Kingman), 1
   for exponential times, where the machine-repairman is exact, and 0 where nothing varies.
+
+Taken at the route MVA's own X instead, the bound moved with that X, which an added server can raise (and with it
+the waits elsewhere and their spread): 5 of 1,307 additions on random designs lowered the answer. At a fixed X an
+added server does not lengthen the route MVA's cycle, and none does.
 
 Only for requests of one transaction: a request's parallel transactions would count their residences several
 times over in T (on 8-16 KiB draws that form put answers up to 20 % low).
@@ -26,7 +29,6 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-
 from scipy.optimize import brentq
 
 from .mva import ClosedSolution
