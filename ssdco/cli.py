@@ -229,15 +229,18 @@ def format_result(r, source: str | None = None) -> str:
     pop = r.bounds.population_per_us * 1e6
     wbuf = r.bounds.write_buffer_per_us * 1e6
     stage = r.bounds.routed_stage_per_us * 1e6
+    idle = r.bounds.idle_per_us * 1e6
+    idle_text = f"{r.bounds.idle_station} idle while every request is away"
     limit = min([(pop, "queue depth (N / zero-load latency)"), (wbuf, "write buffer (its background runs)"),
-                 (stage, f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}"),
+                 (stage, f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}"), (idle, idle_text),
                  (cap, f"bottleneck station {r.bottleneck}")], key=lambda bound: bound[0])[1]  # the first smallest
     population_bound = f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)"
     lines.append(f"  bounds               X <= {_fmt(cap, '', 0)} (capacity of {r.bottleneck})"
                  + (population_bound if math.isfinite(pop) else "")
                  + (f", X <= {_fmt(wbuf, '', 0)} (write buffer)" if math.isfinite(wbuf) else "")
                  + (f", X <= {_fmt(stage, '', 0)} ({r.bounds.routed_stage} alone at queue depth {r.queue_depth})"
-                    if math.isfinite(stage) else ""))
+                    if math.isfinite(stage) else "")
+                 + (f", X <= {_fmt(idle, '', 0)} ({idle_text})" if math.isfinite(idle) else ""))
     lines.append(f"  bottleneck           {r.bottleneck}; tightest bound: {limit}")
     lines.append("")
     lines.append("  station                 servers x copies   utilisation   mean jobs/copy")

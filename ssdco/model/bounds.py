@@ -32,6 +32,11 @@ class Bounds:
     # 0.02-0.25 %); inf elsewhere. Not part of capacity_per_us either.
     routed_stage_per_us: float = float("inf")
     routed_stage: str = ""  # its stations: "die and channel", or one of them
+    # closed workloads the route MVA answers: the idle bound (idle_bound.py: the busy core group idles while every
+    # request is away) where it holds X; inf elsewhere. Not part of upper_per_us: the periodic schedule, the chain
+    # and the convoy, which follow the requests one by one, are not held to it.
+    idle_per_us: float = float("inf")
+    idle_station: str = ""  # the core group
 
     @property
     def upper_per_us(self) -> float:

@@ -173,6 +173,7 @@ class Result:
                 "zero_load_latency_us": _num(self.bounds.zero_load_latency_us),
                 "write_buffer_iops": _num(self.bounds.write_buffer_per_us * US_PER_S),
                 "routed_stage_iops": _num(self.bounds.routed_stage_per_us * US_PER_S),
+                "idle_iops": _num(self.bounds.idle_per_us * US_PER_S),
             },
             "power_mw": {
                 "cores": _num(self.power.cores_mw),
@@ -500,6 +501,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     chain = None  # the Markov chain of the requests' draws, where it applies (schedule_chain.py)
     chain_outgrown = False  # the chain applies but outgrew its state budget on every grid
     chain_skipped = False  # the chain applies but markov_chain=False (whatif --fast) did not try it
+    idle_bound = None  # the idle bound, where it holds the route MVA's X (idle_bound.py)
     correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
     if network.queue_depth is not None:
         if exact:
@@ -540,7 +542,9 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
                 # before the convoy too
                 busiest = int(np.argmax(sol.throughput_per_us * (demand + bg_demand) / servers))
                 if loads[busiest].kind == "cores":
-                    sol = held_by_idle_bound(network, arrays, sol, names[busiest], route_features)[0]
+                    held, bound = held_by_idle_bound(network, arrays, sol, names[busiest], route_features)
+                    if held is not sol:
+                        sol, idle_bound = held, bound
             x_per_us, residence, mean_latency, mean_jobs = (sol.throughput_per_us, sol.residence_us, sol.response_us,
                                                             sol.queue)
         if chain is not None:
@@ -598,6 +602,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         stage = " and ".join(names[k] for k in arrays.routed_indices) if sol.routed_stage_index >= 0 else ""
         bounds = replace(bounds, write_buffer_per_us=arrays.bg_capacity_per_us,
                          routed_stage_per_us=sol.routed_stage_per_us, routed_stage=stage)
+        if idle_bound is not None and method == "route-mva":
+            bounds = replace(bounds, idle_per_us=idle_bound.throughput_per_us, idle_station=idle_bound.station)
     if method in SCHEDULE_METHODS and x_per_us > bounds.upper_per_us:
         # an answer above a bound (a lumped chain's or the convoy's error) is held to it
         x_per_us = bounds.upper_per_us

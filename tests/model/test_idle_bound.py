@@ -164,3 +164,24 @@ def test_an_added_core_elsewhere_no_longer_lowers_the_answer(seed, label):
     more = dict(one_more_server(d))[label]
     assert _iops(more, ALL_FEATURES) >= _iops(d, ALL_FEATURES) * (1 - 1e-9)
     assert _iops(d, ALL_FEATURES) < _iops(d, WITHOUT)  # where the bound binds
+
+
+def test_whatif_reports_the_bound_where_it_holds_the_answer():
+    from ssdco.cli import format_result
+
+    config = config_from_dict(random_config(10004, mixed_sizes=False))
+    r = evaluate_network(config, build_network(config), periodic=False)
+    assert r.bounds.idle_station == "cores:g1"
+    assert r.iops == pytest.approx(r.bounds.idle_per_us * 1e6, rel=1e-9)
+    assert r.bounds.upper_per_us == r.bounds.capacity_per_us  # the schedules are not held to it
+    assert r.to_dict()["bounds"]["idle_iops"] == pytest.approx(r.iops)
+    text = format_result(r)
+    assert f"X <= {r.iops:,.0f} (cores:g1 idle while every request is away)" in text
+    assert "tightest bound: cores:g1 idle while every request is away" in text
+    # where it does not hold the answer (no variability on the way at QD 1): not reported
+    d = random_config(10004, mixed_sizes=False)
+    d["workload"].update(read_fraction=1.0, queue_depth=1)
+    config = config_from_dict(d)
+    r = evaluate_network(config, build_network(config), periodic=False)
+    assert r.bounds.idle_per_us == float("inf") and r.to_dict()["bounds"]["idle_iops"] is None
+    assert "idle while" not in format_result(r)
