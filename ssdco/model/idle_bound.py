@@ -98,40 +98,62 @@ def route_time_moments(network: Network, steps: list[Step]) -> tuple[float, floa
     return mean, max(second - mean * mean, 0.0)
 
 
+@dataclass(frozen=True)
+class _Fixed:
+    """What the bound reads off ``network`` alone, whatever the X: the core group's index, the stations' copies and
+    demands per request (us), the group's work D and its variance, and the services' time away and its variance."""
+
+    b: int
+    copies: np.ndarray
+    demand_us: np.ndarray
+    servers: int
+    work_us: float
+    work_var: float
+    service_us: float
+    service_var: float
+
+
+def _fixed(network: Network, station: str) -> _Fixed | None:
+    loads = network.loads()
+    b = [ld.name for ld in loads].index(station)
+    if any(ld.name == station for ld in network.background_loads()):
+        return None
+    copies = np.array([ld.copies for ld in loads], dtype=np.float64)
+    demand = np.array([ld.demand_us for ld in loads]) * copies
+    if demand[b] <= 0.0:
+        return None
+    route = [s for s in network.steps if not s.background]
+    service_us, service_var = route_time_moments(network, [s for s in route if s.station != station])
+    work_us, work_var = route_time_moments(network, [s for s in route if s.station == station])
+    return _Fixed(b, copies, demand, loads[b].servers, work_us, work_var, service_us, service_var)
+
+
+def _bound(fixed: _Fixed, station: str, population: int, residence_us: np.ndarray, p_wait: np.ndarray) -> IdleBound:
+    f = fixed
+    residence = np.asarray(residence_us) * f.copies  # per request
+    away_us, variance = f.service_us, f.service_var
+    for k in range(residence.shape[0]):
+        wait, p = float(residence[k] - f.demand_us[k]), float(p_wait[k])
+        if k != f.b and wait > 0.0 and p > 0.0:
+            away_us += wait
+            variance += 2.0 * wait * wait / p - wait * wait
+    capacity = f.servers / f.work_us
+    work_scv = f.work_var / f.work_us ** 2
+    if away_us <= 0.0:
+        return IdleBound(station, f.servers, f.work_us, 0.0, 0.0, work_scv, 0.0, capacity)
+    idle = max(1.0 - machine_repairman_per_us(population, f.servers, f.work_us, away_us) / capacity, 0.0)
+    bound = IdleBound(station, f.servers, f.work_us, away_us, variance / away_us ** 2, work_scv, idle, capacity)
+    return replace(bound, throughput_per_us=capacity * (1.0 - idle * bound.variability_factor))
+
+
 def idle_bound(network: Network, population: int, residence_us: np.ndarray, p_wait: np.ndarray,
                station: str) -> IdleBound | None:
     """The bound above at core group ``station`` of ``network`` at ``population`` requests, from the route MVA's
     residences (us per request, per station copy) and P(wait) at some X (one transaction per request; the caller
     checks); None where ``station`` has no work or background work (its cores then work while the requests are
     away)."""
-    loads = network.loads()
-    names = [ld.name for ld in loads]
-    b = names.index(station)
-    if any(ld.name == station for ld in network.background_loads()):
-        return None
-    copies = np.array([ld.copies for ld in loads], dtype=np.float64)
-    residence = np.asarray(residence_us) * copies  # per request
-    demand = np.array([ld.demand_us for ld in loads]) * copies
-    if demand[b] <= 0.0:
-        return None
-    route = [s for s in network.steps if not s.background]
-    away = [s for s in route if s.station != station]
-    mean_service_us, variance = route_time_moments(network, away)
-    work_us, work_var = route_time_moments(network, [s for s in route if s.station == station])
-    away_us = mean_service_us
-    for k in range(len(loads)):
-        wait, p = float(residence[k] - demand[k]), float(p_wait[k])
-        if k != b and wait > 0.0 and p > 0.0:
-            away_us += wait
-            variance += 2.0 * wait * wait / p - wait * wait
-    servers = loads[b].servers
-    capacity = servers / work_us
-    if away_us <= 0.0:
-        return IdleBound(station, servers, work_us, 0.0, 0.0, work_var / work_us ** 2, 0.0, capacity)
-    idle = max(1.0 - machine_repairman_per_us(population, servers, work_us, away_us) / capacity, 0.0)
-    away_scv, work_scv = variance / away_us ** 2, work_var / work_us ** 2
-    bound = IdleBound(station, servers, work_us, away_us, away_scv, work_scv, idle, capacity)
-    return replace(bound, throughput_per_us=capacity * (1.0 - idle * bound.variability_factor))
+    fixed = _fixed(network, station)
+    return None if fixed is None else _bound(fixed, station, population, residence_us, p_wait)
 
 
 def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolution, station: str,
@@ -147,12 +169,15 @@ def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolutio
     if not one or sol.at_write_buffer_bound:
         return sol, None
     n = sol.population
-    bound = idle_bound(network, n, sol.residence_us, sol.p_wait, station)
-    if bound is None or bound.throughput_per_us >= sol.throughput_per_us:
+    fixed = _fixed(network, station)
+    if fixed is None:
+        return sol, None
+    bound = _bound(fixed, station, n, sol.residence_us, sol.p_wait)
+    if bound.throughput_per_us >= sol.throughput_per_us:
         return sol, bound
 
     def at(x: float) -> IdleBound:
-        return idle_bound(network, n, *residences_at(arrays, n, x, features), station)
+        return _bound(fixed, station, n, *residences_at(arrays, n, x, features))
 
     # X - B(X) > 0 at the route MVA's X; B(X) falls with X as the waits elsewhere grow, so the root usually lies
     # above B(X_route), and always above 0, where B > 0
@@ -161,10 +186,9 @@ def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolutio
         low *= 0.5
     bound = at(brentq(lambda x: x - at(x).throughput_per_us, low, sol.throughput_per_us, rtol=FIXED_POINT_REL_TOL))
     x = bound.throughput_per_us
-    b = [ld.name for ld in network.loads()].index(station)
     by_n = sol.throughput_by_n.copy()
     by_n[n] = x
     # the residences stay the route MVA's; the rest of N / X waits at the busy group, as where the capacity bound
     # holds X (queue_at_capacity puts it in the reported queues; the p99 estimate keeps the residences)
     return replace(sol, throughput_per_us=x, throughput_by_n=by_n, queue=x * sol.residence_us, response_us=n / x,
-                   capacity_wait_us=sol.capacity_wait_us + n / x - sol.response_us, capacity_stations=(b,)), bound
+                   capacity_wait_us=sol.capacity_wait_us + n / x - sol.response_us, capacity_stations=(fixed.b,)), bound
