@@ -32,7 +32,8 @@ from ssdco.model.whatif import evaluate_network
 FEATURES = {"fork_join": route_mva.FORK_JOIN, "max_wait": route_mva.MAX_WAIT, "reentry": route_mva.REENTRY,
             "flow": route_mva.FLOW, "routed_stage": route_mva.ROUTED_STAGE,
             "wait_displacement": route_mva.WAIT_DISPLACEMENT,
-            "idle_bound": route_mva.IDLE_BOUND, "c_server_departures": route_mva.C_SERVER_DEPARTURES}  # the last one off by default: switched on
+            "idle_bound": route_mva.IDLE_BOUND,
+            "c_server_departures": route_mva.C_SERVER_DEPARTURES}  # off by default: switched on instead
 REQUESTS = 60_000
 MOVED = 0.005  # an answer that moves by this much (relative IOPS) counts as moved
 

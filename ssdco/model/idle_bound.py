@@ -25,7 +25,6 @@ times over in T (on 8-16 KiB draws that form put answers up to 20 % low).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -33,6 +32,7 @@ from scipy.optimize import brentq
 
 from .mva import ClosedSolution
 from .network import Network, Step
+from .references import machine_repairman
 from .route_mva import RouteArrays, residences_at
 
 FIXED_POINT_REL_TOL = 1e-12  # X = B(X), relative
@@ -59,19 +59,6 @@ class IdleBound:
     def variability_factor(self) -> float:
         """min(1, (s^2 + cs^2) / 2): the share of the machine-repairman's idling the bound keeps."""
         return min(1.0, VARIABILITY_WEIGHT * (self.away_scv + self.work_scv))
-
-
-def machine_repairman_per_us(population: int, servers: int, service_us: float, think_us: float) -> float:
-    """Throughput (requests/us) of the closed M/M/c//N machine-repairman: N jobs, c exponential servers of mean
-    ``service_us`` and an exponential think time of mean ``think_us`` (Kleinrock 1975, Sec. 3.8; the birth-death
-    balance in log space, so large N neither overflows nor underflows). ``think_us`` 0: min(N, c) / service_us."""
-    if think_us <= 0.0:
-        return min(population, servers) / service_us
-    log_p = np.zeros(population + 1)
-    for n in range(1, population + 1):
-        log_p[n] = log_p[n - 1] + math.log((population - n + 1) * service_us / (min(n, servers) * think_us))
-    p = np.exp(log_p - log_p.max())
-    return float(np.dot(np.minimum(np.arange(population + 1), servers), p) / (p.sum() * service_us))
 
 
 def route_time_moments(network: Network, steps: list[Step]) -> tuple[float, float]:
@@ -141,7 +128,7 @@ def _bound(fixed: _Fixed, station: str, population: int, residence_us: np.ndarra
     work_scv = f.work_var / f.work_us ** 2
     if away_us <= 0.0:
         return IdleBound(station, f.servers, f.work_us, 0.0, 0.0, work_scv, 0.0, capacity)
-    idle = max(1.0 - machine_repairman_per_us(population, f.servers, f.work_us, away_us) / capacity, 0.0)
+    idle = max(1.0 - machine_repairman(population, away_us, f.work_us, f.servers)[0] / capacity, 0.0)
     bound = IdleBound(station, f.servers, f.work_us, away_us, variance / away_us ** 2, work_scv, idle, capacity)
     return replace(bound, throughput_per_us=capacity * (1.0 - idle * bound.variability_factor))
 
@@ -159,8 +146,8 @@ def idle_bound(network: Network, population: int, residence_us: np.ndarray, p_wa
 def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolution, station: str,
                        features: int) -> tuple[ClosedSolution, IdleBound | None]:
     """``sol`` (the route MVA's solution of ``network`` over ``arrays``, solved with the corrections ``features``)
-    with X held to :func:`idle_bound` at core group ``station`` where that is lower, else ``sol`` itself; and the
-    bound. The bound is taken at the X it gives: X = B(X), the waits elsewhere at that X (``residences_at``), so
+    with X held to :func:`idle_bound` at core group ``station``, and the bound, where that is lower; else ``sol``
+    itself and None. The bound is taken at the X it gives: X = B(X), the waits elsewhere at that X (``residences_at``), so
     that it does not move with the route MVA's own X. The latency becomes N / X, and the rest of it over the route
     MVA's cycle is a wait at the busy group, as where the capacity bound holds X (``ClosedSolution.capacity_wait_us``
     with ``capacity_stations`` the group). Only where every request is one transaction and X is not held by the
@@ -174,7 +161,7 @@ def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolutio
         return sol, None
     bound = _bound(fixed, station, n, sol.residence_us, sol.p_wait)
     if bound.throughput_per_us >= sol.throughput_per_us:
-        return sol, bound
+        return sol, None
 
     def at(x: float) -> IdleBound:
         return _bound(fixed, station, n, *residences_at(arrays, n, x, features))

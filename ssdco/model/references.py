@@ -1,4 +1,5 @@
-"""Closed-form queueing results used as oracles by the tests (and handy in a notebook).
+"""Closed-form queueing results used as oracles by the tests (and handy in a notebook); the machine-repairman is
+also the idle bound's (``idle_bound.py``).
 
 Times in any consistent unit; rates are their reciprocals.
 
@@ -45,17 +46,17 @@ def mg1_mean_wait(arrival_rate: float, service_time: float, scv: float) -> float
 def machine_repairman(machines: int, think_time: float, repair_time: float, servers: int = 1) -> tuple[float, float]:
     """Finite-source M/M/c//N queue: returns (throughput, mean response time at the repair station).
 
-    Birth-death chain on j jobs at the station: birth rate (N - j)/Z, death rate min(j, c)/S.
+    Birth-death chain on j jobs at the station: birth rate (N - j)/Z, death rate min(j, c)/S; the balance is
+    taken in log space, so that large N neither overflows nor underflows (``idle_bound.py`` uses it in the model).
     """
-    weights = np.zeros(machines + 1)
-    weights[0] = 1.0
+    log_w = np.zeros(machines + 1)
     for j in range(1, machines + 1):
-        birth = (machines - j + 1) / think_time
-        death = min(j, servers) / repair_time
-        weights[j] = weights[j - 1] * birth / death
-    p = weights / weights.sum()
-    throughput = float(sum(p[j] * min(j, servers) / repair_time for j in range(machines + 1)))
-    queue = float(np.dot(np.arange(machines + 1), p))
+        log_w[j] = log_w[j - 1] + np.log((machines - j + 1) * repair_time / (min(j, servers) * think_time))
+    p = np.exp(log_w - log_w.max())
+    p /= p.sum()
+    jobs = np.arange(machines + 1)
+    throughput = float(np.dot(np.minimum(jobs, servers), p) / repair_time)
+    queue = float(np.dot(jobs, p))
     return throughput, queue / throughput
 
 

@@ -542,9 +542,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
                 # before the convoy too
                 busiest = int(np.argmax(sol.throughput_per_us * (demand + bg_demand) / servers))
                 if loads[busiest].kind == "cores":
-                    held, bound = held_by_idle_bound(network, arrays, sol, names[busiest], route_features)
-                    if held is not sol:
-                        sol, idle_bound = held, bound
+                    sol, idle_bound = held_by_idle_bound(network, arrays, sol, names[busiest], route_features)
             x_per_us, residence, mean_latency, mean_jobs = (sol.throughput_per_us, sol.residence_us, sol.response_us,
                                                             sol.queue)
         if chain is not None:

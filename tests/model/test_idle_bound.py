@@ -4,10 +4,7 @@ its parts against closed forms, where it must not bind, and random design 10004 
 import copy
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from ssdco.model.idle_bound import held_by_idle_bound, idle_bound, machine_repairman_per_us, route_time_moments
+from ssdco.model.idle_bound import held_by_idle_bound, idle_bound, route_time_moments
 from ssdco.model.network import build_network
 from ssdco.model.references import machine_repairman
 from ssdco.model.route_mva import ALL_FEATURES, IDLE_BOUND, residences_at, route_arrays, solve_route
@@ -20,18 +17,11 @@ from ssdco.validation.random_designs import one_more_server, random_config
 WITHOUT = ALL_FEATURES & ~IDLE_BOUND
 
 
-@given(st.integers(1, 40), st.integers(1, 4), st.floats(0.1, 100.0), st.floats(0.1, 1000.0))
-@settings(max_examples=60)
-def test_machine_repairman_matches_the_closed_form(population, servers, service_us, think_us):
-    expected = machine_repairman(population, think_us, service_us, servers)[0]
-    assert machine_repairman_per_us(population, servers, service_us, think_us) == pytest.approx(expected, rel=1e-9)
-
-
-def test_machine_repairman_neither_overflows_nor_loses_the_capacity_at_large_populations():
-    # (N D / T)^N overflows a float at N = 256 without the log-space balance
-    x = machine_repairman_per_us(256, 2, 50.0, 1.0)
+def test_the_machine_repairman_neither_overflows_nor_loses_the_capacity_at_large_populations():
+    # (N D / T)^N overflows a float at N = 256 without the log-space balance (references.machine_repairman, which
+    # the bound calls; tests/model/test_mva.py checks it against the exact convolution, test_des.py against the DES)
+    x = machine_repairman(256, 1.0, 50.0, 2)[0]
     assert x == pytest.approx(2 / 50.0, rel=1e-12)
-    assert machine_repairman_per_us(4, 2, 10.0, 0.0) == 2 / 10.0
 
 
 def _network(read_fraction: float):
@@ -85,7 +75,7 @@ def test_exponential_firmware_gives_the_work_the_scv_of_its_sum():
     assert bound.work_scv == pytest.approx(sum(t * t for t in times) / sum(times) ** 2, rel=1e-12)
     assert bound.away_scv > 1.0  # the dies' exponential times and the waits
     assert bound.variability_factor == pytest.approx(0.5 * (bound.away_scv + bound.work_scv), rel=1e-12)
-    one = machine_repairman_per_us(d["workload"]["queue_depth"], bound.servers, bound.work_us, bound.away_us)
+    one = machine_repairman(d["workload"]["queue_depth"], bound.away_us, bound.work_us, bound.servers)[0]
     capacity = bound.servers / bound.work_us
     assert bound.throughput_per_us == pytest.approx(capacity - bound.variability_factor * (capacity - one),
                                                     rel=1e-12)
