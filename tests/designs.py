@@ -597,3 +597,21 @@ def reads_behind_a_slow_completion_core() -> dict:
             {"name": "g2", "spec": "slow", "count": 3, "modules": ["translate"]},
             {"name": "g3", "spec": "slow", "count": 1, "modules": ["complete"]}],
          "accelerators": {"cache_lookup": 1, "dispatch": 2}})
+
+
+def writes_whose_finer_grid_collapses_at_queue_depth_4() -> dict:
+    """4 KiB writes at QD 4 over four channels of one two-die chip, four planes a die with independent plane reads
+    (tPROG 668.5 us); one slow core runs parse, cache lookup and dispatch, another complete, and translate is two
+    accelerators. Seed 20261287 one-transaction draw 56 of ``benchmarks/model_vs_des.py --hypothesis``, rounded.
+    The Markov chain's 10 % grid fits 64 states, its 5 % grid about 600, and its 2 % grid closes on 64 again, 7 %
+    below the DES (a periodic orbit); the 1 % grid fits about 8,000 states and is within the DES's noise."""
+    return _design(
+        "writes-whose-finer-grid-collapses-at-queue-depth-4", False,
+        {"channels": 4, "ways_per_channel": 1, "dies_per_chip": 2, "planes_per_die": 4,
+         "independent_plane_reads": True, "t_read_us": 60.5, "t_prog_us": 668.5, "channel_rate_mts": 400.0},
+        4, {"parse": 1441.5, "cache_lookup": 577.7, "translate": 1302.2, "dispatch": 883.2, "complete": 949.6},
+        {"read_fraction": 0.0, "request_size_kib": 4, "queue_depth": 4},
+        {"name": "collapsing-writes", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup", "dispatch"]},
+            {"name": "g2", "spec": "slow", "count": 1, "modules": ["complete"]}],
+         "accelerators": {"translate": 2}})

@@ -26,7 +26,7 @@ from tests.designs import (eight_kib_reads_over_eight_dies_at_queue_depth_4, mix
                            reads_and_programs_at_one_slow_core, reads_and_programs_on_one_die_at_queue_depth_8,
                            reads_at_queue_depth_5, reads_over_eight_dies_behind_two_cores_at_queue_depth_5,
                            reads_over_a_coarse_grid, two_patterns_at_queue_depth_2,
-                           writes_over_one_channel_at_queue_depth_3)
+                           writes_over_one_channel_at_queue_depth_3, writes_whose_finer_grid_collapses_at_queue_depth_4)
 
 
 def _dies(dies: int, servers: int = 1, queue_depth: int = 2, service_us: float = 10.0) -> Network:
@@ -451,6 +451,62 @@ def test_a_refine_only_step_is_skipped_where_the_coarser_fit_needed_more_than_a_
     calls.clear()  # without states_of (the states unknown) the refine-only step is tried after any fit
     walk = chain_module.walk_grid_steps(steps, explore)
     assert calls == [0.1, 0.05, 0.02] and walk.fraction == 0.02
+
+
+def test_a_finest_fit_with_fewer_states_than_the_coarser_one_is_refined_once_more():
+    # a grid halved multiplies the states; where the finest that fits closed on fewer than the coarser fit before
+    # it, its representatives fell into an orbit of their own, and a grid COLLAPSE_REFINE_FACTOR times finer is
+    # explored within the finest fit's budget and taken where it fits
+    assert chain_module.COLLAPSE_REFINE_FACTOR == 2
+    calls = []
+
+    def explore(fraction, max_states):
+        calls.append((fraction, max_states))
+        needs = states[fraction]
+        return (chain_module.OK if needs <= max_states else chain_module.TOO_MANY_STATES), needs
+
+    steps = ((0.1, 400), (0.05, 400, chain_module.REFINE_ONLY), (0.02, 100))
+    for states, expected_calls, expected in (
+            ({0.1: 6, 0.05: 60, 0.02: 6, 0.01: 80}, [(0.1, 400), (0.05, 400), (0.02, 100), (0.01, 100)], 0.01),
+            ({0.1: 6, 0.05: 60, 0.02: 6, 0.01: 101}, [(0.1, 400), (0.05, 400), (0.02, 100), (0.01, 100)], 0.02),
+            ({0.1: 6, 0.05: 60, 0.02: 60}, [(0.1, 400), (0.05, 400), (0.02, 100)], 0.02),  # as many: no collapse
+            ({0.1: 6, 0.05: 60, 0.02: 200}, [(0.1, 400), (0.05, 400), (0.02, 100)], 0.05)):  # 2 % outgrew
+        calls.clear()
+        walk = chain_module.walk_grid_steps(steps, explore, states_of=lambda n: n)
+        assert calls == expected_calls and walk.fraction == expected
+    calls.clear()  # without states_of the states are unknown, and nothing more is explored
+    states = {0.1: 6, 0.05: 60, 0.02: 6, 0.01: 80}
+    assert chain_module.walk_grid_steps(steps, explore).fraction == 0.02 and len(calls) == 3
+    # any other status of the extra exploration ends the walk without an answer, as for the steps
+    explore_bug, _ = _scripted({0.1: chain_module.OK, 0.05: chain_module.OK, 0.02: chain_module.OK,
+                                0.01: chain_module.BUG})
+    walk = chain_module.walk_grid_steps(steps, explore_bug, states_of=lambda found: {
+        "found at 0.1": 6, "found at 0.05": 60, "found at 0.02": 6}[found])
+    assert walk.aborted and walk.fraction is None
+
+
+def test_writes_whose_finer_grid_collapses_get_the_grid_finer_still():
+    # Seed 20261287 one-transaction draw 56 (tests.designs.writes_whose_finer_grid_collapses_at_queue_depth_4): the
+    # 2 % grid, the finest of GRID_STEPS, closes on the 10 % grid's 64 states and is 7 % below the DES; the 1 % grid
+    # is within its noise (2026-11-28)
+    config = config_from_dict(writes_whose_finer_grid_collapses_at_queue_depth_4())
+    network = build_network(config)
+    zero = request_alone_us(network)
+    assert network.queue_depth == 4 and chain_module.default_grid_steps(4) == chain_module.GRID_STEPS
+    des = simulate(network, requests=100_000, seed=1)
+    states = {}
+    for fraction, max_states, *_ in chain_module.GRID_STEPS[1:]:
+        chain = schedule_chain(network, zero, steps=((fraction, max_states),))
+        states[fraction] = chain.states
+        if fraction == 0.02:
+            assert chain.throughput_per_us * 1e6 / des.iops.value - 1.0 < -IOPS_TOLERANCE
+    assert states[0.02] < states[0.05]
+    result = evaluate_network(config, network)
+    assert result.method == "markov-chain" and not result.caveats
+    chain = schedule_chain(network, zero)  # whatif's, recalled
+    assert chain.grid_us == pytest.approx(0.01 * zero, rel=1e-12) and chain.states > states[0.05]
+    assert abs(result.iops / des.iops.value - 1.0) <= 0.005
+    assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.005
 
 
 def test_at_queue_depths_3_and_4_the_10_percent_grid_may_take_400000_states():
