@@ -1164,20 +1164,27 @@ POWER_RATE_WINDOW = 1024  # steps over which the rate of convergence is measured
 ILU_DROP_TOLERANCE = 1e-2
 ILU_FILL_FACTOR = 3.0
 GMRES_RESTART = 50
-GMRES_RESTARTS = 4
+# Up to 4 cycles until 2026-11-28: the 158,164-state closed class of Hypothesis seed 20261286 #232 (QD 5, the 2 %
+# grid) needs 5, and the LU behind it filled in for more than 15 minutes (the 1,342 s of that seed's
+# model_vs_des.py run). 16 cycles cost about a second a cycle there.
+GMRES_RESTARTS = 16
+# The exact LU, the last fallback, only for closed classes of at most this many states: beyond it the factors may
+# fill in without bound (above), and the chain then gives no answer (as one that outgrew its budget).
+LU_MAX_STATES = 50_000
 
 
-def _stationary(Q: sparse.csr_matrix) -> np.ndarray:
+def _stationary(Q: sparse.csr_matrix) -> np.ndarray | None:
     """The stationary distribution of the irreducible stochastic matrix ``Q``, to an L1 residual
-    ||pi Q - pi||_1 of at most 2 ``POWER_TOLERANCE``. Three solvers, each tried where the one before fails:
+    ||pi Q - pi||_1 of at most 2 ``POWER_TOLERANCE``; None where the first two solvers miss it and ``Q`` has more
+    than ``LU_MAX_STATES`` states. Three solvers, each tried where the one before fails:
 
     1. power iteration of the lazy chain (I + Q) / 2 (aperiodic, same distribution), which mixes in a few
        hundred to a few thousand steps on most of these chains (:func:`_power_iteration`);
     2. where it would not converge within ``POWER_ITERATIONS`` steps: GMRES on pi (Q - I) = 0 with the
        most likely state's pi pinned, preconditioned by an incomplete LU and started from the power
        iterate; the answer is kept where its residual meets the tolerance;
-    3. otherwise the sparse LU solve of that pinned system, which is exact but may fill in (a row of ones
-       for the normalisation would fill the factors in further).
+    3. otherwise, up to ``LU_MAX_STATES`` states, the sparse LU solve of that pinned system, which is exact but
+       may fill in (a row of ones for the normalisation would fill the factors in further).
 
     Measured (2026-11-27, benchmarks/schedule_chain_solve.py): the 381,981-state closed class of uniform
     design 373 at QD 3 on the 10 % grid took 296 s with power iteration then LU (20,000 steps, then the
@@ -1203,6 +1210,8 @@ def _stationary(Q: sparse.csr_matrix) -> np.ndarray:
     if x is not None:
         x = np.maximum(x, 0.0)  # GMRES leaves the least likely states at +-1e-30 or so
         return x / x.sum()
+    if m > LU_MAX_STATES:
+        return None
     pi = splu(A, permc_spec="MMD_AT_PLUS_A").solve(b)
     return pi / pi.sum()
 
@@ -1279,7 +1288,8 @@ class ChainSolution:
 @dataclass(frozen=True)
 class ChainAttempt:
     """What :func:`attempt_chain` found: the solution (None where there is none) and whether the chain applies
-    to the network but outgrew the state budget on every grid tried (whatif then says so, ``trust_caveats``)."""
+    to the network but outgrew the state budget on every grid tried, or its finest fit was not solved
+    (:func:`_stationary`, ``LU_MAX_STATES``; whatif then says so, ``trust_caveats``)."""
 
     solution: ChainSolution | None
     outgrown: bool
@@ -1452,6 +1462,8 @@ def _attempt(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...]) ->
     if walk.fraction is None:
         return ChainAttempt(None, bool(walk.outgrown))
     solution = _solve(walk.found, route.queue_depth, walk.fraction * zero_load_us)
+    if solution is None:
+        return ChainAttempt(None, True)  # not solved within LU_MAX_STATES: as if it had outgrown its budget
     for a in (solution.mean_jobs, solution.busy_servers, solution.p_wait):
         a.setflags(write=False)
     return ChainAttempt(solution, False)
@@ -1504,9 +1516,10 @@ def explored_states(found) -> int:
     return found[6].shape[0]  # r_time, one entry per state (see _solve)
 
 
-def _solve(found, n: int, grid: float) -> ChainSolution:
+def _solve(found, n: int, grid: float) -> ChainSolution | None:
     """Stationary figures of the explored chain (the most likely closed class from the start); ``seconds`` is
-    left 0 for :func:`attempt_chain`, which times each call, recalled or not."""
+    left 0 for :func:`attempt_chain`, which times each call, recalled or not. None where a closed class's
+    stationary distribution is not solved (:func:`_stationary`)."""
     (_, tr_from, tr_to, tr_p, init_to, init_p, r_time, r_done, r_jobs, r_busy, r_visits, r_queued) = found
     m = r_time.shape[0]
     P = sparse.csr_matrix((tr_p, (tr_from, tr_to)), shape=(m, m))
@@ -1522,6 +1535,8 @@ def _solve(found, n: int, grid: float) -> ChainSolution:
     for k, weight in zip(closed, absorbed):
         members = np.flatnonzero(labels == k)
         pi = _stationary(P[members][:, members])
+        if pi is None:
+            return None
         total_time = float(pi @ r_time[members])
         solutions.append((weight, float(pi @ r_done[members]) / total_time, members, pi, total_time))
     # classes of one throughput (copies of one pattern under the symmetry the key does not see) add up

@@ -775,3 +775,20 @@ def test_where_gmres_does_not_reach_the_tolerance_the_lu_solves_the_chain(solver
     pi = chain_module._stationary(Q)
     assert solvers_used == ["ILU-GMRES", "LU"]
     assert np.abs(pi - _stationary_dense(Q)).sum() < 1e-9
+
+
+def test_beyond_lu_max_states_an_unsolved_chain_gives_no_answer(solvers_used, monkeypatch, fresh_memo):
+    # the LU's factors may fill in without bound: Hypothesis seed 20261286 #232's 158,164-state class ran for more
+    # than 15 minutes there. Beyond LU_MAX_STATES the chain has no answer, and whatif answers as where it outgrew
+    assert chain_module.LU_MAX_STATES == 50_000 and chain_module.GMRES_RESTARTS == 16
+    monkeypatch.setattr(chain_module, "GMRES_RESTARTS", 0)
+    Q = _two_rings(300, 2e-6, 1e-6)
+    monkeypatch.setattr(chain_module, "LU_MAX_STATES", 599)
+    assert chain_module._stationary(Q) is None and solvers_used == ["ILU-GMRES"]
+    monkeypatch.setattr(chain_module, "LU_MAX_STATES", 600)
+    assert chain_module._stationary(Q) is not None and solvers_used == ["ILU-GMRES", "ILU-GMRES", "LU"]
+    # and attempt_chain then reports the chain as outgrown, with no solution
+    network = build_network(config_from_dict(reads_at_queue_depth_5()))
+    monkeypatch.setattr(chain_module, "_stationary", lambda Q: None)
+    attempt = chain_module.attempt_chain(network, request_alone_us(network))
+    assert attempt.solution is None and attempt.outgrown
