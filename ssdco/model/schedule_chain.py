@@ -1159,14 +1159,15 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
 POWER_ITERATIONS = 20_000
 POWER_TOLERANCE = 1e-13  # L1 change over one step of the lazy chain; its residual ||pi Q - pi||_1 is twice that
 POWER_RATE_WINDOW = 1024  # steps over which the rate of convergence is measured (see _power_iteration)
-# The iterative fallback (see _stationary): an incomplete LU of the pinned system (COLAMD order, entries below
-# 1 % of their column's norm dropped, at most 3x the matrix's entries) preconditions restarted GMRES.
-ILU_DROP_TOLERANCE = 1e-2
-ILU_FILL_FACTOR = 3.0
+# The iterative fallbacks (see _stationary): an incomplete LU of the pinned system (COLAMD order, entries below
+# the drop tolerance times their column's norm dropped, at most the fill factor times the matrix's entries)
+# preconditions restarted GMRES; first a sparse one, then, where it misses the tolerance, a denser one.
+ILU_STEPS = ((1e-2, 3.0), (1e-4, 10.0))  # (drop tolerance, fill factor)
 GMRES_RESTART = 50
-# Up to 4 cycles until 2026-11-28: the 158,164-state closed class of Hypothesis seed 20261286 #232 (QD 5, the 2 %
-# grid) needs 5, and the LU behind it filled in for more than 15 minutes (the 1,342 s of that seed's
-# model_vs_des.py run). 16 cycles cost about a second a cycle there.
+# Up to 4 cycles, and one incomplete LU, until 2026-11-28: the 158,164-state closed class of Hypothesis seed
+# 20261286 #232 (QD 5, the 2 % grid) needs 5 cycles, and the LU behind it filled in for more than 15 minutes (the
+# 1,342 s of that seed's model_vs_des.py run); 20261280 #135's 313,864 states need 18 with the sparse incomplete
+# LU (39 s) and 6 with the denser one (23 s). At most 16 cycles each.
 GMRES_RESTARTS = 16
 # The exact LU, the last fallback, only for closed classes of at most this many states: beyond it the factors may
 # fill in without bound (above), and the chain then gives no answer (as one that outgrew its budget).
@@ -1182,7 +1183,8 @@ def _stationary(Q: sparse.csr_matrix) -> np.ndarray | None:
        hundred to a few thousand steps on most of these chains (:func:`_power_iteration`);
     2. where it would not converge within ``POWER_ITERATIONS`` steps: GMRES on pi (Q - I) = 0 with the
        most likely state's pi pinned, preconditioned by an incomplete LU and started from the power
-       iterate; the answer is kept where its residual meets the tolerance;
+       iterate; the answer is kept where its residual meets the tolerance; a denser incomplete LU where the
+       first misses it (``ILU_STEPS``);
     3. otherwise, up to ``LU_MAX_STATES`` states, the sparse LU solve of that pinned system, which is exact but
        may fill in (a row of ones for the normalisation would fill the factors in further).
 
@@ -1206,10 +1208,12 @@ def _stationary(Q: sparse.csr_matrix) -> np.ndarray | None:
                           shape=(m, m))
     b = np.zeros(m)
     b[k] = 1.0
-    x = _ilu_gmres(A, b, pi / pi[k], lambda x: np.abs(QT @ x - x).sum() <= 2 * POWER_TOLERANCE * x.sum())
-    if x is not None:
-        x = np.maximum(x, 0.0)  # GMRES leaves the least likely states at +-1e-30 or so
-        return x / x.sum()
+    for drop_tolerance, fill_factor in ILU_STEPS:
+        x = _ilu_gmres(A, b, pi / pi[k], lambda x: np.abs(QT @ x - x).sum() <= 2 * POWER_TOLERANCE * x.sum(),
+                       drop_tolerance, fill_factor)
+        if x is not None:
+            x = np.maximum(x, 0.0)  # GMRES leaves the least likely states at +-1e-30 or so
+            return x / x.sum()
     if m > LU_MAX_STATES:
         return None
     pi = splu(A, permc_spec="MMD_AT_PLUS_A").solve(b)
@@ -1243,13 +1247,13 @@ def _power_iteration(QT: sparse.csr_matrix) -> tuple[np.ndarray, bool]:
     return pi / pi.sum(), False
 
 
-def _ilu_gmres(A: sparse.csc_matrix, b: np.ndarray, x0: np.ndarray,
-               solved: Callable[[np.ndarray], bool]) -> np.ndarray | None:
+def _ilu_gmres(A: sparse.csc_matrix, b: np.ndarray, x0: np.ndarray, solved: Callable[[np.ndarray], bool],
+               drop_tolerance: float, fill_factor: float) -> np.ndarray | None:
     """A solution of A x = b that ``solved`` accepts, by up to ``GMRES_RESTARTS`` cycles of GMRES(``GMRES_RESTART``)
-    from ``x0``, preconditioned by an incomplete LU of A; None where no cycle's end is accepted or the incomplete
-    factorisation fails (a zero pivot)."""
+    from ``x0``, preconditioned by an incomplete LU of A with this drop tolerance and fill factor (``spilu``); None
+    where no cycle's end is accepted or the incomplete factorisation fails (a zero pivot)."""
     try:
-        ilu = spilu(A, drop_tol=ILU_DROP_TOLERANCE, fill_factor=ILU_FILL_FACTOR, permc_spec="COLAMD")
+        ilu = spilu(A, drop_tol=drop_tolerance, fill_factor=fill_factor, permc_spec="COLAMD")
     except RuntimeError:
         return None
     m = A.shape[0]

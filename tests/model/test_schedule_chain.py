@@ -742,7 +742,7 @@ def solvers_used(monkeypatch) -> list[str]:
     """The fallback solvers ``_stationary`` calls, in order."""
     used = []
     gmres, splu = chain_module._ilu_gmres, chain_module.splu
-    monkeypatch.setattr(chain_module, "_ilu_gmres", lambda *a: used.append("ILU-GMRES") or gmres(*a))
+    monkeypatch.setattr(chain_module, "_ilu_gmres", lambda *a: used.append(f"ILU-GMRES {a[4]:g}") or gmres(*a))
     monkeypatch.setattr(chain_module, "splu", lambda *a, **k: used.append("LU") or splu(*a, **k))
     return used
 
@@ -763,7 +763,7 @@ def test_power_iteration_gives_up_early_on_a_chain_that_mixes_slowly():
 def test_a_chain_that_mixes_slowly_is_solved_by_ilu_gmres(solvers_used):
     Q = _two_rings(300, 2e-6, 1e-6)
     pi = chain_module._stationary(Q)
-    assert solvers_used == ["ILU-GMRES"]
+    assert solvers_used == ["ILU-GMRES 0.01"]
     want = _stationary_dense(Q)
     assert np.abs(pi - want).sum() < 1e-9
     assert pi[:300].sum() == pytest.approx(1 / 3, rel=1e-9)  # the rings hold mass in the ratio of their crossings
@@ -773,7 +773,19 @@ def test_where_gmres_does_not_reach_the_tolerance_the_lu_solves_the_chain(solver
     monkeypatch.setattr(chain_module, "GMRES_RESTARTS", 0)
     Q = _two_rings(300, 2e-6, 1e-6)
     pi = chain_module._stationary(Q)
-    assert solvers_used == ["ILU-GMRES", "LU"]
+    assert solvers_used == ["ILU-GMRES 0.01", "ILU-GMRES 0.0001", "LU"]
+    assert np.abs(pi - _stationary_dense(Q)).sum() < 1e-9
+
+
+def test_where_the_sparse_incomplete_lu_does_not_reach_the_tolerance_a_denser_one_is_tried(solvers_used,
+                                                                                          monkeypatch):
+    # Hypothesis seed 20261280 #135's 313,864-state class needs 18 GMRES cycles behind ILU_STEPS' first incomplete
+    # LU and 6 behind the second (2026-11-28); here a first one that drops nearly everything stands in for it
+    assert chain_module.ILU_STEPS == ((1e-2, 3.0), (1e-4, 10.0))
+    monkeypatch.setattr(chain_module, "ILU_STEPS", ((0.9, 1.0), (1e-4, 10.0)))
+    Q = _two_rings(300, 2e-6, 1e-6)
+    pi = chain_module._stationary(Q)
+    assert solvers_used == ["ILU-GMRES 0.9", "ILU-GMRES 0.0001"]
     assert np.abs(pi - _stationary_dense(Q)).sum() < 1e-9
 
 
@@ -784,9 +796,9 @@ def test_beyond_lu_max_states_an_unsolved_chain_gives_no_answer(solvers_used, mo
     monkeypatch.setattr(chain_module, "GMRES_RESTARTS", 0)
     Q = _two_rings(300, 2e-6, 1e-6)
     monkeypatch.setattr(chain_module, "LU_MAX_STATES", 599)
-    assert chain_module._stationary(Q) is None and solvers_used == ["ILU-GMRES"]
+    assert chain_module._stationary(Q) is None and solvers_used == ["ILU-GMRES 0.01", "ILU-GMRES 0.0001"]
     monkeypatch.setattr(chain_module, "LU_MAX_STATES", 600)
-    assert chain_module._stationary(Q) is not None and solvers_used == ["ILU-GMRES", "ILU-GMRES", "LU"]
+    assert chain_module._stationary(Q) is not None and solvers_used[2:] == ["ILU-GMRES 0.01", "ILU-GMRES 0.0001", "LU"]
     # and attempt_chain then reports the chain as outgrown, with no solution
     network = build_network(config_from_dict(reads_at_queue_depth_5()))
     monkeypatch.setattr(chain_module, "_stationary", lambda Q: None)
