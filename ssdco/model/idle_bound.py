@@ -12,8 +12,12 @@ The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy
   (P(wait) P) taken as exponential given a wait, 2 W^2 / P - W^2; s^2 = V / T^2, and cs^2 that of b's work;
 * I, the idle share of b in the machine-repairman M/M/c//N with think time T and service D (Kleinrock 1975,
   Sec. 3.8: exact for exponential times, and by Engset's insensitivity for any think-time distribution then);
-* X <= (c / D) (1 - I min(1, (s^2 + cs^2) / 2)): the factor is the heavy-traffic (ca^2 + cs^2) / 2 (Kingman), 1
-  for exponential times, where the machine-repairman is exact, and 0 where nothing varies.
+* I0 = max(0, 1 - N D / (c (T + D))), the idle share where nothing varies: the deterministic cycle, X = min(c / D,
+  N / (T + D)) (the asymptotic bounds, Lazowska et al. 1984, Sec. 5.2); I0 <= I, as the bounds hold for the
+  machine-repairman too;
+* X <= (c / D) (1 - I0 - (I - I0) min(1, (s^2 + cs^2) / 2)): the factor is the heavy-traffic (ca^2 + cs^2) / 2
+  (Kingman) on the idling above the deterministic cycle's; 1 for exponential times, where the machine-repairman is
+  exact, and 0 where nothing varies, where the deterministic cycle is.
 
 Taken at the route MVA's own X instead, the bound moved with that X, which an added server can raise (and with it
 the waits elsewhere and their spread): 5 of 1,307 additions on random designs lowered the answer. At a fixed X an
@@ -36,6 +40,7 @@ from .references import machine_repairman
 from .route_mva import RouteArrays, residences_at
 
 FIXED_POINT_REL_TOL = 1e-12  # X = B(X), relative
+BINDS_REL_TOL = 1e-9  # the bound holds X where it is lower than the route MVA's by more than this, relative
 # the factor's weight on s^2 + cs^2: the heavy-traffic (ca^2 + cs^2) / 2. Measured on the 8,400 development draws
 # (docs/accuracy.md): 87 misses without the bound, 65 with it (22 in, 0 out); with a weight of 1, 55 (41 in, 9 out:
 # 70 %-read mixes at QD 5-12 with the group 43-92 % busy, put 3.1-5.1 % low)
@@ -54,11 +59,18 @@ class IdleBound:
     work_scv: float  # cs^2 of D
     idle_share: float  # I, of the machine-repairman M/M/c//N
     throughput_per_us: float  # the bound on X
+    cycle_idle_share: float = 0.0  # I0, of the deterministic cycle
 
     @property
     def variability_factor(self) -> float:
-        """min(1, (s^2 + cs^2) / 2): the share of the machine-repairman's idling the bound keeps."""
+        """min(1, (s^2 + cs^2) / 2): the share of the machine-repairman's idling above the deterministic cycle's
+        that the bound keeps."""
         return min(1.0, VARIABILITY_WEIGHT * (self.away_scv + self.work_scv))
+
+    @property
+    def kept_idle_share(self) -> float:
+        """I0 + (I - I0) min(1, (s^2 + cs^2) / 2): the share of b's capacity the bound takes as idle."""
+        return self.cycle_idle_share + (self.idle_share - self.cycle_idle_share) * self.variability_factor
 
 
 def route_time_moments(network: Network, steps: list[Step]) -> tuple[float, float]:
@@ -129,8 +141,10 @@ def _bound(fixed: _Fixed, station: str, population: int, residence_us: np.ndarra
     if away_us <= 0.0:
         return IdleBound(station, f.servers, f.work_us, 0.0, 0.0, work_scv, 0.0, capacity)
     idle = max(1.0 - machine_repairman(population, away_us, f.work_us, f.servers)[0] / capacity, 0.0)
-    bound = IdleBound(station, f.servers, f.work_us, away_us, variance / away_us ** 2, work_scv, idle, capacity)
-    return replace(bound, throughput_per_us=capacity * (1.0 - idle * bound.variability_factor))
+    cycle_idle = min(max(1.0 - population * f.work_us / (f.servers * (away_us + f.work_us)), 0.0), idle)
+    bound = IdleBound(station, f.servers, f.work_us, away_us, variance / away_us ** 2, work_scv, idle, capacity,
+                      cycle_idle)
+    return replace(bound, throughput_per_us=capacity * (1.0 - bound.kept_idle_share))
 
 
 def idle_bound(network: Network, population: int, residence_us: np.ndarray, p_wait: np.ndarray,
@@ -160,8 +174,8 @@ def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolutio
     if fixed is None:
         return sol, None
     bound = _bound(fixed, station, n, sol.residence_us, sol.p_wait)
-    if bound.throughput_per_us >= sol.throughput_per_us:
-        return sol, None
+    if bound.throughput_per_us >= sol.throughput_per_us * (1.0 - BINDS_REL_TOL):
+        return sol, None  # it does not hold X (where nothing varies the two agree but for rounding: N / (T + D))
 
     def at(x: float) -> IdleBound:
         return _bound(fixed, station, n, *residences_at(arrays, n, x, features))

@@ -52,14 +52,28 @@ def _bound(d: dict):
     return idle_bound(network, sol.population, sol.residence_us, sol.p_wait, "cores:g1"), sol
 
 
-def test_the_bound_keeps_none_of_the_idling_where_nothing_on_the_way_varies():
-    # reads only at QD 1: no wait anywhere and every service fixed, so s^2 = cs^2 = 0 and the bound is the capacity
+def test_where_nothing_on_the_way_varies_the_bound_is_the_deterministic_cycle():
+    # reads only at QD 1: no wait anywhere and every service fixed, so s^2 = cs^2 = 0, and the bound keeps the idling
+    # of the deterministic cycle alone, X = N / (T + D), one request's own cycle (what the route MVA gives there)
     d, _ = _network(1.0)
     d["workload"]["queue_depth"] = 1
     bound, sol = _bound(d)
-    assert bound.away_scv == 0.0 and bound.work_scv == 0.0
-    assert bound.idle_share > 0.5  # the machine-repairman idles, but nothing varies to make it so
-    assert bound.throughput_per_us == pytest.approx(bound.servers / bound.work_us, rel=1e-12)
+    assert bound.away_scv == 0.0 and bound.work_scv == 0.0 and bound.variability_factor == 0.0
+    assert bound.cycle_idle_share > 0.5  # one request alone: the machine-repairman is that cycle too
+    assert bound.idle_share == pytest.approx(bound.cycle_idle_share, rel=1e-12)
+    assert bound.cycle_idle_share == pytest.approx(
+        1.0 - bound.work_us / (bound.servers * (bound.away_us + bound.work_us)), rel=1e-12)
+    assert bound.throughput_per_us == pytest.approx(1.0 / (bound.away_us + bound.work_us), rel=1e-12)
+    assert bound.throughput_per_us == pytest.approx(sol.throughput_per_us, rel=1e-9)
+    # at a depth past the deterministic cycle's knee, N D / c > T + D, that cycle keeps the group busy: the capacity
+    d["workload"]["queue_depth"] = 64
+    bound, _ = _bound(d)
+    assert bound.cycle_idle_share == 0.0 and 64 * bound.work_us / bound.servers > bound.away_us + bound.work_us
+    # between the two, where more requests than cores may meet there, the machine-repairman idles more than the
+    # deterministic cycle (at N <= c none ever waits, and the two agree)
+    d["workload"]["queue_depth"] = 4
+    bound, _ = _bound(d)
+    assert bound.idle_share > bound.cycle_idle_share > 0.0
 
 
 def test_exponential_firmware_gives_the_work_the_scv_of_its_sum():
@@ -75,10 +89,11 @@ def test_exponential_firmware_gives_the_work_the_scv_of_its_sum():
     assert bound.work_scv == pytest.approx(sum(t * t for t in times) / sum(times) ** 2, rel=1e-12)
     assert bound.away_scv > 1.0  # the dies' exponential times and the waits
     assert bound.variability_factor == pytest.approx(0.5 * (bound.away_scv + bound.work_scv), rel=1e-12)
-    one = machine_repairman(d["workload"]["queue_depth"], bound.away_us, bound.work_us, bound.servers)[0]
-    capacity = bound.servers / bound.work_us
-    assert bound.throughput_per_us == pytest.approx(capacity - bound.variability_factor * (capacity - one),
-                                                    rel=1e-12)
+    n = d["workload"]["queue_depth"]
+    one = machine_repairman(n, bound.away_us, bound.work_us, bound.servers)[0]
+    cycle = min(bound.servers / bound.work_us, n / (bound.away_us + bound.work_us))  # the deterministic cycle's X
+    assert one < cycle
+    assert bound.throughput_per_us == pytest.approx(cycle - bound.variability_factor * (cycle - one), rel=1e-12)
 
 
 def _iops(d: dict, features: int) -> float:
