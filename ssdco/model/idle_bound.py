@@ -166,8 +166,7 @@ def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolutio
     MVA's cycle is a wait at the busy group, as where the capacity bound holds X (``ClosedSolution.capacity_wait_us``
     with ``capacity_stations`` the group). Only where every request is one transaction and X is not held by the
     write buffer."""
-    one = all(t == 1 for t, p in zip(arrays.size_transactions, arrays.size_probs) if p > 0.0)
-    if not one or sol.at_write_buffer_bound:
+    if not arrays.one_transaction or sol.at_write_buffer_bound:
         return sol, None
     n = sol.population
     fixed = _fixed(network, station)

@@ -659,6 +659,11 @@ class RouteArrays:
     routed_stages: tuple[RoutedStage, ...] = ()  # the dies and channels alone (routed_stage.py, 6.), and
     routed_indices: tuple[int, ...] = ()  # their stations
 
+    @property
+    def one_transaction(self) -> bool:
+        """Whether every request is one transaction (every size drawn splits into one)."""
+        return bool(np.all(self.size_transactions[self.size_probs > 0] == 1))
+
 
 def stage_wait_correlation(network: Network, loads: tuple[StationLoad, ...] | None = None) -> float:
     """How a transaction's excess waits at the successive steps of the fork-join block (at core groups and
@@ -1695,7 +1700,7 @@ def _solver(arrays: RouteArrays, population: int, features: int):
     sibling_work = a.sibling_work if a.sibling_work is not None else np.ones(k)
     fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(k)
     stage_corr = float(a.stage_wait_correlation)
-    if a.size_transactions[a.size_probs > 0].max() > 1:
+    if not a.one_transaction:
         features &= ~WAIT_DISPLACEMENT  # one transaction per request only (3., :func:`_wait_displacement`)
 
     def solve(cap_per_us: float, cap_background: bool = True, x_at: float = -1.0):
@@ -1801,7 +1806,7 @@ def stage_behind_rest(network: Network, arrays: RouteArrays, sol: ClosedSolution
     population = sol.population
     routed = list(arrays.routed_indices)
     if (not routed or sol.at_write_buffer_bound or sol.capacity_wait_us > 0.0
-            or any(t != 1 for t, p in zip(arrays.size_transactions, arrays.size_probs) if p > 0.0)
+            or not arrays.one_transaction
             or {st.station for st in arrays.routed_stages}
             != {st.name for st in network.stations if st.kind in ROUTED_KINDS}):
         return sol
