@@ -40,19 +40,21 @@ from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: 
 def _explore_each(network) -> list[tuple[float, int, int, float, int, bool]] | None:
     """(grid fraction, most states, status, seconds, states found where it fits, refine-only) of every step
     explored on its own; None out of scope."""
-    if sc._compile(network) is None:
+    route = sc._compile(network)
+    if route is None:
         return None
-    return [(fraction, max_states, *_explore_step(network, fraction, max_states), sc.REFINE_ONLY in marks)
+    zero = request_alone_us(network)
+    return [(fraction, max_states, *_explore_step(route, zero, fraction, max_states), sc.REFINE_ONLY in marks)
             for fraction, max_states, *marks in sc.default_grid_steps(network.queue_depth)]
 
 
-def _explore_step(network, fraction: float, max_states: int) -> tuple[int, float, int]:
-    """(status, seconds, states found where it fits) of the chain of ``network`` explored on one grid."""
-    route = sc._compile(network)
+def _explore_step(route, zero_load_us: float, fraction: float, max_states: int) -> tuple[int, float, int]:
+    """(status, seconds, states found where it fits) of the compiled chain ``route`` explored on one grid (a
+    fraction of ``zero_load_us``)."""
     tic = time.perf_counter()
     found = sc._explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints,
-                        route.size_probs, route.scalars, route.read_fraction,
-                        fraction * request_alone_us(network), max_states, sc.MAX_SEGMENT_EVENTS)
+                        route.size_probs, route.scalars, route.read_fraction, fraction * zero_load_us, max_states,
+                        sc.MAX_SEGMENT_EVENTS)
     return int(found[0]), time.perf_counter() - tic, sc.explored_states(found)
 
 
@@ -67,7 +69,8 @@ def _taken(steps, skip: bool, network) -> tuple[float | None, float]:
     def explore(fraction: float, max_states: int):
         nonlocal seconds
         if (fraction, max_states) not in recorded:
-            recorded[(fraction, max_states)] = _explore_step(network, fraction, max_states)
+            recorded[(fraction, max_states)] = _explore_step(sc._compile(network), request_alone_us(network),
+                                                             fraction, max_states)
         status, dt, states = recorded[(fraction, max_states)]
         seconds += dt
         return status, states
