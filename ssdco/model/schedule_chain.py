@@ -1293,10 +1293,12 @@ class ChainSolution:
 class ChainAttempt:
     """What :func:`attempt_chain` found: the solution (None where there is none) and whether the chain applies
     to the network but outgrew the state budget on every grid tried, or its finest fit was not solved
-    (:func:`_stationary`, ``LU_MAX_STATES``; whatif then says so, ``trust_caveats``)."""
+    (:func:`_stationary`, ``LU_MAX_STATES``; then ``unsolved`` too). Either way the route MVA answers and whatif
+    gives the same caveat, worded for which of the two it was (``trust_caveats``)."""
 
     solution: ChainSolution | None
     outgrown: bool
+    unsolved: bool = False  # the finest grid that fit was not solved (outgrown is True as well)
 
 
 def schedule_chain(network: Network, zero_load_us: float, *,
@@ -1467,7 +1469,7 @@ def _attempt(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...]) ->
         return ChainAttempt(None, bool(walk.outgrown))
     solution = _solve(walk.found, route.queue_depth, walk.fraction * zero_load_us)
     if solution is None:
-        return ChainAttempt(None, True)  # not solved within LU_MAX_STATES: as if it had outgrown its budget
+        return ChainAttempt(None, True, unsolved=True)  # not solved within LU_MAX_STATES: as if it had outgrown
     for a in (solution.mean_jobs, solution.busy_servers, solution.p_wait):
         a.setflags(write=False)
     return ChainAttempt(solution, False)

@@ -100,7 +100,8 @@ from .periodic import convoy_estimate, periodic_schedule, platoon_throughput_per
 from .route_mva import (ALL_FEATURES, FLOW, IDLE_BOUND, RouteArrays, queue_at_capacity, residual_factors,
                         route_arrays, route_latency, routed_arrival_gamma, solve_route, stage_behind_rest)
 from .routed_stage import ROUTED_KINDS
-from .schedule_chain import FAST_CHAIN_MAX_QUEUE_DEPTH, FAST_GRID_STEPS, ChainSolution, attempt_chain, chain_applies
+from .schedule_chain import (FAST_CHAIN_MAX_QUEUE_DEPTH, FAST_GRID_STEPS, LU_MAX_STATES, ChainSolution, attempt_chain,
+                             chain_applies)
 from .power import Power, compute_power
 
 US_PER_S = 1e6
@@ -499,7 +500,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     zero_load = None
     schedule = None  # the exact periodic schedule, where it applies (periodic.py)
     chain = None  # the Markov chain of the requests' draws, where it applies (schedule_chain.py)
-    chain_outgrown = False  # the chain applies but outgrew its state budget on every grid
+    chain_outgrown = False  # the chain applies but outgrew its state budget on every grid, or was not solved
+    chain_unsolved = False  # ... the second: its finest fit was not solved (schedule_chain.LU_MAX_STATES)
     chain_skipped = False  # the chain applies but markov_chain=False (whatif --fast) did not try it
     idle_bound = None  # the idle bound, where it holds the route MVA's X (idle_bound.py)
     correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
@@ -527,7 +529,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             # deterministic service at a low queue depth: the Markov chain of the requests' draws (at queue depth 1
             # one request's own draws, a few states: exact where the route MVA's fork-join estimate is not)
             attempt = attempt_chain(network, zero_load)
-            chain, chain_outgrown = attempt.solution, attempt.outgrown
+            chain, chain_outgrown, chain_unsolved = attempt.solution, attempt.outgrown, attempt.unsolved
         elif periodic and not exact and 1 <= network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
             if chain_first_states and network.queue_depth <= FAST_CHAIN_MAX_QUEUE_DEPTH:  # the exact grid's start
                 chain = attempt_chain(network, zero_load, steps=FAST_GRID_STEPS).solution
@@ -651,7 +653,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         caveats=((trust_caveats(network, buffer_share,
                                 scheduled=method in ("periodic-schedule", "convoy-schedule", "markov-chain"),
                                 bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])),
-                                chain_outgrown=chain_outgrown, chain_skipped=chain_skipped,
+                                chain_outgrown=chain_outgrown, chain_unsolved=chain_unsolved,
+                                chain_skipped=chain_skipped,
                                 depth_over_knee=(bounds.population_per_us / bounds.capacity_per_us
                                                  if network.queue_depth is not None else None),
                                 flow_share=flow_share,
@@ -806,7 +809,8 @@ def route_mva_at_risk(network: Network, bottleneck: tuple[str, float] | None) ->
 def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = False,
                   bottleneck: tuple[str, float] | None = None, chain_outgrown: bool = False,
                   depth_over_knee: float | None = None, flow_share: float | None = None,
-                  chain_skipped: bool = False, platoon: tuple[float, float] | None = None) -> tuple[str, ...]:
+                  chain_skipped: bool = False, platoon: tuple[float, float] | None = None,
+                  chain_unsolved: bool = False) -> tuple[str, ...]:
     """Configurations where the analytic answer is known to be off the DES by more than its tolerances
     (README, "How far to trust the model"; docs/accuracy.md), each as a sentence for the user: writes
     into a write buffer of a few slots, and closed write-heavy work held by the buffer at a low queue depth
@@ -822,7 +826,8 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     N / N*, the population bound over the capacity bound; None: not checked); and, in place of the
     queue-depth 2-4 caveats, closed deterministic work at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``)
     that the route MVA solves because the Markov chain of the requests' draws outgrew its state budget
-    (``chain_outgrown``), with requests of several
+    (``chain_outgrown``; ``chain_unsolved`` as well where its finest fit was not solved, which the sentence
+    then says instead), with requests of several
     transactions or the bottleneck a core group or channel at least ``BUSY_BOTTLENECK_UTILIZATION`` busy.
     And closed deterministic work whose route-MVA answer its flow correction moves by
     ``FLOW_CORRECTION_CAVEAT_SHARE`` or more (``flow_share``: :func:`flow_correction_share`; None: not checked).
@@ -831,7 +836,7 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     ``buffer_wait_share``: the part of the closed solver's latency spent waiting for the write buffer
     (``ClosedSolution.buffer_wait_us`` / ``response_us``). Empty when none applies."""
     out = _kind_caveats(network, buffer_wait_share, scheduled, bottleneck, chain_outgrown, depth_over_knee,
-                        chain_skipped)
+                        chain_skipped, chain_unsolved)
     deterministic = all(step.scv == 0.0 for step in network.steps)
     if (flow_share is not None and not scheduled and deterministic and network.queue_depth is not None
             and abs(flow_share) >= FLOW_CORRECTION_CAVEAT_SHARE):
@@ -856,7 +861,8 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
 
 def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
                   bottleneck: tuple[str, float] | None, chain_outgrown: bool,
-                  depth_over_knee: float | None, chain_skipped: bool = False) -> tuple[str, ...]:
+                  depth_over_knee: float | None, chain_skipped: bool = False,
+                  chain_unsolved: bool = False) -> tuple[str, ...]:
     """The caveats of :func:`trust_caveats` but the flow correction's."""
     out = []
     slots = network.background_slots
@@ -919,8 +925,11 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
             at_risk = (f"requests of several transactions or a core group or channel at least "
                        f"{BUSY_BOTTLENECK_UTILIZATION * 100:.0f} % busy")
             if chain_outgrown:
-                out.append(f"the Markov chain of the requests' draws outgrew its state budget at queue depth "
-                           f"{network.queue_depth}, so the route MVA answers: there it was off the DES by more than "
+                why = (f"fit its state budget at queue depth {network.queue_depth} but was not solved (a closed "
+                       f"class of more than {LU_MAX_STATES:,} states on which the iterative solvers gave up)"
+                       if chain_unsolved else f"outgrew its state budget at queue depth {network.queue_depth}")
+                out.append(f"the Markov chain of the requests' draws {why}, so the route MVA answers: there it was "
+                           f"off the DES by more than "
                            f"its tolerances on 41 of 180 sampled designs (closed, deterministic, queue depth 2-5, "
                            f"{at_risk}), the model's IOPS -9.4 to +22.2 % (the DES's few requests keep phase "
                            "relations, such as a convoy through a slow core, that a mean-value model does not see)")

@@ -97,6 +97,10 @@ def test_the_chain_outgrown_caveat_needs_a_busy_core_group_or_channel_with_one_t
     assert r.bottleneck == "cores:g1" and busy[1] >= BUSY_BOTTLENECK_UTILIZATION
     (caveat,) = trust_caveats(network, 0.0, bottleneck=busy, chain_outgrown=True)
     assert "outgrew its state budget at queue depth 5" in caveat
+    # where the finest grid that fit was not solved, the same caveat says that instead
+    (unsolved,) = trust_caveats(network, 0.0, bottleneck=busy, chain_outgrown=True, chain_unsolved=True)
+    assert "fit its state budget at queue depth 5 but was not solved" in unsolved and "outgrew" not in unsolved
+    assert unsolved.split("so the route MVA answers")[1] == caveat.split("so the route MVA answers")[1]
     assert trust_caveats(network, 0.0, scheduled=True, bottleneck=busy, chain_outgrown=True) == ()
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", BUSY_BOTTLENECK_UTILIZATION - 0.01),
                          chain_outgrown=True) == ()

@@ -803,4 +803,10 @@ def test_beyond_lu_max_states_an_unsolved_chain_gives_no_answer(solvers_used, mo
     network = build_network(config_from_dict(reads_at_queue_depth_5()))
     monkeypatch.setattr(chain_module, "_stationary", lambda Q: None)
     attempt = chain_module.attempt_chain(network, request_alone_us(network))
-    assert attempt.solution is None and attempt.outgrown
+    assert attempt.solution is None and attempt.outgrown and attempt.unsolved
+
+
+def test_a_chain_that_outgrew_its_budget_is_not_reported_as_unsolved(fresh_memo):
+    network = build_network(config_from_dict(reads_at_queue_depth_5()))
+    attempt = chain_module.attempt_chain(network, request_alone_us(network), steps=((0.001, 50),))
+    assert attempt.solution is None and attempt.outgrown and not attempt.unsolved
