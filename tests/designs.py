@@ -615,3 +615,22 @@ def writes_whose_finer_grid_collapses_at_queue_depth_4() -> dict:
             {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup", "dispatch"]},
             {"name": "g2", "spec": "slow", "count": 1, "modules": ["complete"]}],
          "accelerators": {"translate": 2}})
+
+
+def reads_whose_start_collision_picks_their_pattern() -> dict:
+    """4 KiB reads at QD 3 over 6 two-plane dies on 2 channels (tR 10 us, an 800 MT/s bus); two slow cores run
+    parse, cache lookup, translate and complete (the bottleneck), dispatch is an accelerator. Hypothesis seed
+    20261294, draw 195 (benchmarks/model_vs_des.py --hypothesis 20261294), rounded. The periodic schedule finds a
+    collision-free orbit with the cores always busy, but two transactions wait at a collapsed channel on its way
+    there: in the real network that collision happens only where both pick one channel, and the other start
+    leads to a pattern in which the transfers keep colliding at random, 6.5 % slower. A DES run shows either,
+    with probability 1/2 each."""
+    return _design(
+        "reads-whose-start-collision-picks-their-pattern", False,
+        {"channels": 2, "ways_per_channel": 3, "dies_per_chip": 1, "planes_per_die": 2,
+         "independent_plane_reads": True, "t_read_us": 10.0, "t_prog_us": 491.0, "channel_rate_mts": 800.0},
+        3, {"parse": 1772.0, "cache_lookup": 840.0, "translate": 2130.0, "dispatch": 2071.0, "complete": 222.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 3},
+        {"name": "start-collision", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 2, "modules": ["parse", "cache_lookup", "translate", "complete"]}],
+         "accelerators": {"dispatch": 2}})

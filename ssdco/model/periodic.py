@@ -25,11 +25,21 @@ both request-size settings) the DES's IOPS and mean latency agreed to within 0.0
 to within 1 % on 260. Elsewhere the DES settled in another orbit: of lower throughput on two (designs
 10661 and 11867: the schedule +1.2 % and +0.4 %), of the same throughput but with the requests taking turns
 differently on four (p99 off by up to 5.7 %; on the one tried, the orbit depended on the DES's seed). Not
-resolved. A transaction queued at a collapsed copy and served at the instant it arrived is not the cause:
-counting that as a wait, which rejects such schedules, kept all four (and cost 23 schedules). A likely
-cause is the order of simultaneous events at different copies, which the addresses still decide. Where
+resolved. (The first two were long transients: 2,000,000-request DES runs end in the schedule's orbit, 10661
+at 39,059 IOPS in every batch, 11867 at 28,716 against 28,718; 2026-11-28.) For the four, a transaction
+queued at a collapsed copy and served at the instant it arrived is not the cause: counting that as a wait,
+which rejects such schedules, kept all four (and cost 23 schedules). A likely cause is the order of
+simultaneous events at different copies, which the addresses still decide. Where
 the collapsed copies do queue (the addresses decide who waits), or the state does not repeat within the
 event budget, there is no schedule (the convoy below, or the route MVA, applies).
+
+The real network's start is not the collapsed one's where transactions wait at a collapsed copy before the
+period begins (``PeriodicSchedule.start_routed_waits``): whether they do depends on the addresses, and the other
+outcomes may lead elsewhere. ``whatif`` then runs the Markov chain of the draws with its draw-free orbits kept
+(``schedule_chain.attempt_chain(orbits=True)``) and keeps the schedule only where its orbit is the most likely
+pattern (Hypothesis seed 20261294 #195, where one outcome of the start's collision leads to the schedule's orbit
+and the other to a pattern 6.5 % slower whose transfers keep colliding at random: docs/accuracy.md, "A schedule
+whose start the addresses decide").
 
 The schedule is not monotone in servers, because the DES is not: a different order at a core can cost
 more than the extra server gains (``tests/model/test_periodic.py``: a fourth core, -1.1 % in the DES).
@@ -131,6 +141,9 @@ class PeriodicSchedule:
     p_wait: np.ndarray  # fraction of visits that queue
     latencies_us: np.ndarray  # latency of each request completed in one period
     period_requests: int
+    # transactions that waited at a collapsed address-routed copy before the period began: where there are any,
+    # the real network's start depends on the addresses and may settle elsewhere (whatif checks with the chain)
+    start_routed_waits: int = 0
 
     def latency_quantile_us(self, q: float) -> float:
         """The q-quantile of the latency (us): the smallest latency that at least q of the period's requests
@@ -311,6 +324,7 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
     latencies: list[tuple[float, float]] = []  # (issued, latency) per completion
     window = None  # once the state repeats: (t0, t1, requests per period, statistics over the period)
     routed_waits = 0
+    start_routed_waits = 0  # routed_waits where the period began
     seen: dict[tuple, tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]] = {}
     t = 0.0
     events = 0
@@ -402,7 +416,7 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
             t0, t1, period, stats = window
             if sum(t0 <= issued < t1 for issued, _ in latencies[stats[0]:]) == period:
                 lat = [latency for issued, latency in latencies[stats[0]:] if t0 <= issued < t1]
-                return _summary(network, route, n, period / (t1 - t0), lat, *stats[1:], period)
+                return _summary(network, route, n, period / (t1 - t0), lat, *stats[1:], period, start_routed_waits)
             continue
         # requests are interchangeable: the state is the order and remaining time of the pending events, the
         # steps they belong to and the queues (the completing request's re-entry at step 0 is the same each time)
@@ -414,12 +428,14 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
                 return None  # the collapsed copies queue within the period: the addresses decide who waits
             # one period [t0, t): its waits are final; its latencies are those of the requests issued in it
             window = (t0, t, done - first, (first, step_wait - wait0, step_waited - waited0, step_visits - visits0))
+            start_routed_waits = waits0
             continue
         seen[key] = (done, t, routed_waits, step_wait.copy(), step_waited.copy(), step_visits.copy())
 
 
 def _summary(network: Network, route, n: int, x_per_us: float, latencies: list[float],
-             wait: np.ndarray, waited: np.ndarray, visits: np.ndarray, period: int) -> PeriodicSchedule:
+             wait: np.ndarray, waited: np.ndarray, visits: np.ndarray, period: int,
+             start_routed_waits: int = 0) -> PeriodicSchedule:
     """Per-station figures over one period, in the order of ``network.loads()``."""
     loads = network.loads()
     order = {ld.name: k for k, ld in enumerate(loads)}
@@ -440,4 +456,4 @@ def _summary(network: Network, route, n: int, x_per_us: float, latencies: list[f
     p_wait = np.divide(station_waited, station_visits, out=np.zeros(len(loads)), where=station_visits > 0)
     return PeriodicSchedule(throughput_per_us=x_per_us, response_us=n / x_per_us, mean_jobs=mean_jobs,
                             wait_us=wait_per_request, p_wait=p_wait, latencies_us=np.asarray(latencies),
-                            period_requests=period)
+                            period_requests=period, start_routed_waits=start_routed_waits)
