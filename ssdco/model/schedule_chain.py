@@ -891,7 +891,8 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
 
     A state from which ``max_segment`` events pass without a draw has entered a draw-free orbit: the whole
     exploration stops with NO_DRAWS, or with ``orbits`` that state is absorbing (a transition to itself), its
-    figures those of the second half of those events (:func:`attempt_orbits`)."""
+    figures those of the second half of those events, from its first completion there to its last
+    (:func:`attempt_chain`)."""
     n_req, tx_pool, dies, channels, nst, nunits = (scalars[0], scalars[1], scalars[2], scalars[3], scalars[4],
                                                    scalars[5])
     request_draws = (0.0 < read_fraction < 1.0) or size_probs.shape[0] > 1

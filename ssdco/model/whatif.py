@@ -687,6 +687,7 @@ CHAIN_MAX_QUEUE_DEPTH = 8
 # the chain-outgrown caveat (trust_caveats) was measured at queue depth 2-5 and is not given beyond
 CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH = 5
 PATTERN_SHARE = 0.01  # a long-run pattern the start settles in at least this often is reported
+PATTERN_SPREAD = 0.01  # when its IOPS differ from the reported ones by more than this
 # Where the periodic schedule's start had transactions wait at a collapsed address-routed copy, the real network's
 # start depends on the addresses: whatif runs the chain with its draw-free orbits kept (attempt_chain(orbits=True))
 # and keeps the schedule where the chain's most likely pattern is its orbit, to this relative tolerance (the chain
@@ -695,7 +696,6 @@ PATTERN_SHARE = 0.01  # a long-run pattern the start settles in at least this of
 # 0.16 % on one); elsewhere the chain answers. On those 212 the chain kept every schedule (one outgrew its budget);
 # the first seen where it does not is Hypothesis seed 20261294 #195 (docs/accuracy.md).
 ORBIT_MATCH_TOLERANCE = 0.005
-PATTERN_SPREAD = 0.01  # when its IOPS differ from the reported ones by more than this
 
 
 def _chain_stations(network: Network, loads, chain: ChainSolution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
