@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model_vs_des import hypothesis_configs  # noqa: E402
 
 
-# whatif's answer where the schedule applies but the chain's check of its start (whatif.ORBIT_MATCH_TOLERANCE) replaced it
+# whatif's answer where the schedule applies but the chain's check of its start replaced it
+# (whatif.ORBIT_MATCH_TOLERANCE)
 START_CHECK = "markov-chain (the schedule's start check)"
 
 
