@@ -15,9 +15,13 @@ The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy
 * I0 = max(0, 1 - N D / (c (T + D))), the idle share where nothing varies: the deterministic cycle, X = min(c / D,
   N / (T + D)) (the asymptotic bounds, Lazowska et al. 1984, Sec. 5.2); I0 <= I, as the bounds hold for the
   machine-repairman too;
-* X <= (c / D) (1 - I0 - (I - I0) min(1, (s^2 + cs^2) / 2)): the factor is the heavy-traffic (ca^2 + cs^2) / 2
-  (Kingman) on the idling above the deterministic cycle's; 1 for exponential times, where the machine-repairman is
-  exact, and 0 where nothing varies, where the deterministic cycle is.
+* X <= (c / D) (1 - I0 - (I - I0) min(1, sqrt((s^2 + cs^2) / 2))): the factor, on the idling above the deterministic
+  cycle's, is the square root of the heavy-traffic (ca^2 + cs^2) / 2 (Kingman); 1 for exponential times, where the
+  machine-repairman is exact, and 0 where nothing varies, where the deterministic cycle is. The root, not the
+  linear form: the group's arrivals are the superposition of N requests' returns, and any spread in the time away
+  soon scatters their phases, so the group idles much as it would for exponential times long before s^2 nears 1
+  (measured: 29 requests, 2 cores of deterministic work, think times of scv 0.087, 0.3 and 1 idle 53, 62 and 72 %
+  as much as with exponential ones; docs/accuracy.md, "The idle bound's factor as a square root").
 
 Taken at the route MVA's own X instead, the bound moved with that X, which an added server can raise (and with it
 the waits elsewhere and their spread): 5 of 1,307 additions on random designs lowered the answer. At a fixed X an
@@ -45,6 +49,11 @@ BINDS_REL_TOL = 1e-9  # the bound holds X where it is lower than the route MVA's
 # (docs/accuracy.md): 87 misses without the bound, 65 with it (22 in, 0 out); with a weight of 1, 55 (41 in, 9 out:
 # 70 %-read mixes at QD 5-12 with the group 43-92 % busy, put 3.1-5.1 % low)
 VARIABILITY_WEIGHT = 0.5
+# the power on the weighted s^2 + cs^2 (docs/accuracy.md, "The idle bound's factor as a square root", 2026-11-28):
+# on the development draws 62 misses with the linear form (1), 44 with the root (20 in, 2 out), 54 with 0.75 and,
+# with a weight of 1, 60 with the root; on the held-out seeds 20261276-81 10 -> 10 and on 20261282-97 37 -> 32
+# (5 in, 0 out)
+VARIABILITY_EXPONENT = 0.5
 
 
 @dataclass(frozen=True)
@@ -63,13 +72,13 @@ class IdleBound:
 
     @property
     def variability_factor(self) -> float:
-        """min(1, (s^2 + cs^2) / 2): the share of the machine-repairman's idling above the deterministic cycle's
-        that the bound keeps."""
-        return min(1.0, VARIABILITY_WEIGHT * (self.away_scv + self.work_scv))
+        """min(1, sqrt((s^2 + cs^2) / 2)): the share of the machine-repairman's idling above the deterministic
+        cycle's that the bound keeps."""
+        return min(1.0, (VARIABILITY_WEIGHT * (self.away_scv + self.work_scv)) ** VARIABILITY_EXPONENT)
 
     @property
     def kept_idle_share(self) -> float:
-        """I0 + (I - I0) min(1, (s^2 + cs^2) / 2): the share of b's capacity the bound takes as idle."""
+        """I0 + (I - I0) min(1, sqrt((s^2 + cs^2) / 2)): the share of b's capacity the bound takes as idle."""
         return self.cycle_idle_share + (self.idle_share - self.cycle_idle_share) * self.variability_factor
 
 

@@ -81,10 +81,13 @@ def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_the_idle_boun
     network = build_network(config)
     r = evaluate_network(config, network)
     before = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND)
-    assert r.method == before.method == "route-mva" and r.utilization[r.bottleneck] >= HIGH
+    assert r.method == before.method == "route-mva" and before.utilization[before.bottleneck] >= HIGH
     ratio = r.bounds.population_per_us / r.bounds.capacity_per_us
     assert 1.0 < ratio < KNEES
-    assert any("at capacity at queue depth 31" in c for c in r.caveats)
+    # with the bound's root (2026-11-28, twenty-first session) the group is 96.6 % busy: the caveat's "short of
+    # saturation" form flags it (the "at capacity" form did with the linear factor)
+    assert LOW <= r.utilization[r.bottleneck] < HIGH
+    assert any("reads and programs mix" in c and "short of saturation" in c for c in r.caveats)
     des = simulate(network, requests=100_000, seed=1)
     assert before.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
     assert abs(r.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
