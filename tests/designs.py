@@ -636,15 +636,13 @@ def reads_whose_start_collision_picks_their_pattern() -> dict:
          "accelerators": {"dispatch": 2}})
 
 
-
 def reads_whose_returns_scatter_at_three_slow_cores() -> dict:
     """4 KiB reads at QD 15 over 18 single-plane dies on 3 channels (tR 70 us); three slow cores run cache lookup,
     translate and dispatch (the bottleneck, at the knee), three more complete, parse is an accelerator. Hypothesis
     seed 20261263, draw 157 (benchmarks/model_vs_des.py --hypothesis 20261263), rounded. The time away from the
-    busy group varies little (s^2 about 0.2: the waits at the dies), yet the 15 returns arrive scattered and the
-    group idles in the DES about as often as if they were exponential: the idle bound's linear factor keeps
-    too little of the machine-repairman's idling, and the model was 4.6 % high (docs/accuracy.md, "The idle
-    bound's factor as a square root")."""
+    busy group varies little (s^2 about 0.2: the waits at the dies), yet the 15 returns arrive scattered: the idle
+    bound's linear factor kept too little of the machine-repairman's idling, and the model was 4.6 % high
+    (docs/accuracy.md, "The idle bound's factor as a square root")."""
     return _design(
         "reads-whose-returns-scatter-at-three-slow-cores", False,
         {"channels": 3, "ways_per_channel": 3, "dies_per_chip": 2, "planes_per_die": 1,

@@ -21,7 +21,7 @@ The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy
   linear form: the group's arrivals are the superposition of N requests' returns, and any spread in the time away
   soon scatters their phases, so the group idles much as it would for exponential times long before s^2 nears 1
   (measured: 29 requests, 2 cores of deterministic work, think times of scv 0.087, 0.3 and 1 idle 53, 62 and 72 %
-  as much as with exponential ones; docs/accuracy.md, "The idle bound's factor as a square root").
+  as much as with exponential work; docs/accuracy.md, "The idle bound's factor as a square root").
 
 Taken at the route MVA's own X instead, the bound moved with that X, which an added server can raise (and with it
 the waits elsewhere and their spread): 5 of 1,307 additions on random designs lowered the answer. At a fixed X an

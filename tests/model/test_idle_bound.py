@@ -118,16 +118,16 @@ def test_design_10004_comes_within_the_tolerance_of_the_des():
     assert abs(_iops(d, ALL_FEATURES) / des - 1.0) <= IOPS_TOLERANCE
 
 
-
 def test_a_little_spread_in_the_time_away_scatters_the_returns(monkeypatch):
-    # 15 requests whose time away from the busy group varies little (s^2 about 0.2) still return scattered, and the
-    # group idles in the DES about as often as for exponential times: the factor is the root of (s^2 + cs^2) / 2,
-    # not the linear form, which kept too little of the machine-repairman's idling here (+4.6 %; docs/accuracy.md)
+    # 15 requests whose time away from the busy group varies little (s^2 about 0.2) still return scattered: the
+    # factor is the root of (s^2 + cs^2) / 2, not the linear form, which kept too little of the machine-repairman's
+    # idling here (+4.6 %; docs/accuracy.md)
     d = reads_whose_returns_scatter_at_three_slow_cores()
     des = simulate(build_network(config_from_dict(d)), requests=100_000, seed=1).iops.value
     assert abs(_iops(d, ALL_FEATURES) / des - 1.0) <= IOPS_TOLERANCE
     monkeypatch.setattr(idle_bound_module, "VARIABILITY_EXPONENT", 1.0)
     assert _iops(d, ALL_FEATURES) / des - 1.0 > IOPS_TOLERANCE
+
 
 def test_where_it_binds_latency_is_littles_law_and_the_busy_group_holds_the_rest():
     d = random_config(10004, mixed_sizes=False)
