@@ -740,7 +740,8 @@ BUFFER_WAIT_SHARE = 0.01  # of the latency: below it the buffer barely holds the
 # a core group this busy (lower bound inclusive, upper exclusive) while reads and programs mix, route MVA, closed,
 # deterministic: 10 of 41 such designs missed the DES, 16 of 2,272 others (2,313 cached comparisons, 2026-11-25);
 # since the idle bound (2026-11-28), 25 of 147 on the one-transaction draws of seeds 20261246-57 and 20261260-75
-# (24 of 137 without the bound), 7 of 26 held out (20261276-81)
+# (24 of 137 without the bound), 7 of 26 held out (20261276-81); since its root (twenty-first session), 22 of 155
+# (-8.8 to +3.8 %) and 7 of 26
 MIXED_KNEE_UTILIZATION = (0.70, 0.97)
 # Above that band the model has the core group at capacity, and it agrees with the DES once the queue depth is
 # well past the knee N* = capacity x one request's latency alone (``Bounds.population_per_us`` over
@@ -753,7 +754,8 @@ MIXED_KNEE_UTILIZATION = (0.70, 0.97)
 # 8 of 138 at three or more (five of those carry the flow caveat): deeper is safer, not safe. Since the idle bound
 # (idle_bound.py, 2026-11-28), on the one-transaction draws of seeds 20261246-57 and 20261260-75: 8 of 160 under
 # three knees missed (+3.0 to +3.5 %; 25 of 167 without the bound), 1 of 314 deeper; held out (20261276-81), 0 of
-# 27 (2 of 28). The bound leaves requests of several transactions alone: 2 of 15 on seeds 20261248-52, 8-16 KiB.
+# 27 (2 of 28). Since the bound's root (twenty-first session): 0 of 153 under three knees, held out 0 of 27. The
+# bound leaves requests of several transactions alone: 2 of 15 on seeds 20261248-52, 8-16 KiB.
 MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE = 3.0
 
 
@@ -768,7 +770,8 @@ MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE = 3.0
 # none of the 18 write-only), against 23 misses among the 2,760 others; the unflagged misses go from 20 to 11.
 # A caveat, not a correction: the misses it flags are high and low alike (the model's IOPS -5.1 to +7.9 % there).
 # Since the idle bound (2026-11-28), on the one-transaction draws of seeds 20261246-57 and 20261260-75: 34 of 255
-# flagged missed (48 of 256 without the bound); held out (20261276-81), 3 of 45 (7 of 45).
+# flagged missed (48 of 256 without the bound); held out (20261276-81), 3 of 45 (7 of 45). Since the bound's root
+# (twenty-first session, with the changes between): 15 of 253, held out 3 of 44.
 FLOW_CORRECTION_CAVEAT_SHARE = 0.05
 
 
@@ -868,8 +871,9 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
                 f"{FLOW_CORRECTION_CAVEAT_SHARE * 100:.0f} % or more, 51 of 223 sampled designs (closed, "
                 "deterministic; 36 of the 70 that mix reads and programs) were off the DES by more than its "
                 "tolerances, and 20 of 105 drawn afterwards, the model's IOPS -22.9 to +12.4 %; since the idle bound "
-                "(2026-11-28), 34 of 255 with one-transaction requests (the model takes each station's arrivals as a "
-                "renewal stream; the DES's requests keep their spacing, or arrive in bursts, over longer stretches)",)
+                "(2026-11-28) and its root, 15 of 253 with one-transaction requests (the model takes each station's "
+                "arrivals as a renewal stream; the DES's requests keep their spacing, or arrive in bursts, over longer "
+                "stretches)",)
     if platoon is not None and platoon[0] <= (1.0 - PLATOON_CAVEAT_GAP) * platoon[1]:
         group = f" ({bottleneck[0]})" if bottleneck is not None else ""
         out += (f"the requests may move in step: the bottleneck core group{group} serves each request's modules in a "
@@ -911,9 +915,9 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
         out.append(f"reads and programs mix and the bottleneck ({bottleneck[0]}) is {bottleneck[1] * 100:.0f} % busy, "
                    f"short of saturation: 10 of 41 such sampled designs (a core group {lo * 100:.0f}-{hi * 100:.0f} % "
                    "busy, closed, deterministic) were off the DES by more than its tolerances, the model's IOPS "
-                   "-4.2 to +9.0 %; since the idle bound (2026-11-28), 25 of 147 with one-transaction requests, -8.8 "
-                   "to +4.4 % (the requests held behind programs at the dies reach the core in bursts that a "
-                   "mean-value model does not see)")
+                   "-4.2 to +9.0 %; since the idle bound (2026-11-28) and its root, 22 of 155 with one-transaction "
+                   "requests, -8.8 to +3.8 % (the requests held behind programs at the dies reach the core in bursts "
+                   "that a mean-value model does not see)")
     elif (mixed_at_cores and bottleneck[1] >= hi and depth_over_knee is not None
           and depth_over_knee < MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE):
         out.append(f"reads and programs mix and the model has the bottleneck ({bottleneck[0]}) at capacity at "
@@ -921,8 +925,8 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
                    f"request's latency alone): 17 of 111 such sampled designs (closed, deterministic, under "
                    f"{MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE:.0f} knees) were off the DES by more than its tolerances, "
                    "the model's IOPS +3.1 to +11.8 %; since the idle bound (2026-11-28), which takes in the cores' "
-                   "idling for requests of one transaction, 8 of 160 of those, +3.0 to +3.5 % (the DES's cores still "
-                   "idle while the requests are held behind programs at the dies)")
+                   "idling for requests of one transaction, 8 of 160 of those, +3.0 to +3.5 %, and none of 153 since "
+                   "its root (the DES's cores still idle while the requests are held behind programs at the dies)")
     if ((chain_outgrown or chain_skipped) and not scheduled
             and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH):
         # where the chain outgrew its budget: measured late on 2026-11-27 with benchmarks/schedule_chain_vs_des.py
