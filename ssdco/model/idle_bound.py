@@ -50,8 +50,8 @@ BINDS_REL_TOL = 1e-9  # the bound holds X where it is lower than the route MVA's
 # 70 %-read mixes at QD 5-12 with the group 43-92 % busy, put 3.1-5.1 % low)
 VARIABILITY_WEIGHT = 0.5
 # the power on the weighted s^2 + cs^2 (docs/accuracy.md, "The idle bound's factor as a square root", 2026-11-28):
-# on the development draws 62 misses with the linear form (1), 44 with the root (20 in, 2 out), 54 with 0.75 and,
-# with a weight of 1, 60 with the root; on the held-out seeds 20261276-81 10 -> 10 and on 20261282-97 37 -> 32
+# on the development draws 62 misses with the linear form (1), 44 with the root (20 in, 2 out), 47 with 0.35, 51
+# with 0.65, 54 with 0.75 and, with a weight of 1, 60 with the root; on the held-out seeds 20261276-81 10 -> 10 and on 20261282-97 37 -> 32
 # (5 in, 0 out)
 VARIABILITY_EXPONENT = 0.5
 
