@@ -5,7 +5,7 @@ half-width (an error inside it is the simulation's noise, not the model's).
 
     .venv/bin/python benchmarks/model_vs_des.py [--configs 100] [--requests N] [--sizes 4|mixed]
                                                 [--open LOAD] [--hypothesis SEED] [--des-cache FILE]
-                                                [--confirm N]
+                                                [--confirm N] [--spread SCV]
 
 ``--open 0.8`` runs each configuration as an open workload (Poisson arrivals) at that fraction of its
 capacity bound instead of at its queue depth; IOPS are then the arrival rate in both, so only the mean
@@ -23,6 +23,13 @@ model's errors against that run too: a miss that is the short DES's noise, or a 
 (ssdco/validation/replications.py), then shows up as such. Of the 13 misses among the 1,733 cached
 comparisons of 2026-11-25, two were (1,000,000 requests: +3.62 % to +2.76 % and +3.16 % to +2.68 %); the other
 11 moved by at most 0.4 %.
+
+``--spread SCV`` (closed only) runs the DES once more on every miss with every service time spread to that
+squared coefficient of variation (the config's ``[variability]`` firmware_scv, nand_scv and host_scv; the same
+requests and seed as the first run), and prints the model's errors against it. A miss that a small spread
+(0.001: a 3 % coefficient of variation) removes rests on the DES's exactly constant timings, which let requests
+lock in step (docs/accuracy.md, "The idle bound's factor as a square root": 20261297 #6, +4.1 % -> +0.7 %); of the
+87 cached misses of 2026-11-28 tried so, four more behaved like that and the others barely moved.
 
 For work on the analytic model: ``--des-cache FILE`` keeps each DES result (keyed by the configuration, the
 request count, the seed and a fingerprint of ssdco's source outside ``ssdco/model``), so after a change to
@@ -144,9 +151,13 @@ def main() -> None:
     ap.add_argument("--des-cache", type=Path, help="JSON file of DES results reused across runs (see above)")
     ap.add_argument("--confirm", type=int, metavar="N",
                     help="rerun the DES on every miss with N requests from another seed (closed only, see above)")
+    ap.add_argument("--spread", type=float, metavar="SCV",
+                    help="rerun the DES on every miss with every service time of this scv (closed only, see above)")
     args = ap.parse_args()
     if args.confirm is not None and (args.confirm < 1_000 or args.open is not None):
         ap.error(f"--confirm: expected an integer >= 1000 and a closed workload, got {args.confirm}")
+    if args.spread is not None and (not args.spread > 0.0 or args.open is not None):
+        ap.error(f"--spread: expected an scv > 0 and a closed workload, got {args.spread}")
     if args.open is not None and not 0.0 < args.open < 1.0:
         ap.error(f"--open: expected a load between 0 and 1, got {args.open}")
     if args.requests is None:
@@ -156,6 +167,7 @@ def main() -> None:
     cache = load_des_cache(args.des_cache) if args.des_cache else None
     rows = []
     models = {}  # seed -> (network, model result) for --confirm
+    configs = {}  # seed -> the configuration's dict, for --spread
     ci = {}  # seed -> the DES's relative 95 % half-widths (IOPS, mean latency)
     depth = {}  # seed -> queue depth
     flagged = {}  # seed -> whatif printed a caveat (a known disagreement with the DES)
@@ -177,6 +189,7 @@ def main() -> None:
         flagged[seed] = bool(model.caveats)
         ci[seed] = (ci_iops, ci_latency)
         models[seed] = (network, model)
+        configs[seed] = d
     if cache is not None:
         write_text_atomic(args.des_cache, json.dumps(cache))
     within = sum(abs(x) <= IOPS_TOLERANCE and abs(r) <= LATENCY_TOLERANCE for x, r, _ in rows)
@@ -225,6 +238,20 @@ def main() -> None:
             print(f"  {label} {seed:3d} (QD {depth[seed]}): IOPS {x:+.2%} -> {x2:+.2%}  latency {r:+.2%} -> {r2:+.2%}  "
                   f"({'still a miss' if still else 'within tolerance'}; CI +-{des.iops.relative_half_width:.2%})")
         print(f"misses confirmed by the second run: {confirmed} of {len(misses)}")
+    if args.spread:
+        print(f"misses against a DES run with every service time of scv {args.spread:g} ({args.requests:,} requests):")
+        for x, r, seed in sorted(rows, key=lambda t: -abs(t[0])):
+            if abs(x) <= IOPS_TOLERANCE and abs(r) <= LATENCY_TOLERANCE:
+                continue
+            scvs = {f"{part}_scv": args.spread for part in ("firmware", "nand", "host")}
+            spread = {**configs[seed], "variability": scvs}
+            des = simulate(build_network(config_from_dict(spread)), requests=args.requests, seed=seed)
+            model = models[seed][1]
+            x2 = model.iops / des.iops.value - 1
+            r2 = model.latency_mean_us / des.mean_latency_us.value - 1
+            inside = abs(x2) <= IOPS_TOLERANCE and abs(r2) <= LATENCY_TOLERANCE
+            print(f"  {label} {seed:3d} (QD {depth[seed]}): IOPS {x:+.2%} -> {x2:+.2%}  latency {r:+.2%} -> {r2:+.2%}"
+                  f"{'  (within tolerance with the spread)' if inside else ''}")
 
 
 if __name__ == "__main__":
