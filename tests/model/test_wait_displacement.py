@@ -44,17 +44,19 @@ def test_short_waits_displace_little():
 def test_reads_behind_a_slow_completion_core_come_within_the_tolerance():
     # Seed 20261250 one-transaction draw 75: without the displacement the completion core's arrivals were taken as
     # regular as the deterministic stations make them, and the model was +3.8 % against the DES (1,000,000
-    # requests); with it, +2.7 % (here 100,000 requests: +3.7 % and +2.6 %; -0.6 % since the idle bound's root,
-    # 2026-11-28, twenty-first session).
+    # requests); with it, +2.7 % (here 100,000 requests: +3.7 % and +2.6 %). Since the idle bound's root (2026-11-28,
+    # twenty-first session) the bound alone brings the answer in (-0.6 % with or without the displacement), so the
+    # displacement is checked with the bound off.
     config = config_from_dict(reads_behind_a_slow_completion_core())
     network = build_network(config)
     arrays = route_arrays(network, network.loads())
     des = simulate(network, requests=100_000, seed=1).iops.value
     before = solve_route(arrays, 14, features=ALL_FEATURES & ~WAIT_DISPLACEMENT).throughput_per_us * 1e6
-    r = evaluate_network(config, network)
+    r = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND)
     assert r.method == "route-mva"
     assert before / des - 1.0 > IOPS_TOLERANCE
-    assert abs(r.iops / des - 1.0) <= IOPS_TOLERANCE
+    assert 0.0 < r.iops / des - 1.0 <= IOPS_TOLERANCE
+    assert abs(evaluate_network(config, network).iops / des - 1.0) <= IOPS_TOLERANCE
 
 
 def test_requests_of_several_transactions_are_left_as_they_were():
