@@ -51,8 +51,8 @@ BINDS_REL_TOL = 1e-9  # the bound holds X where it is lower than the route MVA's
 VARIABILITY_WEIGHT = 0.5
 # the power on the weighted s^2 + cs^2 (docs/accuracy.md, "The idle bound's factor as a square root", 2026-11-28):
 # on the development draws 62 misses with the linear form (1), 44 with the root (20 in, 2 out), 47 with 0.35, 51
-# with 0.65, 54 with 0.75 and, with a weight of 1, 60 with the root; on the held-out seeds 20261276-81 10 -> 10 and on 20261282-97 37 -> 32
-# (5 in, 0 out)
+# with 0.65, 54 with 0.75 and, with a weight of 1, 60 with the root; on the held-out seeds 20261276-81 10 -> 10,
+# on 20261282-97 37 -> 32 (5 in, 0 out), and on 20261298-302, drawn after it, 23 -> 21 (2 in, 0 out)
 VARIABILITY_EXPONENT = 0.5
 
 
@@ -170,11 +170,11 @@ def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolutio
                        features: int) -> tuple[ClosedSolution, IdleBound | None]:
     """``sol`` (the route MVA's solution of ``network`` over ``arrays``, solved with the corrections ``features``)
     with X held to :func:`idle_bound` at core group ``station``, and the bound, where that is lower; else ``sol``
-    itself and None. The bound is taken at the X it gives: X = B(X), the waits elsewhere at that X (``residences_at``), so
-    that it does not move with the route MVA's own X. The latency becomes N / X, and the rest of it over the route
-    MVA's cycle is a wait at the busy group, as where the capacity bound holds X (``ClosedSolution.capacity_wait_us``
-    with ``capacity_stations`` the group). Only where every request is one transaction and X is not held by the
-    write buffer."""
+    itself and None. The bound is taken at the X it gives: X = B(X), the waits elsewhere at that X
+    (``residences_at``), so that it does not move with the route MVA's own X. The latency becomes N / X, and the
+    rest of it over the route MVA's cycle is a wait at the busy group, as where the capacity bound holds X
+    (``ClosedSolution.capacity_wait_us`` with ``capacity_stations`` the group). Only where every request is one
+    transaction and X is not held by the write buffer."""
     if not arrays.one_transaction or sol.at_write_buffer_bound:
         return sol, None
     n = sol.population
