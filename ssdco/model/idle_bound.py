@@ -52,7 +52,8 @@ VARIABILITY_WEIGHT = 0.5
 # the power on the weighted s^2 + cs^2 (docs/accuracy.md, "The idle bound's factor as a square root", 2026-11-28):
 # on the development draws 62 misses with the linear form (1), 44 with the root (20 in, 2 out), 47 with 0.35, 51
 # with 0.65, 54 with 0.75 and, with a weight of 1, 60 with the root; on the held-out seeds 20261276-81 10 -> 10,
-# on 20261282-97 37 -> 32 (5 in, 0 out), and on 20261298-302, drawn after it, 23 -> 21 (2 in, 0 out)
+# on 20261282-97 37 -> 32 (5 in, 0 out), and on 20261298-304, drawn after it, 28 -> 27 (3 in, 2 out: 70 %-read
+# mixes at QD 10, the group 88-90 % busy, -0.1 and -0.7 % -> -3.7 and -3.5 %)
 VARIABILITY_EXPONENT = 0.5
 
 
