@@ -652,3 +652,20 @@ def reads_whose_returns_scatter_at_three_slow_cores() -> dict:
         {"name": "scattered-returns", "core_groups": [
             {"name": "g1", "spec": "slow", "count": 3, "modules": ["cache_lookup", "translate", "dispatch"]},
             {"name": "g2", "spec": "slow", "count": 3, "modules": ["complete"]}], "accelerators": {"parse": 3}})
+
+
+def writes_in_step_with_an_accelerator_between() -> dict:
+    """4 KiB writes at QD 44 over 24 four-plane dies on 3 channels (tPROG 278 us); two slow cores run cache lookup,
+    dispatch and complete (the bottleneck), parse and translate are accelerators, so the cores' first two visits
+    have only the translate accelerator between them. Hypothesis seed 20261312, draw 75
+    (benchmarks/model_vs_des.py --hypothesis 20261312), rounded. The route MVA puts the cores 92 % busy, +44 % on the
+    DES, whose cores are 64 % busy: the requests move through them in step (the platoon caveat)."""
+    return _design(
+        "writes-in-step-with-an-accelerator-between", False,
+        {"channels": 3, "ways_per_channel": 4, "dies_per_chip": 2, "planes_per_die": 4,
+         "independent_plane_reads": True, "t_read_us": 55.0, "t_prog_us": 278.0, "channel_rate_mts": 1200.0},
+        4, {"parse": 1172.0, "cache_lookup": 50.0, "translate": 50.0, "dispatch": 55.0, "complete": 1272.0},
+        {"read_fraction": 0.0, "request_size_kib": 4, "queue_depth": 44},
+        {"name": "accelerator-between", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 2, "modules": ["cache_lookup", "dispatch", "complete"]}],
+         "accelerators": {"parse": 2, "translate": 3}})

@@ -794,21 +794,36 @@ def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float
 # rule was fixed, flagged 17, 12 of them misses (unflagged misses 7 to 2); the flagged misses' DES IOPS were within
 # 2 % of the skeleton's or above it (up to 14 % above), and the model's IOPS +3.0 to +56.9 % off. On the cached
 # fresh Hypothesis draws of seeds 20261246-61 (3,008 route-MVA answers of one transaction) it flags none.
+# Since 2026-11-28 (twenty-second session) two visits with only accelerator steps between count as in a row too:
+# fresh draw 20261312 #75 (4 KiB writes at QD 44, two slow cores running cache lookup, dispatch and complete,
+# translate an accelerator between the first two) was +44.0 % unflagged, the worst seen; its skeleton gives 70,626
+# IOPS, the DES 77,614. On the 25,799 cached one-transaction draws of seeds 20261246-57, 20261260-97,
+# 20261299-302 and 20261305-36 the wider rule flags 3 answers more: that one, and 20261267 #221/#222 (-0.0 %).
 PLATOON_CAVEAT_GAP = 0.10  # the skeleton's IOPS at least this far below the answer's
 PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this share of a request's cycle N / X
+
+
+def serves_in_a_row(network: Network, group: str) -> bool:
+    """Whether core group ``group`` serves two steps of ``network``'s route with nothing between them but steps at
+    accelerators (consecutive steps included): what the request brings to the group's queue at the second is what
+    it left with at the first, an accelerator's fixed time apart."""
+    at = [k for k, step in enumerate(network.steps) if step.station == group]
+    return any(all((network.steps[j].station or "").startswith("accel:") for j in range(first + 1, second))
+               for first, second in zip(at, at[1:]))
 
 
 def platoon_iops(network: Network, loads, residence: np.ndarray, x_per_us: float, bottleneck: str) -> float | None:
     """IOPS of the convoy's skeleton over a fixed horizon (:func:`periodic.platoon_throughput_per_us`: the dies
     and channels as fixed delays, the requests issued together), for the platoon caveat; None where the caveat
-    does not look: unless the bottleneck is a core group that serves two consecutive steps of the route, and the
+    does not look: unless the bottleneck is a core group that serves two steps of the route in a row (nothing but
+    accelerators between: :func:`serves_in_a_row`), and the
     waits at the dies and channels (``residence``: per request at one copy, us, as the route MVA reports it at
     throughput ``x_per_us``, requests per us) are under ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle N / X, since
     those waits break the requests' step. Costs about 15 ms (median) where it runs (PLATOON_COMPLETIONS_PER_REQUEST
     completions per request in pure Python)."""
     if network.queue_depth is None or bottleneck.split(":")[0] != "cores" or x_per_us <= 0.0:
         return None
-    if not any(a.station == bottleneck and b.station == bottleneck for a, b in zip(network.steps, network.steps[1:])):
+    if not serves_in_a_row(network, bottleneck):
         return None
     routed_wait_us = sum(max(residence[k] - ld.demand_us, 0.0) * ld.copies
                          for k, ld in enumerate(loads) if ld.kind in ROUTED_KINDS)
@@ -877,7 +892,7 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     if platoon is not None and platoon[0] <= (1.0 - PLATOON_CAVEAT_GAP) * platoon[1]:
         group = f" ({bottleneck[0]})" if bottleneck is not None else ""
         out += (f"the requests may move in step: the bottleneck core group{group} serves each request's modules in a "
-                "row, first come first served between the visits, so requests that reach it together leave it "
+                "row (or with only accelerators between), first come first served between the visits, so requests that reach it together leave it "
                 "together, and the dies and channels barely queue; taken as fixed delays, the requests fall into step "
                 f"and the network sustains {platoon[0]:,.0f} IOPS ({platoon[0] / platoon[1] * 100 - 100:+.1f} %). On "
                 "sampled designs like this, 12 of 14 were off the DES by more than its tolerances, and 12 of 17 "
