@@ -807,20 +807,18 @@ def serves_in_a_row(network: Network, group: str) -> bool:
     """Whether core group ``group`` serves two steps of ``network``'s route with nothing between them but steps at
     accelerators (consecutive steps included): a request that leaves the group comes back to it an accelerator's
     short fixed time later, still beside the requests it left with."""
+    kinds = [None if step.station is None else network.station(step.station).kind for step in network.steps]
     at = [k for k, step in enumerate(network.steps) if step.station == group]
-    return any(all(network.steps[j].station is not None and network.station(network.steps[j].station).kind == "accel"
-                   for j in range(first + 1, second))
-               for first, second in zip(at, at[1:]))
+    return any(all(kind == "accel" for kind in kinds[first + 1:second]) for first, second in zip(at, at[1:]))
 
 
 def platoon_iops(network: Network, loads, residence: np.ndarray, x_per_us: float, bottleneck: str) -> float | None:
     """IOPS of the convoy's skeleton over a fixed horizon (:func:`periodic.platoon_throughput_per_us`: the dies
     and channels as fixed delays, the requests issued together), for the platoon caveat; None where the caveat
     does not look: unless the bottleneck is a core group that serves two steps of the route in a row (nothing but
-    accelerators between: :func:`serves_in_a_row`), and the
-    waits at the dies and channels (``residence``: per request at one copy, us, as the route MVA reports it at
-    throughput ``x_per_us``, requests per us) are under ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle N / X, since
-    those waits break the requests' step. Costs about 15 ms (median) where it runs (PLATOON_COMPLETIONS_PER_REQUEST
+    accelerators between: :func:`serves_in_a_row`), and the waits at the dies and channels (``residence``: per
+    request at one copy, us, as the route MVA reports it at throughput ``x_per_us``, requests per us) are under
+    ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle N / X, since those waits break the requests' step. Costs about 15 ms (median) where it runs (PLATOON_COMPLETIONS_PER_REQUEST
     completions per request in pure Python)."""
     if network.queue_depth is None or bottleneck.split(":")[0] != "cores" or x_per_us <= 0.0:
         return None
