@@ -5,13 +5,13 @@ deterministic service.
 Configurations: the acceptance test's Hypothesis strategies (``tests/strategies.py``; one-transaction and
 8-16 KiB requests, queue depth 1-5, or to ``--max-queue-depth``) with the given seeds, and uniformly sampled
 designs (``ssdco.validation.random_designs``, 4/8/16 KiB) at a queue depth drawn from 2-5 (or to
-``--max-queue-depth``) by their seed. For each closed configuration at queue depth 2 or more it times ``whatif``, and where ``whatif`` took the chain
-(``method`` "markov-chain") prints the route MVA's and the chain's errors against the DES (IOPS, mean latency,
-p99 estimate), the chain's states and its lumping grid. Then: how many configurations the chain solved, how
-many of them each solver has within the acceptance tolerances (IOPS 3 %, mean latency 10 %), the worst
-errors, the time ``whatif`` took (median, 95th percentile, worst), and for the configurations where the chain
-outgrew its state budget, what ``whatif`` used instead and how far that was off, inside and outside the set
-its caveat flags (``route_mva_at_risk``).
+``--max-queue-depth``) by their seed. For each closed configuration at queue depth 2 or more it times ``whatif``,
+and where ``whatif`` took the chain (``method`` "markov-chain") prints the route MVA's and the chain's errors
+against the DES (IOPS, mean latency, p99 estimate), the chain's states and its lumping grid. Then: how many
+configurations the chain solved, how many of them each solver has within the acceptance tolerances (IOPS 3 %,
+mean latency 10 %), the worst errors, the time ``whatif`` took (median, 95th percentile, worst), and for the
+configurations where the chain outgrew its state budget, what ``whatif`` used instead and how far that was off,
+inside and outside the set its caveat flags (``route_mva_at_risk``).
 
 Run: ``.venv/bin/python benchmarks/schedule_chain_vs_des.py [--seeds 20261123 20261125] [--draws 150]
 [--random 200] [--first-seed 0] [--max-queue-depth 5] [--requests 60000]`` (about 5 minutes with the defaults

@@ -61,8 +61,9 @@ in). ``whatif`` takes the convoy only where it gives more throughput than the ro
 dies and channels run behind the rest of the route where that applies, ``route_mva.py``, 7.), the case the
 route MVA is known to miss: at low queue depth the DES's requests fall into step at a busy core and keep
 it busy, where the mean-value waits assume arrivals at random times (4 KiB reads at QD 4, one slow core
-95 % busy: the route MVA -16 %, the convoy +0.3 %). Where the convoy is the lower of the two, its synchronised start has locked into a
-worse order than the DES's collisions let it keep (uniform design 93, QD 3), and the route MVA stays.
+95 % busy: the route MVA -16 %, the convoy +0.3 %). Where the convoy is the lower of the two, its synchronised
+start has locked into a worse order than the DES's collisions let it keep (uniform design 93, QD 3), and the
+route MVA stays.
 (At queue depth 2-8 ``whatif`` now tries the Markov chain of the requests' draws, ``schedule_chain.py``,
 first (2-5 until 2026-11-27); the convoy and the figures below apply where that chain outgrows its state
 budget. The convoy is searched up to queue depth 12, beyond the schedule's 8: ``CONVOY_MAX_QUEUE_DEPTH``.)

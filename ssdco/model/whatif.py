@@ -818,8 +818,8 @@ def platoon_iops(network: Network, loads, residence: np.ndarray, x_per_us: float
     does not look: unless the bottleneck is a core group that serves two steps of the route in a row (nothing but
     accelerators between: :func:`serves_in_a_row`), and the waits at the dies and channels (``residence``: per
     request at one copy, us, as the route MVA reports it at throughput ``x_per_us``, requests per us) are under
-    ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle N / X, since those waits break the requests' step. Costs about 15 ms (median) where it runs (PLATOON_COMPLETIONS_PER_REQUEST
-    completions per request in pure Python)."""
+    ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle N / X, since those waits break the requests' step. Costs about
+    15 ms (median) where it runs (PLATOON_COMPLETIONS_PER_REQUEST completions per request in pure Python)."""
     if network.queue_depth is None or bottleneck.split(":")[0] != "cores" or x_per_us <= 0.0:
         return None
     if not serves_in_a_row(network, bottleneck):
