@@ -7,7 +7,8 @@ by side, on fresh Hypothesis draws (the acceptance test's strategies, as ``model
 For each draw the DES runs once (60,000 requests, seed = the draw's index, as ``model_vs_des.py``; kept per seed in
 ``--des-cache-dir`` as ``fc_SEED_SIZES.json``, the same files as its ``--des-cache``), and ``whatif``'s model answers
 twice: with every correction, and with the one named switched off (``evaluate_network(..., route_features=...)``);
-a correction that is off by default (``c_server_departures``) is switched on instead, and "with" means with it.
+a correction that is off by default (``c_server_departures``, ``arrival_shares``) is switched on instead, and "with"
+means with it.
 Prints the draws within the tolerances (IOPS 3 %, mean latency 10 %) both ways, the verdicts that change, how many
 answers move by 0.5 % or more and how many of those come closer to the DES, and the RMS IOPS error. A 60,000-request
 run's IOPS carry up to about +-1 % (95 % CI) at high queue depth: ``model_vs_des.py --confirm`` reruns misses longer.
@@ -15,7 +16,8 @@ run's IOPS carry up to about +-1 % (95 % CI) at high queue depth: ``model_vs_des
 The measurement behind ``route_mva._wait_displacement`` (2026-11-28) was made this way, on the cached draws of the
 one-transaction seeds 20261246-57 and 20261260-63: 59 misses without it, 52 with it (8 in, 1 out). So was the
 one behind leaving ``c_server_departures`` off (docs/accuracy.md, "Multi-core groups' departures"), and the one
-behind ``idle_bound`` (ssdco/model/idle_bound.py; docs/accuracy.md, "The idle bound in the model").
+behind ``idle_bound`` (ssdco/model/idle_bound.py; docs/accuracy.md, "The idle bound in the model"), and the one
+behind ``arrival_shares`` (route_mva.py, 8.; docs/accuracy.md, "The others an arrival sees").
 """
 
 import argparse
@@ -33,7 +35,8 @@ FEATURES = {"fork_join": route_mva.FORK_JOIN, "max_wait": route_mva.MAX_WAIT, "r
             "flow": route_mva.FLOW, "routed_stage": route_mva.ROUTED_STAGE,
             "wait_displacement": route_mva.WAIT_DISPLACEMENT,
             "idle_bound": route_mva.IDLE_BOUND,
-            "c_server_departures": route_mva.C_SERVER_DEPARTURES}  # off by default: switched on instead
+            "c_server_departures": route_mva.C_SERVER_DEPARTURES,  # off by default: switched on instead
+            "arrival_shares": route_mva.ARRIVAL_SHARES}  # off by default too
 REQUESTS = 60_000
 MOVED = 0.005  # an answer that moves by this much (relative IOPS) counts as moved
 

@@ -669,3 +669,19 @@ def writes_in_step_with_an_accelerator_between() -> dict:
         {"name": "accelerator-between", "core_groups": [
             {"name": "g1", "spec": "slow", "count": 2, "modules": ["cache_lookup", "dispatch", "complete"]}],
          "accelerators": {"parse": 2, "translate": 3}})
+
+
+def mix_behind_one_slow_core_at_queue_depth_6() -> dict:
+    """70 %-read 4 KiB requests at QD 6 over 12 three-plane dies on 3 channels (tR 29.2 us, tPROG 730 us); one slow
+    core runs parse and complete (the bottleneck, about 72 % busy in the DES), the other modules are accelerators.
+    Hypothesis seed 20261327, draw 185 (benchmarks/model_vs_des.py --hypothesis 20261327), rounded. whatif's route
+    MVA, with Schweitzer's estimate of the others an arrival sees, is 3.7 % low; 2.3 % with route_mva.py's 8."""
+    return _design(
+        "mix-behind-one-slow-core-at-qd-6", False,
+        {"channels": 3, "ways_per_channel": 4, "dies_per_chip": 1, "planes_per_die": 3,
+         "independent_plane_reads": True, "t_read_us": 29.2, "t_prog_us": 730.0, "channel_rate_mts": 400.0},
+        4, {"parse": 1934.0, "cache_lookup": 322.0, "translate": 2499.0, "dispatch": 531.0, "complete": 1302.0},
+        {"read_fraction": 0.7, "request_size_kib": 4, "queue_depth": 6},
+        {"name": "one-slow-core", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "complete"]}],
+         "accelerators": {"cache_lookup": 3, "translate": 1, "dispatch": 3}})

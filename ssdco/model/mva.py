@@ -49,6 +49,7 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
     k_count = demand.shape[0]
     x_by_n = np.zeros(n_max + 1)
     queue = np.zeros(k_count)
+    queue_by_n = np.zeros((n_max + 1, k_count))
     util = np.zeros(k_count)
     residence = np.zeros(k_count)
     p_wait = np.zeros(k_count)
@@ -94,6 +95,7 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
         x_by_n[n] = x
         for k in range(k_count):
             queue[k] = x * residence[k]
+            queue_by_n[n, k] = queue[k]
             util[k] = x * demand[k] / servers[k] if servers[k] == 1 else 0.0
             c = servers[k]
             if 1 < c < n_max and demand[k] > 0.0:
@@ -119,7 +121,7 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
                 marg[k, 0] = p0
                 tail_jobs[k] = tj
                 tail_prob[k] = tp
-    return x_by_n, residence, queue, p_wait
+    return x_by_n, residence, queue, p_wait, queue_by_n
 
 
 @nb.njit(cache=True, parallel=True)
@@ -128,7 +130,7 @@ def _mva_batch_kernel(demand, servers, copies, scv, delay, n_max, exponential):
     b_count = demand.shape[0]
     out = np.zeros(b_count)
     for b in nb.prange(b_count):
-        xs, _, _, _ = _mva_kernel(demand[b], servers[b], copies[b], scv[b], delay[b], n_max, exponential)
+        xs, _, _, _, _ = _mva_kernel(demand[b], servers[b], copies[b], scv[b], delay[b], n_max, exponential)
         out[b] = xs[n_max]
     return out
 
@@ -181,7 +183,7 @@ def solve_closed(demand_us, servers, copies, scv, delay_us: float, population: i
     v = np.ascontiguousarray(scv, dtype=np.float64)
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
-    xs, res, q, pw = _mva_kernel(d, c, m, v, float(delay_us), int(population), False)
+    xs, res, q, pw, _ = _mva_kernel(d, c, m, v, float(delay_us), int(population), False)
     x = float(xs[population])
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs,
                           residence_us=res, queue=q, p_wait=pw, response_us=population / x)
