@@ -1537,8 +1537,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # 8. the others an arrival sees (with ARRIVAL_SHARES only, off by default): Q_k(n - 1) / Q_k(n) and
     # X(n - 1) / X(n) of the exact product-form MVA of the same demands with the rest of the zero-load cycle as a
     # delay, moved from Schweitzer's (n - 1) / n by the weight (1 + scv) / 2 of the station's service
-    shares_q = np.zeros((n_max + 1, k_count))
-    shares_x = np.zeros((n_max + 1, k_count))
+    width = k_count if features & ARRIVAL_SHARES else 0  # off: rows of nothing, read by nobody
+    shares_q = np.zeros((n_max + 1, width))
+    shares_x = np.zeros((n_max + 1, width))
     if features & ARRIVAL_SHARES:
         ref_delay = cycle0
         for k in range(k_count):
