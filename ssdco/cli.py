@@ -56,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="extra DES runs from other seeds, each of a quarter of the requests, to check that the DES's "
                         "IOPS does not depend on its seed (auto: %d for a closed workload whose every service is "
                         "deterministic, where requests can hold start-dependent patterns; 0 otherwise)" % DEFAULT_RUNS)
+    v.add_argument("--timing-spread", type=_timing_spread_scv, metavar="SCV",
+                   help="run the DES once more with every service time varying, its squared coefficient of "
+                        "variation at least SCV (0.01: a 10%% standard deviation), same requests and seed, and "
+                        "compare the model with it too: a disagreement it removes rests on exactly constant "
+                        "timings, which can hold requests in step (the verdict stays the main run's)")
     v.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (auto: when stderr is a terminal)")
     st = sub.add_parser("study", help="the PM9A3 co-design study as a regenerable report (Markdown, CSV, PNG plots)")
@@ -194,6 +199,13 @@ _positive_float = _float_in(positive=True)
 _nonnegative_float = _float_in(positive=False)
 
 
+def _timing_spread_scv(text: str) -> float:
+    """argparse type of ``validate --timing-spread``: an scv > 0, at most the config's own limit."""
+    from .validation.compare import MAX_TIMING_SPREAD_SCV
+
+    return _float_in(positive=True, maximum=MAX_TIMING_SPREAD_SCV)(text)
+
+
 def write_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically (see :mod:`ssdco.atomic`)."""
     write_text_atomic(path, text)
@@ -315,9 +327,12 @@ def format_validation(v) -> str:
               f"  DES speed: {d.events:,} events in {d.wall_seconds:.2f} s = "
               f"{d.events_per_second / 1e6:.1f} M events/s",
               "",
-              *_replication_lines(v)]
+              *_replication_lines(v), *_timing_spread_lines(v)]
     lines += textwrap.wrap("  verdict: " + _verdict_text(v), width=118, subsequent_indent="    ",
                            break_on_hyphens=False)
+    spread_note = _timing_spread_note(v)
+    if spread_note:
+        lines += textwrap.wrap("  " + spread_note, width=118, subsequent_indent="    ", break_on_hyphens=False)
     for caveat in a.caveats:  # a known disagreement: what the user sees above is expected there
         lines += textwrap.wrap(f"  known: {caveat}.", width=118, subsequent_indent="    ", break_on_hyphens=False)
     return "\n".join(lines)
@@ -332,6 +347,31 @@ def _replication_lines(v) -> list[str]:
             + ", ".join(f"{x.value:,.0f}" for x in r.iops)
             + f"; all {len(r.iops) + 1} runs span {r.iops_spread:.2%}, heterogeneity p = {r.heterogeneity_p:.2g}")
     return textwrap.wrap(text, width=118, subsequent_indent="    ", break_on_hyphens=False) + [""]
+
+
+def _timing_spread_lines(v) -> list[str]:
+    """The ``--timing-spread`` run's line of the validate table (none where it was not asked for)."""
+    t = v.timing_spread
+    if t is None:
+        return []
+    text = (f"  DES with every service time varying (scv >= {t.scv:g}, a {math.sqrt(t.scv):.0%} standard "
+            f"deviation; same requests and seed): IOPS {t.des.iops.value:,.0f} (model {t.relative_error['iops']:+.2%}),"
+            f" latency mean {t.des.mean_latency_us.value:,.2f} us (model {t.relative_error['latency_mean_us']:+.2%}): "
+            + ("IOPS, latency and utilisation within" if t.agrees else "outside") + " the tolerances")
+    return textwrap.wrap(text, width=118, subsequent_indent="    ", break_on_hyphens=False) + [""]
+
+
+def _timing_spread_note(v) -> str:
+    """What the ``--timing-spread`` run says about the verdict, where it says something: the DES agrees only with
+    the spread (the difference rests on exactly constant timings) or only without it."""
+    t = v.timing_spread
+    if t is None or v.verdict == "UNSETTLED" or t.agrees == v.agrees:
+        return ""
+    if t.agrees:
+        return ("spread: with varying service times the DES agrees with the model, so the difference rests on "
+                "exactly constant timings, which let requests move in step")
+    return ("spread: with varying service times the DES leaves the model's tolerances, so the agreement holds for "
+            "exactly constant timings")
 
 
 def _verdict_text(v) -> str:
@@ -356,7 +396,7 @@ def _cmd_validate(args) -> int:
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     progress = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
     v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=args.replications,
-                 markov_chain=not args.fast)
+                 markov_chain=not args.fast, timing_spread_scv=args.timing_spread)
     if args.json:
         print(json.dumps(v.to_dict(), indent=2))
     else:

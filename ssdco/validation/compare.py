@@ -16,7 +16,7 @@ from ..model.network import Network, build_network
 from ..model.power import compute_power
 from ..model.whatif import Result, _num, check_budgets, evaluate_network
 from ..rng import SeedLike
-from ..spec import Config
+from ..spec import Config, Variability
 from .des import DesResult, simulate
 from .replications import ReplicationCheck, default_runs, replication_check
 
@@ -25,6 +25,46 @@ from .replications import ReplicationCheck, default_runs, replication_check
 IOPS_TOLERANCE = 0.03
 LATENCY_TOLERANCE = 0.10
 UTILIZATION_TOLERANCE = 0.05  # absolute, per station (reported, part of the verdict)
+MAX_TIMING_SPREAD_SCV = 100.0  # validate --timing-spread: the config's own [variability] limit (spec.py)
+
+
+def with_timing_spread(config: Config, scv: float) -> Config:
+    """``config`` with every service time varying: each of its ``[variability]`` scv (firmware, NAND, host)
+    raised to at least ``scv`` (a squared coefficient of variation; 0.01 is a 10 % standard deviation)."""
+    if not (math.isfinite(scv) and 0.0 < scv <= MAX_TIMING_SPREAD_SCV):
+        raise ValueError(f"timing spread: expected an scv > 0 and <= {MAX_TIMING_SPREAD_SCV:g}, got {scv!r}")
+    v = config.variability
+    return replace(config, variability=Variability(firmware_scv=max(v.firmware_scv, scv),
+                                                   nand_scv=max(v.nand_scv, scv), host_scv=max(v.host_scv, scv)))
+
+
+@dataclass(frozen=True)
+class TimingSpreadCheck:
+    """The DES run once more with every service time varying (:func:`with_timing_spread`; the same requests and,
+    for an int seed, the same seed as the main run) and the analytic answer's errors against it. The model
+    answers for the configuration as given; a disagreement that this run removes rests on exactly constant
+    service times, which can hold requests in step (docs/accuracy.md: 20261297 #6, the platoon caveat)."""
+
+    scv: float
+    des: DesResult
+    relative_error: Mapping[str, float]  # analytic / this run - 1: "iops", "latency_mean_us"
+    utilization_error: Mapping[str, float]  # analytic - this run, absolute, per station
+
+    @property
+    def agrees(self) -> bool:
+        """The main run's three checks against this run: IOPS within :data:`IOPS_TOLERANCE`, mean latency within
+        :data:`LATENCY_TOLERANCE`, every station's utilisation within :data:`UTILIZATION_TOLERANCE`."""
+        return (abs(self.relative_error["iops"]) <= IOPS_TOLERANCE
+                and abs(self.relative_error["latency_mean_us"]) <= LATENCY_TOLERANCE
+                and all(abs(e) <= UTILIZATION_TOLERANCE for e in self.utilization_error.values()))
+
+    def to_dict(self) -> dict[str, Any]:
+        """``validate --json``'s ``des_timing_spread``."""
+        return {"scv": self.scv, "iops": _num(self.des.iops.value),
+                "iops_ci95": [_num(self.des.iops.low), _num(self.des.iops.high)],
+                "latency_mean_us": _num(self.des.mean_latency_us.value),
+                "relative_error": {k: _num(v) for k, v in self.relative_error.items()},
+                "utilization_error": {k: _num(v) for k, v in self.utilization_error.items()}, "agrees": self.agrees}
 
 
 @dataclass(frozen=True)
@@ -38,6 +78,7 @@ class Validation:
     relative_error: Mapping[str, float]
     utilization_error: Mapping[str, float]  # analytic - DES, absolute
     replications: ReplicationCheck | None = None  # extra DES runs from other seeds (replications.py), if made
+    timing_spread: TimingSpreadCheck | None = None  # the DES with every service time varying, if asked for
 
     @property
     def iops_ok(self) -> bool:
@@ -94,6 +135,7 @@ class Validation:
             "tolerances": {"iops": IOPS_TOLERANCE, "latency_mean_us": LATENCY_TOLERANCE,
                            "utilization_abs": UTILIZATION_TOLERANCE},
             "des_replications": None if self.replications is None else self.replications.to_dict(),
+            "des_timing_spread": None if self.timing_spread is None else self.timing_spread.to_dict(),
             "verdict": self.verdict,
             "agrees": self.agrees,
         }
@@ -148,7 +190,8 @@ def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
 
 
 def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, progress: bool = False,
-             service_family: str = "auto", replications: int | str = 0, markov_chain: bool = True) -> Validation:
+             service_family: str = "auto", replications: int | str = 0, markov_chain: bool = True,
+             timing_spread_scv: float | None = None) -> Validation:
     """Run the analytic model and the DES on ``config`` and compare them.
 
     ``markov_chain=False`` (``validate --fast``): the analytic answer skips the Markov chain of the requests'
@@ -159,6 +202,10 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     (``ssdco validate``'s default) makes :func:`~ssdco.validation.replications.default_runs` of them: 4 on
     closed deterministic workloads, else none. With an int ``seed`` the result is
     reproducible; a Generator seed is advanced by the main run before the extra seeds are spawned.
+
+    ``timing_spread_scv`` (``validate --timing-spread``): one more DES run of ``requests`` with every service
+    time varying by at least that scv (:class:`TimingSpreadCheck`), after the others; the verdict stays the
+    main run's.
 
     Raises
     ------
@@ -186,8 +233,18 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
     v = Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
                    utilization_error=util_err)
-    return with_replications(v, requests=requests, seed=seed, runs=replications, network=network,
-                             service_family=service_family, progress=progress)
+    v = with_replications(v, requests=requests, seed=seed, runs=replications, network=network,
+                          service_family=service_family, progress=progress)
+    if timing_spread_scv is None:
+        return v
+    spread = simulate(build_network(with_timing_spread(config, timing_spread_scv)), requests=requests, seed=seed,
+                      progress=progress, service_family=service_family)
+    return replace(v, timing_spread=TimingSpreadCheck(
+        scv=timing_spread_scv, des=spread,
+        relative_error={"iops": relative(analytic.iops, spread.iops.value),
+                        "latency_mean_us": relative(analytic.latency_mean_us, spread.mean_latency_us.value)},
+        utilization_error={k: analytic.utilization[k] - spread.utilization[k] for k in analytic.utilization
+                           if k in spread.utilization}))
 
 
 def with_replications(validation: Validation, *, requests: int, seed: SeedLike, runs: int | str = "auto",
