@@ -213,6 +213,7 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
         An open workload beyond capacity (no steady state for the DES to measure), naming
         ``workload.arrival_iops``, the bottleneck station, its utilisation and the largest stable rate.
     """
+    spread_config = None if timing_spread_scv is None else with_timing_spread(config, timing_spread_scv)  # checked first
     network = build_network(config)
     analytic = evaluate_network(config, network, markov_chain=markov_chain)
     if not analytic.stable:
@@ -235,10 +236,10 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
                    utilization_error=util_err)
     v = with_replications(v, requests=requests, seed=seed, runs=replications, network=network,
                           service_family=service_family, progress=progress)
-    if timing_spread_scv is None:
+    if spread_config is None:
         return v
-    spread = simulate(build_network(with_timing_spread(config, timing_spread_scv)), requests=requests, seed=seed,
-                      progress=progress, service_family=service_family)
+    spread = simulate(build_network(spread_config), requests=requests, seed=seed, progress=progress,
+                      service_family=service_family)
     return replace(v, timing_spread=TimingSpreadCheck(
         scv=timing_spread_scv, des=spread,
         relative_error={"iops": relative(analytic.iops, spread.iops.value),

@@ -5,6 +5,7 @@ from dataclasses import replace
 import pytest
 
 from ssdco.spec import Variability, config_from_dict
+from ssdco.validation import compare
 from ssdco.validation.compare import MAX_TIMING_SPREAD_SCV, validate, with_timing_spread
 from tests.designs import writes_in_step_with_an_accelerator_between
 
@@ -21,9 +22,12 @@ def test_the_spread_raises_every_scv_to_at_least_its_value_and_keeps_larger_ones
 
 
 @pytest.mark.parametrize("scv", [0.0, -0.01, float("nan"), float("inf"), MAX_TIMING_SPREAD_SCV * 2])
-def test_a_spread_outside_its_range_is_refused(scv):
+def test_a_spread_outside_its_range_is_refused_before_anything_runs(scv, monkeypatch):
     with pytest.raises(ValueError, match="timing spread: expected an scv > 0"):
         with_timing_spread(_in_step(), scv)
+    monkeypatch.setattr(compare, "simulate", lambda *a, **k: pytest.fail("the DES ran"))
+    with pytest.raises(ValueError, match="timing spread: expected an scv > 0"):
+        validate(_in_step(), requests=20_000, timing_spread_scv=scv)
 
 
 def test_requests_in_step_part_once_the_timings_vary_and_the_model_then_agrees():
