@@ -213,7 +213,8 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
         An open workload beyond capacity (no steady state for the DES to measure), naming
         ``workload.arrival_iops``, the bottleneck station, its utilisation and the largest stable rate.
     """
-    spread_config = None if timing_spread_scv is None else with_timing_spread(config, timing_spread_scv)  # checked first
+    # a bad spread is refused before anything runs
+    spread_config = None if timing_spread_scv is None else with_timing_spread(config, timing_spread_scv)
     network = build_network(config)
     analytic = evaluate_network(config, network, markov_chain=markov_chain)
     if not analytic.stable:
