@@ -685,3 +685,21 @@ def mix_behind_one_slow_core_at_queue_depth_6() -> dict:
         {"name": "one-slow-core", "core_groups": [
             {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "complete"]}],
          "accelerators": {"cache_lookup": 3, "translate": 1, "dispatch": 3}})
+
+
+def sixteen_kib_reads_at_busy_channels_at_queue_depth_7() -> dict:
+    """16 KiB reads (four transactions) at QD 7 over 18 three-plane dies on 3 channels (tR 16.6 us, 1,600 MT/s); two
+    fast cores, one parsing, one running cache lookup, translate and complete; dispatch is an accelerator. The
+    channels are the busiest station (about 75 % busy). Hypothesis seed 20261260 (8-16 KiB), draw 174
+    (benchmarks/model_vs_des.py --hypothesis 20261260 --sizes mixed), rounded. Past the Markov chain's budget the
+    route MVA was 7.9 % low; with the dies and channels run behind the rest (route_mva.py, 7.) 2.2 % low."""
+    return _design(
+        "sixteen-kib-reads-at-busy-channels-qd-7", True,
+        {"channels": 3, "ways_per_channel": 3, "dies_per_chip": 2, "planes_per_die": 3,
+         "independent_plane_reads": True, "t_read_us": 16.6, "t_prog_us": 841.0, "channel_rate_mts": 1600.0},
+        4, {"parse": 1271.0, "cache_lookup": 273.0, "translate": 51.0, "dispatch": 1817.0, "complete": 597.0},
+        {"read_fraction": 1.0, "request_size_kib": 16, "queue_depth": 7},
+        {"name": "busy-channels", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse"]},
+            {"name": "g2", "spec": "fast", "count": 1, "modules": ["cache_lookup", "translate", "complete"]}],
+         "accelerators": {"dispatch": 3}})

@@ -548,7 +548,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         if method == "route-mva" and chain is None:
             # busy dies or channels: the stage run event by event behind the rest of the route (route_mva.py, 7.);
             # before the convoy, which is taken only where it beats the route MVA's answer
-            sol = stage_behind_rest(network, arrays, sol, x_per_us * (demand + bg_demand) / servers)
+            sol = stage_behind_rest(network, arrays, sol, x_per_us * (demand + bg_demand) / servers, route_features)
             if route_features & IDLE_BOUND:
                 # a busy core group idles while every request is away, which the mean values miss (idle_bound.py);
                 # before the convoy too
