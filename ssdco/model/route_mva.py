@@ -1884,7 +1884,17 @@ def stage_behind_rest(network: Network, arrays: RouteArrays, sol: ClosedSolution
     # 200,000 requests (the stage's default): over 8 seeds the estimate's spread is 0.06-0.22 %, where 50,000
     # gave up to 0.8 % with reads and programs mixed, which the max below would turn into a bias upwards
     x = routed_stage_per_us(population, (1,), (1.0,), arrays.routed_stages, think_us=think_us)
-    x = min(x, float(np.min(station_capacity_per_us(arrays))), sol.routed_stage_per_us)
+    return _raised_to_stage(arrays, sol, x, think_us, stage_us)
+
+
+def _raised_to_stage(arrays: RouteArrays, sol: ClosedSolution, stage_x_per_us: float, think_us: float,
+                     stage_us: float) -> ClosedSolution:
+    """``sol`` with X raised to ``stage_x_per_us`` (held to the stations' capacity and the stage alone's bound) where
+    that is more, the residences at the dies and channels scaled from their time ``stage_us`` to the stage's, N / X
+    less ``think_us``; otherwise ``sol`` itself (:func:`stage_behind_rest`)."""
+    population = sol.population
+    routed = list(arrays.routed_indices)
+    x = min(stage_x_per_us, float(np.min(station_capacity_per_us(arrays))), sol.routed_stage_per_us)
     if x <= sol.throughput_per_us:
         return sol
     residence = sol.residence_us.copy()
@@ -1899,12 +1909,10 @@ def _fork_join_stage_behind_rest(network: Network, arrays: RouteArrays, sol: Clo
     """:func:`stage_behind_rest` for requests of several transactions (7.): the stage forks each request's
     transactions over the dies (its size drawn as in ``arrays``) and ends with the last of them; the rest of the route
     is the fixed time between a request's completion and its successor's arrival, taken as the route MVA's time
-    outside the dies and channels, every transaction's visits there counted one after another, plus the pure
-    delay. The fork-join makespan at the stage is the rest of ``sol``'s cycle, and is scaled to the stage's."""
-    population = sol.population
-    routed = list(arrays.routed_indices)
+    outside the dies and channels, every transaction's visits to the stations there counted one after another, plus
+    the pure delay. The fork-join makespan at the stage is the rest of ``sol``'s cycle, and is scaled to the stage's."""
     outside = np.ones(len(sol.residence_us), dtype=bool)
-    outside[routed] = False
+    outside[list(arrays.routed_indices)] = False
     think_us = network.delay_us + float(np.sum(sol.residence_us[outside] * arrays.copies[outside]))
     makespan_us = sol.response_us - think_us
     if not makespan_us > 0.0:
@@ -1912,17 +1920,9 @@ def _fork_join_stage_behind_rest(network: Network, arrays: RouteArrays, sol: Clo
     drawn = arrays.size_probs > 0.0
     transactions = tuple(int(t) for t in arrays.size_transactions[drawn])
     probs = arrays.size_probs[drawn] / float(np.sum(arrays.size_probs[drawn]))
-    x = routed_stage_per_us(population, transactions, tuple(float(p) for p in probs), arrays.routed_stages,
+    x = routed_stage_per_us(sol.population, transactions, tuple(float(p) for p in probs), arrays.routed_stages,
                             think_us=think_us)
-    x = min(x, float(np.min(station_capacity_per_us(arrays))), sol.routed_stage_per_us)
-    if x <= sol.throughput_per_us:
-        return sol
-    residence = sol.residence_us.copy()
-    residence[routed] *= max(population / x - think_us, 0.0) / makespan_us
-    by_n = sol.throughput_by_n.copy()
-    by_n[population] = x
-    return replace(sol, throughput_per_us=x, throughput_by_n=by_n, residence_us=residence, queue=x * residence,
-                   response_us=population / x)
+    return _raised_to_stage(arrays, sol, x, think_us, makespan_us)
 
 
 def request_alone_us(network: Network) -> float:

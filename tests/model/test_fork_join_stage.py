@@ -54,13 +54,15 @@ def test_the_stage_replaces_only_the_fork_join_makespan_and_keeps_the_rest():
     assert stage_behind_rest(network, arrays, sol, util, WITHOUT) is sol  # off: the route MVA's own answer
 
 
+def _with_and_without(seed: int, mixed_sizes: bool):
+    network = build_network(config := config_from_dict(random_config(20261129 + seed, mixed_sizes=mixed_sizes)))
+    return (network, evaluate_network(config, network, periodic=False),
+            evaluate_network(config, network, periodic=False, route_features=WITHOUT))
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_it_only_raises_x_and_only_where_a_die_or_channel_is_the_busiest(seed):
-    d = random_config(20261129 + seed, mixed_sizes=True)
-    config = config_from_dict(d)
-    network = build_network(config)
-    with_it = evaluate_network(config, network, periodic=False)
-    without = evaluate_network(config, network, periodic=False, route_features=WITHOUT)
+    network, with_it, without = _with_and_without(seed, mixed_sizes=True)  # 4 of these 40 are raised
     assert with_it.iops >= without.iops
     if with_it.iops > without.iops:
         assert network.station(max(without.utilization, key=without.utilization.get)).kind in ("die", "channel")
@@ -69,9 +71,5 @@ def test_it_only_raises_x_and_only_where_a_die_or_channel_is_the_busiest(seed):
 
 @pytest.mark.parametrize("seed", range(20))
 def test_requests_of_one_transaction_are_left_as_they_were(seed):
-    d = random_config(20261129 + seed, mixed_sizes=False)
-    config = config_from_dict(d)
-    network = build_network(config)
-    a = evaluate_network(config, network, periodic=False)
-    b = evaluate_network(config, network, periodic=False, route_features=WITHOUT)
-    assert (a.iops, a.latency_mean_us) == (b.iops, b.latency_mean_us)
+    _, with_it, without = _with_and_without(seed, mixed_sizes=False)
+    assert (with_it.iops, with_it.latency_mean_us) == (without.iops, without.latency_mean_us)
