@@ -5,25 +5,16 @@ import numpy as np
 import pytest
 
 from ssdco.model.network import build_network
-from ssdco.model.route_mva import ALL_FEATURES, FORK_JOIN_STAGE, route_arrays, solve_route, stage_behind_rest
+from ssdco.model.route_mva import ALL_FEATURES, FORK_JOIN_STAGE, stage_behind_rest
 from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.designs import sixteen_kib_reads_at_busy_channels_at_queue_depth_7
+from tests.model.test_route_mva import _solved
 
 WITHOUT = ALL_FEATURES & ~FORK_JOIN_STAGE
-
-
-def _solved(d: dict):
-    network = build_network(config_from_dict(d))
-    arrays = route_arrays(network, network.loads())
-    sol = solve_route(arrays, network.queue_depth)
-    loads = network.loads()
-    demand = np.array([ld.demand_us for ld in loads])
-    servers = np.array([ld.servers for ld in loads])
-    return network, arrays, sol, sol.throughput_per_us * demand / servers
 
 
 def test_sixteen_kib_reads_at_busy_channels_come_within_the_tolerance():
