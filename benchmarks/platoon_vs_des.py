@@ -6,14 +6,17 @@ not see it.
 Designs: ``random_designs.core_run_config(seed)`` for ``--designs`` seeds from ``--first-seed`` (the bottleneck core
 group runs 2-4 modules in a row, at 0.8-3 times the knee), and, with ``--hypothesis SEED ...``, the acceptance
 test's Hypothesis draws of one transaction (``model_vs_des.hypothesis_configs``, 300 per seed), where only the
-flagged answers are run in the DES (``--des-all`` runs them all). For every route-MVA answer it runs ``whatif``
+flagged answers are run in the DES (``--des-all`` runs them all), and with ``--pairs N`` the designs
+``random_designs.core_pair_config`` draws for seeds 0 .. N - 1 (two nearly equally busy single-core groups that split
+the modules; all run in the DES). For every route-MVA answer it runs ``whatif``
 with and without the platoon check and the DES (``--requests``), and prints: how many answers the caveat flags and
 how many of them miss the DES's tolerances (IOPS 3 %, mean latency 10 %); the misses no caveat flags before and
 after; the skeleton's IOPS against the DES's on the flagged ones; the time the check adds.
 
 Run: ``.venv/bin/python benchmarks/platoon_vs_des.py [--first-seed 0] [--designs 800] [--requests 100000]
-[--hypothesis 20261246 ...] [--des-all]``. Measured on 2026-11-28: seeds 0-799 (the rule was chosen on them)
-and 800-1599 (drawn after it); see docs/accuracy.md. Prints measured figures; asserts nothing.
+[--hypothesis 20261246 ...] [--des-all] [--pairs 600]``. Measured on 2026-11-28: seeds 0-799 (the rule was chosen
+on them) and 800-1599 (drawn after it); on 2026-11-29, after any two visits of the bottleneck counted, ``--designs 0
+--pairs 600``; see docs/accuracy.md. Prints measured figures; asserts nothing.
 """
 
 import argparse
@@ -28,7 +31,7 @@ from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
-from ssdco.validation.random_designs import core_run_config
+from ssdco.validation.random_designs import core_pair_config, core_run_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model_vs_des import hypothesis_configs  # noqa: E402
@@ -42,10 +45,13 @@ def main() -> None:
     ap.add_argument("--designs", type=int, default=800, help="core_run_config seeds (0: none)")
     ap.add_argument("--hypothesis", type=int, nargs="*", default=[], help="Hypothesis seeds, one transaction")
     ap.add_argument("--des-all", action="store_true", help="run the DES on every Hypothesis route-MVA answer")
+    ap.add_argument("--pairs", type=int, default=0, help="core_pair_config seeds 0 .. PAIRS - 1 (0: none)")
     ap.add_argument("--requests", type=int, default=100_000)
     args = ap.parse_args()
     seeds = range(args.first_seed, args.first_seed + args.designs)
     designs = [(f"run-{s}", core_run_config(s), True, s) for s in seeds]
+    pairs = ((s, core_pair_config(s)) for s in range(args.pairs))
+    designs += [(f"pair-{s}", d, True, s) for s, d in pairs if d is not None]
     for seed in args.hypothesis:
         drawn = hypothesis_configs(300, seed, "4")
         designs += [(f"{seed}:{i}", d, args.des_all, seed + i) for i, d in enumerate(drawn)]

@@ -703,3 +703,20 @@ def sixteen_kib_reads_at_busy_channels_at_queue_depth_7() -> dict:
             {"name": "g1", "spec": "fast", "count": 1, "modules": ["parse"]},
             {"name": "g2", "spec": "fast", "count": 1, "modules": ["cache_lookup", "translate", "complete"]}],
          "accelerators": {"dispatch": 3}})
+
+
+def reads_behind_two_slow_cores_each_serving_several_steps() -> dict:
+    """4 KiB reads at QD 31 over 6 four-plane dies on 3 channels (tR 10 us); two slow cores, one running parse, cache
+    lookup and translate, the other dispatch and complete (the bottleneck, the NAND between its two visits), nearly
+    equally loaded. Hypothesis seed 20261354, draw 199 (benchmarks/model_vs_des.py --hypothesis 20261354), rounded.
+    The route MVA puts the bottleneck core at capacity, +37.5 % on the DES, whose cores are 70-73 % busy: they take
+    turns on groups of requests, even with exponential service (the platoon caveat)."""
+    return _design(
+        "reads-behind-two-slow-cores-each-serving-several-steps", False,
+        {"channels": 3, "ways_per_channel": 2, "dies_per_chip": 1, "planes_per_die": 4,
+         "independent_plane_reads": True, "t_read_us": 10.0, "t_prog_us": 124.0, "channel_rate_mts": 1600.0},
+        3, {"parse": 2019.0, "cache_lookup": 403.0, "translate": 50.0, "dispatch": 2190.0, "complete": 364.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": 31},
+        {"name": "two-slow-cores", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup", "translate"]},
+            {"name": "g2", "spec": "slow", "count": 1, "modules": ["dispatch", "complete"]}]})

@@ -4,7 +4,8 @@
 test suite (tests/strategies.py), which lean towards extreme values; :func:`one_more_server` yields a
 design's one-server variants (a core more in a group, or an accelerator unit more);
 :func:`core_group_config` is a design whose only queue is one core group, :func:`core_run_config` one whose
-bottleneck core group runs several modules in a row near the knee, and :func:`open_at` turns a
+bottleneck core group runs several modules in a row near the knee, :func:`core_pair_config` one of two nearly
+equally busy single-core groups that split the modules between them, and :func:`open_at` turns a
 closed design into an open one at a fraction of its capacity. All return plain configuration
 dictionaries for :func:`ssdco.spec.config_from_dict`. Used by ``benchmarks/model_vs_des.py``,
 ``benchmarks/monotonicity.py``, ``benchmarks/open_core_runs.py``, ``benchmarks/platoon_vs_des.py`` and the tests.
@@ -132,6 +133,57 @@ def core_run_config(seed: int) -> dict:
             d["modules"][m]["cycles"] *= scale
     knee = alone.bounds.capacity_per_us * alone.bounds.zero_load_latency_us
     d["workload"]["queue_depth"] = int(np.clip(round(knee * float(rng.uniform(0.8, 3.0))), 2, 64))
+    return d
+
+
+PAIR_MODULES = ("parse", "cache_lookup", "translate", "dispatch", "complete")  # in route order
+
+
+def core_pair_config(seed: int) -> dict | None:
+    """A closed design of 4 KiB requests (:func:`random_config`'s device) whose modules are split at random between
+    two single-core groups g1 and g2 (each module, with probability 0.15, an accelerator instead; one group serving
+    two or more of them), their cycles drawn log-uniformly over 50-2,500, then each group scaled, four times, to
+    0.85-1.0 of a common target at least 1.1 times as busy as any other station in the analytic model; None where
+    the draw leaves one group without a module. The queue depth is 0.8-3 times the knee N* (capacity x one request's
+    latency alone), within 3-64. The pairs of ``benchmarks/platoon_vs_des.py --pairs``: the bottleneck may serve
+    steps with the NAND between them (docs/accuracy.md, "Two core groups that take turns")."""
+    from ..model.network import build_network
+    from ..model.whatif import evaluate_network
+    from ..spec import config_from_dict
+
+    rng = np.random.default_rng(seed + 9_000_000)
+    d = random_config(seed, mixed_sizes=False)
+    while True:
+        side = rng.integers(0, 2, size=len(PAIR_MODULES))
+        if 0 < side.sum() < len(PAIR_MODULES) and max(side.sum(), len(PAIR_MODULES) - side.sum()) >= 2:
+            break
+    accelerators = {m: 1 for m in PAIR_MODULES if rng.random() < 0.15}
+    groups = []
+    for g in (0, 1):
+        modules = [m for m, s in zip(PAIR_MODULES, side) if s == g and m not in accelerators]
+        if modules:
+            groups.append({"name": f"g{g + 1}", "spec": str(rng.choice(sorted(CORE_SPECS))), "count": 1,
+                           "modules": modules})
+    if len(groups) < 2:
+        return None
+    d["controller"] = {"name": "pair", "core_groups": groups, **({"accelerators": accelerators} if accelerators
+                                                                 else {})}
+    for m in PAIR_MODULES:
+        d["modules"][m]["cycles"] = float(np.exp(rng.uniform(np.log(50), np.log(2500))))
+    d["workload"]["queue_depth"] = 1
+    for _ in range(4):
+        config = config_from_dict(d)
+        util = evaluate_network(config, build_network(config), periodic=False).utilization
+        top = max(v for k, v in util.items() if not k.startswith("cores:"))
+        target = max(util["cores:g1"], util["cores:g2"], top * float(rng.uniform(1.1, 2.0)))
+        for group in groups:
+            scale = target * float(rng.uniform(0.85, 1.0)) / util[f"cores:{group['name']}"]
+            for m in group["modules"]:
+                d["modules"][m]["cycles"] *= scale
+    config = config_from_dict(d)
+    alone = evaluate_network(config, build_network(config), periodic=False)
+    knee = alone.bounds.capacity_per_us * alone.bounds.zero_load_latency_us
+    d["workload"]["queue_depth"] = int(np.clip(round(knee * float(rng.uniform(0.8, 3.0))), 3, 64))
     return d
 
 
