@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="verify with whatif --fast's answers: skip the Markov chain of the requests' draws at queue "
                          "depth 1-8, beyond its first states at 1-2 (same as --set optimizer.markov_chain=false); the "
                          "DES still checks the pick")
+    op.add_argument("--timing-spread", type=_timing_spread_scv, default=None, metavar="SCV",
+                    help="run the pick's DES once more with every service time varying, its squared coefficient of "
+                         "variation at least SCV (0.01: a 10%% standard deviation), and compare the model with it too, "
+                         "as validate --timing-spread does (same as --set optimizer.timing_spread_scv=SCV)")
     op.add_argument("--min-life-years", type=_nonnegative_float, default=None, metavar="Y",
                     help="reject mapping options whose flash wears out sooner at the target IOPS "
                          "(same as --set optimizer.min_life_years=Y; needs an [ftl] table)")
@@ -300,7 +304,7 @@ def _cmd_whatif(args) -> int:
 
 def format_validation(v) -> str:
     """Human-readable side-by-side table of a :class:`~ssdco.validation.compare.Validation`."""
-    from .validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, UTILIZATION_TOLERANCE
+    from .validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, UTILIZATION_TOLERANCE, timing_spread_note
 
     a, d = v.analytic, v.des
     rel = v.relative_error
@@ -330,7 +334,7 @@ def format_validation(v) -> str:
               *_replication_lines(v), *_timing_spread_lines(v)]
     lines += textwrap.wrap("  verdict: " + _verdict_text(v), width=118, subsequent_indent="    ",
                            break_on_hyphens=False)
-    spread_note = _timing_spread_note(v)
+    spread_note = timing_spread_note(v)
     if spread_note:
         lines += textwrap.wrap("  " + spread_note, width=118, subsequent_indent="    ", break_on_hyphens=False)
     for caveat in a.caveats:  # a known disagreement: what the user sees above is expected there
@@ -351,27 +355,10 @@ def _replication_lines(v) -> list[str]:
 
 def _timing_spread_lines(v) -> list[str]:
     """The ``--timing-spread`` run's line of the validate table (none where it was not asked for)."""
-    t = v.timing_spread
-    if t is None:
+    if v.timing_spread is None:
         return []
-    text = (f"  DES with every service time varying (scv >= {t.scv:g}, a {math.sqrt(t.scv):.0%} standard "
-            f"deviation; same requests and seed): IOPS {t.des.iops.value:,.0f} (model {t.relative_error['iops']:+.2%}),"
-            f" latency mean {t.des.mean_latency_us.value:,.2f} us (model {t.relative_error['latency_mean_us']:+.2%}): "
-            + ("IOPS, latency and utilisation within" if t.agrees else "outside") + " the tolerances")
-    return textwrap.wrap(text, width=118, subsequent_indent="    ", break_on_hyphens=False) + [""]
-
-
-def _timing_spread_note(v) -> str:
-    """What the ``--timing-spread`` run says about the verdict, where it says something: the DES agrees only with
-    the spread (the difference rests on exactly constant timings) or only without it."""
-    t = v.timing_spread
-    if t is None or v.verdict == "UNSETTLED" or t.agrees == v.agrees:
-        return ""
-    if t.agrees:
-        return ("spread: with varying service times the DES agrees with the model, so the difference rests on "
-                "exactly constant timings, which let requests move in step")
-    return ("spread: with varying service times the DES leaves the model's tolerances, so the agreement holds for "
-            "exactly constant timings")
+    return textwrap.wrap("  " + v.timing_spread.summary(), width=118, subsequent_indent="    ",
+                         break_on_hyphens=False) + [""]
 
 
 def _verdict_text(v) -> str:
@@ -455,7 +442,8 @@ def _cmd_optimize(args) -> int:
                       max_latency_us=args.max_latency_us, explain=args.explain, pareto_front=args.pareto is not None,
                       options={**({"verify_des": False} if args.no_des else {}),
                                **({"markov_chain": False} if args.fast else {}),
-                               **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {})}
+                               **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {}),
+                               **({"timing_spread_scv": args.timing_spread} if args.timing_spread is not None else {})}
                       or None)
     files: dict[str, str | None] = {}
     notes = []

@@ -104,6 +104,8 @@ def test_bad_values_found_by_fuzzing_the_pm9a3_preset(overrides, field):
     (["validate", "{cfg}", "--replications", "some"], "argument --replications: expected auto or an integer"),
     *[(["validate", "{cfg}", "--timing-spread", bad], "argument --timing-spread: expected a number > 0 and <= 100, got")
       for bad in ("0", "-0.01", "abc", "101", "nan", "inf")],
+    *[(["optimize", "{cfg}", "--timing-spread", bad], "argument --timing-spread: expected a number > 0 and <= 100, got")
+      for bad in ("0", "-1", "nan")],
     (["optimize", "{cfg}", "--no-des", "--min-iops", "inf"], "argument --min-iops: expected a number >= 0"),
     (["optimize", "{cfg}", "--no-des", "--core-mw", "nan"], "argument --core-mw"),
     (["sweep", "{cfg}", "--grid", "workload.queue_depth=1", "--des-requests", "1"], "argument --des-requests"),

@@ -6,8 +6,9 @@ JSON schema ``ssdco.optimize/1`` (``ssdco optimize --json``): ``feasible``, ``st
 ``targets``, ``cost``, ``cost_breakdown``, ``design`` (core groups, accelerators, per-module placement),
 ``analytic`` (the ``ssdco whatif --json`` document of the pick), ``des`` (``compare.des_to_dict`` of the
 DES run that verified it, or null), ``model_vs_des`` (null without the DES: ``relative_error`` = analytic /
-DES - 1, ``utilization_error``, ``tolerances``, ``des_replications``, ``verdict`` AGREE / DISAGREE / UNSETTLED
-and ``agrees``, as in ``ssdco validate --json``), ``linear`` (the pick's slack vector at the target), ``runners_up``,
+DES - 1, ``utilization_error``, ``tolerances``, ``des_replications``, ``des_timing_spread`` (null unless
+``--timing-spread``), ``verdict`` AGREE / DISAGREE / UNSETTLED and ``agrees``, as in ``ssdco validate --json``),
+``linear`` (the pick's slack vector at the target), ``runners_up``,
 ``binding``, ``infeasibility``, ``sensitivity``, ``cross_check``, ``pareto_points``, ``history``,
 ``space_size``, ``solver``, ``solve_seconds``, ``time_to_optimum_seconds``, ``timing``, ``device`` (the
 mapping option of the pick) and ``device_options`` (one entry per ``[optimizer.dram]`` variant: ``name``,
@@ -62,7 +63,8 @@ def _candidate_dict(c) -> dict[str, Any]:
             "verified_by": c.verified_by}
 
 
-MODEL_VS_DES_KEYS = ("relative_error", "utilization_error", "tolerances", "des_replications", "verdict", "agrees")
+MODEL_VS_DES_KEYS = ("relative_error", "utilization_error", "tolerances", "des_replications", "des_timing_spread",
+                     "verdict", "agrees")
 
 
 def to_json(r) -> dict[str, Any]:
@@ -302,7 +304,7 @@ def _pick_block(r) -> list[str]:
 def model_vs_des_lines(val) -> list[str]:
     """How far the pick's analytic answer is from its DES run, against the tolerances of ``ssdco validate``,
     and whether the DES runs from other seeds agree (``val``: a ``Validation``)."""
-    from ..validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, UTILIZATION_TOLERANCE
+    from ..validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, UTILIZATION_TOLERANCE, timing_spread_note
 
     e = val.relative_error
     half = val.des.iops.half_width / val.des.iops.value if val.des.iops.value > 0 else math.nan
@@ -320,6 +322,12 @@ def model_vs_des_lines(val) -> list[str]:
     if val.unsettled:
         L.append("    the DES has no single answer here: rerun `ssdco validate` on the --write-design file with "
                  "more --requests")
+    if val.timing_spread is not None:  # optimize --timing-spread
+        L += textwrap.wrap("    " + val.timing_spread.summary(), width=118, subsequent_indent="      ",
+                           break_on_hyphens=False)
+        note = timing_spread_note(val)
+        if note:
+            L += textwrap.wrap("    " + note, width=118, subsequent_indent="      ", break_on_hyphens=False)
     return L
 
 

@@ -324,12 +324,16 @@ class _Searcher:
     def settle(self, validation):
         """The pick's DES verification with the extra runs from other seeds that ``ssdco validate`` makes
         (``replications.py``: 4 on closed deterministic work), so that the report can say whether the DES
-        has one answer (verdict AGREE / DISAGREE / UNSETTLED). The checks against the targets stay on the
-        main run, as for every design verified on the way."""
-        from ..validation.compare import with_replications
+        has one answer (verdict AGREE / DISAGREE / UNSETTLED), and with ``timing_spread_scv`` (``optimize
+        --timing-spread``) the run with every service time varying (``compare.with_timing_spread_check``). The checks
+        against the targets and the verdict stay on the main run, as for every design verified on the way."""
+        from ..validation.compare import with_replications, with_timing_spread_check
 
         t0 = time.perf_counter()
         settled = with_replications(validation, requests=self.opts.des_requests, seed=self.opts.des_seed)
+        if self.opts.timing_spread_scv > 0.0:  # optimize --timing-spread: one more run, service times varying
+            settled = with_timing_spread_check(settled, self.opts.timing_spread_scv, requests=self.opts.des_requests,
+                                               seed=self.opts.des_seed)
         self.des_seconds += time.perf_counter() - t0
         return settled
 

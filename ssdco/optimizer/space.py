@@ -35,6 +35,9 @@ runners_up                        3                         next-cheapest feasib
 solver                            "auto"                    "cbc", "highs" (needs highspy) or "auto"
 markov_chain                      true                      verify with the Markov chain of the requests' draws
                                                             where it applies (false: ``optimize --fast``)
+timing_spread_scv                 0                         > 0: the pick's DES runs once more with every service
+                                                            time's scv at least this (``validate --timing-spread``;
+                                                            ``optimize --timing-spread``); 0: not
 ================================  ========================  ==================================================
 
 Device options. ``[optimizer.dram]`` makes the FTL's mapping table a decision (needs an ``[ftl]``
@@ -78,6 +81,7 @@ DEFAULTS: dict[str, Any] = {
     "verify_des": True,
     "des_requests": 20_000,
     "des_seed": 0,
+    "timing_spread_scv": 0.0,
     "enumeration_limit": 250_000,
     "runners_up": 3,
     "markov_chain": True,
@@ -105,6 +109,7 @@ class SearchOptions:
     mappings: tuple[str, ...] = ()  # [optimizer.dram]: mapping options searched (empty: as configured)
     cache_fractions: tuple[float, ...] = ()
     min_life_years: float = 0.0
+    timing_spread_scv: float = 0.0  # > 0: the pick's DES once more with every service time varying (0: not)
 
 
 @dataclass(frozen=True)
@@ -390,6 +395,13 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
             raise err("dram.cache_fractions", fv, "expected a non-empty list of numbers in (0, 1]")
         mappings = tuple(m for m in FTL_MAPPINGS if m in mv)
         fractions = tuple(sorted({float(x) for x in fv}))
+    from ..validation.compare import MAX_TIMING_SPREAD_SCV
+
+    spread = raw.get("timing_spread_scv", DEFAULTS["timing_spread_scv"])
+    if (isinstance(spread, bool) or not isinstance(spread, (int, float)) or not math.isfinite(spread)
+            or not 0 <= spread <= MAX_TIMING_SPREAD_SCV):
+        raise err("timing_spread_scv", spread, f"expected a number in [0, {MAX_TIMING_SPREAD_SCV:g}] (0: no spread "
+                                               "check; 0.01: a 10 % standard deviation)")
     life = raw.get("min_life_years", 0.0)
     if isinstance(life, bool) or not isinstance(life, (int, float)) or not math.isfinite(life) or life < 0:
         raise err("min_life_years", life, "expected a number >= 0 (years)")
@@ -412,4 +424,5 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
         runners_up=integer("runners_up", 0, 20),
         solver=solver,
         markov_chain=markov_chain,
+        timing_spread_scv=float(spread),
     )

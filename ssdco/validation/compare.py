@@ -58,6 +58,14 @@ class TimingSpreadCheck:
                 and abs(self.relative_error["latency_mean_us"]) <= LATENCY_TOLERANCE
                 and all(abs(e) <= UTILIZATION_TOLERANCE for e in self.utilization_error.values()))
 
+    def summary(self) -> str:
+        """One sentence on this run and the model's errors against it (``validate`` and ``optimize`` print it)."""
+        return (f"DES with every service time varying (scv >= {self.scv:g}, a {math.sqrt(self.scv):.0%} standard "
+                f"deviation; same requests and seed): IOPS {self.des.iops.value:,.0f} (model "
+                f"{self.relative_error['iops']:+.2%}), latency mean {self.des.mean_latency_us.value:,.2f} us (model "
+                f"{self.relative_error['latency_mean_us']:+.2%}): "
+                + ("IOPS, latency and utilisation within" if self.agrees else "outside") + " the tolerances")
+
     def to_dict(self) -> dict[str, Any]:
         """``validate --json``'s ``des_timing_spread``."""
         return {"scv": self.scv, "iops": _num(self.des.iops.value),
@@ -239,10 +247,41 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
                           service_family=service_family, progress=progress)
     if spread_config is None:
         return v
+    return with_timing_spread_check(v, timing_spread_scv, requests=requests, seed=seed,
+                                    service_family=service_family, progress=progress)
+
+
+def timing_spread_note(validation: Validation) -> str:
+    """What ``validation``'s timing-spread run says about its verdict, where it says something (else ""): the DES
+    agrees with the model only with the spread (the difference rests on exactly constant timings) or only without
+    it (the agreement holds for exactly constant timings)."""
+    t = validation.timing_spread
+    if t is None or validation.verdict == "UNSETTLED" or t.agrees == validation.agrees:
+        return ""
+    if t.agrees:
+        return ("spread: with varying service times the DES agrees with the model, so the difference rests on "
+                "exactly constant timings, which let requests move in step")
+    return ("spread: with varying service times the DES leaves the model's tolerances, so the agreement holds for "
+            "exactly constant timings")
+
+
+def with_timing_spread_check(validation: Validation, scv: float, *, requests: int, seed: SeedLike,
+                             service_family: str = "auto", progress: bool = False) -> Validation:
+    """``validation`` with one more DES run of ``requests`` with every service time varying by at least ``scv``
+    (:func:`with_timing_spread`, :class:`TimingSpreadCheck`); ``requests`` and ``seed`` those of the main run, so
+    that ``validate(..., timing_spread_scv=S)`` and ``with_timing_spread_check(validate(...), S)`` are the same for
+    an int seed (the optimizer adds the check to its pick's verification this way). The verdict stays the main
+    run's. Raises ValueError for an scv outside (0, :data:`MAX_TIMING_SPREAD_SCV`]."""
+    spread_config = with_timing_spread(validation.config, scv)
+    analytic = validation.analytic
     spread = simulate(build_network(spread_config), requests=requests, seed=seed, progress=progress,
                       service_family=service_family)
-    return replace(v, timing_spread=TimingSpreadCheck(
-        scv=timing_spread_scv, des=spread,
+
+    def relative(model: float, measured: float) -> float:
+        return model / measured - 1.0 if measured > 0.0 else math.nan
+
+    return replace(validation, timing_spread=TimingSpreadCheck(
+        scv=scv, des=spread,
         relative_error={"iops": relative(analytic.iops, spread.iops.value),
                         "latency_mean_us": relative(analytic.latency_mean_us, spread.mean_latency_us.value)},
         utilization_error={k: analytic.utilization[k] - spread.utilization[k] for k in analytic.utilization

@@ -43,6 +43,33 @@ def test_text_reports_the_picks_model_vs_des_error(capsys):
     assert max(len(line) for line in block.splitlines()) <= 118
 
 
+def test_timing_spread_checks_the_pick_once_more_with_service_times_varying(capsys):
+    # as validate --timing-spread: one more DES run of the pick (same requests and seed), every service time's scv
+    # at least 0.01, with the model's errors against it; the verdict stays the main run's
+    args = ["optimize", str(PM9A3), "--min-iops", "500000", *SMALL]
+    assert main([*args, "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert plain["model_vs_des"]["des_timing_spread"] is None
+    assert main([*args, "--json", "--timing-spread", "0.01"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    untimed = {"wall_seconds", "events_per_second"}
+    assert doc["design"] == plain["design"]  # the main run is untouched
+    assert {k: v for k, v in doc["des"].items() if k not in untimed} == {k: v for k, v in plain["des"].items()
+                                                                         if k not in untimed}
+    spread = doc["model_vs_des"]["des_timing_spread"]
+    assert spread["scv"] == 0.01 and spread["iops"] != doc["des"]["iops"]
+    assert spread["relative_error"]["iops"] == pytest.approx(doc["analytic"]["iops"] / spread["iops"] - 1, rel=1e-12)
+    assert doc["model_vs_des"]["verdict"] == plain["model_vs_des"]["verdict"]
+    assert main([*args, "--timing-spread", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "DES with every service time varying (scv >= 0.01, a 10% standard deviation; same requests and seed)" in out
+    block = out[out.index("  model vs DES"):out.index("RUNNERS-UP")]
+    assert max(len(line) for line in block.splitlines()) <= 118
+    # the same as the option in the device file
+    assert main([*args, "--json", "--set", "optimizer.timing_spread_scv=0.01"]) == 0
+    assert json.loads(capsys.readouterr().out)["model_vs_des"]["des_timing_spread"] == spread
+
+
 def test_without_the_des_there_is_no_model_vs_des(capsys):
     assert main(["optimize", str(PM9A3), "--min-iops", "500000", "--json", "--no-des"]) == 0
     assert json.loads(capsys.readouterr().out)["model_vs_des"] is None

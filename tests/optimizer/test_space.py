@@ -84,6 +84,10 @@ def test_design_is_canonical():
     ({"dram": {"cache_fractions": [0.0]}}, "optimizer.dram.cache_fractions"),
     ({"dram": "full"}, "optimizer.dram"),
     ({"min_life_years": -1}, "optimizer.min_life_years"),
+    ({"timing_spread_scv": -0.01}, "optimizer.timing_spread_scv"),
+    ({"timing_spread_scv": 101}, "optimizer.timing_spread_scv"),
+    ({"timing_spread_scv": True}, "optimizer.timing_spread_scv"),
+    ({"timing_spread_scv": "0.01"}, "optimizer.timing_spread_scv"),
 ])
 def test_bad_options_name_the_field(opts, field):
     cfg = load_config(PM9A3)

@@ -53,3 +53,17 @@ def test_the_spread_run_is_reproducible_and_absent_unless_asked_for():
     assert a.des.iops.value == b.des.iops.value and a.des.mean_latency_us.value == b.des.mean_latency_us.value
     plain = validate(_in_step(), requests=20_000, seed=5, replications=0)
     assert plain.timing_spread is None and plain.to_dict()["des_timing_spread"] is None
+
+
+def test_adding_the_check_afterwards_is_the_same_as_asking_for_it():
+    # the optimizer adds the check to its pick's verification (compare.with_timing_spread_check), so that
+    # optimize --timing-spread and validate --timing-spread on the pick agree
+    from ssdco.validation.compare import with_timing_spread_check
+
+    asked = validate(_in_step(), requests=20_000, seed=5, replications=0, timing_spread_scv=0.01)
+    added = with_timing_spread_check(validate(_in_step(), requests=20_000, seed=5, replications=0), 0.01,
+                                     requests=20_000, seed=5)
+    assert added.timing_spread.to_dict() == asked.timing_spread.to_dict()
+    assert added.relative_error == asked.relative_error
+    with pytest.raises(ValueError, match="timing spread: expected an scv > 0"):
+        with_timing_spread_check(asked, 0.0, requests=20_000, seed=5)
