@@ -230,13 +230,10 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)
     p = des_power(config, network, des)
     power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw}
-    def relative(model: float, measured: float) -> float:
-        return model / measured - 1.0 if measured > 0.0 else math.nan
-
     rel = {
-        "iops": relative(analytic.iops, des.iops.value),
-        "latency_mean_us": relative(analytic.latency_mean_us, des.mean_latency_us.value),
-        "power_total_mw": relative(analytic.power.total_mw, p.total_mw),
+        "iops": _relative(analytic.iops, des.iops.value),
+        "latency_mean_us": _relative(analytic.latency_mean_us, des.mean_latency_us.value),
+        "power_total_mw": _relative(analytic.power.total_mw, p.total_mw),
     }
     if analytic.latency_p99_us is not None and des.p99_us > 0:
         rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0
@@ -249,6 +246,11 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
         return v
     return with_timing_spread_check(v, timing_spread_scv, requests=requests, seed=seed,
                                     service_family=service_family, progress=progress)
+
+
+def _relative(model: float, measured: float) -> float:
+    """model / measured - 1 (NaN where nothing was measured)."""
+    return model / measured - 1.0 if measured > 0.0 else math.nan
 
 
 def timing_spread_note(validation: Validation) -> str:
@@ -276,14 +278,10 @@ def with_timing_spread_check(validation: Validation, scv: float, *, requests: in
     analytic = validation.analytic
     spread = simulate(build_network(spread_config), requests=requests, seed=seed, progress=progress,
                       service_family=service_family)
-
-    def relative(model: float, measured: float) -> float:
-        return model / measured - 1.0 if measured > 0.0 else math.nan
-
     return replace(validation, timing_spread=TimingSpreadCheck(
         scv=scv, des=spread,
-        relative_error={"iops": relative(analytic.iops, spread.iops.value),
-                        "latency_mean_us": relative(analytic.latency_mean_us, spread.mean_latency_us.value)},
+        relative_error={"iops": _relative(analytic.iops, spread.iops.value),
+                        "latency_mean_us": _relative(analytic.latency_mean_us, spread.mean_latency_us.value)},
         utilization_error={k: analytic.utilization[k] - spread.utilization[k] for k in analytic.utilization
                            if k in spread.utilization}))
 

@@ -136,15 +136,12 @@ def core_run_config(seed: int) -> dict:
     return d
 
 
-PAIR_MODULES = ("parse", "cache_lookup", "translate", "dispatch", "complete")  # in route order
-
-
 def core_pair_config(seed: int) -> dict | None:
     """A closed design of 4 KiB requests (:func:`random_config`'s device) whose modules are split at random between
-    two single-core groups g1 and g2 (each module, with probability 0.15, an accelerator instead; one group serving
-    two or more of them), their cycles drawn log-uniformly over 50-2,500, then each group scaled, four times, to
-    0.85-1.0 of a common target at least 1.1 times as busy as any other station in the analytic model; None where
-    the draw leaves one group without a module. The queue depth is 0.8-3 times the knee N* (capacity x one request's
+    two single-core groups g1 and g2 (one of them given two or more; then each module, with probability 0.15, an
+    accelerator instead, which can leave each group one), their cycles drawn log-uniformly over 50-2,500, then each
+    group scaled, four times, to 0.85-1.0 of a common target at least 1.1 times as busy as any other station in the
+    analytic model; None where the draw leaves one group without a module. The queue depth is 0.8-3 times the knee N* (capacity x one request's
     latency alone), within 3-64. The pairs of ``benchmarks/platoon_vs_des.py --pairs``: the bottleneck may serve
     steps with the NAND between them (docs/accuracy.md, "Two core groups that take turns")."""
     from ..model.network import build_network
@@ -154,13 +151,13 @@ def core_pair_config(seed: int) -> dict | None:
     rng = np.random.default_rng(seed + 9_000_000)
     d = random_config(seed, mixed_sizes=False)
     while True:
-        side = rng.integers(0, 2, size=len(PAIR_MODULES))
-        if 0 < side.sum() < len(PAIR_MODULES) and max(side.sum(), len(PAIR_MODULES) - side.sum()) >= 2:
+        side = rng.integers(0, 2, size=len(MODULES))
+        if 0 < side.sum() < len(MODULES) and max(side.sum(), len(MODULES) - side.sum()) >= 2:
             break
-    accelerators = {m: 1 for m in PAIR_MODULES if rng.random() < 0.15}
+    accelerators = {m: 1 for m in MODULES if rng.random() < 0.15}
     groups = []
     for g in (0, 1):
-        modules = [m for m, s in zip(PAIR_MODULES, side) if s == g and m not in accelerators]
+        modules = [m for m, s in zip(MODULES, side) if s == g and m not in accelerators]
         if modules:
             groups.append({"name": f"g{g + 1}", "spec": str(rng.choice(sorted(CORE_SPECS))), "count": 1,
                            "modules": modules})
@@ -168,7 +165,7 @@ def core_pair_config(seed: int) -> dict | None:
         return None
     d["controller"] = {"name": "pair", "core_groups": groups, **({"accelerators": accelerators} if accelerators
                                                                  else {})}
-    for m in PAIR_MODULES:
+    for m in MODULES:
         d["modules"][m]["cycles"] = float(np.exp(rng.uniform(np.log(50), np.log(2500))))
     d["workload"]["queue_depth"] = 1
     for _ in range(4):
