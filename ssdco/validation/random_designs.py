@@ -141,9 +141,10 @@ def core_pair_config(seed: int) -> dict | None:
     two single-core groups g1 and g2 (one of them given two or more; then each module, with probability 0.15, an
     accelerator instead, which can leave each group one), their cycles drawn log-uniformly over 50-2,500, then each
     group scaled, four times, to 0.85-1.0 of a common target at least 1.1 times as busy as any other station in the
-    analytic model; None where the draw leaves one group without a module. The queue depth is 0.8-3 times the knee N* (capacity x one request's
-    latency alone), within 3-64. The pairs of ``benchmarks/platoon_vs_des.py --pairs``: the bottleneck may serve
-    steps with the NAND between them (docs/accuracy.md, "Two core groups that take turns")."""
+    analytic model; None where the draw leaves one group without a module. The queue depth is 0.8-3 times the knee
+    N* (capacity x one request's latency alone), within 3-64. The pairs of ``benchmarks/platoon_vs_des.py --pairs``:
+    the bottleneck may serve steps with the NAND between them (docs/accuracy.md, "Two core groups that take
+    turns")."""
     from ..model.network import build_network
     from ..model.whatif import evaluate_network
     from ..spec import config_from_dict
