@@ -210,8 +210,10 @@ def format_text(r) -> str:
         if len(r.runners_up) > 12:
             L.append(f"  ... {len(r.runners_up) - 12} more in --json")
     if r.binding:
-        L += ["", "BINDING CONSTRAINTS (each relaxed alone; the designs found so are verified analytically, "
-                  "not by the DES)"]
+        by_des = r.pick is not None and r.space.options.verify_des  # an infeasible target's checks: analytic only
+        L += ["", "BINDING CONSTRAINTS (each relaxed alone; the designs found so are verified "
+                  + ("as the pick is, by the analytic model and the DES)" if by_des
+                     else "analytically, not by the DES)")]
         for b in r.binding:
             val = "" if b.value is None else f" (pick: {_fmt_param(b.name, b.value)})"
             L.append(f"  {FAMILY_TEXT.get(b.name, b.name):<24} {_fmt_param(b.name, b.limit):>14}{val}: {b.effect}")

@@ -56,9 +56,10 @@ Answers
 * runners-up: the cheaper designs rejected by verification (what they lack), the next-cheapest verified
   designs (how much more they cost), and for each budget/target the cheapest design that breaks only it;
 * binding: a budget or target binds when relaxing it alone admits a cheaper verified design (feasible
-  case) or makes the problem feasible at all (infeasible case); "verified" there is the analytic model's
-  (every auxiliary search skips the DES), so where only the DES rejected designs a family can read as
-  binding that the DES would not confirm;
+  case) or makes the problem feasible at all (infeasible case). In the feasible case "verified" is what the
+  pick had: the analytic model and, with ``verify_des``, the DES (since 2026-11-29; the text report says which).
+  In the infeasible case, and in every other auxiliary search, it is the analytic model's alone, so where only
+  the DES rejected designs a family can read as binding that the DES would not confirm;
 * infeasible: the rows an elastic ILP must violate least, the lowest-power design meeting the IOPS target,
   and the highest-IOPS design within the power budgets;
 * sensitivity (``explain=True``): per parameter, how far it can tighten before the pick fails (the pick's
@@ -800,7 +801,8 @@ def _runners_and_binding(s: _Searcher, t: Targets, pick: Design, cost: float, ma
             lacks = [f"costs {c - cost:+.3g} more" if c - cost > ilp.COST_TOL else
                      "same cost, more core-side power at the target"]
             runners.append(_candidate(s, t, o.pick, cost, "costlier", lacks, "analytic"))
-    # binding budgets/targets: relaxing one alone admits a cheaper verified design
+    # binding budgets/targets: relaxing one alone admits a cheaper design that passes the same verification as the
+    # pick (the analytic model, and the DES unless verify_des is off)
     binding: list[Binding] = []
     lin = s.model.evaluate(pick)
     r = s.analytic(pick)
@@ -815,7 +817,7 @@ def _runners_and_binding(s: _Searcher, t: Targets, pick: Design, cost: float, ma
         if fam == "iops" and limit <= 0:
             continue
         tr, drop = _relaxed(t, fam)
-        o = s.search(tr, des=False, drop=drop, cost_cap=cost - ilp.COST_TOL * max(1.0, cost),
+        o = s.search(tr, des=opts.verify_des, drop=drop, cost_cap=cost - ilp.COST_TOL * max(1.0, cost),
                      max_iterations=min(opts.max_iterations, SUB_SEARCH_CAP))
         binds = o.pick is not None if o.status != "iteration_cap" else None
         name = PARAM_OF_FAMILY[fam]
@@ -829,7 +831,8 @@ def _runners_and_binding(s: _Searcher, t: Targets, pick: Design, cost: float, ma
             lacks = lacks or [f"breaks {name}"]
             if d not in seen:
                 seen.add(d)
-                runners.append(_candidate(s, t, d, cost, f"breaks:{name}", lacks, "analytic"))
+                runners.append(_candidate(s, t, d, cost, f"breaks:{name}", lacks,
+                                          "des" if opts.verify_des else "analytic"))
             effect = (f"binds: without it a design costing {s.model.cost(d):.3g} "
                       f"({s.model.cost(d) - cost:+.3g}) qualifies")
         else:

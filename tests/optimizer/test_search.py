@@ -260,6 +260,31 @@ def test_runners_up_say_what_they_lack(pm9a3):
     assert {b.name: b.binds for b in res.binding}["core_power_mw"] is True
 
 
+def test_a_feasible_picks_binding_checks_verify_their_designs_with_the_des_as_the_pick(pm9a3, monkeypatch):
+    # the IOPS target binds at 500,000 (the demo: without it a design costing 2.25 qualifies), and the designs found
+    # so are reported as verified by the DES; with the DES rejecting every design but the pick, no cheaper design
+    # qualifies: the check verifies cheaper designs until its cap and leaves the question open (binds None)
+    from ssdco.optimizer import search as S
+    from ssdco.optimizer.report import format_text
+
+    res = optimize(pm9a3, min_iops=500_000, core_power_mw=192, dram_power_mw=800)
+    assert {b.name: b.binds for b in res.binding}["min_iops"] is True
+    breaker = next(c for c in res.runners_up if c.kind == "breaks:min_iops")
+    assert breaker.verified_by == "des"
+    assert "verified as the pick is, by the analytic model and the DES)" in format_text(res)
+    real = S._Searcher.des_failures
+    monkeypatch.setattr(S._Searcher, "des_failures", lambda self, design, t: (
+        real(self, design, t) if design == res.pick else ["DES IOPS 1 < target (forced)"]))
+    forced = optimize(pm9a3, min_iops=500_000, core_power_mw=192, dram_power_mw=800)
+    assert forced.pick == res.pick
+    target = {b.name: b for b in forced.binding}["min_iops"]
+    assert target.binds is None and "all failing verification" in target.effect
+    assert not any(c.kind == "breaks:min_iops" for c in forced.runners_up)
+    plain = optimize(pm9a3, min_iops=500_000, core_power_mw=192, dram_power_mw=800, options=NO_DES)
+    assert {b.name: b.binds for b in plain.binding}["min_iops"] is True
+    assert "verified analytically, not by the DES)" in format_text(plain)
+
+
 def test_sensitivity_limits_are_where_the_pick_changes(pm9a3):
     res = optimize(pm9a3, min_iops=550_000, core_power_mw=55, options=NO_DES, explain=True)
     sens = {x.parameter: x for x in res.sensitivity}
