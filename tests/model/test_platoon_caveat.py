@@ -132,7 +132,7 @@ def test_the_benchmarks_designs_run_modules_in_a_row_at_their_bottleneck_near_th
     assert evaluate_network(config, build_network(config)).bottleneck == "cores:run"
 
 
-def test_two_visits_with_only_an_accelerator_between_count_as_in_a_row():
+def test_a_bottleneck_with_an_accelerator_between_its_two_visits_is_flagged():
     # 20261312 #75, rounded: the cores' cache lookup and dispatch have the translate accelerator between them. The
     # route MVA was +44 % on the DES and unflagged while only consecutive steps counted
     config = config_from_dict(writes_in_step_with_an_accelerator_between())
