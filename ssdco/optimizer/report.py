@@ -9,7 +9,9 @@ DES run that verified it, or null), ``model_vs_des`` (null without the DES: ``re
 DES - 1, ``utilization_error``, ``tolerances``, ``des_replications``, ``des_timing_spread`` (null unless
 ``--timing-spread``), ``verdict`` AGREE / DISAGREE / UNSETTLED and ``agrees``, as in ``ssdco validate --json``),
 ``linear`` (the pick's slack vector at the target), ``runners_up``,
-``binding``, ``infeasibility``, ``sensitivity``, ``cross_check``, ``pareto_points``, ``history``,
+``binding`` (each: ``name``, ``limit``, ``value``, ``binds``, ``effect``, ``verified_by``: "des" where
+its cheaper designs were verified as the pick was, with the DES, else "analytic"), ``infeasibility``,
+``sensitivity``, ``cross_check``, ``pareto_points``, ``history``,
 ``space_size``, ``solver``, ``solve_seconds``, ``time_to_optimum_seconds``, ``timing``, ``device`` (the
 mapping option of the pick) and ``device_options`` (one entry per ``[optimizer.dram]`` variant: ``name``,
 ``mapping``, ``cache_fraction``, ``dram_size_gib``, ``dram_power_mw`` at the target, ``waf``,
@@ -118,7 +120,7 @@ def to_json(r) -> dict[str, Any]:
         "linear": lin,
         "runners_up": [_candidate_dict(c) for c in r.runners_up],
         "binding": [{"name": b.name, "limit": _num(b.limit), "value": _num(b.value), "binds": b.binds,
-                     "effect": b.effect} for b in r.binding],
+                     "effect": b.effect, "verified_by": b.verified_by} for b in r.binding],
         "infeasibility": inf,
         "sensitivity": sens,
         "cross_check": xc,
@@ -210,7 +212,7 @@ def format_text(r) -> str:
         if len(r.runners_up) > 12:
             L.append(f"  ... {len(r.runners_up) - 12} more in --json")
     if r.binding:
-        by_des = r.pick is not None and r.space.options.verify_des  # an infeasible target's checks: analytic only
+        by_des = all(b.verified_by == "des" for b in r.binding)  # an infeasible target's checks: analytic only
         L += ["", "BINDING CONSTRAINTS (each relaxed alone; the designs found so are verified "
                   + ("as the pick is, by the analytic model and the DES)" if by_des
                      else "analytically, not by the DES)")]

@@ -140,6 +140,7 @@ class Binding:
     value: float | None  # the pick's requirement (None when infeasible)
     binds: bool | None  # None: undetermined (the check's search hit its cap)
     effect: str  # one sentence
+    verified_by: str = "analytic"  # how the check's cheaper designs were verified: "analytic" | "des"
 
 
 @dataclass(frozen=True)
@@ -837,7 +838,7 @@ def _runners_and_binding(s: _Searcher, t: Targets, pick: Design, cost: float, ma
                       f"({s.model.cost(d) - cost:+.3g}) qualifies")
         else:
             effect = "not binding: relaxing it alone admits nothing cheaper"
-        binding.append(Binding(name, limit, values[fam], binds, effect))
+        binding.append(Binding(name, limit, values[fam], binds, effect, "des" if opts.verify_des else "analytic"))
     runners.sort(key=lambda c: (c.cost, c.kind))
     return runners, binding
 
@@ -873,7 +874,7 @@ def _explain_infeasible(s: _Searcher, t: Targets, main: _Outcome):
             effect = f"binds: relaxing {name} alone admits a design (cost {s.model.cost(o.pick):.3g})"
         else:
             effect = f"relaxing {name} alone is not enough"
-        binding.append(Binding(name, limit, None, o.pick is not None, effect))
+        binding.append(Binding(name, limit, None, o.pick is not None, effect, "analytic"))
     # 3. closest designs
     closest: list[Candidate] = []
     if math.isfinite(t.core_power_mw):

@@ -85,6 +85,7 @@ def test_infeasible_target_explains_with_exit_0(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["feasible"] is False and doc["design"] is None
     assert [b["name"] for b in doc["binding"] if b["binds"]] == ["min_iops"]
+    assert {b["verified_by"] for b in doc["binding"]} == {"analytic"}
     assert "population_bound" in doc["infeasibility"]["violated_rows"]
 
 

@@ -271,6 +271,7 @@ def test_a_feasible_picks_binding_checks_verify_their_designs_with_the_des_as_th
     assert {b.name: b.binds for b in res.binding}["min_iops"] is True
     breaker = next(c for c in res.runners_up if c.kind == "breaks:min_iops")
     assert breaker.verified_by == "des"
+    assert {b.verified_by for b in res.binding} == {"des"}
     assert "verified as the pick is, by the analytic model and the DES)" in format_text(res)
     real = S._Searcher.des_failures
     monkeypatch.setattr(S._Searcher, "des_failures", lambda self, design, t: (
@@ -282,7 +283,18 @@ def test_a_feasible_picks_binding_checks_verify_their_designs_with_the_des_as_th
     assert not any(c.kind == "breaks:min_iops" for c in forced.runners_up)
     plain = optimize(pm9a3, min_iops=500_000, core_power_mw=192, dram_power_mw=800, options=NO_DES)
     assert {b.name: b.binds for b in plain.binding}["min_iops"] is True
+    assert {b.verified_by for b in plain.binding} == {"analytic"}
     assert "verified analytically, not by the DES)" in format_text(plain)
+
+
+def test_an_infeasible_targets_binding_checks_are_analytic_even_with_the_des_on(pm9a3):
+    # the explanation's searches never run the DES (search.py's docstring); each check says so, and the report too
+    from ssdco.optimizer.report import format_text
+
+    res = optimize(pm9a3, min_iops=650_000)
+    assert res.status == "infeasible" and res.space.options.verify_des
+    assert res.binding and {b.verified_by for b in res.binding} == {"analytic"}
+    assert "verified analytically, not by the DES)" in format_text(res)
 
 
 def test_sensitivity_limits_are_where_the_pick_changes(pm9a3):
