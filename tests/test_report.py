@@ -21,7 +21,7 @@ MIN_IOPS = "300000"  # a low optimizer target keeps its search short (the defaul
 HAS_OPTIMIZER = importlib.util.find_spec("ssdco.optimizer.search") is not None
 # whatif's solvers (WhatIfResult.method)
 SOLVER_METHODS = {"exact-convolution", "exact-convolution-write-through", "route-mva", "periodic-schedule",
-                  "markov-chain", "convoy-schedule", "open-mgc-allen-cunneen"}
+                  "markov-chain", "convoy-schedule", "platoon-stage", "open-mgc-allen-cunneen"}
 
 
 @pytest.fixture(scope="module")

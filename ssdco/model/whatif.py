@@ -12,7 +12,10 @@ at queue depth 9-12, and requests are of one transaction, by the convoy estimate
 at the cores and accelerators, as a delay in front of the route MVA of the dies and channels) if it gives more
 throughput than the route MVA, the case where the DES's few requests fall into step at a busy core. Where the
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
-(``idle_bound.py``: the group idles while every request is away, as often as the time away varies); open
+(``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
+the bottleneck of a route-MVA answer for deterministic one-transaction requests is a core group serving several
+steps and the dies and channels barely queue (the platoon check, :func:`platoon_iops`), the platoon stage answers
+instead (``platoon_stage.py``: the core groups, dies and channels event by event, the rest fixed delays); open
 workloads by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
@@ -97,6 +100,7 @@ from .idle_bound import held_by_idle_bound
 from .open import solve_open
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
 from .periodic import convoy_estimate, periodic_schedule, platoon_throughput_per_us
+from .platoon_stage import platoon_stage as estimate_platoon_stage
 from .route_mva import (ALL_FEATURES, FLOW, IDLE_BOUND, RouteArrays, queue_at_capacity, residual_factors,
                         route_arrays, route_latency, routed_arrival_gamma, solve_route, stage_behind_rest)
 from .routed_stage import ROUTED_KINDS
@@ -471,7 +475,7 @@ def _latency_alone_us(network: Network, estimate_us: float) -> float | None:
 
 def evaluate_network(config: Config, network: Network, *, exact: bool = False, periodic: bool = True,
                      markov_chain: bool = True, chain_first_states: bool = True, platoon_check: bool = True,
-                     route_features: int = ALL_FEATURES) -> Result:
+                     platoon_stage: bool = True, route_features: int = ALL_FEATURES) -> Result:
     """Solve ``network`` (built from ``config``) analytically and compute power and budgets.
 
     ``periodic=False`` keeps the route MVA where the periodic schedule, the Markov chain of the requests'
@@ -481,8 +485,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     2-5 and the route MVA that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so.
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
-    ``platoon_check=False`` skips :func:`platoon_iops` (about 15 ms where it runs), so the platoon caveat is never
-    given; every figure is the same. The optimizer's searches do, and check their pick with it.
+    ``platoon_check=False`` skips :func:`platoon_iops` (about 15 ms where it runs) and with it the platoon stage:
+    where the check looks, the platoon stage answers instead of the route MVA (``platoon_stage.py``, method
+    "platoon-stage", 10-30 ms), unless ``platoon_stage=False``, which keeps the route MVA's answer and gives the
+    platoon caveat where the skeleton is well below it (to measure what the stage buys).
     ``route_features`` (bits of ``route_mva.py``'s corrections; all by default) switches corrections of the route
     MVA off, only to measure what each buys (``benchmarks/route_feature_vs_des.py``)."""
     loads = network.loads()
@@ -618,6 +624,23 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         # an answer above a bound (a lumped chain's or the convoy's error) is held to it
         x_per_us = bounds.upper_per_us
         mean_latency = network.queue_depth / x_per_us
+    flow_share = None  # how much the route MVA's flow correction moves its IOPS (the flow caveat)
+    platoon = None  # the requests in step (the platoon caveat): IOPS of the convoy's skeleton, where at risk
+    stage = None  # the platoon stage's estimate, where it answers (platoon_stage.py)
+    if method == "route-mva" and all(step.scv == 0.0 for step in network.steps):
+        flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us, route_features)
+        if platoon_check:
+            platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
+        if platoon is not None and platoon_stage:
+            # where the requests may move in step the core groups, dies and channels run event by event
+            stage = estimate_platoon_stage(network, loads, residence)
+        if stage is not None:
+            method = "platoon-stage"
+            flow_share = platoon = None  # the route MVA's figures: not the answer's
+            # a measured X may pass a saturated bottleneck's capacity by its window's edges (1e-5): held to the
+            # bounds, and the mean latency N / X (Little's law, as every closed answer's)
+            x_per_us = min(stage.throughput_per_us, bounds.upper_per_us)
+            mean_latency, residence = network.queue_depth / x_per_us, stage.residence_us
     util = x_per_us * (demand + bg_demand) / servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand + bg_demand, copies)}
     iops = x_per_us * US_PER_S
@@ -625,6 +648,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     power = compute_power(config, network, iops, busy, dram_size_gib=None if fx is None else fx.dram_size_gib)
     if schedule is not None:  # the latencies of the schedule's orbit (the DES may settle in another one)
         p99 = schedule.latency_quantile_us(P99)
+    elif stage is not None:  # the stage's measured latencies
+        p99 = stage.p99_us
     elif stable:
         p99 = _p99_estimate(network, loads, residence, p_wait, mean_jobs, mean_latency, network.queue_depth is not None,
                             x_per_us, getattr(sol, "buffer_wait_us", 0.0), correlated,
@@ -633,12 +658,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         p99 = None
     if method == "route-mva":  # the reported queues hold the requests the capacity bound leaves over (p99: not)
         mean_jobs = queue_at_capacity(arrays, sol)
-    flow_share = None  # how much the route MVA's flow correction moves its IOPS (the flow caveat)
-    platoon = None  # the requests in step (the platoon caveat): IOPS of the convoy's skeleton, where at risk
-    if method == "route-mva" and all(step.scv == 0.0 for step in network.steps):
-        flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us, route_features)
-        if platoon_check:
-            platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
+    elif stage is not None:
+        mean_jobs = x_per_us * residence
     buffer_wait = getattr(sol, "buffer_wait_us", 0.0)  # the open solver's solution has no such field
     buffer_share = buffer_wait / sol.response_us if buffer_wait > 0.0 else 0.0
     return Result(
@@ -661,7 +682,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         stations=loads,
         ftl=ftl_summary(config, fx, iops),
         caveats=((trust_caveats(network, buffer_share,
-                                scheduled=method in ("periodic-schedule", "convoy-schedule", "markov-chain"),
+                                scheduled=method in ("periodic-schedule", "convoy-schedule", "markov-chain",
+                                                     "platoon-stage"),
                                 bottleneck=(bounds.bottleneck, float(util[bounds.bottleneck_index])),
                                 chain_outgrown=chain_outgrown, chain_unsolved=chain_unsolved,
                                 chain_skipped=chain_skipped,
@@ -810,6 +832,9 @@ def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float
 # busy single-core groups splitting the modules (benchmarks/platoon_vs_des.py --designs 0 --pairs 600) 3 more, one
 # a miss (+11.2 %) and two false alarms (-0.3 and +0.1 %, their skeletons 17-20 % below the DES).
 # docs/accuracy.md, "Two core groups that take turns".
+# Since 2026-11-29 (twenty-sixth session) the platoon stage (platoon_stage.py) answers wherever the check looks, so
+# the caveat is given only with platoon_stage=False (the benchmarks measure the route MVA so); docs/accuracy.md,
+# "The platoon stage".
 PLATOON_CAVEAT_GAP = 0.10  # the skeleton's IOPS at least this far below the answer's
 PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this share of a request's cycle N / X
 
@@ -866,10 +891,11 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     into a write buffer of a few slots, and closed write-heavy work held by the buffer at a low queue depth
     (the DES's writes that find the buffer full do their flush themselves, and the throughput oscillates);
     and closed deterministic work at queue depth 2-4 that the route MVA solves (``scheduled``: the periodic
-    schedule or the convoy estimate solves it instead; the convoy missed 1 of 28 such sampled designs, by
-    -5.1 %, where the route MVA was -5.1 % too) with requests of several transactions at queue depth 2, or
-    with the bottleneck (``bottleneck``: its name and utilisation) a core group or channel at least
-    ``BUSY_BOTTLENECK_UTILIZATION`` busy, where the DES's few requests fall into step at the busy station;
+    schedule, the Markov chain, the convoy estimate or the platoon stage solves it instead; the convoy missed 1
+    of 28 such sampled designs, by -5.1 %, where the route MVA was -5.1 % too) with requests of several
+    transactions at queue depth 2, or with the bottleneck (``bottleneck``: its name and utilisation) a core group
+    or channel at least ``BUSY_BOTTLENECK_UTILIZATION`` busy, where the DES's few requests fall into step at the
+    busy station;
     and closed deterministic work that mixes reads and programs with a core group the bottleneck and
     ``MIXED_KNEE_UTILIZATION`` busy (at any queue depth: the knee, short of saturation), or busier (at capacity in
     the model) at a queue depth under ``MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE`` times the knee (``depth_over_knee``:
@@ -1013,7 +1039,7 @@ def _kind_caveats(network: Network, buffer_wait_share: float, scheduled: bool,
 
 
 def evaluate(config: Config, *, exact: bool = False, periodic: bool = True, markov_chain: bool = True,
-             chain_first_states: bool = True, platoon_check: bool = True) -> Result:
+             chain_first_states: bool = True, platoon_check: bool = True, platoon_stage: bool = True) -> Result:
     """Answer "what if?" for ``config``: IOPS, latency, utilisation, bottleneck, power, budgets.
 
     ``exact=True`` uses exponential exact MVA instead of the residual-corrected solver; ``periodic=False``
@@ -1021,8 +1047,9 @@ def evaluate(config: Config, *, exact: bool = False, periodic: bool = True, mark
     would apply; ``markov_chain=False`` (``whatif --fast``) skips the chain, which at queue depth 1-8 can take
     seconds, except its first few states at queue depth 1-2, and says so where the route MVA that answers
     instead is at risk (see :func:`evaluate_network`); ``chain_first_states=False`` skips those first states too;
-    ``platoon_check=False`` skips the platoon caveat's check (same figures, see :func:`evaluate_network`).
+    ``platoon_check=False`` skips the platoon check and with it the platoon stage, ``platoon_stage=False`` the
+    stage alone (see :func:`evaluate_network`).
     """
     return evaluate_network(config, build_network(config), exact=exact, periodic=periodic,
                             markov_chain=markov_chain, chain_first_states=chain_first_states,
-                            platoon_check=platoon_check)
+                            platoon_check=platoon_check, platoon_stage=platoon_stage)

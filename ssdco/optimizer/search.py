@@ -9,7 +9,13 @@ The verify/tighten loop
    (``ssdco.model.whatif.evaluate``): IOPS >= target, mean latency <= target (if any), core-side and DRAM
    power *at the operating point the design really runs at* within budget. Then (``verify_des``) with the
    embedded DES (``ssdco.validation.compare.validate``, ``des_requests`` requests, seeded): the same
-   checks on the measured numbers.
+   checks on the measured numbers. The analytic check is made first with the answer without whatif's platoon
+   check, and in the main search a design that passes it is checked with whatif's own answer, where the platoon
+   stage may answer instead of the route MVA (``model/platoon_stage.py``; 10-100 ms a design, too much for
+   every one). The price, as with the screen below: a design the route MVA puts below a target and the stage
+   above it is not found (the route MVA is mostly the higher of the two there: it misses the requests' moving
+   in step). The auxiliary searches check with the answer without the platoon check alone, and with the DES
+   where they verify as the pick was.
 3. If a check fails, *tighten* and re-solve: a no-good cut (``nogood_<k>``) excludes exactly that design;
    when the ILP's optimum moves to a higher cost, every design of the previous cost level has been
    verified and failed, so one ``cost_floor`` row replaces that level's cuts (CBC slows down with many
@@ -261,6 +267,7 @@ class _Searcher:
         self.opts = space.options
         self.solver = ilp.solver_name(self.opts.solver)
         self.analytic_cache: dict[Design, Result] = {}
+        self.full_cache: dict[Design, Result] = {}  # whatif's own answer, with the platoon check (and stage)
         self.screen_cache: dict[Design, Result] = {}  # answers without the chain (module docstring: the screen)
         # the screen differs from the verification's answer only where that tries the chain: closed work at QD 1-8,
         # with --fast at QD 1-2 (its first states)
@@ -291,6 +298,20 @@ class _Searcher:
                          platoon_check=False)
             self.verify_seconds += time.perf_counter() - t0
             self.analytic_cache[design] = r
+        return r
+
+    def full(self, design: Design) -> Result:
+        """Whatif's own answer for ``design``: :meth:`analytic`'s, with the platoon check, where the platoon stage
+        answers instead of the route MVA (``model/platoon_stage.py``, 10-100 ms) and the route MVA's caveats are
+        complete. Only a route-MVA answer can change; others are :meth:`analytic`'s own."""
+        r = self.full_cache.get(design)
+        if r is None:
+            r = self.analytic(design)
+            if r.method == "route-mva":
+                t0 = time.perf_counter()
+                r = evaluate(self.space.config_for(design, "optimized"), markov_chain=self.opts.markov_chain)
+                self.verify_seconds += time.perf_counter() - t0
+            self.full_cache[design] = r
         return r
 
     def screen(self, design: Design) -> Result:
@@ -352,10 +373,17 @@ class _Searcher:
             out.append(f"{who} DRAM power {dram:.1f} mW > budget {t.dram_power_mw:.1f} mW")
         return out
 
-    def analytic_failures(self, design: Design, t: Targets, screen: bool = False) -> list[str]:
+    def analytic_failures(self, design: Design, t: Targets, screen: bool = False, full: bool = False) -> list[str]:
+        """What ``design`` fails of ``t`` analytically: by the screen's answer with ``screen``, else by the answer
+        without the platoon check and, where that passes, with ``full`` (or once :meth:`full` is known), by
+        whatif's own: the platoon stage may answer there, and costs too much to run on every design."""
         r = self.screen(design) if screen else self.analytic(design)
-        return self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw,
-                            "analytic (screen: without the chain)" if screen and self.screens else "analytic")
+        fails = self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw,
+                             "analytic (screen: without the chain)" if screen and self.screens else "analytic")
+        if not fails and not screen and (full or design in self.full_cache):
+            r = self.full(design)
+            fails = self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw, "analytic")
+        return fails
 
     def des_failures(self, design: Design, t: Targets) -> list[str]:
         v = self.des(design)
@@ -372,13 +400,14 @@ class _Searcher:
             fails = self.analytic_failures(design, t, screen=True)
             if fails:
                 return Verdict(design, self.screen(design), None, tuple(fails))
-        fails = self.analytic_failures(design, t)
+        fails = self.analytic_failures(design, t, full=not screen)  # the main search's: whatif's own answer
         val = None
         if not fails and des:
             fails = self.des_failures(design, t)
             v = self.des(design)
             val = None if isinstance(v, Exception) else v
-        return Verdict(design, self.analytic(design), val, tuple(fails))
+        return Verdict(design, self.full(design) if design in self.full_cache else self.analytic(design), val,
+                       tuple(fails))
 
     def known_failures(self, t: Targets, screen: bool = False) -> list[Design]:
         """Designs already verified that fail under ``t`` (deterministic, so they can be cut up front);
@@ -645,10 +674,8 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
     verdict = s.verdict(pick, targets, opts.verify_des) if pick is not None else None
     if verdict is not None and verdict.validation is not None:
         verdict = replace(verdict, validation=s.settle(verdict.validation))
-    if verdict is not None and verdict.analytic.method == "route-mva":  # the only answers the platoon check looks at
-        # the same figures with every caveat: the searches skip the platoon check (whatif.platoon_iops)
-        verdict = replace(verdict, analytic=evaluate(s.space.config_for(pick, "optimized"),
-                                                     markov_chain=opts.markov_chain))
+    if verdict is not None:  # whatif's own answer, with every caveat (a pick passed it: s.analytic_failures)
+        verdict = replace(verdict, analytic=s.full(pick))
     linear = model.evaluate(pick) if pick is not None else None
     cost = linear.cost if linear is not None else None
 
@@ -717,7 +744,7 @@ def _cost_breakdown(space: DesignSpace, d: Design) -> dict[str, float]:
 
 def _candidate(s: _Searcher, t: Targets, d: Design, pick_cost: float | None, kind: str, lacks: list[str],
                verified_by: str = "analytic") -> Candidate:
-    r = s.analytic(d)
+    r = s.full_cache.get(d) or s.analytic(d)  # the answer its verification used
     c = s.model.cost(d)
     return Candidate(design=d, cost=c, delta_cost=(c - pick_cost) if pick_cost is not None else math.nan,
                      kind=kind, lacks=tuple(lacks), iops=r.iops, latency_mean_us=r.latency_mean_us,

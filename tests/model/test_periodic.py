@@ -56,7 +56,7 @@ def test_schedule_matches_the_des_where_the_route_mva_missed(design):
     assert result.iops == pytest.approx(des.iops.value, rel=1e-6)
     assert result.latency_mean_us == pytest.approx(des.mean_latency_us.value, rel=1e-6)
     assert result.latency_p99_us == pytest.approx(des.p99_us, rel=1e-3)
-    before = evaluate_network(config, network, periodic=False)
+    before = evaluate_network(config, network, periodic=False, platoon_stage=False)
     assert before.method == "route-mva" and abs(before.iops / des.iops.value - 1.0) > 0.03
 
 
@@ -180,7 +180,7 @@ def test_convoy_matches_the_des_where_requests_fall_into_step_at_a_busy_core():
     assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
     assert result.latency_mean_us == pytest.approx(network.queue_depth / result.iops * 1e6, rel=1e-12)
-    route = evaluate_network(config, network, periodic=False)
+    route = evaluate_network(config, network, periodic=False, platoon_stage=False)
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
     chain = evaluate_network(config, network)
     assert chain.method == "markov-chain" and abs(chain.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
@@ -193,7 +193,9 @@ def test_route_mva_stays_where_the_convoy_is_lower():
     network = build_network(config_from_dict(d))
     convoy, sol = _convoy(network)
     assert convoy is not None and convoy.throughput_per_us < sol.throughput_per_us
-    assert evaluate_network(config_from_dict(d), network, markov_chain=False).method == "route-mva"
+    assert evaluate_network(config_from_dict(d), network, markov_chain=False,
+                            platoon_stage=False).method == "route-mva"
+    # with the platoon stage (the default) the stage answers: one core group serves several steps
 
 
 @pytest.mark.parametrize("seed, read_fraction, route_low_by", [(1895, 1.0, 0.09), (657, 0.0, 0.11)])
@@ -210,8 +212,10 @@ def test_convoy_above_queue_depth_8(seed, read_fraction, route_low_by):
     assert result.method == "convoy-schedule" and result.caveats == ()
     assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
-    route = evaluate_network(config, network, periodic=False)
+    route = evaluate_network(config, network, periodic=False, platoon_stage=False)
     assert route.iops / des.iops.value - 1.0 < -route_low_by
+    stage = evaluate_network(config, network, periodic=False)  # without the schedules: the platoon stage answers
+    assert stage.method == "platoon-stage" and abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
 
 
 def test_no_convoy_above_its_queue_depth():

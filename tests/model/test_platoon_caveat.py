@@ -1,5 +1,7 @@
 """whatif's platoon caveat (whatif.platoon_iops): a core group that serves several steps of a request lets the
-requests move in step, and the route MVA does not see it."""
+requests move in step, and the route MVA does not see it. Where the check looks, the platoon stage now answers
+instead (tests/model/test_platoon_stage.py); these tests look at the route MVA's answer and its caveat
+(``platoon_stage=False``)."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -42,6 +44,9 @@ def one_core(tmp_path):
 
 
 def _answer(config, **kw):
+    """(network, whatif's answer) with the platoon stage off unless asked: the caveat is the route MVA's, and where
+    the check looks the stage answers instead (test_platoon_stage.py)."""
+    kw.setdefault("platoon_stage", False)
     network = build_network(config)
     return network, evaluate_network(config, network, **kw)
 

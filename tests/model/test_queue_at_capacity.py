@@ -46,10 +46,13 @@ def test_the_requests_left_over_by_the_capacity_bound_queue_at_the_bottleneck():
 def test_the_bottleneck_queue_at_capacity_matches_the_des():
     config = config_from_dict(_saturated_reads(64))
     network = build_network(config)
-    r = evaluate_network(config, network)
+    r = evaluate_network(config, network, platoon_stage=False)  # the route MVA's (the platoon stage's: below)
     des = simulate(network, requests=60_000, seed=1)
     assert r.utilization["cores:g1"] == pytest.approx(1.0, abs=1e-9)
     assert r.mean_jobs["cores:g1"] == pytest.approx(des.mean_in_station["cores:g1"], rel=0.02)  # 61.0 both
+    stage = evaluate_network(config, network)  # the core serves several steps: the platoon stage answers
+    assert stage.method == "platoon-stage"
+    assert stage.mean_jobs["cores:g1"] == pytest.approx(des.mean_in_station["cores:g1"], rel=0.02)
 
 
 def test_below_the_capacity_bound_the_queues_are_the_solvers():

@@ -1,6 +1,7 @@
 """optimize(): the verified pick is the cheapest design that passes, loops terminate, answers explain themselves."""
 
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -157,25 +158,43 @@ def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_ca
     assert "CAVEAT (analytic model): the Markov chain of the requests' draws was skipped" in capsys.readouterr().out
 
 
-def test_the_searches_skip_the_platoon_check_and_the_pick_gets_it(pm9a3, monkeypatch):
-    # whatif.platoon_iops costs about 15 ms where it runs; the searches evaluate with platoon_check=False and only
-    # the pick is evaluated with it, so its report carries the caveat. Forced here: any design the check looks at
-    # gets a skeleton of 1 IOPS, so the caveat is given wherever the check runs
+def test_the_searches_check_without_the_platoon_stage_first_and_the_pick_has_whatifs_own_answer(pm9a3, monkeypatch):
+    # whatif's platoon check (15 ms) and stage (10-100 ms) run only on designs the answer without them passes, in
+    # the main search: here the pick alone (the demo's pick, two cores each serving several steps: the stage
+    # answers); its reported figures are whatif's own
     import ssdco.model.whatif as W
 
     calls = []
-
-    def tiny_skeleton(network, *args):
-        calls.append(network)
-        return 1.0
-
-    monkeypatch.setattr(W, "platoon_iops", tiny_skeleton)
+    real = W.platoon_iops
+    monkeypatch.setattr(W, "platoon_iops", lambda network, *a: calls.append(network) or real(network, *a))
     res = optimize(pm9a3, min_iops=500_000, options=NO_DES)
-    assert res.feasible and res.verdict.analytic.method == "route-mva"
-    assert len(calls) == 1  # the pick alone
-    assert any(c.startswith("the requests may move in step") for c in res.verdict.analytic.caveats)
-    same = evaluate(res.pick_config(), platoon_check=False)
-    assert (res.verdict.analytic.iops, res.verdict.analytic.latency_mean_us) == (same.iops, same.latency_mean_us)
+    assert res.feasible and len(calls) == 1
+    own = evaluate(res.pick_config())
+    assert res.verdict.analytic.method == own.method == "platoon-stage"
+    assert (res.verdict.analytic.iops, res.verdict.analytic.latency_mean_us) == (own.iops, own.latency_mean_us)
+    plain = evaluate(res.pick_config(), platoon_check=False)
+    assert plain.method == "route-mva" and plain.iops != own.iops
+
+
+def test_a_design_the_platoon_stage_puts_below_the_target_is_not_picked(pm9a3, monkeypatch):
+    # forced: every answer of the stage at half its throughput. The design picked without that passes the route
+    # MVA's check, fails whatif's own, and is listed as rejected; the pick is one the stage does not answer
+    import ssdco.model.whatif as W
+
+    first = optimize(pm9a3, min_iops=500_000, options=NO_DES)
+    real = W.estimate_platoon_stage
+
+    def halved(network, loads, residence):
+        stage = real(network, loads, residence)
+        return None if stage is None else replace(stage, throughput_per_us=stage.throughput_per_us / 2)
+
+    monkeypatch.setattr(W, "estimate_platoon_stage", halved)
+    second = optimize(pm9a3, min_iops=500_000, options=NO_DES)
+    assert second.feasible and second.pick != first.pick and second.cost >= first.cost
+    assert second.verdict.analytic.method != "platoon-stage" and second.verdict.analytic.iops >= 500_000
+    (rejected,) = [c for c in second.runners_up if c.design == first.pick]
+    assert rejected.kind == "rejected" and rejected.iops < 500_000
+    assert any("IOPS" in x for x in rejected.lacks)
 
 
 def test_auxiliary_searches_screen_with_whatif_fast_and_report_full_model_figures():

@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import pytest
 
+from ssdco.model.whatif import evaluate
 from ssdco.spec import Variability, config_from_dict
 from ssdco.validation import compare
 from ssdco.validation.compare import MAX_TIMING_SPREAD_SCV, validate, with_timing_spread
@@ -30,21 +31,25 @@ def test_a_spread_outside_its_range_is_refused_before_anything_runs(scv, monkeyp
         validate(_in_step(), requests=20_000, timing_spread_scv=scv)
 
 
-def test_requests_in_step_part_once_the_timings_vary_and_the_model_then_agrees():
-    # writes at QD 44 in step at two slow cores (Hypothesis seed 20261312 #75, the platoon caveat): the model is
-    # 44 % above the deterministic DES; with a 30 % standard deviation in every service time the DES comes to the
-    # model (measured 2026-11-29: +43.7 % -> +0.2 %, 100,000 requests; a 3 % one leaves +42.8 %)
+def test_requests_in_step_part_once_the_timings_vary_and_leave_the_stages_answer():
+    # writes at QD 44 in step at two slow cores (Hypothesis seed 20261312 #75): the route MVA is 44 % above the
+    # deterministic DES, and the platoon stage, which answers there since 2026-11-29, agrees with it. With a 30 %
+    # standard deviation in every service time the requests part, and the DES comes up to the route MVA's figure
+    # (measured 2026-11-29: +43.7 % -> +0.2 %, 100,000 requests): the agreement holds for exactly constant timings,
+    # and the check says so
     v = validate(_in_step(), requests=60_000, seed=3, replications=0, timing_spread_scv=0.1)
-    assert v.verdict == "DISAGREE" and v.relative_error["iops"] > 0.3
+    assert v.analytic.method == "platoon-stage" and v.verdict == "AGREE"
     t = v.timing_spread
-    assert t.scv == 0.1 and t.agrees and abs(t.relative_error["iops"]) < 0.03
+    assert t.scv == 0.1 and not t.agrees and t.relative_error["iops"] < -0.25
     assert t.relative_error["iops"] == pytest.approx(v.analytic.iops / t.des.iops.value - 1.0, rel=1e-12)
+    assert evaluate(_in_step(), platoon_stage=False).iops == pytest.approx(t.des.iops.value, rel=0.03)
+    assert compare.timing_spread_note(v).startswith("spread: with varying service times the DES leaves the model's")
     assert set(t.utilization_error) == set(v.utilization_error)
     doc = v.to_dict()["des_timing_spread"]
-    assert doc["scv"] == 0.1 and doc["agrees"] is True and doc["iops"] == t.des.iops.value
-    # a small spread does not part them: the check can fail
+    assert doc["scv"] == 0.1 and doc["agrees"] is False and doc["iops"] == t.des.iops.value
+    # a small spread does not part them: the check can pass
     small = validate(_in_step(), requests=60_000, seed=3, replications=0, timing_spread_scv=0.001).timing_spread
-    assert not small.agrees and small.relative_error["iops"] > 0.3
+    assert small.agrees and abs(small.relative_error["iops"]) < 0.03
 
 
 def test_the_spread_run_is_reproducible_and_absent_unless_asked_for():
