@@ -11,12 +11,16 @@ flagged answers are run in the DES (``--des-all`` runs them all), and with ``--p
 the modules; all run in the DES). For every route-MVA answer it runs ``whatif``
 with and without the platoon check and the DES (``--requests``), and prints: how many answers the caveat flags and
 how many of them miss the DES's tolerances (IOPS 3 %, mean latency 10 %); the misses no caveat flags before and
-after; the skeleton's IOPS against the DES's on the flagged ones; the time the check adds.
+after; the skeleton's IOPS against the DES's on the flagged ones; the time the check adds. The caveat is the route
+MVA's (``platoon_stage=False``): by default the platoon stage (``model/platoon_stage.py``) answers wherever the check
+looks, and the script prints how many answers it gave, how many of them the route MVA and the stage miss, and the
+time whatif takes there.
 
 Run: ``.venv/bin/python benchmarks/platoon_vs_des.py [--first-seed 0] [--designs 800] [--requests 100000]
 [--hypothesis 20261246 ...] [--des-all] [--pairs 600]``. Measured on 2026-11-28: seeds 0-799 (the rule was chosen
 on them) and 800-1599 (drawn after it); on 2026-11-29, after any two visits of the bottleneck counted, ``--designs 0
---pairs 600``; see docs/accuracy.md. Prints measured figures; asserts nothing.
+--pairs 600``; on 2026-11-29, after the platoon stage, ``--first-seed 0 --designs 1600 --pairs 600``; see
+docs/accuracy.md. Prints measured figures; asserts nothing.
 """
 
 import argparse
@@ -56,6 +60,8 @@ def main() -> None:
         drawn = hypothesis_configs(300, seed, "4")
         designs += [(f"{seed}:{i}", d, args.des_all, seed + i) for i, d in enumerate(drawn)]
     answers = flagged = flagged_misses = misses = unflagged_before = unflagged_after = 0
+    staged = staged_route_misses = staged_misses = 0
+    staged_seconds = []  # whatif's time where the platoon stage answers
     added = []  # seconds whatif takes with the check less without it, per route-MVA answer
     rows = []
     t0 = time.perf_counter()
@@ -72,16 +78,28 @@ def main() -> None:
             continue
         answers += 1
         t = time.perf_counter()
-        full = evaluate_network(config, network)
+        full = evaluate_network(config, network, platoon_stage=False)
         added.append(time.perf_counter() - t - t_plain)
+        t = time.perf_counter()
+        answer = evaluate_network(config, network)  # whatif's own: the platoon stage where the check looks
+        by_stage = answer.method == "platoon-stage"
+        if by_stage:
+            staged_seconds.append(time.perf_counter() - t)
         hit = any(c.startswith(IN_STEP) for c in full.caveats)
         flagged += hit
-        if not (hit or des_always):
+        if not (hit or des_always or by_stage):
             continue
         des = simulate(network, requests=args.requests, seed=des_seed)
         e_iops = plain.iops / des.iops.value - 1.0
         e_lat = plain.latency_mean_us / des.mean_latency_us.value - 1.0
         miss = abs(e_iops) > IOPS_TOLERANCE or abs(e_lat) > LATENCY_TOLERANCE
+        if by_stage:
+            staged += 1
+            staged_route_misses += miss
+            staged_misses += (abs(answer.iops / des.iops.value - 1.0) > IOPS_TOLERANCE
+                              or abs(answer.latency_mean_us / des.mean_latency_us.value - 1.0) > LATENCY_TOLERANCE)
+        if not (hit or des_always):
+            continue
         misses += miss
         unflagged_before += miss and not plain.caveats
         unflagged_after += miss and not full.caveats
@@ -97,6 +115,10 @@ def main() -> None:
     for name, qd, e, s, miss in sorted(rows, key=lambda r: -r[2]):
         print(f"  {name:16s} QD {qd:3d}  model IOPS {e * 100:+6.1f} %  skeleton {s * 100:+6.1f} %  (vs DES)  "
               f"{'MISS' if miss else 'within'}")
+    print(f"platoon stage (whatif's answer where the check looks): {staged} answers; misses: the route MVA "
+          f"{staged_route_misses}, the stage {staged_misses}"
+          + (f"; whatif there a median {statistics.median(staged_seconds) * 1e3:.0f} ms, worst "
+             f"{max(staged_seconds) * 1e3:.0f} ms" if staged_seconds else ""))
     if added:
         slow = sorted(a for a in added if a > 2e-3)
         print(f"time the check adds to whatif: median {statistics.median(added) * 1e3:.2f} ms over all answers; "
