@@ -18,29 +18,12 @@ from tests.designs import (reads_behind_two_slow_cores_each_serving_several_step
 
 PM9A3 = Path(__file__).resolve().parents[2] / "configs" / "pm9a3-960.toml"
 IN_STEP = "the requests may move in step"
-ONE_CORE_FOUR_MODULES = """schema_version = 1
-name = "one-core-four-modules"
-description = "one 1 GHz core running parse, cache lookup, translate and dispatch; completion on a core of its own"
-
-[[core_groups]]
-name = "main"
-spec = "r1g"
-count = 1
-modules = ["parse", "cache_lookup", "translate", "dispatch"]
-
-[[core_groups]]
-name = "done"
-spec = "r1g"
-count = 1
-modules = ["complete"]
-"""
+ONE_CORE_FOUR_MODULES = Path(__file__).resolve().parents[1] / "data" / "one_core_four_modules.toml"
 
 
 @pytest.fixture
-def one_core(tmp_path):
-    path = tmp_path / "one-core.toml"
-    path.write_text(ONE_CORE_FOUR_MODULES)
-    return lambda *overrides: load_config(PM9A3, controller=str(path), overrides=list(overrides))
+def one_core():
+    return lambda *overrides: load_config(PM9A3, controller=str(ONE_CORE_FOUR_MODULES), overrides=list(overrides))
 
 
 def _answer(config, **kw):

@@ -18,22 +18,7 @@ from tests.designs import (reads_behind_two_slow_cores_each_serving_several_step
 
 PM9A3 = Path(__file__).resolve().parents[2] / "configs" / "pm9a3-960.toml"
 IN_STEP = "the requests may move in step"
-ONE_CORE = """schema_version = 1
-name = "one-core-four-modules"
-description = "one 1 GHz core running parse, cache lookup, translate and dispatch; completion on a core of its own"
-
-[[core_groups]]
-name = "main"
-spec = "r1g"
-count = 1
-modules = ["parse", "cache_lookup", "translate", "dispatch"]
-
-[[core_groups]]
-name = "done"
-spec = "r1g"
-count = 1
-modules = ["complete"]
-"""
+ONE_CORE = Path(__file__).resolve().parents[1] / "data" / "one_core_four_modules.toml"  # and test_platoon_caveat
 
 
 def _stage_inputs(config):
@@ -66,10 +51,8 @@ def test_the_stage_answers_the_platoon_designs_within_the_tolerances(design):
     assert plain.method == "route-mva" and plain.iops > 1.25 * des.iops.value
 
 
-def test_one_core_running_four_modules_on_pm9a3_at_qd_32(tmp_path):
-    path = tmp_path / "one-core.toml"
-    path.write_text(ONE_CORE)
-    config = load_config(PM9A3, controller=str(path), overrides=["workload.queue_depth=32"])
+def test_one_core_running_four_modules_on_pm9a3_at_qd_32():
+    config = load_config(PM9A3, controller=str(ONE_CORE), overrides=["workload.queue_depth=32"])
     network = build_network(config)
     r = evaluate_network(config, network)
     assert r.method == "platoon-stage"
