@@ -641,6 +641,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             # bounds, and the mean latency N / X (Little's law, as every closed answer's)
             x_per_us = min(stage.throughput_per_us, bounds.upper_per_us)
             mean_latency, residence = network.queue_depth / x_per_us, stage.residence_us
+            bounds = replace(bounds, idle_per_us=math.inf, idle_station="")  # the route MVA's estimate, not a bound
     util = x_per_us * (demand + bg_demand) / servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand + bg_demand, copies)}
     iops = x_per_us * US_PER_S

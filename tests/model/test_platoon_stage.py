@@ -115,6 +115,19 @@ def test_where_the_check_does_not_look_nothing_changes():
     assert (on.iops, on.latency_mean_us, on.latency_p99_us) == (off.iops, off.latency_mean_us, off.latency_p99_us)
 
 
+def test_a_stage_answer_reports_no_idle_bound():
+    # PM9A3 c02 (three 100 MHz cores running translate, dispatch and complete): the route MVA's X is held to the idle
+    # bound (416,378 IOPS), an estimate of its own; the stage's answer (the DES's within 0.01 %) is above it, and the
+    # bounds it reports are those that hold
+    config = load_config(PM9A3, controller="c02")
+    network = build_network(config)
+    route = evaluate_network(config, network, platoon_stage=False)
+    assert route.bounds.idle_per_us < route.bounds.capacity_per_us
+    r = evaluate_network(config, network)
+    assert r.method == "platoon-stage" and r.bounds.idle_per_us == float("inf") and r.bounds.idle_station == ""
+    assert route.bounds.idle_per_us * 1e6 < r.iops <= r.bounds.upper_per_us * 1e6
+
+
 def test_the_stage_does_not_apply_beyond_one_deterministic_route_of_one_transaction_requests():
     d = reads_behind_two_slow_cores_each_serving_several_steps()
     network, loads, residence = _stage_inputs(config_from_dict(d))
