@@ -487,7 +487,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
     ``platoon_check=False`` skips :func:`platoon_iops` (about 15 ms where it runs) and with it the platoon stage:
     where the check looks, the platoon stage answers instead of the route MVA (``platoon_stage.py``, method
-    "platoon-stage", 10-30 ms), unless ``platoon_stage=False``, which keeps the route MVA's answer and gives the
+    "platoon-stage", 10-100 ms), unless ``platoon_stage=False``, which keeps the route MVA's answer and gives the
     platoon caveat where the skeleton is well below it (to measure what the stage buys).
     ``route_features`` (bits of ``route_mva.py``'s corrections; all by default) switches corrections of the route
     MVA off, only to measure what each buys (``benchmarks/route_feature_vs_des.py``)."""
