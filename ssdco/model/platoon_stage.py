@@ -11,9 +11,14 @@ collisions split a platoon and how often the round robin joins the parts again; 
 skeleton say (docs/accuracy.md: "The platoon stage"). The skeleton as the answer (min(model, skeleton), and two
 narrower rules) was tried on held-out designs and put answers out by up to -29 %.
 
+**Mixes.** Where reads and programs mix and a core group is the bottleneck, the requests held behind programs at
+the dies reach the group in bursts, which mean values do not see either (the knee's caveats: the route MVA -8.8 to
++11.8 % there); the same stage answers, each request drawing its operation.
+
 **What.** Where the platoon caveat looks (``whatif.platoon_iops``: the bottleneck a core group serving several
-steps, the dies' and channels' waits under ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle; one deterministic route of
-one-transaction requests, all reads or all programs, one size, closed), the stations that decide the platoon run
+steps, the dies' and channels' waits under ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle), or reads and programs mix
+with a core group the bottleneck (one transaction of one size per request, deterministic service, no random FTL
+events or background work, closed), the stations that decide the platoon run
 event by event, seeded (:data:`SEED`), over :data:`REQUESTS` completed requests after a warm-up of a tenth as many:
 every core group (FCFS over its visits, its servers), the dies (picked uniformly at random per request, its planes
 as servers) and the channels (die d's channel d % channels, as in the DES). Every other step is a fixed delay: its
@@ -25,7 +30,7 @@ Measured (2026-11-29, docs/accuracy.md "The platoon stage"; the DES's runs of 60
 route MVA's answers it replaces, on 563 cached Hypothesis draws (seeds 20261337-56) the route MVA missed 22 and the
 stage 1 (20261356 #170, +7.1 %, within against 1,000,000-request runs: the DES's shorter run sat in a slower
 pattern); on 457 designs of ``benchmarks/platoon_vs_des.py`` 42 and 0; on 339 held-out draws (seeds 20261377-86)
-2 and 0.
+2 and 0. Mixes behind a core group: seeds 20261337-56, 474 answers, 13 and 0; seeds 20261377-86, 267, 29 and 0.
 """
 
 from __future__ import annotations
@@ -74,50 +79,76 @@ def platoon_stage(network: Network, loads, residence: np.ndarray, seed: int = SE
     x, latency, p99, step_res, drift = _estimate(*args, int(seed), int(requests))
     if drift > SETTLED_DRIFT:
         x, latency, p99, step_res, drift = _estimate(*args, int(seed), int(requests) * EXTEND)
-    step_station, copies = args[1], args[6]
+    read_fraction, step_station, read_us, write_us, copies = args[1], args[2], args[3], args[4], args[8]
     measured = np.array(residence, dtype=float)
     kept = [s.name for s in network.stations if s.kind in EVENT_KINDS]
     for k, name in enumerate(kept):
-        at = [j for j, s in enumerate(step_station) if s == k]
-        measured[[ld.name for ld in loads].index(name)] = float(sum(step_res[j] for j in at)) / copies[k]
+        # per request: each step's mean residence over the requests that visit it, times their share
+        per_request = sum(step_res[j] * (read_fraction * (read_us[j] >= 0.0)
+                                         + (1.0 - read_fraction) * (write_us[j] >= 0.0))
+                          for j, s in enumerate(step_station) if s == k)
+        measured[[ld.name for ld in loads].index(name)] = float(per_request) / copies[k]
     return PlatoonStage(throughput_per_us=x, response_us=latency, p99_us=p99, residence_us=measured)
 
 
 def stage_arguments(network: Network, loads, residence: np.ndarray) -> tuple | None:
     """The kernel's inputs for ``network`` (:func:`_estimate`'s arguments but the seed and the request count:
-    queue depth; per step the station run event by event or -1, its time, its pure delay after, its routing; per
-    station its servers and copies), or None where the stage does not apply (:func:`platoon_stage`)."""
-    found = _route(network, max_queue_depth=1 << 30)
-    if found is None or network.queue_depth is None or network.queue_depth < 1:
-        return None
-    route, transactions = found
-    if transactions != 1:
+    queue depth; the reads' share; per step the station run event by event or -1, a read's time and a program's
+    (-1: that operation skips the step), its pure delay after, its routing; per station its servers and copies), or
+    None where the stage does not apply (:func:`platoon_stage`)."""
+    route = _route_by_operation(network)
+    if route is None:
         return None
     index = {ld.name: k for k, ld in enumerate(loads)}
     kept = [s.name for s in network.stations if s.kind in EVENT_KINDS]
     if any(name not in index for name in kept):
         return None
     kept_index = {name: k for k, name in enumerate(kept)}
-    step_station, step_time, step_after, step_route = [], [], [], []
-    for step, (station, service, delay, _routed, skipped, _per_request) in zip(network.steps, route):
-        name = None if station < 0 else network.stations[station].name
-        if skipped:
-            at, time, after, routing = -1, 0.0, 0.0, 0
-        elif name in kept_index:
+    step_station, read_us, write_us, step_after, step_route = [], [], [], [], []
+    for step, (name, times, delay) in zip(network.steps, route):
+        if name in kept_index:
             routing = _ROUTING.get(step.routing)
             if routing is None:
                 return None
-            at, time, after = kept_index[name], service, delay
-        else:
-            held = service if name is None else _per_visit_us(loads[index[name]], residence[index[name]], service)
-            at, time, after, routing = -1, held + delay, 0.0, 0
+            at, after = kept_index[name], delay
+        else:  # a fixed delay: its service (or the route MVA's residence at its station) and its pure delay
+            if name is not None and max(times) >= 0.0:
+                held = _per_visit_us(loads[index[name]], residence[index[name]], max(times))
+                times = tuple(t if t < 0.0 else held + delay for t in times)
+            else:
+                times = tuple(t if t < 0.0 else t + delay for t in times)
+            at, after, routing = -1, 0.0, 0
         step_station.append(at)
-        step_time.append(float(time))
+        read_us.append(float(times[0]))
+        write_us.append(float(times[1]))
         step_after.append(float(after))
         step_route.append(routing)
     stations = {s.name: s for s in network.stations}
-    return (int(network.queue_depth), tuple(step_station), tuple(step_time), tuple(step_after), tuple(step_route),
-            tuple(int(stations[n].servers) for n in kept), tuple(int(stations[n].copies) for n in kept))
+    return (int(network.queue_depth), float(network.read_fraction), tuple(step_station), tuple(read_us),
+            tuple(write_us), tuple(step_after), tuple(step_route), tuple(int(stations[n].servers) for n in kept),
+            tuple(int(stations[n].copies) for n in kept))
+
+
+def _route_by_operation(network: Network):
+    """Per step (station name or None, (a read's service us, a program's; -1 where that operation skips it), pure
+    delay us), or None unless every request is one transaction of one size on one deterministic route for its
+    operation, closed (no random FTL events, no background work, no variable service)."""
+    if network.queue_depth is None or network.queue_depth < 1:
+        return None
+    sizes = [k for k, p in enumerate(network.request_probs) if p > 0]
+    if len(sizes) != 1 or network.transactions[sizes[0]] != 1:
+        return None
+    size_bytes = network.request_bytes[sizes[0]]
+    route = []
+    for step in network.steps:
+        if step.background or step.scv != 0.0 or step.probability < 1.0:
+            return None
+        times = []
+        for op, base in (("read", step.read_us), ("write", step.write_us)):
+            visits = step.ops in ("both", op)
+            times.append(base + (step.per_byte_us * size_bytes if step.per_request else 0.0) if visits else -1.0)
+        route.append((step.station, tuple(times), step.delay_us))
+    return route
 
 
 def _per_visit_us(load, residence_us: float, service_us: float) -> float:
@@ -127,7 +158,8 @@ def _per_visit_us(load, residence_us: float, service_us: float) -> float:
 
 
 @lru_cache(maxsize=256)
-def _estimate(population, step_station, step_time, step_after, step_route, servers, copies, seed, requests):
+def _estimate(population, read_fraction, step_station, read_us, write_us, step_after, step_route, servers, copies,
+              seed, requests):
     """(X per us, mean latency us, p99 us, mean residence per step us, and how far apart the measured halves' X
     are, relative) of the stage; cached by its inputs."""
     offset = np.zeros(len(servers) + 1, dtype=np.int64)
@@ -135,11 +167,11 @@ def _estimate(population, step_station, step_time, step_after, step_route, serve
         offset[s + 1] = offset[s] + c
     latencies = np.zeros(requests)
     step_res = np.zeros(len(step_station))
-    x, first, second = _kernel(population, np.array(step_station, dtype=np.int64),
-                               np.array(step_time, dtype=np.float64), np.array(step_after, dtype=np.float64),
-                               np.array(step_route, dtype=np.int64), np.array(servers, dtype=np.int64),
-                               np.array(copies, dtype=np.int64), offset, requests, requests // 10, seed,
-                               latencies, step_res)
+    x, first, second = _kernel(population, read_fraction, np.array(step_station, dtype=np.int64),
+                               np.array(read_us, dtype=np.float64), np.array(write_us, dtype=np.float64),
+                               np.array(step_after, dtype=np.float64), np.array(step_route, dtype=np.int64),
+                               np.array(servers, dtype=np.int64), np.array(copies, dtype=np.int64), offset,
+                               requests, requests // 10, seed, latencies, step_res)
     return (float(x), float(np.mean(latencies)), float(np.quantile(latencies, 0.99, method="inverted_cdf")),
             tuple(float(r) for r in step_res), abs(first / second - 1.0))
 
@@ -178,15 +210,18 @@ def _pop(heap_t, heap_s, heap_j, size):
 
 
 @nb.njit(cache=True)
-def _kernel(population, step_station, step_time, step_after, step_route, servers, copies, offset, requests,
-            warm_requests, seed, latencies, step_res):
+def _kernel(population, read_fraction, step_station, read_us, write_us, step_after, step_route, servers, copies,
+            offset, requests, warm_requests, seed, latencies, step_res):
     """Run the stage: ``population`` requests issued at time 0, each completing request replaced at once by the
-    next. Per step: a station (its index, or -1 for a fixed delay of ``step_time``), the service ``step_time``,
-    then ``step_after`` of pure delay, and the routing (0 copy 0, 1 a copy at random, 2 copy d % copies with d
-    the request's latest random pick). Fills ``latencies`` (the measured requests') and ``step_res`` (mean
-    residence per step: wait and service at a station, the delay elsewhere); returns X (requests per us) over the
-    measured requests, over their first half and over their second."""
+    next, a read with probability ``read_fraction`` (drawn only where both operations occur). Per step: a station
+    (its index, or -1 for a fixed delay of the step's time), a read's time ``read_us`` and a program's
+    ``write_us`` (negative: that operation passes the step at once), then ``step_after`` of pure delay, and the
+    routing (0 copy 0, 1 a copy at random, 2 copy d % copies with d the request's latest random pick). Fills
+    ``latencies`` (the measured requests') and ``step_res`` (mean residence per step over the requests that visit
+    it: wait and service at a station, the delay elsewhere); returns X (requests per us) over the measured
+    requests, over their first half and over their second."""
     np.random.seed(seed)
+    mixed = 0.0 < read_fraction < 1.0
     n_steps = step_station.shape[0]
     n_copies = offset[-1]
     fifo = np.zeros((n_copies, population), dtype=np.int64)
@@ -199,6 +234,9 @@ def _kernel(population, step_station, step_time, step_after, step_route, servers
     picked = np.zeros(population, dtype=np.int64)  # the latest random pick (the die)
     arrived = np.zeros(population)
     issued = np.zeros(population)
+    is_read = np.zeros(population, dtype=np.bool_)
+    for j in range(population):
+        is_read[j] = np.random.random() < read_fraction if mixed else read_fraction > 0.0
     heap_t = np.zeros(population)
     heap_s = np.zeros(population, dtype=np.int64)
     heap_j = np.zeros(population, dtype=np.int64)
@@ -221,8 +259,15 @@ def _kernel(population, step_station, step_time, step_after, step_route, servers
             arrived[j] = now
             phase[j] = 0
             s = step_station[k]
+            t_k = read_us[k] if is_read[j] else write_us[k]
+            if t_k < 0.0:  # not this operation's step
+                phase[j] = 2
+                _push(heap_t, heap_s, heap_j, size, now, seq, j)
+                size += 1
+                seq += 1
+                continue
             if s < 0:
-                _push(heap_t, heap_s, heap_j, size, now + step_time[k], seq, j)
+                _push(heap_t, heap_s, heap_j, size, now + t_k, seq, j)
                 size += 1
                 seq += 1
                 continue
@@ -236,7 +281,7 @@ def _kernel(population, step_station, step_time, step_after, step_route, servers
             copy_of[j] = g
             if busy[g] < servers[s]:
                 busy[g] += 1
-                _push(heap_t, heap_s, heap_j, size, now + step_time[k], seq, j)
+                _push(heap_t, heap_s, heap_j, size, now + t_k, seq, j)
                 size += 1
                 seq += 1
             else:
@@ -261,7 +306,8 @@ def _kernel(population, step_station, step_time, step_after, step_route, servers
                     if head[g] == population:
                         head[g] = 0
                     count[g] -= 1
-                    _push(heap_t, heap_s, heap_j, size, now + step_time[pos[h]], seq, h)
+                    _push(heap_t, heap_s, heap_j, size, now + (read_us[pos[h]] if is_read[h] else write_us[pos[h]]),
+                          seq, h)
                     size += 1
                     seq += 1
                 else:
@@ -289,5 +335,7 @@ def _kernel(population, step_station, step_time, step_after, step_route, servers
                 return requests / (now - start), half / (middle - start), (requests - half) / (now - middle)
             issued[j] = now
             pos[j] = 0
+            if mixed:
+                is_read[j] = np.random.random() < read_fraction
         entering[0] = j
         n_entering = 1

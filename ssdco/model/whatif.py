@@ -14,8 +14,9 @@ throughput than the route MVA, the case where the DES's few requests fall into s
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
 the bottleneck of a route-MVA answer for deterministic one-transaction requests is a core group serving several
-steps and the dies and channels barely queue (the platoon check, :func:`platoon_iops`), the platoon stage answers
-instead (``platoon_stage.py``: the core groups, dies and channels event by event, the rest fixed delays); open
+steps and the dies and channels barely queue (the platoon check, :func:`platoon_iops`), or a core group while
+reads and programs mix, the platoon stage answers instead (``platoon_stage.py``: the core groups, dies and
+channels event by event, the rest fixed delays); open
 workloads by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
@@ -486,9 +487,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
     ``platoon_check=False`` skips :func:`platoon_iops` (about 15 ms where it runs) and with it the platoon stage:
-    where the check looks, the platoon stage answers instead of the route MVA (``platoon_stage.py``, method
-    "platoon-stage", 10-100 ms), unless ``platoon_stage=False``, which keeps the route MVA's answer and gives the
-    platoon caveat where the skeleton is well below it (to measure what the stage buys).
+    where the check looks, or reads and programs mix with a core group the bottleneck, the platoon stage answers
+    instead of the route MVA (``platoon_stage.py``, method "platoon-stage", 10-100 ms), unless
+    ``platoon_stage=False``, which keeps the route MVA's answer and its caveats there (the platoon caveat where the
+    skeleton is well below it, the knee's), to measure what the stage buys.
     ``route_features`` (bits of ``route_mva.py``'s corrections; all by default) switches corrections of the route
     MVA off, only to measure what each buys (``benchmarks/route_feature_vs_des.py``)."""
     loads = network.loads()
@@ -631,8 +633,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
         flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us, route_features)
         if platoon_check:
             platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
-        if platoon is not None and platoon_stage:
-            # where the requests may move in step the core groups, dies and channels run event by event
+        mix_at_cores = 0.0 < network.read_fraction < 1.0 and bounds.bottleneck.split(":")[0] == "cores"
+        if platoon_stage and (platoon is not None or (platoon_check and mix_at_cores)):
+            # where the requests may move in step, or reads and programs mix behind a core group (the requests held
+            # behind programs reach it in bursts), the core groups, dies and channels run event by event
             stage = estimate_platoon_stage(network, loads, residence)
         if stage is not None:
             method = "platoon-stage"

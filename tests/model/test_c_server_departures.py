@@ -34,7 +34,8 @@ def _capacity(a) -> float:
 
 def _iops(d: dict, features: int) -> float:
     config = config_from_dict(d)
-    return evaluate_network(config, build_network(config), route_features=features, periodic=False).iops
+    return evaluate_network(config, build_network(config), route_features=features, periodic=False,
+                            platoon_stage=False).iops
 
 
 def test_it_is_off_by_default():
@@ -42,7 +43,8 @@ def test_it_is_off_by_default():
     d = random_config(10004, mixed_sizes=False)
     more = dict(one_more_server(d))["+1 core in g2"]
     config = config_from_dict(more)
-    assert evaluate_network(config, build_network(config), periodic=False).iops == _iops(more, ALL_FEATURES)
+    assert evaluate_network(config, build_network(config), periodic=False,
+                            platoon_stage=False).iops == _iops(more, ALL_FEATURES)
     assert _iops(more, WITH_IT) != _iops(more, ALL_FEATURES)
 
 

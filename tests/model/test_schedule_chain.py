@@ -120,7 +120,7 @@ def test_whatif_takes_the_chain_where_the_route_mva_misses():
     assert result.method == "markov-chain" and result.caveats == ()
     assert abs(result.iops / des.iops.value - 1.0) <= 0.005
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.005
-    route = evaluate_network(config, network, periodic=False)
+    route = evaluate_network(config, network, periodic=False, platoon_stage=False)
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
     # per station as the other solvers report: jobs per copy, Little's law on the whole system
     assert sum(result.mean_jobs[ld.name] * ld.copies for ld in network.loads()) <= network.queue_depth
