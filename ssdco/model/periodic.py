@@ -209,6 +209,12 @@ def _skeleton(network: Network, max_queue_depth: int):
     return route, skeleton
 
 
+def skeleton_applies(network: Network) -> bool:
+    """Whether ``network`` has the convoy's skeleton at any queue depth (:func:`_skeleton`), as
+    :func:`platoon_throughput_per_us` needs, without running it."""
+    return _skeleton(network, max_queue_depth=1 << 30) is not None
+
+
 def platoon_throughput_per_us(network: Network, completions_per_request: int = PLATOON_COMPLETIONS_PER_REQUEST
                               ) -> float | None:
     """Throughput (requests per us) of the convoy's skeleton (:func:`convoy_estimate`: the dies and channels as

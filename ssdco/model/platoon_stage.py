@@ -15,7 +15,7 @@ narrower rules) was tried on held-out designs and put answers out by up to -29 %
 the dies reach the group in bursts, which mean values do not see either (the knee's caveats: the route MVA -8.8 to
 +11.8 % there); the same stage answers, each request drawing its operation.
 
-**What.** Where the platoon caveat looks (``whatif.platoon_iops``: the bottleneck a core group serving several
+**What.** Where the platoon check looks (``whatif.platoon_may_form``: the bottleneck a core group serving several
 steps, the dies' and channels' waits under ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle), or reads and programs mix
 with a core group the bottleneck (one transaction of one size per request, deterministic service, no random FTL
 events or background work, closed), the stations that decide the platoon run event by event, seeded

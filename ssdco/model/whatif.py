@@ -14,7 +14,7 @@ throughput than the route MVA, the case where the DES's few requests fall into s
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
 the bottleneck of a route-MVA answer for deterministic one-transaction requests is a core group serving several
-steps and the dies and channels barely queue (the platoon check, :func:`platoon_iops`), or a core group while
+steps and the dies and channels barely queue (the platoon check, :func:`platoon_may_form`), or a core group while
 reads and programs mix, the platoon stage answers instead (``platoon_stage.py``: the core groups, dies and
 channels event by event, the rest fixed delays); open
 workloads by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
@@ -100,7 +100,7 @@ from .network import Network, StationLoad, build_network
 from .idle_bound import held_by_idle_bound
 from .open import solve_open
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
-from .periodic import convoy_estimate, periodic_schedule, platoon_throughput_per_us
+from .periodic import convoy_estimate, periodic_schedule, platoon_throughput_per_us, skeleton_applies
 from .platoon_stage import platoon_stage as estimate_platoon_stage
 from .route_mva import (ALL_FEATURES, FLOW, IDLE_BOUND, RouteArrays, queue_at_capacity, residual_factors,
                         route_arrays, route_latency, routed_arrival_gamma, solve_route, stage_behind_rest)
@@ -486,11 +486,11 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     2-5 and the route MVA that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so.
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
-    ``platoon_check=False`` skips :func:`platoon_iops` (about 15 ms where it runs) and with it the platoon stage:
+    ``platoon_check=False`` skips the platoon check (:func:`platoon_may_form`) and with it the platoon stage:
     where the check looks, or reads and programs mix with a core group the bottleneck, the platoon stage answers
     instead of the route MVA (``platoon_stage.py``, method "platoon-stage", 10-100 ms), unless
     ``platoon_stage=False``, which keeps the route MVA's answer and its caveats there (the platoon caveat where the
-    skeleton is well below it, the knee's), to measure what the stage buys.
+    skeleton, :func:`platoon_iops`, about 15 ms, is well below it; the knee's), to measure what the stage buys.
     ``route_features`` (bits of ``route_mva.py``'s corrections; all by default) switches corrections of the route
     MVA off, only to measure what each buys (``benchmarks/route_feature_vs_des.py``)."""
     loads = network.loads()
@@ -631,10 +631,13 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     stage = None  # the platoon stage's estimate, where it answers (platoon_stage.py)
     if method == "route-mva" and all(step.scv == 0.0 for step in network.steps):
         flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us, route_features)
-        if platoon_check:
+        looks = False  # the platoon check looks: the stage answers, or (without it) the skeleton gives the caveat
+        if platoon_check and platoon_stage:
+            looks = platoon_may_form(network, loads, residence, x_per_us, bounds.bottleneck)
+        elif platoon_check:
             platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
         mix_at_cores = 0.0 < network.read_fraction < 1.0 and bounds.bottleneck.split(":")[0] == "cores"
-        if platoon_stage and (platoon is not None or (platoon_check and mix_at_cores)):
+        if platoon_check and platoon_stage and (looks or mix_at_cores):
             # where the requests may move in step, or reads and programs mix behind a core group (the requests held
             # behind programs reach it in bursts), the core groups, dies and channels run event by event
             stage = estimate_platoon_stage(network, loads, residence)
@@ -852,21 +855,29 @@ def serves_several_steps(network: Network, group: str) -> bool:
     return sum(step.station == group for step in network.steps) >= 2
 
 
-def platoon_iops(network: Network, loads, residence: np.ndarray, x_per_us: float, bottleneck: str) -> float | None:
-    """IOPS of the convoy's skeleton over a fixed horizon (:func:`periodic.platoon_throughput_per_us`: the dies
-    and channels as fixed delays, the requests issued together), for the platoon caveat; None where the caveat
-    does not look: unless the bottleneck is a core group that serves two or more steps of the route
-    (:func:`serves_several_steps`), and the waits at the dies and channels (``residence``: per
-    request at one copy, us, as the route MVA reports it at throughput ``x_per_us``, requests per us) are under
-    ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle N / X, since those waits break the requests' step. Costs about
-    15 ms (median) where it runs (PLATOON_COMPLETIONS_PER_REQUEST completions per request in pure Python)."""
+def platoon_may_form(network: Network, loads, residence: np.ndarray, x_per_us: float, bottleneck: str) -> bool:
+    """Whether the platoon check looks at the route MVA's answer (``x_per_us``, requests per us): the bottleneck is
+    a core group that serves two or more steps of the route (:func:`serves_several_steps`), the waits at the dies
+    and channels (``residence``: per request at one copy, us, as the route MVA reports it) are under
+    ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle N / X, since those waits break the requests' step, and the network
+    has the convoy's skeleton (``periodic.skeleton_applies``). Where it looks, the platoon stage answers."""
     if network.queue_depth is None or bottleneck.split(":")[0] != "cores" or x_per_us <= 0.0:
-        return None
+        return False
     if not serves_several_steps(network, bottleneck):
-        return None
+        return False
     routed_wait_us = sum(max(residence[k] - ld.demand_us, 0.0) * ld.copies
                          for k, ld in enumerate(loads) if ld.kind in ROUTED_KINDS)
     if routed_wait_us * x_per_us / network.queue_depth >= PLATOON_ROUTED_WAIT_SHARE:
+        return False
+    return skeleton_applies(network)
+
+
+def platoon_iops(network: Network, loads, residence: np.ndarray, x_per_us: float, bottleneck: str) -> float | None:
+    """IOPS of the convoy's skeleton over a fixed horizon (:func:`periodic.platoon_throughput_per_us`: the dies
+    and channels as fixed delays, the requests issued together), for the platoon caveat (``platoon_stage=False``);
+    None where the check does not look (:func:`platoon_may_form`). Costs about 15 ms (median) where it runs
+    (PLATOON_COMPLETIONS_PER_REQUEST completions per request in pure Python)."""
+    if not platoon_may_form(network, loads, residence, x_per_us, bottleneck):
         return None
     x = platoon_throughput_per_us(network)
     return None if x is None else x * US_PER_S
