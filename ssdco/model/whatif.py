@@ -14,10 +14,9 @@ throughput than the route MVA, the case where the DES's few requests fall into s
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
 the bottleneck of a route-MVA answer for deterministic one-transaction requests is a core group serving several
-steps and the dies and channels barely queue (the platoon check, :func:`platoon_may_form`), or a core group while
-reads and programs mix, the platoon stage answers instead (``platoon_stage.py``: the core groups, dies and
-channels event by event, the rest fixed delays); open
-workloads by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
+steps, or a core group while reads and programs mix (:func:`stage_answers`), the platoon stage answers instead
+(``platoon_stage.py``: the core groups, dies and channels event by event, the rest fixed delays); open workloads
+by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
 transaction, it does not add its transactions' visits); at a core group or accelerator that a request
@@ -486,8 +485,8 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     2-5 and the route MVA that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so.
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
-    ``platoon_check=False`` skips the platoon check (:func:`platoon_may_form`) and with it the platoon stage:
-    where the check looks, or reads and programs mix with a core group the bottleneck, the platoon stage answers
+    ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps, or
+    reads and programs mix with a core group the bottleneck (:func:`stage_answers`), the platoon stage answers
     instead of the route MVA (``platoon_stage.py``, method "platoon-stage", 10-100 ms), unless
     ``platoon_stage=False``, which keeps the route MVA's answer and its caveats there (the platoon caveat where the
     skeleton, :func:`platoon_iops`, about 15 ms, is well below it; the knee's), to measure what the stage buys.
@@ -631,16 +630,12 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     stage = None  # the platoon stage's estimate, where it answers (platoon_stage.py)
     if method == "route-mva" and all(step.scv == 0.0 for step in network.steps):
         flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us, route_features)
-        looks = False  # the platoon check looks: the stage answers, or (without it) the skeleton gives the caveat
-        if platoon_check and platoon_stage:
-            looks = platoon_may_form(network, loads, residence, x_per_us, bounds.bottleneck)
-        elif platoon_check:
-            platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
-        mix_at_cores = 0.0 < network.read_fraction < 1.0 and bounds.bottleneck.split(":")[0] == "cores"
-        if platoon_check and platoon_stage and (looks or mix_at_cores):
+        if platoon_check and platoon_stage and stage_answers(network, bounds.bottleneck):
             # where the requests may move in step, or reads and programs mix behind a core group (the requests held
             # behind programs reach it in bursts), the core groups, dies and channels run event by event
             stage = estimate_platoon_stage(network, loads, residence)
+        elif platoon_check and not platoon_stage:  # the route MVA's answer, and the skeleton for its caveat
+            platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
         if stage is not None:
             method = "platoon-stage"
             flow_share = platoon = None  # the route MVA's figures: not the answer's
@@ -855,12 +850,25 @@ def serves_several_steps(network: Network, group: str) -> bool:
     return sum(step.station == group for step in network.steps) >= 2
 
 
+def stage_answers(network: Network, bottleneck: str) -> bool:
+    """Whether the platoon stage (``platoon_stage.py``) answers in place of the route MVA, whose ``bottleneck`` this
+    is: a core group that serves several steps of the route (:func:`serves_several_steps`: requests may move in
+    step there, whatever the dies' and channels' waits), or a core group while reads and programs mix (the requests
+    held behind programs reach it in bursts). The stage itself declines what it does not model (several
+    transactions or sizes, random FTL events, background work). Since 2026-11-29, twenty-sixth session; until the
+    end of it only where :func:`platoon_may_form` (the platoon caveat's check) looked, or reads and programs mixed."""
+    if bottleneck.split(":")[0] != "cores":
+        return False
+    return 0.0 < network.read_fraction < 1.0 or serves_several_steps(network, bottleneck)
+
+
 def platoon_may_form(network: Network, loads, residence: np.ndarray, x_per_us: float, bottleneck: str) -> bool:
     """Whether the platoon check looks at the route MVA's answer (``x_per_us``, requests per us): the bottleneck is
     a core group that serves two or more steps of the route (:func:`serves_several_steps`), the waits at the dies
     and channels (``residence``: per request at one copy, us, as the route MVA reports it) are under
     ``PLATOON_ROUTED_WAIT_SHARE`` of the cycle N / X, since those waits break the requests' step, and the network
-    has the convoy's skeleton (``periodic.skeleton_applies``). Where it looks, the platoon stage answers."""
+    has the convoy's skeleton (``periodic.skeleton_applies``): where :func:`platoon_iops` gives the skeleton's figure
+    for the platoon caveat (``platoon_stage=False``)."""
     if network.queue_depth is None or bottleneck.split(":")[0] != "cores" or x_per_us <= 0.0:
         return False
     if not serves_several_steps(network, bottleneck):

@@ -33,14 +33,19 @@ def test_a_fresh_draw_the_flow_correction_raises_by_a_tenth_is_flagged_and_off_t
     # two slow cores running parse, cache lookup and complete. The flow correction raises the route MVA's IOPS by
     # about 9 %, and the model is 6.2 % above the DES (1,000,000 requests; here 100,000; 6.9 % before the waits at the
     # dies took regularity from the flow, route_mva._wait_displacement). No other caveat applies.
+    # Since 2026-11-29 the platoon stage answers there (the bottleneck core group serves several steps), within the
+    # tolerance and uncaveated; the caveat is the route MVA's (platoon_stage=False)
     config = config_from_dict(writes_behind_regular_flow())
     network = build_network(config)
-    r = evaluate_network(config, network)
+    r = evaluate_network(config, network, platoon_stage=False)
     assert r.method == "route-mva"
     (caveat,) = r.caveats
     assert caveat.startswith(FLOW_CAVEAT) and "by +8.9 %" in caveat
     des = simulate(network, requests=100_000, seed=1)
     assert r.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
+    stage = evaluate_network(config, network)
+    assert stage.method == "platoon-stage" and stage.caveats == () and stage.flow_correction_share is None
+    assert abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
 
 
 def test_only_at_the_threshold_for_closed_deterministic_route_mva_answers():
@@ -85,7 +90,7 @@ def test_not_on_a_scheduled_answer_nor_where_the_correction_moves_little():
 def test_whatif_reports_the_share_where_it_checks_it():
     config = config_from_dict(writes_behind_regular_flow())
     network = build_network(config)
-    r = evaluate_network(config, network)
+    r = evaluate_network(config, network, platoon_stage=False)  # the route MVA's (the stage answers by default)
     arrays = route_arrays(network, network.loads())
     assert r.flow_correction_share == pytest.approx(flow_correction_share(arrays, 40, r.iops / 1e6), rel=1e-9)
     assert r.to_dict()["flow_correction_share"] == r.flow_correction_share

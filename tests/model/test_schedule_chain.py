@@ -262,8 +262,10 @@ def test_whatif_takes_the_chain_at_queue_depth_5():
     assert result.method == "markov-chain"
     assert abs(result.iops / des.iops.value - 1.0) <= 0.005
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.005
-    route = evaluate_network(config, network, markov_chain=False)
+    route = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
+    fast = evaluate_network(config, network, markov_chain=False)  # whatif --fast: the platoon stage answers
+    assert fast.method == "platoon-stage" and abs(fast.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     zero = request_alone_us(network)
     chain = schedule_chain(network, zero)
     assert chain_module.default_grid_steps(5) == GRID_STEPS

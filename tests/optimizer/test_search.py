@@ -159,14 +159,14 @@ def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_ca
 
 
 def test_the_searches_check_without_the_platoon_stage_first_and_the_pick_has_whatifs_own_answer(pm9a3, monkeypatch):
-    # whatif's platoon check and stage (10-100 ms) run only on designs the answer without them passes, in
+    # whatif's platoon stage (10-100 ms) runs only on designs the answer without it passes, in
     # the main search: here the pick alone (the demo's pick, two cores each serving several steps: the stage
     # answers); its reported figures are whatif's own
     import ssdco.model.whatif as W
 
     calls = []
-    real = W.platoon_may_form
-    monkeypatch.setattr(W, "platoon_may_form", lambda network, *a: calls.append(network) or real(network, *a))
+    real = W.estimate_platoon_stage
+    monkeypatch.setattr(W, "estimate_platoon_stage", lambda network, *a: calls.append(network) or real(network, *a))
     res = optimize(pm9a3, min_iops=500_000, options=NO_DES)
     assert res.feasible and len(calls) == 1
     own = evaluate(res.pick_config())
