@@ -140,6 +140,23 @@ def test_a_mix_whose_bottleneck_is_a_die_stays_with_the_route_mva():
     assert r.bottleneck == "die" and r.method == "route-mva"
 
 
+def test_the_stage_answers_where_the_dies_queue_too():
+    # test_platoon_caveat's design whose dies queue (parse three times as long, three dies 83 % busy): the platoon
+    # check does not look (the waits break the step) and the route MVA is right (+0.02 %); the stage answers there
+    # too (the bottleneck core group serves four steps: whatif.stage_answers) and agrees as well
+    from ssdco.model.whatif import stage_answers
+
+    config = load_config(PM9A3, controller=str(ONE_CORE), overrides=[
+        "workload.queue_depth=32", "nand.channels=3", "nand.ways_per_channel=1", "modules.parse.cycles=3300"])
+    network = build_network(config)
+    r = evaluate_network(config, network)
+    assert stage_answers(network, "cores:main") and r.method == "platoon-stage"
+    ok, des = _within(r, network, 200_000, 12)
+    assert ok and abs(r.iops / des.iops.value - 1.0) <= 0.01, (r.iops, des.iops.value)
+    c01 = build_network(load_config(PM9A3, controller="c01"))
+    assert not any(stage_answers(c01, s.name) for s in c01.stations if s.kind == "cores")  # one module a group
+
+
 def test_a_stage_answer_reports_no_idle_bound():
     # PM9A3 c02 (three 100 MHz cores running translate, dispatch and complete): the route MVA's X is held to the idle
     # bound (416,378 IOPS), an estimate of its own; the stage's answer (the DES's within 0.01 %) is above it, and the
