@@ -833,7 +833,7 @@ def _runners_and_binding(s: _Searcher, t: Targets, pick: Design, cost: float, ma
     # pick (the analytic model, and the DES unless verify_des is off)
     binding: list[Binding] = []
     lin = s.model.evaluate(pick)
-    r = s.analytic(pick)
+    r = s.full(pick)  # the pick's own figures, as reported
     values = {"core_power": max(lin.core_power_mw, r.power.core_side_mw),
               "dram_power": max(lin.dram_power_mw, r.power.dram_mw),
               "utilization": float(lin.max_utilization),
@@ -1013,7 +1013,7 @@ def _with_param(t: Targets, name: str, value: float) -> Targets:
 def _sensitivity(s: _Searcher, t: Targets, pick: Design, verdict: Verdict) -> list[Sensitivity]:
     model = s.model
     lin = model.evaluate(pick)
-    r = s.analytic(pick)
+    r = s.full(pick)  # the pick's own figures, as reported
     cost = lin.cost
     tol = ilp.COST_TOL * max(1.0, cost)
     des_core = des_dram = None
