@@ -363,14 +363,8 @@ def _timing_spread_lines(v) -> list[str]:
 
 def _verdict_text(v) -> str:
     """The verdict line after ``verdict:``."""
-    from .validation.compare import IOPS_TOLERANCE
-
     if v.verdict == "UNSETTLED":
-        r = v.replications
-        return (f"UNSETTLED - the DES's runs from different seeds disagree on IOPS by {r.iops_spread:.1%}, more "
-                f"than the {IOPS_TOLERANCE:.0%} tolerance, beyond their confidence intervals: with deterministic "
-                "service the requests can hold one pattern for hundreds of thousands of requests before settling "
-                "into another, so no single DES answer exists to compare with; rerun with more --requests")
+        return f"UNSETTLED - {v.unsettled_reason()}; rerun with more --requests"
     if v.verdict == "AGREE":
         return "AGREE - analytic model and DES within tolerance"
     return "DISAGREE - " + ", ".join(v.failed_checks) + " outside tolerance"

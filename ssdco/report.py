@@ -213,7 +213,8 @@ class ControllerRun:
     cost: float | None
     latency_cdf_us: tuple[Any, Any] = field(repr=False)
     disagreements: tuple[str, ...] = ()  # the validate checks that failed: "IOPS", "latency", "utilisation"
-    unsettled: bool = False  # the DES's runs from other seeds disagree on IOPS (validation/replications.py)
+    unsettled: bool = False  # no settled DES answer (Validation.unsettled)
+    in_start_pattern: bool = False  # the DES run is still in the model's start pattern (Validation.in_start_pattern)
     des_runs: int = 1  # DES runs made: the main one and the seed check's extra ones
     des_runs_iops_spread: float | None = None  # (max - min) / main run's IOPS over those runs; None: one run
     analytic_method: str = ""  # which analytic solver answered (WhatIfResult.method, e.g. "route-mva")
@@ -314,7 +315,7 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
                          analytic=_metrics_from_result(v.analytic, config), des=des,
                          des_iops_half_width=d.iops.half_width, relative_error=dict(v.relative_error),
                          agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us,
-                         disagreements=v.failed_checks, unsettled=v.unsettled,
+                         disagreements=v.failed_checks, unsettled=v.unsettled, in_start_pattern=v.in_start_pattern,
                          des_runs=v.des_runs,
                          des_runs_iops_spread=check.iops_spread if check is not None else None,
                          analytic_method=v.analytic.method, analytic_caveats=tuple(v.analytic.caveats))
@@ -648,6 +649,8 @@ def _md_escape(s: str) -> str:
 
 def _verdict_cell(r: ControllerRun) -> str:
     """The Model-vs-DES table's verdict for one design, as ``ssdco validate`` gives it."""
+    if r.in_start_pattern:
+        return "**unsettled** (the DES run is still in the start pattern the model reports, see its caveat)"
     if r.unsettled:
         return (f"**unsettled** (the DES's {r.des_runs} runs from different seeds span "
                 f"{r.des_runs_iops_spread * 100:.1f} % of IOPS)")

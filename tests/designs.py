@@ -720,3 +720,22 @@ def reads_behind_two_slow_cores_each_serving_several_steps() -> dict:
         {"name": "two-slow-cores", "core_groups": [
             {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup", "translate"]},
             {"name": "g2", "spec": "slow", "count": 1, "modules": ["dispatch", "complete"]}]})
+
+
+def writes_holding_a_start_pattern(t_prog_us: float = 400.6) -> dict:
+    """4 KiB writes at QD 4 over 6 three-plane dies on 3 channels (tPROG 400.6 us); one slow core runs cache lookup
+    and translate (each about 28 us), three dispatch, one completes, parse is an accelerator. Held-out Hypothesis
+    draw (benchmarks/model_vs_des.py --hypothesis 20261403, draw 77), rounded. Issued at once, the four requests
+    fall into two pairs that each wait one lookup at the core (7,632 IOPS); only when all four programs land on one
+    die does a collision shift them, and the Markov chain of their draws has them settle, after about 2.6 M
+    requests on average, in a pattern where none waits (8,072 IOPS). ``t_prog_us`` 500: about 1.1 M."""
+    return _design(
+        "writes-holding-a-start-pattern", False,
+        {"channels": 3, "ways_per_channel": 1, "dies_per_chip": 2, "planes_per_die": 3,
+         "independent_plane_reads": True, "t_read_us": 50.3, "t_prog_us": t_prog_us, "channel_rate_mts": 1600.0},
+        4, {"parse": 2442.0, "cache_lookup": 2397.0, "translate": 2311.0, "dispatch": 1186.0, "complete": 1636.0},
+        {"read_fraction": 0.0, "request_size_kib": 4, "queue_depth": 4},
+        {"name": "start-pattern", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["cache_lookup", "translate"]},
+            {"name": "g2", "spec": "slow", "count": 3, "modules": ["dispatch"]},
+            {"name": "g3", "spec": "slow", "count": 1, "modules": ["complete"]}], "accelerators": {"parse": 3}})

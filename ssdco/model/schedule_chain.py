@@ -1340,6 +1340,18 @@ class ChainSolution:
     patterns: tuple[tuple[float, float], ...]
     # the throughput counted from the chain's completions, before :func:`_work_conserving` read it off the busy time
     counted_throughput_per_us: float | None = None
+    # from the start (all N requests issued at time 0) until the requests enter a long-run pattern (a closed class):
+    # the expected requests completed and time taken (us); 0 where the start is in a closed class already
+    settle_requests: float = 0.0
+    settle_us: float = 0.0
+
+    @property
+    def start_throughput_per_us(self) -> float | None:
+        """The throughput over the start's transient (requests per us: ``settle_requests`` / ``settle_us``, counted
+        from the chain's completions), or None where there is none. Where the start's pattern is left only
+        after many requests (rarely, at a collision), a DES run shorter than that measures this, not the long run
+        (docs/accuracy.md, "Start patterns")."""
+        return self.settle_requests / self.settle_us if self.settle_us > 0.0 else None
 
 
 @dataclass(frozen=True)
@@ -1597,7 +1609,8 @@ def _solve(found, n: int, grid: float) -> ChainSolution | None:
     closed = np.flatnonzero(~leaving)
     start = np.zeros(m)
     np.add.at(start, init_to, init_p)
-    absorbed = _absorption(P, start, labels, closed)
+    transient, visits_before = _transient_visits(P, start, labels, closed)
+    absorbed = _absorption(P, start, labels, closed, transient, visits_before)
     solutions = []
     for k, weight in zip(closed, absorbed):
         members = np.flatnonzero(labels == k)
@@ -1627,21 +1640,33 @@ def _solve(found, n: int, grid: float) -> ChainSolution | None:
     return ChainSolution(throughput_per_us=x, response_us=n / x, mean_jobs=(pi @ r_jobs[members]) / total_time,
                          busy_servers=(pi @ r_busy[members]) / total_time, p_wait=p_wait, states=m, grid_us=grid,
                          seconds=0.0,
-                         patterns=tuple((float(w), float(x_)) for w, x_ in patterns))
+                         patterns=tuple((float(w), float(x_)) for w, x_ in patterns),
+                         settle_requests=float(visits_before @ r_done[transient]),
+                         settle_us=float(visits_before @ r_time[transient]))
 
 
-def _absorption(P: sparse.csr_matrix, start: np.ndarray, labels: np.ndarray, closed: np.ndarray) -> np.ndarray:
+def _transient_visits(P: sparse.csr_matrix, start: np.ndarray, labels: np.ndarray,
+                      closed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The transient states (in no closed class) and the expected visits y to each from the distribution ``start``
+    before the chain enters a closed class: (I - P_TT)^T y = start_T (the fundamental matrix of an absorbing
+    chain, e.g. J. G. Kemeny and J. L. Snell, "Finite Markov Chains", 1960, ch. 3). Rewards summed over y give the
+    expected totals before settling (``ChainSolution.settle_requests``)."""
+    transient = np.flatnonzero(~np.isin(labels, closed))
+    if len(transient) == 0 or start[transient].sum() <= 0.0:
+        return transient, np.zeros(len(transient))
+    A = (sparse.identity(len(transient), format="csr") - P[transient][:, transient]).T.tocsc()
+    return transient, splu(A, permc_spec="MMD_AT_PLUS_A").solve(start[transient])
+
+
+def _absorption(P: sparse.csr_matrix, start: np.ndarray, labels: np.ndarray, closed: np.ndarray,
+                transient: np.ndarray, visits_before: np.ndarray) -> np.ndarray:
     """Probability of ending in each closed class from the distribution ``start``: with y the expected visits
-    to the transient states, (I - P_TT)^T y = start_T, class C gets start_C + y P_TC 1."""
+    to the transient states (:func:`_transient_visits`), class C gets start_C + y P_TC 1."""
     if len(closed) == 1:
         return np.ones(1)
-    in_closed = np.isin(labels, closed)
-    transient = np.flatnonzero(~in_closed)
     out = np.array([start[labels == k].sum() for k in closed])
     if len(transient) and start[transient].sum() > 0:
-        A = (sparse.identity(len(transient), format="csr") - P[transient][:, transient]).T.tocsc()
-        y = splu(A, permc_spec="MMD_AT_PLUS_A").solve(start[transient])
-        flow = sparse.csr_matrix(y) @ P[transient]
+        flow = sparse.csr_matrix(visits_before) @ P[transient]
         flow = np.asarray(flow.todense()).ravel()
         out += np.array([flow[labels == k].sum() for k in closed])
     return out / out.sum()

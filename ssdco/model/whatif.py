@@ -113,6 +113,17 @@ P99 = 0.99
 
 
 @dataclass(frozen=True)
+class StartPattern:
+    """Where the requests, all issued at once, hold a pattern of another throughput for long before they settle
+    into the long-run one the answer gives (``schedule_chain.ChainSolution.settle_requests``): what a DES run or a
+    measurement shorter than that shows (docs/accuracy.md, "Start patterns")."""
+
+    iops: float  # over the start's transient
+    settle_requests: float  # expected requests completed before the long-run pattern
+    settle_s: float  # expected time before it (s)
+
+
+@dataclass(frozen=True)
 class BudgetCheck:
     """One budget: the limit, the value reached, and whether the limit holds."""
 
@@ -147,6 +158,8 @@ class Result:
     # how much the route MVA's flow correction moves IOPS (flow_correction_share; closed deterministic route-MVA
     # answers only, else None)
     flow_correction_share: float | None = None
+    # closed deterministic answers of the chain: the start's long-held pattern, where there is one (start_pattern)
+    start_pattern: StartPattern | None = None
 
     @property
     def energy_per_io_nj(self) -> float:
@@ -195,6 +208,9 @@ class Result:
                                                   for k, v in self.ftl.items()},
             "caveats": list(self.caveats),
             "flow_correction_share": _num(self.flow_correction_share),
+            "start_pattern": None if self.start_pattern is None else {
+                "iops": _num(self.start_pattern.iops), "settle_requests": _num(self.start_pattern.settle_requests),
+                "settle_s": _num(self.start_pattern.settle_s)},
         }
 
 
@@ -664,6 +680,15 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     elif stage is not None:
         mean_jobs = x_per_us * residence
     buffer_wait = getattr(sol, "buffer_wait_us", 0.0)  # the open solver's solution has no such field
+    start = None
+    if stable:
+        start_chain = chain if chain is not None else settled
+        if markov_chain and start_pattern(start_chain, x_per_us) is not None:
+            # the time to settle on a finer grid, where it fits: lumping shortens it (START_PATTERN_GRID_STEPS)
+            finer = attempt_chain(network, zero_load, steps=START_PATTERN_GRID_STEPS,
+                                  orbits=start_chain is settled).solution
+            start_chain = finer if finer is not None else start_chain
+        start = start_pattern(start_chain, x_per_us)
     buffer_share = buffer_wait / sol.response_us if buffer_wait > 0.0 else 0.0
     return Result(
         config_name=config.name,
@@ -695,9 +720,11 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
                                 flow_share=flow_share,
                                 platoon=None if platoon is None else (platoon, iops))
                   + (pattern_caveats(chain) if chain is not None else ())
-                  + (pattern_caveats(settled) if settled is not None and chain is None else ()))
+                  + (pattern_caveats(settled) if settled is not None and chain is None else ())
+                  + start_pattern_caveats(start, iops, network.queue_depth))
                  if stable else ()),
         flow_correction_share=flow_share,
+        start_pattern=start,
     )
 
 
@@ -713,6 +740,18 @@ CHAIN_MAX_QUEUE_DEPTH = 8
 CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH = 5
 PATTERN_SHARE = 0.01  # a long-run pattern the start settles in at least this often is reported
 PATTERN_SPREAD = 0.01  # when its IOPS differ from the reported ones by more than this
+# A start pattern (start_pattern) is reported where it lasts at least this many requests on average: about the
+# warm-up the DES discards in its default runs (10 % of validate's 200,000; benchmarks/model_vs_des.py's 60,000
+# keep 54,000), so that a shorter one does not reach the measured window
+START_PATTERN_MIN_REQUESTS = 10_000
+# Where the answer's chain has a start pattern, its figures are taken from a chain on this finer grid (a fraction of
+# one request's latency alone, most states), where it fits: lumping merges states the start pattern keeps apart and
+# opens ways out of it that the network does not have. Measured (2026-11-29, writes at QD 4 with one slow core
+# serving cache lookup and translate: tests/designs.writes_holding_a_start_pattern with tPROG 500 and 300 us, and
+# Hypothesis seed 20261403 draw 78): on the 2 % grid 86,623 / 183,983 / 102,461 requests to settle, on the 0.1 %
+# grid 1,092,545 / 39,238,447 / 3,926,830, the same on 0.01 % and 1e-6 %. DES runs of 2,000,000 requests (four seeds
+# each) left the first's start pattern after about 0.1 to over 2 M requests, and none left the second's.
+START_PATTERN_GRID_STEPS = ((1e-3, 400_000),)
 # Where the periodic schedule's start had transactions wait at a collapsed address-routed copy, the real network's
 # start depends on the addresses: whatif runs the chain with its draw-free orbits kept (attempt_chain(orbits=True))
 # and keeps the schedule where the chain's most likely pattern is its orbit, to this relative tolerance (the chain
@@ -756,6 +795,29 @@ def pattern_caveats(chain: ChainSolution) -> tuple[str, ...]:
     which = (f"the slowest of the most likely ones ({top:.1%} each)" if tied else f"the most likely one ({top:.1%})")
     return (f"with deterministic service the requests settle for good into one of several patterns, depending on "
             f"their first draws: the answer is {which}; the others are {listed} (a DES run shows one of them)",)
+
+
+def start_pattern(chain: ChainSolution | None, x_per_us: float) -> StartPattern | None:
+    """The start's long-held pattern of ``chain`` (:class:`StartPattern`), where the requests complete at least
+    ``START_PATTERN_MIN_REQUESTS`` on average before they settle and its throughput differs from the answer's,
+    ``x_per_us``, by more than ``PATTERN_SPREAD``; else None."""
+    if chain is None or chain.start_throughput_per_us is None or chain.settle_requests < START_PATTERN_MIN_REQUESTS:
+        return None
+    x_start = chain.start_throughput_per_us
+    if abs(x_start / x_per_us - 1.0) <= PATTERN_SPREAD:
+        return None
+    return StartPattern(iops=x_start * US_PER_S, settle_requests=chain.settle_requests,
+                        settle_s=chain.settle_us / US_PER_S)
+
+
+def start_pattern_caveats(start: StartPattern | None, iops: float, queue_depth: int | None) -> tuple[str, ...]:
+    """A sentence on the start's long-held pattern (:func:`start_pattern`), where there is one."""
+    if start is None:
+        return ()
+    return (f"from a standing start (all {queue_depth} requests issued at once) the requests hold a pattern of about "
+            f"{start.iops:,.0f} IOPS ({start.iops / iops - 1.0:+.1%}) for about {start.settle_requests:,.0f} requests "
+            f"({start.settle_s:.3g} s) on average before they settle into the long-run pattern this answer gives: a "
+            f"DES run or a measurement shorter than that shows the start pattern; ssdco validate says where it does",)
 
 
 SMALL_WRITE_BUFFER_SLOTS = 256  # measured: 27 of 60 random designs with 4-256 slots agree; PM9A3 with 512 does

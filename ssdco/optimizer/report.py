@@ -324,8 +324,9 @@ def model_vs_des_lines(val) -> list[str]:
                  f"{rep.iops_spread:.2%} (heterogeneity p = {rep.heterogeneity_p:.2g})")
     L.append(more)
     if val.unsettled:
-        L.append("    the DES has no single answer here: rerun `ssdco validate` on the --write-design file with "
-                 "more --requests")
+        L += textwrap.wrap(f"    the DES has no single settled answer here: {val.unsettled_reason()}; rerun `ssdco "
+                           "validate` on the --write-design file with more --requests", width=118,
+                           subsequent_indent="      ", break_on_hyphens=False)
     if val.timing_spread is not None:  # optimize --timing-spread
         L += textwrap.wrap("    " + val.timing_spread.summary(), width=118, subsequent_indent="      ",
                            break_on_hyphens=False)

@@ -110,9 +110,37 @@ class Validation:
                                            ("utilisation", self.utilization_ok)) if not ok)
 
     @property
+    def in_start_pattern(self) -> bool:
+        """The DES run is still in the start pattern the model reports (``Result.start_pattern``: the requests,
+        all issued at once, hold it for long before they settle into the long-run pattern the answer gives): its IOPS
+        is outside the tolerance of the answer's and within it of the start pattern's."""
+        start = self.analytic.start_pattern
+        return (start is not None and not self.iops_ok
+                and abs(_relative(start.iops, self.des.iops.value)) <= IOPS_TOLERANCE)
+
+    @property
     def unsettled(self) -> bool:
-        """DES runs from other seeds disagree on IOPS by more than the tolerance: no single DES answer."""
-        return self.replications is not None and self.replications.unsettled
+        """No single settled DES answer to compare with: the DES runs from other seeds disagree on IOPS by more than
+        the tolerance, or the run is still in the model's start pattern (:attr:`in_start_pattern`)."""
+        return (self.replications is not None and self.replications.unsettled) or self.in_start_pattern
+
+    def unsettled_reason(self) -> str:
+        """Why the verdict is UNSETTLED, in a sentence for ``validate``, ``optimize`` and the study report (""
+        where it is not)."""
+        reasons = []
+        r = self.replications
+        if r is not None and r.unsettled:
+            reasons.append(f"the DES's runs from different seeds disagree on IOPS by {r.iops_spread:.1%}, more than "
+                           f"the {IOPS_TOLERANCE:.0%} tolerance, beyond their confidence intervals: with deterministic "
+                           "service the requests can hold one pattern for hundreds of thousands of requests before "
+                           "settling into another, so no single DES answer exists to compare with")
+        if self.in_start_pattern:
+            start = self.analytic.start_pattern
+            reasons.append(f"the DES run is still in the start pattern the model reports: "
+                           f"{start.iops:,.0f} IOPS, {_relative(start.iops, self.des.iops.value):+.2%} from the "
+                           f"DES's, held for about {start.settle_requests:,.0f} requests on average before the "
+                           f"long-run pattern the answer gives (the model's estimate; it can be longer)")
+        return "; ".join(reasons)
 
     @property
     def des_runs(self) -> int:
@@ -121,14 +149,15 @@ class Validation:
 
     @property
     def verdict(self) -> str:
-        """UNSETTLED where the DES's runs disagree, else AGREE where all three checks hold, else DISAGREE."""
+        """UNSETTLED where the DES's runs disagree or the run is still in the model's start pattern
+        (:attr:`unsettled`), else AGREE where all three checks hold, else DISAGREE."""
         if self.unsettled:
             return "UNSETTLED"
         return "DISAGREE" if self.failed_checks else "AGREE"
 
     @property
     def agrees(self) -> bool:
-        """The verdict is AGREE: all three checks hold and the DES's runs, if several, are settled."""
+        """The verdict is AGREE: all three checks hold and the DES's runs are settled."""
         return self.verdict == "AGREE"
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,6 +173,7 @@ class Validation:
                            "utilization_abs": UTILIZATION_TOLERANCE},
             "des_replications": None if self.replications is None else self.replications.to_dict(),
             "des_timing_spread": None if self.timing_spread is None else self.timing_spread.to_dict(),
+            "des_in_start_pattern": self.in_start_pattern,
             "verdict": self.verdict,
             "agrees": self.agrees,
         }

@@ -25,7 +25,9 @@ expected if the intervals are right) and p < 1e-3 on 5 (1.7 expected), and no tw
 configuration were more than 2.9 % apart: no false UNSETTLED there. The check can miss: if every run
 stays in the same transient pattern, the runs agree (for the example above, with the default four runs
 and 200,000 requests, at seeds 1 and 2 of 0-3). It cannot prove that the DES has settled; a longer
-``--requests`` can.
+``--requests`` can. Where the Markov chain answers, the model also says how long the start lasts
+(``whatif.Result.start_pattern``), and ``validate`` says UNSETTLED where the run is still in it
+(``compare.Validation.in_start_pattern``), whatever the runs here say.
 """
 
 from __future__ import annotations
