@@ -22,7 +22,9 @@ printed.
 model's errors against that run too: a miss that is the short DES's noise, or a pattern it had not yet left
 (ssdco/validation/replications.py), then shows up as such. Of the 13 misses among the 1,733 cached
 comparisons of 2026-11-25, two were (1,000,000 requests: +3.62 % to +2.76 % and +3.16 % to +2.68 %); the other
-11 moved by at most 0.4 %.
+11 moved by at most 0.4 %. Each confirmed miss for which whatif reports a start pattern (``Result.start_pattern``)
+also shows the model's start-pattern IOPS against that run and its expected length; the summary counts the misses
+whose first run is within the IOPS tolerance of it (``ssdco validate`` says UNSETTLED there).
 
 ``--spread SCV`` (closed only) runs the DES once more on every miss with every service time spread to that
 squared coefficient of variation (the config's ``[variability]`` firmware_scv, nand_scv and host_scv; the same
@@ -179,6 +181,7 @@ def main() -> None:
     ci = {}  # seed -> the DES's relative 95 % half-widths (IOPS, mean latency)
     depth = {}  # seed -> queue depth
     flagged = {}  # seed -> whatif printed a caveat (a known disagreement with the DES)
+    in_start = {}  # seed -> the DES run is within the IOPS tolerance of the model's start pattern (whatif)
     t0 = time.perf_counter()
     if args.hypothesis is not None:
         drawn = hypothesis_configs(args.configs, args.hypothesis, args.sizes)
@@ -195,6 +198,8 @@ def main() -> None:
         rows.append((model.iops / des_iops - 1, model.latency_mean_us / des_latency_us - 1, seed))
         depth[seed] = network.queue_depth
         flagged[seed] = bool(model.caveats)
+        start = model.start_pattern
+        in_start[seed] = start is not None and abs(start.iops / des_iops - 1.0) <= IOPS_TOLERANCE
         ci[seed] = (ci_iops, ci_latency)
         models[seed] = (network, model)
         configs[seed] = d
@@ -227,6 +232,8 @@ def main() -> None:
     misses = [seed for x, r, seed in rows if abs(x) > IOPS_TOLERANCE or abs(r) > LATENCY_TOLERANCE]
     print(f"misses flagged by whatif (CAVEAT): {sum(flagged[s] for s in misses)} of {len(misses)}; "
           f"configurations flagged: {sum(flagged.values())}")
+    print(f"misses whose DES run is still in the model's start pattern (validate: UNSETTLED): "
+          f"{sum(in_start[s] for s in misses)} of {len(misses)}")
     by_depth = [(abs(x) <= IOPS_TOLERANCE and abs(r) <= LATENCY_TOLERANCE, depth[seed]) for x, r, seed in rows]
     print("within both tolerances by queue depth: " + ", ".join(
         f"QD {band} {sum(ok for ok, q in by_depth if lo <= q <= hi)}/{sum(lo <= q <= hi for _, q in by_depth)}"
@@ -242,8 +249,11 @@ def main() -> None:
             x2, r2, within2 = errors_against(model, des)
             still = not within2
             confirmed += still
+            start = model.start_pattern
+            held = (f"; the model's start pattern {start.iops / des.iops.value - 1.0:+.2%}, left after "
+                    f"{start.settle_requests:,.0f} requests on average" if start is not None else "")
             print(f"  {label} {seed:3d} (QD {depth[seed]}): IOPS {x:+.2%} -> {x2:+.2%}  latency {r:+.2%} -> {r2:+.2%}  "
-                  f"({'still a miss' if still else 'within tolerance'}; CI +-{des.iops.relative_half_width:.2%})")
+                  f"({'still a miss' if still else 'within tolerance'}; CI +-{des.iops.relative_half_width:.2%}{held})")
         print(f"misses confirmed by the second run: {confirmed} of {len(misses)}")
     if args.spread:
         print(f"misses against a DES run with every service time of scv {args.spread:g} ({args.requests:,} requests):")
