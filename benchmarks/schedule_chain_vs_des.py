@@ -118,7 +118,7 @@ def main() -> None:
         if model.method != "markov-chain":
             e = (model.iops / des.iops.value - 1, model.latency_mean_us / des.mean_latency_us.value - 1)
             zero = request_alone_us(network)
-            outgrown = model.method == "route-mva" and attempt_chain(network, zero).outgrown  # a memo hit
+            outgrown = attempt_chain(network, zero).outgrown  # a memo hit
             at_risk = (outgrown and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH
                        and route_mva_at_risk(network, (model.bottleneck, model.utilization[model.bottleneck])))
             other_rows.append(Leftover(name, model.method, e, outgrown, at_risk, seconds[-1]))
@@ -151,12 +151,15 @@ def main() -> None:
     print(f"not solved by the chain (outgrew its budget or out of its scope): {len(other_rows)}, "
           f"{len(misses)} of them outside the tolerances")
     outgrown = [row for row in other_rows if row.outgrown]
-    for label, rows in (("flagged (whatif's caveat)", [r for r in outgrown if r.flagged]),
-                        ("not flagged", [r for r in outgrown if not r.flagged])):
+    route = [r for r in outgrown if r.method == "route-mva"]
+    groups = [(f"the {method} answered", [r for r in outgrown if r.method == method])
+              for method in sorted({r.method for r in outgrown} - {"route-mva"})]
+    groups += [("the route MVA answered, flagged (whatif's caveat)", [r for r in route if r.flagged]),
+               ("the route MVA answered, not flagged", [r for r in route if not r.flagged])]
+    for label, rows in groups:
         errors = [r.errors[0] for r in rows if not _within(r.errors)]
         span = f", IOPS {min(errors):+.1%} to {max(errors):+.1%}" if errors else ""
-        print(f"  the chain outgrew its budget and the route MVA answered, {label}: {len(rows)}, "
-              f"{len(errors)} outside{span}")
+        print(f"  the chain outgrew its budget and {label}: {len(rows)}, {len(errors)} outside{span}")
     if outgrown:
         give_up = np.array([r.seconds for r in outgrown])
         slowest = max(outgrown, key=lambda r: r.seconds)

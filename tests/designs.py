@@ -739,3 +739,54 @@ def writes_holding_a_start_pattern(t_prog_us: float = 400.6) -> dict:
             {"name": "g1", "spec": "slow", "count": 1, "modules": ["cache_lookup", "translate"]},
             {"name": "g2", "spec": "slow", "count": 3, "modules": ["dispatch"]},
             {"name": "g3", "spec": "slow", "count": 1, "modules": ["complete"]}], "accelerators": {"parse": 3}})
+
+
+def sixteen_kib_mix_behind_one_slow_core() -> dict:
+    """16 KiB requests (four transactions) at 70 % reads and QD 3 over 16 two-plane dies on 2 channels (tR 21 us,
+    tPROG 272 us); one slow core runs cache lookup and dispatch for every transaction (the bottleneck), another
+    parses, translate and complete are accelerators. Hypothesis draw (benchmarks/model_vs_des.py --hypothesis
+    20261248 --sizes mixed, draw 35), rounded: the route MVA was 9 % high, the forked platoon stage within 1 %."""
+    return _design(
+        "sixteen-kib-mix-behind-one-slow-core", True,
+        {"channels": 2, "ways_per_channel": 4, "dies_per_chip": 2, "planes_per_die": 2,
+         "independent_plane_reads": True, "t_read_us": 21.2, "t_prog_us": 272.4, "channel_rate_mts": 1600.0},
+        3, {"parse": 687.0, "cache_lookup": 582.0, "translate": 595.0, "dispatch": 795.0, "complete": 687.0},
+        {"read_fraction": 0.7, "request_size_kib": 16, "queue_depth": 3},
+        {"name": "mix-16k", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse"]},
+            {"name": "g2", "spec": "slow", "count": 1, "modules": ["cache_lookup", "dispatch"]}],
+         "accelerators": {"translate": 2, "complete": 3}})
+
+
+def sixteen_kib_reads_where_the_chain_outgrows() -> dict:
+    """16 KiB reads (four transactions) at QD 4 over 8 single-plane dies on 4 channels (tR 10.2 us); three fast cores
+    run parse, cache lookup, dispatch and complete, translate is an accelerator; the dies are the route MVA's
+    bottleneck, about half busy. Hypothesis draw (benchmarks/model_vs_des.py --hypothesis 20261250 --sizes mixed,
+    draw 207), rounded. The Markov chain of the draws outgrows its budget; the route MVA was 8 % low, the platoon
+    stage within 1 %."""
+    return _design(
+        "sixteen-kib-reads-where-the-chain-outgrows", True,
+        {"channels": 4, "ways_per_channel": 1, "dies_per_chip": 2, "planes_per_die": 1,
+         "independent_plane_reads": True, "t_read_us": 10.2, "t_prog_us": 270.1, "channel_rate_mts": 1200.0},
+        3, {"parse": 591.0, "cache_lookup": 1637.0, "translate": 2445.0, "dispatch": 605.0, "complete": 701.0},
+        {"read_fraction": 1.0, "request_size_kib": 16, "queue_depth": 4},
+        {"name": "outgrown-16k", "core_groups": [
+            {"name": "g1", "spec": "fast", "count": 3, "modules": ["parse", "cache_lookup", "dispatch", "complete"]}],
+         "accelerators": {"translate": 3}})
+
+
+def reads_saturating_one_slow_core(queue_depth: int = 8) -> dict:
+    """4 KiB reads through one single-plane die; one slow core runs cache lookup, translate and dispatch (the
+    bottleneck: about 11 us per request, the die 10 us), a fast one completes, parse is an accelerator. From QD 4 on
+    the core is busy throughout and X is its capacity. Found by tests/model/test_whatif_properties.py's power test
+    (2026-11-29), where the platoon stage's count of completions put X 4.5e-7 below the capacity at QD 8 and at
+    the capacity at QD 4."""
+    return _design(
+        "reads-saturating-one-slow-core", False,
+        {"channels": 1, "ways_per_channel": 1, "dies_per_chip": 1, "planes_per_die": 1,
+         "independent_plane_reads": False, "t_read_us": 10.0, "t_prog_us": 100.0, "channel_rate_mts": 400.0},
+        4, {"parse": 50.0, "cache_lookup": 50.0, "translate": 50.0, "dispatch": 839.0, "complete": 50.0},
+        {"read_fraction": 1.0, "request_size_kib": 4, "queue_depth": queue_depth},
+        {"name": "saturating", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["cache_lookup", "translate", "dispatch"]},
+            {"name": "g2", "spec": "fast", "count": 1, "modules": ["complete"]}], "accelerators": {"parse": 1}})

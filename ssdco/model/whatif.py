@@ -13,9 +13,10 @@ at the cores and accelerators, as a delay in front of the route MVA of the dies 
 throughput than the route MVA, the case where the DES's few requests fall into step at a busy core. Where the
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
-the bottleneck of a route-MVA answer for deterministic one-transaction requests is a core group serving several
+the bottleneck of a route-MVA answer for deterministic requests of one size is a core group serving several
 steps, or a core group while reads and programs mix (:func:`stage_answers`), the platoon stage answers instead
-(``platoon_stage.py``: the core groups, dies and channels event by event, the rest fixed delays); open workloads
+(``platoon_stage.py``: the core groups, dies and channels event by event, a request's transactions forked, the rest
+fixed delays); open workloads
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
@@ -501,8 +502,9 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     2-5 and the route MVA that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so.
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
-    ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps, or
-    reads and programs mix with a core group the bottleneck (:func:`stage_answers`), the platoon stage answers
+    ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps,
+    reads and programs mix with a core group the bottleneck, or the chain outgrew its budget (:func:`stage_answers`),
+    the platoon stage answers
     instead of the route MVA (``platoon_stage.py``, method "platoon-stage", 10-100 ms), unless
     ``platoon_stage=False``, which keeps the route MVA's answer and its caveats there (the platoon caveat where the
     skeleton, :func:`platoon_iops`, about 15 ms, is well below it; the knee's), to measure what the stage buys.
@@ -646,9 +648,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     stage = None  # the platoon stage's estimate, where it answers (platoon_stage.py)
     if method == "route-mva" and all(step.scv == 0.0 for step in network.steps):
         flow_share = flow_correction_share(arrays, network.queue_depth, route_x_per_us, route_features)
-        if platoon_check and platoon_stage and stage_answers(network, bounds.bottleneck):
+        if platoon_check and platoon_stage and stage_answers(network, bounds.bottleneck, chain_outgrown):
             # where the requests may move in step, or reads and programs mix behind a core group (the requests held
-            # behind programs reach it in bursts), the core groups, dies and channels run event by event
+            # behind programs reach it in bursts), or the chain outgrew its budget at a low queue depth (the few
+            # requests keep phase relations), the core groups, dies and channels run event by event
             stage = estimate_platoon_stage(network, loads, residence)
         elif platoon_check and not platoon_stage:  # the route MVA's answer, and the skeleton for its caveat
             platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
@@ -658,6 +661,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             # a measured X may pass a saturated bottleneck's capacity by its window's edges (1e-5): held to the
             # bounds, and the mean latency N / X (Little's law, as every closed answer's)
             x_per_us = min(stage.throughput_per_us, bounds.upper_per_us)
+            if bounds.bottleneck in stage.saturated:
+                # the bottleneck busy throughout: X is its capacity, which the run's count of completions resolves
+                # only to about one request in its window (it wobbled by up to 2e-5 from one queue depth to the next)
+                x_per_us = bounds.upper_per_us
             mean_latency, residence = network.queue_depth / x_per_us, stage.residence_us
             bounds = replace(bounds, idle_per_us=math.inf, idle_station="")  # the route MVA's estimate, not a bound
     util = x_per_us * (demand + bg_demand) / servers
@@ -912,13 +919,23 @@ def serves_several_steps(network: Network, group: str) -> bool:
     return sum(step.station == group for step in network.steps) >= 2
 
 
-def stage_answers(network: Network, bottleneck: str) -> bool:
+def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = False) -> bool:
     """Whether the platoon stage (``platoon_stage.py``) answers in place of the route MVA, whose ``bottleneck`` this
     is: a core group that serves several steps of the route (:func:`serves_several_steps`: requests may move in
-    step there, whatever the dies' and channels' waits), or a core group while reads and programs mix (the requests
-    held behind programs reach it in bursts). The stage itself declines what it does not model (several
-    transactions or sizes, random FTL events, background work). Since 2026-11-29, twenty-sixth session; until the
-    end of it only where :func:`platoon_may_form` (the platoon caveat's check) looked, or reads and programs mixed."""
+    step there, whatever the dies' and channels' waits), a core group while reads and programs mix (the requests
+    held behind programs reach it in bursts), or any bottleneck where the Markov chain of the draws applied but
+    outgrew its budget (``chain_outgrown``) at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``, where that
+    was measured: the few requests keep phase relations the route MVA does not see). The stage itself declines what
+    it does not model (several sizes, random FTL events, background work).
+
+    Since 2026-11-29, twenty-sixth session; until the end of it only where :func:`platoon_may_form` (the platoon
+    caveat's check) looked, or reads and programs mixed. Since the twenty-seventh session the stage forks a request
+    of several transactions, and answers where the chain outgrew (docs/accuracy.md, "The platoon stage forks"):
+    on 2,781 cached 8-16 KiB draws the first took the route MVA's 40 misses among the 668 answers to none; on
+    ``benchmarks/schedule_chain_vs_des.py``'s 611 designs at queue depth 2-5 the second took the 11 misses among the
+    146 the route MVA answered where the chain outgrew to none."""
+    if chain_outgrown and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
+        return True
     if bottleneck.split(":")[0] != "cores":
         return False
     return 0.0 < network.read_fraction < 1.0 or serves_several_steps(network, bottleneck)

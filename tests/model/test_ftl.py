@@ -224,6 +224,19 @@ def test_write_buffer_slots_and_write_through():
         assert any(s.background for s in net.steps) == (slots > 0)
 
 
+@pytest.mark.parametrize("queue_depth", [2, 3])
+def test_the_route_mva_where_the_chain_outgrows_is_flagged_and_the_stage_answers(queue_depth):
+    # 16 KiB reads at QD 2-3: the chain of the requests' draws outgrows its budget. The route MVA (here within 0.5 %
+    # of the DES, but 59 of 206 such sampled designs with several transactions per request missed) says so; whatif
+    # answers with the platoon stage (whatif.stage_answers)
+    c = pm9a3("workload.read_fraction=1.0", f"workload.queue_depth={queue_depth}", "workload.request_size_kib=16")
+    route = evaluate(c, platoon_stage=False)
+    assert route.method == "route-mva" and len(route.caveats) == 1
+    assert f"outgrew its state budget at queue depth {queue_depth}" in route.caveats[0]
+    answer = evaluate(c)
+    assert answer.method == "platoon-stage" and answer.caveats == ()
+
+
 @pytest.mark.parametrize("overrides,expected", [
     (("workload.read_fraction=0.0", "workload.queue_depth=4"), "queue depth 4"),  # held by the buffer
     (("workload.read_fraction=0.7", "ftl.write_buffer_kib=256"), "only 64 write transactions"),
@@ -232,12 +245,11 @@ def test_write_buffer_slots_and_write_through():
     (("workload.read_fraction=0.0", "workload.queue_depth=1"), None),  # barely held (0.1 % of the latency)
     (("workload.read_fraction=1.0", "ftl.write_buffer_kib=16"), None),  # no writes
     (("workload.read_fraction=0.0", "ftl.write_buffer_kib=0", "workload.queue_depth=4"), None),  # write-through
-    # two requests of several transactions: the DES's take turns (docs/accuracy.md)
-    (("workload.read_fraction=1.0", "workload.queue_depth=2", "workload.request_size_kib=16"), "queue depth 2"),
+    # two or three requests of several transactions, where the chain of the draws outgrows its budget: since
+    # 2026-11-29 the platoon stage answers (within 0.003 % of the DES; the route MVA's caveats: above)
+    (("workload.read_fraction=1.0", "workload.queue_depth=2", "workload.request_size_kib=16"), None),
     (("workload.read_fraction=1.0", "workload.queue_depth=2"), None),  # one transaction each
-    # 16 KiB reads at QD 3: the chain of the requests' draws outgrows its budget and the route MVA answers (here
-    # within 0.3 % of the DES, but 59 of 206 such sampled designs with several transactions per request missed)
-    (("workload.read_fraction=1.0", "workload.queue_depth=3", "workload.request_size_kib=16"), "outgrew"),
+    (("workload.read_fraction=1.0", "workload.queue_depth=3", "workload.request_size_kib=16"), None),
 ])
 def test_known_disagreements_with_the_des_are_flagged(overrides, expected):
     # docs/accuracy.md, "Not yet trustworthy": measured against the DES (tests/validation/test_des_ftl.py and
