@@ -14,9 +14,10 @@ throughput than the route MVA, the case where the DES's few requests fall into s
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
 the bottleneck of a route-MVA answer for deterministic requests of one size is a core group serving several
-steps, or a core group while reads and programs mix (:func:`stage_answers`), the platoon stage answers instead
-(``platoon_stage.py``: the core groups, dies and channels event by event, a request's transactions forked, the rest
-fixed delays); open workloads
+steps, or a core group while reads and programs mix, or any bottleneck while they mix at queue depth up to 12
+(:func:`stage_answers`), and where the convoy estimate answers with a core group the bottleneck, the platoon stage
+answers instead (``platoon_stage.py``: the core groups, dies and channels event by event, a request's transactions
+forked, the rest fixed delays); open workloads
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
@@ -503,9 +504,10 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
     ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps,
-    reads and programs mix with a core group the bottleneck, or the chain outgrew its budget (:func:`stage_answers`),
-    the platoon stage answers
-    instead of the route MVA (``platoon_stage.py``, method "platoon-stage", 10-100 ms), unless
+    reads and programs mix with a core group the bottleneck or at queue depth up to 12, or the chain outgrew its
+    budget (:func:`stage_answers`), the platoon stage answers instead of the route MVA, and where the convoy estimate
+    answers with a core group the bottleneck, instead of the convoy (``platoon_stage.py``, method "platoon-stage",
+    10-100 ms), unless
     ``platoon_stage=False``, which keeps the route MVA's answer and its caveats there (the platoon caveat where the
     skeleton, :func:`platoon_iops`, about 15 ms, is well below it; the knee's), to measure what the stage buys.
     ``route_features`` (bits of ``route_mva.py``'s corrections; all by default) switches corrections of the route
@@ -655,18 +657,26 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
             stage = estimate_platoon_stage(network, loads, residence)
         elif platoon_check and not platoon_stage:  # the route MVA's answer, and the skeleton for its caveat
             platoon = platoon_iops(network, loads, residence, x_per_us, bounds.bottleneck)
-        if stage is not None:
-            method = "platoon-stage"
-            flow_share = platoon = None  # the route MVA's figures: not the answer's
-            # a measured X may pass a saturated bottleneck's capacity by its window's edges (1e-5): held to the
-            # bounds, and the mean latency N / X (Little's law, as every closed answer's)
-            x_per_us = min(stage.throughput_per_us, bounds.upper_per_us)
-            if bounds.bottleneck in stage.saturated:
-                # the bottleneck busy throughout: X is its capacity, which the run's count of completions resolves
-                # only to about one request in its window (it wobbled by up to 2e-5 from one queue depth to the next)
-                x_per_us = bounds.upper_per_us
-            mean_latency, residence = network.queue_depth / x_per_us, stage.residence_us
-            bounds = replace(bounds, idle_per_us=math.inf, idle_station="")  # the route MVA's estimate, not a bound
+    elif (method == "convoy-schedule" and platoon_check and platoon_stage
+          and bounds.bottleneck.split(":")[0] == "cores"):
+        # the convoy's requests in step at a busy core group: its schedule keeps them in step for good, where the
+        # dies' collisions break the platoon up now and then; the stage runs both. Measured (2026-11-29, twenty-eighth
+        # session, the cached 60,000-request DES runs of one-transaction seeds 20261397-401 and 20261407-12): of the
+        # convoy's answers with a core group the bottleneck, two missed (+3.4 and +4.7 %, writes at QD 6, holding at
+        # 1,000,000 requests) and two more were +1.9 and +2.0 %; the stage had them all within 0.15 %
+        stage = estimate_platoon_stage(network, loads, residence)
+    if stage is not None:
+        method = "platoon-stage"
+        flow_share = platoon = None  # the route MVA's figures: not the answer's
+        # a measured X may pass a saturated bottleneck's capacity by its window's edges (1e-5): held to the
+        # bounds, and the mean latency N / X (Little's law, as every closed answer's)
+        x_per_us = min(stage.throughput_per_us, bounds.upper_per_us)
+        if bounds.bottleneck in stage.saturated:
+            # the bottleneck busy throughout: X is its capacity, which the run's count of completions resolves
+            # only to about one request in its window (it wobbled by up to 2e-5 from one queue depth to the next)
+            x_per_us = bounds.upper_per_us
+        mean_latency, residence = network.queue_depth / x_per_us, stage.residence_us
+        bounds = replace(bounds, idle_per_us=math.inf, idle_station="")  # the route MVA's estimate, not a bound
     util = x_per_us * (demand + bg_demand) / servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(names, demand + bg_demand, copies)}
     iops = x_per_us * US_PER_S
@@ -909,6 +919,14 @@ def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float
 # "The platoon stage".
 PLATOON_CAVEAT_GAP = 0.10  # the skeleton's IOPS at least this far below the answer's
 PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this share of a request's cycle N / X
+# Where reads and programs mix, the platoon stage answers up to this queue depth whatever the bottleneck (since
+# 2026-11-29, twenty-eighth session; stage_answers): the requests held behind programs at the dies reach the rest of
+# the route in bursts there too, which the route MVA's mean values do not see. Measured on the cached 60,000-request
+# DES runs of the route MVA's mixed answers at queue depth 6-12 (one transaction: seeds 20261397-401 and 20261407-12;
+# 8-16 KiB: 20261268-77; 139 answers, the dies or channels the bottleneck): the route MVA -2.5 to +5.4 %, 5 misses;
+# the stage -1.6 to +1.9 %, none. Beyond it the two were alike (164 answers at QD 21-45: the route MVA at most 2.7 %
+# off, the stage 2.3 %), and the route MVA answers.
+MIX_STAGE_MAX_QUEUE_DEPTH = 12
 
 
 def serves_several_steps(network: Network, group: str) -> bool:
@@ -925,16 +943,21 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
     step there, whatever the dies' and channels' waits), a core group while reads and programs mix (the requests
     held behind programs reach it in bursts), or any bottleneck where the Markov chain of the draws applied but
     outgrew its budget (``chain_outgrown``) at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``, where that
-    was measured: the few requests keep phase relations the route MVA does not see). The stage itself declines what
-    it does not model (several sizes, random FTL events, background work).
+    was measured: the few requests keep phase relations the route MVA does not see), or any bottleneck while reads and
+    programs mix at queue depth up to ``MIX_STAGE_MAX_QUEUE_DEPTH`` (the requests held behind programs reach the rest
+    of the route in bursts there too). The stage itself declines what it does not model (several sizes, random FTL
+    events, background work).
 
     Since 2026-11-29, twenty-sixth session; until the end of it only where :func:`platoon_may_form` (the platoon
     caveat's check) looked, or reads and programs mixed. Since the twenty-seventh session the stage forks a request
     of several transactions, and answers where the chain outgrew (docs/accuracy.md, "The platoon stage forks"):
     on 2,781 cached 8-16 KiB draws the first took the route MVA's 40 misses among the 668 answers to none; on
     ``benchmarks/schedule_chain_vs_des.py``'s 611 designs at queue depth 2-5 the second took the 11 misses among the
-    146 the route MVA answered where the chain outgrew to none."""
+    146 the route MVA answered where the chain outgrew to none. Since the twenty-eighth session it answers mixes at
+    queue depth up to 12 whatever the bottleneck (``MIX_STAGE_MAX_QUEUE_DEPTH`` says what was measured)."""
     if chain_outgrown and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
+        return True
+    if 0.0 < network.read_fraction < 1.0 and network.queue_depth <= MIX_STAGE_MAX_QUEUE_DEPTH:
         return True
     if bottleneck.split(":")[0] != "cores":
         return False

@@ -171,10 +171,11 @@ def test_convoy_matches_the_des_where_requests_fall_into_step_at_a_busy_core():
     # 4 KiB reads at QD 4, one slow core 95 % busy: the route MVA is 16 % low (it takes the core as reached
     # at random times); the DES's requests queue once at the core and keep it busy, which the convoy has.
     # (whatif solves this design by the Markov chain of the requests' draws, tests/model/test_schedule_chain.py;
-    # the convoy is what it takes where that chain outgrows its state budget.)
+    # the convoy is what it takes where that chain outgrows its state budget, and since the twenty-eighth session
+    # the platoon stage answers in its place, a core group the bottleneck: both are checked here.)
     config = config_from_dict(reads_in_step_at_one_slow_core())
     network = build_network(config)
-    result = evaluate_network(config, network, markov_chain=False)
+    result = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
     des = simulate(network, requests=100_000, seed=1)
     assert result.method == "convoy-schedule" and result.caveats == ()
     assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
@@ -184,6 +185,10 @@ def test_convoy_matches_the_des_where_requests_fall_into_step_at_a_busy_core():
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
     chain = evaluate_network(config, network)
     assert chain.method == "markov-chain" and abs(chain.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    stage = evaluate_network(config, network, markov_chain=False)
+    assert stage.method == "platoon-stage" and stage.bottleneck.startswith("cores")
+    assert abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    assert abs(stage.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
 
 
 def test_route_mva_stays_where_the_convoy_is_lower():
@@ -202,13 +207,14 @@ def test_route_mva_stays_where_the_convoy_is_lower():
 def test_convoy_above_queue_depth_8(seed, read_fraction, route_low_by):
     # Uniform designs 1895 (reads) and 657 (writes) at QD 9, where the periodic schedule no longer searches: the
     # requests fall into step at the slow cores, which the route MVA (about 9 % and 11 % low) takes as reached at
-    # random times. The convoy, taken up to CONVOY_MAX_QUEUE_DEPTH, is within 1 % of the DES.
+    # random times. The convoy, taken up to CONVOY_MAX_QUEUE_DEPTH, is within 1 % of the DES. With the platoon
+    # stage (the default) the stage answers in the convoy's place, a core group the bottleneck, and is within too.
     d = random_config(seed, mixed_sizes=False)
     assert d["workload"]["queue_depth"] == 9 > MAX_QUEUE_DEPTH and d["workload"]["read_fraction"] == read_fraction
     config = config_from_dict(d)
     network = build_network(config)
     des = simulate(network, requests=100_000, seed=1)
-    result = evaluate_network(config, network)
+    result = evaluate_network(config, network, platoon_stage=False)
     assert result.method == "convoy-schedule" and result.caveats == ()
     assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
@@ -216,6 +222,10 @@ def test_convoy_above_queue_depth_8(seed, read_fraction, route_low_by):
     assert route.iops / des.iops.value - 1.0 < -route_low_by
     stage = evaluate_network(config, network, periodic=False)  # without the schedules: the platoon stage answers
     assert stage.method == "platoon-stage" and abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    default = evaluate_network(config, network)
+    assert default.method == "platoon-stage" and default.bottleneck.startswith("cores")
+    assert abs(default.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    assert abs(default.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
 
 
 def test_no_convoy_above_its_queue_depth():

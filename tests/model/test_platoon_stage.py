@@ -9,7 +9,7 @@ import pytest
 
 import ssdco.model.platoon_stage as P
 from ssdco.model.network import build_network
-from ssdco.model.whatif import evaluate_network
+from ssdco.model.whatif import MIX_STAGE_MAX_QUEUE_DEPTH, evaluate_network
 from ssdco.spec import config_from_dict, load_config
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
@@ -133,11 +133,19 @@ def test_reads_and_programs_mixed_behind_a_core_group_are_answered_by_the_stage(
     assert held + r.iops / 1e6 * network.delay_us == pytest.approx(network.queue_depth, rel=0.01)
 
 
-def test_a_mix_whose_bottleneck_is_a_die_stays_with_the_route_mva():
-    # at busy dies the stage bought nothing on the cached draws and cost more (docs/accuracy.md): not taken there
+def test_a_mix_whose_bottleneck_is_a_die_goes_to_the_stage_up_to_queue_depth_12_only():
+    # at busy dies the stage bought nothing over all queue depths of the cached draws and cost more (docs/accuracy.md);
+    # at queue depth 6-12 it took the route MVA's misses there to none (whatif.MIX_STAGE_MAX_QUEUE_DEPTH)
     d = mix_behind_one_slow_core_at_queue_depth_6()
     assert evaluate_network(config_from_dict(d), build_network(config_from_dict(d))).bottleneck == "cores:g1"
     d["nand"] = {**d["nand"], "t_prog_us": d["nand"]["t_prog_us"] * 20}  # programs 14.6 ms: the dies the bottleneck
+    config = config_from_dict(d)
+    network = build_network(config)
+    r = evaluate_network(config, network)
+    assert r.bottleneck == "die" and r.method == "platoon-stage"
+    ok, des = _within(r, network, 100_000, 1)
+    assert ok, (r.iops, des.iops.value)
+    d["workload"] = {**d["workload"], "queue_depth": MIX_STAGE_MAX_QUEUE_DEPTH + 1}
     config = config_from_dict(d)
     r = evaluate_network(config, build_network(config))
     assert r.bottleneck == "die" and r.method == "route-mva"

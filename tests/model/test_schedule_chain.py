@@ -602,12 +602,15 @@ def test_at_queue_depth_8_the_chain_answers_where_it_fits_40000_states():
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.01
     route = solve_route(route_arrays(network, network.loads()), network.queue_depth)
     assert route.throughput_per_us * 1e6 / des.iops.value - 1.0 < -IOPS_TOLERANCE
-    # without the chain, whatif runs the die event by event behind the rest of the route (route_mva.py, 7.)
-    staged = evaluate_network(config, network, markov_chain=False)
+    # without the chain, the route MVA runs the die event by event behind the rest of the route (route_mva.py, 7.),
+    # and, a mix at QD 8 (whatif.MIX_STAGE_MAX_QUEUE_DEPTH), the platoon stage answers in its place
+    staged = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
     assert staged.method == "route-mva" and abs(staged.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    stage = evaluate_network(config, network, markov_chain=False)
+    assert stage.method == "platoon-stage" and abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     deeper = copy.deepcopy(reads_and_programs_on_one_die_at_queue_depth_8())
-    deeper["workload"]["queue_depth"] = CHAIN_MAX_QUEUE_DEPTH + 1
-    assert evaluate_network(config_from_dict(deeper), build_network(config_from_dict(deeper))).method == "route-mva"
+    deeper["workload"]["queue_depth"] = CHAIN_MAX_QUEUE_DEPTH + 1  # the chain is not tried: the stage answers
+    assert evaluate_network(config_from_dict(deeper), build_network(config_from_dict(deeper))).method == "platoon-stage"
 
 
 def test_the_chain_outgrown_caveat_stays_at_queue_depths_2_to_5():
