@@ -14,8 +14,8 @@ throughput than the route MVA, the case where the DES's few requests fall into s
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
 the bottleneck of a route-MVA answer for deterministic requests of one size is a core group serving several
-steps, or a core group while reads and programs mix, or any bottleneck while they mix at queue depth up to 12
-(:func:`stage_answers`), and where the convoy estimate answers with a core group the bottleneck, the platoon stage
+steps, or a core group while reads and programs mix, or any bottleneck at queue depth 6-12 (:func:`stage_answers`),
+and where the convoy estimate answers with a core group the bottleneck, the platoon stage
 answers instead (``platoon_stage.py``: the core groups, dies and channels event by event, a request's transactions
 forked, the rest fixed delays); open workloads
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
@@ -504,7 +504,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
     ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps,
-    reads and programs mix with a core group the bottleneck or at queue depth up to 12, or the chain outgrew its
+    reads and programs mix with a core group the bottleneck, at queue depth 6-12, or where the chain outgrew its
     budget (:func:`stage_answers`), the platoon stage answers instead of the route MVA, and where the convoy estimate
     answers with a core group the bottleneck, instead of the convoy (``platoon_stage.py``, method "platoon-stage",
     10-100 ms), unless
@@ -919,14 +919,20 @@ def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float
 # "The platoon stage".
 PLATOON_CAVEAT_GAP = 0.10  # the skeleton's IOPS at least this far below the answer's
 PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this share of a request's cycle N / X
-# Where reads and programs mix, the platoon stage answers up to this queue depth whatever the bottleneck (since
-# 2026-11-29, twenty-eighth session; stage_answers): the requests held behind programs at the dies reach the rest of
-# the route in bursts there too, which the route MVA's mean values do not see. Measured on the cached 60,000-request
-# DES runs of the route MVA's mixed answers at queue depth 6-12 (one transaction: seeds 20261397-401 and 20261407-12;
-# 8-16 KiB: 20261268-77; 139 answers, the dies or channels the bottleneck): the route MVA -2.5 to +5.4 %, 5 misses;
-# the stage -1.6 to +1.9 %, none. Beyond it the two were alike (164 answers at QD 21-45: the route MVA at most 2.7 %
-# off, the stage 2.3 %), and the route MVA answers.
-MIX_STAGE_MAX_QUEUE_DEPTH = 12
+# Beyond the Markov chain's queue depths 2-5 and up to STAGE_MAX_QUEUE_DEPTH, the platoon stage answers wherever the
+# route MVA would, whatever the bottleneck (stage_answers; since 2026-11-29, twenty-eighth session): the requests
+# held behind programs at the dies reach the rest of the route in bursts, a request's transactions wait for the
+# slowest of them, and the few requests keep phase relations, none of which the route MVA's mean values see.
+# Measured on cached 60,000-request DES runs of the route MVA's answers at QD 6-12 against the stage run by hand:
+# - mixes (one transaction: seeds 20261397-401, 20261407-12; 8-16 KiB: 20261268-77; 139 answers, the dies or
+#   channels the bottleneck): the route MVA -2.5 to +5.4 %, 5 misses; the stage -1.6 to +1.9 %, none;
+# - 8-16 KiB requests of one operation (seeds 20261268-82; 274 answers): the route MVA 2 misses (-3.2 % at the dies
+#   at QD 11, holding at 1,000,000 requests: 20261281 #210; +3.5 % at a core group), RMS 0.45-2.0 %; the stage none,
+#   RMS 0.02-0.5 %;
+# - one transaction, one operation (seeds 20261407-12; 36 answers): both within, RMS 0.25-0.5 % either way.
+# Beyond it the two were alike (164 mixed answers at QD 21-45: the route MVA at most 2.7 % off, the stage 2.3 %),
+# and the route MVA answers. At QD 2-5 the chain answers, or the stage where the chain outgrew its budget.
+STAGE_MAX_QUEUE_DEPTH = 12
 
 
 def serves_several_steps(network: Network, group: str) -> bool:
@@ -943,21 +949,20 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
     step there, whatever the dies' and channels' waits), a core group while reads and programs mix (the requests
     held behind programs reach it in bursts), or any bottleneck where the Markov chain of the draws applied but
     outgrew its budget (``chain_outgrown``) at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``, where that
-    was measured: the few requests keep phase relations the route MVA does not see), or any bottleneck while reads and
-    programs mix at queue depth up to ``MIX_STAGE_MAX_QUEUE_DEPTH`` (the requests held behind programs reach the rest
-    of the route in bursts there too). The stage itself declines what it does not model (several sizes, random FTL
-    events, background work).
+    was measured: the few requests keep phase relations the route MVA does not see), or any bottleneck at queue depth
+    6 to ``STAGE_MAX_QUEUE_DEPTH`` (bursts from the programs, fork-joins and phase relations the route MVA does not see
+    either). The stage itself declines what it does not model (several sizes, random FTL events, background work).
 
     Since 2026-11-29, twenty-sixth session; until the end of it only where :func:`platoon_may_form` (the platoon
     caveat's check) looked, or reads and programs mixed. Since the twenty-seventh session the stage forks a request
     of several transactions, and answers where the chain outgrew (docs/accuracy.md, "The platoon stage forks"):
     on 2,781 cached 8-16 KiB draws the first took the route MVA's 40 misses among the 668 answers to none; on
     ``benchmarks/schedule_chain_vs_des.py``'s 611 designs at queue depth 2-5 the second took the 11 misses among the
-    146 the route MVA answered where the chain outgrew to none. Since the twenty-eighth session it answers mixes at
-    queue depth up to 12 whatever the bottleneck (``MIX_STAGE_MAX_QUEUE_DEPTH`` says what was measured)."""
+    146 the route MVA answered where the chain outgrew to none. Since the twenty-eighth session it answers at queue
+    depth 6-12 whatever the bottleneck (``STAGE_MAX_QUEUE_DEPTH`` says what was measured)."""
     if chain_outgrown and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
         return True
-    if 0.0 < network.read_fraction < 1.0 and network.queue_depth <= MIX_STAGE_MAX_QUEUE_DEPTH:
+    if CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH < network.queue_depth <= STAGE_MAX_QUEUE_DEPTH:
         return True
     if bottleneck.split(":")[0] != "cores":
         return False

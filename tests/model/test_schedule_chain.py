@@ -603,7 +603,7 @@ def test_at_queue_depth_8_the_chain_answers_where_it_fits_40000_states():
     route = solve_route(route_arrays(network, network.loads()), network.queue_depth)
     assert route.throughput_per_us * 1e6 / des.iops.value - 1.0 < -IOPS_TOLERANCE
     # without the chain, the route MVA runs the die event by event behind the rest of the route (route_mva.py, 7.),
-    # and, a mix at QD 8 (whatif.MIX_STAGE_MAX_QUEUE_DEPTH), the platoon stage answers in its place
+    # and, at QD 8 (whatif.STAGE_MAX_QUEUE_DEPTH), the platoon stage answers in its place
     staged = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
     assert staged.method == "route-mva" and abs(staged.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     stage = evaluate_network(config, network, markov_chain=False)
