@@ -13,11 +13,11 @@ at the cores and accelerators, as a delay in front of the route MVA of the dies 
 throughput than the route MVA, the case where the DES's few requests fall into step at a busy core. Where the
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
-the bottleneck of a route-MVA answer for deterministic requests of one size is a core group serving several
-steps, or a core group while reads and programs mix, or any bottleneck at queue depth 6-12 (:func:`stage_answers`),
-and where the convoy estimate answers with a core group the bottleneck, the platoon stage
-answers instead (``platoon_stage.py``: the core groups, dies and channels event by event, a request's transactions
-forked, the rest fixed delays); open workloads
+the bottleneck of a route-MVA answer for deterministic requests of one size is a core group serving several steps,
+or a core group while reads and programs mix, or any core group at queue depth 6-24, or anything at queue depth
+6-12 (:func:`stage_answers`), and where the convoy estimate answers with a core group the bottleneck, the
+platoon stage answers instead (``platoon_stage.py``: the core groups, dies and channels event by event, a request's
+transactions forked, the rest fixed delays); open workloads
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
 the queue it just left waiting a full service: ``route_mva.residual_factors``), their waits put together
 along the route like the closed solver's (``route_mva.route_latency``: a request waits for its slowest
@@ -503,11 +503,11 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     2-5 and the route MVA that answers instead is at risk (:func:`route_mva_at_risk`), a caveat says so.
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
-    ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps,
-    reads and programs mix with a core group the bottleneck, at queue depth 6-12, or where the chain outgrew its
-    budget (:func:`stage_answers`), the platoon stage answers instead of the route MVA, and where the convoy estimate
-    answers with a core group the bottleneck, instead of the convoy (``platoon_stage.py``, method "platoon-stage",
-    10-100 ms), unless
+    ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps or
+    while reads and programs mix, any core group at queue depth 6-24, anything at queue depth 6-12, or where the chain
+    outgrew its budget (:func:`stage_answers`), the platoon stage answers instead of the route MVA,
+    and where the convoy estimate answers with a core group the bottleneck, instead of the convoy
+    (``platoon_stage.py``, method "platoon-stage", 10-100 ms; a median 0.2 s at busy dies), unless
     ``platoon_stage=False``, which keeps the route MVA's answer and its caveats there (the platoon caveat where the
     skeleton, :func:`platoon_iops`, about 15 ms, is well below it; the knee's), to measure what the stage buys.
     ``route_features`` (bits of ``route_mva.py``'s corrections; all by default) switches corrections of the route
@@ -933,6 +933,18 @@ PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this sha
 # Beyond it the two were alike (164 mixed answers at QD 21-45: the route MVA at most 2.7 % off, the stage 2.3 %),
 # and the route MVA answers. At QD 2-5 the chain answers, or the stage where the chain outgrew its budget.
 STAGE_MAX_QUEUE_DEPTH = 12
+# Where a core group is the route MVA's bottleneck (serving one step, the requests of one operation: the other core
+# groups the stage answers at any depth), the stage answers up to this queue depth (from 6; since 2026-11-29,
+# twenty-eighth session): near its capacity, deterministic service keeps the group busier than the route MVA's
+# queues do. Measured on the route MVA's answers of cached 60,000-request DES runs (one transaction: seeds
+# 20261397-401 and 20261407-42; 8-16 KiB: 20261268-82), against the stage run by hand:
+# - QD 13-24, 203 answers: the route MVA 2 misses (held-out writes at QD 16 behind a slow core group 84-96 % busy,
+#   -3.3 and -3.5 % against 1,000,000-request runs: 20261437 #139/#143), RMS 0.41-0.58 %; the stage none, worst
+#   0.70 %, RMS 0.06-0.09 %;
+# - QD 25 and more, 429 answers: the route MVA none, worst 2.9 %, RMS 0.22-0.54 %; the stage none, RMS 0.07-0.12 %.
+# Beyond 24 the route MVA answers: it did not miss there, and it answers in about 1 ms where the stage takes
+# 25-100 ms (PM9A3 c01 at QD 32, a core group its bottleneck, stays with the route MVA).
+CORE_STAGE_MAX_QUEUE_DEPTH = 24
 
 
 def serves_several_steps(network: Network, group: str) -> bool:
@@ -945,12 +957,14 @@ def serves_several_steps(network: Network, group: str) -> bool:
 
 def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = False) -> bool:
     """Whether the platoon stage (``platoon_stage.py``) answers in place of the route MVA, whose ``bottleneck`` this
-    is: a core group that serves several steps of the route (:func:`serves_several_steps`: requests may move in
+    is: a core group that serves several steps of the route (:func:`serves_several_steps`: the requests may move in
     step there, whatever the dies' and channels' waits), a core group while reads and programs mix (the requests
-    held behind programs reach it in bursts), or any bottleneck where the Markov chain of the draws applied but
-    outgrew its budget (``chain_outgrown``) at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``, where that
-    was measured: the few requests keep phase relations the route MVA does not see), or any bottleneck at queue depth
-    6 to ``STAGE_MAX_QUEUE_DEPTH`` (bursts from the programs, fork-joins and phase relations the route MVA does not see
+    held behind programs reach it in bursts), since the twenty-eighth session any core group at queue depth 6 to
+    ``CORE_STAGE_MAX_QUEUE_DEPTH`` (near its capacity, deterministic service keeps it busier than the route MVA's
+    queues do), or any bottleneck where the Markov chain of the draws applied but outgrew its budget
+    (``chain_outgrown``) at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``, where that was measured: the
+    few requests keep phase relations the route MVA does not see), or any bottleneck at queue depth 6 to
+    ``STAGE_MAX_QUEUE_DEPTH`` (bursts from the programs, fork-joins and phase relations the route MVA does not see
     either). The stage itself declines what it does not model (several sizes, random FTL events, background work).
 
     Since 2026-11-29, twenty-sixth session; until the end of it only where :func:`platoon_may_form` (the platoon
@@ -959,13 +973,16 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
     on 2,781 cached 8-16 KiB draws the first took the route MVA's 40 misses among the 668 answers to none; on
     ``benchmarks/schedule_chain_vs_des.py``'s 611 designs at queue depth 2-5 the second took the 11 misses among the
     146 the route MVA answered where the chain outgrew to none. Since the twenty-eighth session it answers at queue
-    depth 6-12 whatever the bottleneck (``STAGE_MAX_QUEUE_DEPTH`` says what was measured)."""
+    depth 6-12 whatever the bottleneck (``STAGE_MAX_QUEUE_DEPTH`` says what was measured), and at 6-24 wherever a
+    core group is the bottleneck (``CORE_STAGE_MAX_QUEUE_DEPTH``)."""
     if chain_outgrown and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
         return True
     if CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH < network.queue_depth <= STAGE_MAX_QUEUE_DEPTH:
         return True
     if bottleneck.split(":")[0] != "cores":
         return False
+    if CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH < network.queue_depth <= CORE_STAGE_MAX_QUEUE_DEPTH:
+        return True
     return 0.0 < network.read_fraction < 1.0 or serves_several_steps(network, bottleneck)
 
 
