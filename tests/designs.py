@@ -793,6 +793,24 @@ def sixteen_kib_reads_at_busy_dies_at_queue_depth_11() -> dict:
          "accelerators": {"translate": 2}})
 
 
+def eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10() -> dict:
+    """8 KiB reads (two transactions) at QD 10 over 12 two-plane dies on 3 channels (tR 10 us) behind a PCIe 3 x4
+    link, the bottleneck (the route MVA has it 96 % busy); one slow core parses, two fast ones complete, cache lookup,
+    translate and dispatch are accelerators. A held-out Hypothesis draw (benchmarks/model_vs_des.py --hypothesis
+    20261295 --sizes mixed, draw 265): the platoon stage, which takes the link as a fixed delay, ran above the link's
+    capacity and was held to it, +4.4 % against 1,000,000 DES requests; the route MVA +0.5 %."""
+    return _design(
+        "eight-kib-reads-at-a-busy-pcie-link", True,
+        {"channels": 3, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 2,
+         "independent_plane_reads": True, "t_read_us": 10.0, "t_prog_us": 100.0, "channel_rate_mts": 1600.0},
+        3, {"parse": 50.0, "cache_lookup": 2300.0, "translate": 50.0, "dispatch": 1801.0, "complete": 50.0},
+        {"read_fraction": 1.0, "request_size_kib": 8, "queue_depth": 10},
+        {"name": "busy-link-8k", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse"]},
+            {"name": "g2", "spec": "fast", "count": 2, "modules": ["complete"]}],
+         "accelerators": {"cache_lookup": 1, "translate": 1, "dispatch": 1}})
+
+
 def reads_saturating_one_slow_core(queue_depth: int = 8) -> dict:
     """4 KiB reads through one single-plane die; one slow core runs cache lookup, translate and dispatch (the
     bottleneck: about 11 us per request, the die 10 us), a fast one completes, parse is an accelerator. From QD 4 on

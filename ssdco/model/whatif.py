@@ -14,8 +14,8 @@ throughput than the route MVA, the case where the DES's few requests fall into s
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
 the bottleneck of a route-MVA answer for deterministic requests of one size is a core group serving several steps,
-or a core group while reads and programs mix, or any core group at queue depth 6-24, or anything at queue depth
-6-12 (:func:`stage_answers`), and where the convoy estimate answers with a core group the bottleneck, the
+or a core group while reads and programs mix, or any core group at queue depth 6-24, or the dies or channels at
+queue depth 6-12 (:func:`stage_answers`), and where the convoy estimate answers with a core group the bottleneck, the
 platoon stage answers instead (``platoon_stage.py``: the core groups, dies and channels event by event, a request's
 transactions forked, the rest fixed delays); open workloads
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
@@ -102,6 +102,7 @@ from .idle_bound import held_by_idle_bound
 from .open import solve_open
 from .open_runs import eligible_stations, path_wait_weight, relaxation_time_us, run_times
 from .periodic import convoy_estimate, periodic_schedule, platoon_throughput_per_us, skeleton_applies
+from .platoon_stage import EVENT_KINDS
 from .platoon_stage import platoon_stage as estimate_platoon_stage
 from .route_mva import (ALL_FEATURES, FLOW, IDLE_BOUND, RouteArrays, queue_at_capacity, residual_factors,
                         route_arrays, route_latency, routed_arrival_gamma, solve_route, stage_behind_rest)
@@ -504,7 +505,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
     ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps or
-    while reads and programs mix, any core group at queue depth 6-24, anything at queue depth 6-12, or where the chain
+    while reads and programs mix, any core group at queue depth 6-24, the dies or channels at 6-12, or where the chain
     outgrew its budget (:func:`stage_answers`), the platoon stage answers instead of the route MVA,
     and where the convoy estimate answers with a core group the bottleneck, instead of the convoy
     (``platoon_stage.py``, method "platoon-stage", 10-100 ms; a median 0.2 s at busy dies), unless
@@ -933,6 +934,11 @@ PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this sha
 # Beyond it the two were alike (164 mixed answers at QD 21-45: the route MVA at most 2.7 % off, the stage 2.3 %),
 # and the route MVA answers. At QD 2-5 the chain answers, or the stage where the chain outgrew its budget.
 STAGE_MAX_QUEUE_DEPTH = 12
+# ... where the bottleneck is a station the stage runs event by event. The PCIe link and the accelerators are fixed
+# delays there (their route-MVA residences), with no queue of their own: with the link the bottleneck, the stage ran
+# above the link's capacity and was held to it, +4.4 % against 1,000,000 DES requests where the route MVA was +0.5 %
+# (a held-out draw, 8 KiB reads at QD 10: 20261295 #265).
+STAGE_EVENT_KINDS = EVENT_KINDS
 # Where a core group is the route MVA's bottleneck (serving one step, the requests of one operation: the other core
 # groups the stage answers at any depth), the stage answers up to this queue depth (from 6; since 2026-11-29,
 # twenty-eighth session): near its capacity, deterministic service keeps the group busier than the route MVA's
@@ -964,8 +970,10 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
     queues do), or any bottleneck where the Markov chain of the draws applied but outgrew its budget
     (``chain_outgrown``) at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``, where that was measured: the
     few requests keep phase relations the route MVA does not see), or any bottleneck at queue depth 6 to
-    ``STAGE_MAX_QUEUE_DEPTH`` (bursts from the programs, fork-joins and phase relations the route MVA does not see
-    either). The stage itself declines what it does not model (several sizes, random FTL events, background work).
+    ``STAGE_MAX_QUEUE_DEPTH`` that the stage runs event by event (a core group, the dies or the channels: bursts from
+    the programs, fork-joins and phase relations the route MVA does not see either; the PCIe link and the
+    accelerators are fixed delays in the stage, with no queue of their own). The stage itself declines what it does
+    not model (several sizes, random FTL events, background work).
 
     Since 2026-11-29, twenty-sixth session; until the end of it only where :func:`platoon_may_form` (the platoon
     caveat's check) looked, or reads and programs mixed. Since the twenty-seventh session the stage forks a request
@@ -977,7 +985,9 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
     core group is the bottleneck (``CORE_STAGE_MAX_QUEUE_DEPTH``)."""
     if chain_outgrown and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
         return True
-    if CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH < network.queue_depth <= STAGE_MAX_QUEUE_DEPTH:
+    kinds = {st.name: st.kind for st in network.stations}
+    if (CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH < network.queue_depth <= STAGE_MAX_QUEUE_DEPTH
+            and kinds.get(bottleneck) in STAGE_EVENT_KINDS):
         return True
     if bottleneck.split(":")[0] != "cores":
         return False

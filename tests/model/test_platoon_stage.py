@@ -14,7 +14,8 @@ from ssdco.spec import config_from_dict, load_config
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import core_run_config
-from tests.designs import (mix_behind_one_slow_core_at_queue_depth_6,
+from tests.designs import (eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10,
+                           mix_behind_one_slow_core_at_queue_depth_6,
                            reads_behind_two_slow_cores_each_serving_several_steps, reads_saturating_one_slow_core,
                            saturated_mix_under_three_knees,
                            sixteen_kib_mix_behind_one_slow_core, sixteen_kib_reads_at_busy_dies_at_queue_depth_11,
@@ -166,6 +167,20 @@ def test_at_queue_depth_6_to_12_the_stage_answers_requests_of_several_transactio
     d = sixteen_kib_reads_at_busy_dies_at_queue_depth_11()
     d["workload"] = {**d["workload"], "queue_depth": STAGE_MAX_QUEUE_DEPTH + 1}
     assert evaluate_network(config_from_dict(d), build_network(config_from_dict(d))).method == "route-mva"
+
+
+def test_at_queue_depth_6_to_12_a_busy_pcie_link_stays_with_the_route_mva():
+    # the stage takes the link as a fixed delay with no queue of its own: with the link the bottleneck it ran above
+    # the link's capacity and was held to it (a held-out draw, tests.designs
+    # .eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10); whatif.STAGE_EVENT_KINDS keeps the route MVA there
+    config = config_from_dict(eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10())
+    network = build_network(config)
+    r = evaluate_network(config, network)
+    assert r.method == "route-mva" and r.bottleneck == "pcie" and network.queue_depth == 10
+    ok, des = _within(r, network, 200_000, 1)
+    assert ok, (r.iops, des.iops.value)
+    stage = P.platoon_stage(network, network.loads(), [r.mean_jobs[ld.name] / (r.iops / 1e6) for ld in r.stations])
+    assert stage.throughput_per_us * 1e6 / des.iops.value - 1.0 > IOPS_TOLERANCE  # what it would have answered
 
 
 def test_the_stage_answers_where_the_dies_queue_too():
