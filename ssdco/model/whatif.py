@@ -921,9 +921,10 @@ def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float
 PLATOON_CAVEAT_GAP = 0.10  # the skeleton's IOPS at least this far below the answer's
 PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this share of a request's cycle N / X
 # Beyond the Markov chain's queue depths 2-5 and up to STAGE_MAX_QUEUE_DEPTH, the platoon stage answers wherever the
-# route MVA would, whatever the bottleneck (stage_answers; since 2026-11-29, twenty-eighth session): the requests
-# held behind programs at the dies reach the rest of the route in bursts, a request's transactions wait for the
-# slowest of them, and the few requests keep phase relations, none of which the route MVA's mean values see.
+# route MVA would, a core group, the dies or the channels the bottleneck (stage_answers, STAGE_EVENT_KINDS below;
+# since 2026-11-29, twenty-eighth session): the requests held behind programs at the dies reach the rest of the
+# route in bursts, a request's transactions wait for the slowest of them, and the few requests keep phase relations,
+# none of which the route MVA's mean values see.
 # Measured on cached 60,000-request DES runs of the route MVA's answers at QD 6-12 against the stage run by hand:
 # - mixes (one transaction: seeds 20261397-401, 20261407-12; 8-16 KiB: 20261268-77; 139 answers, the dies or
 #   channels the bottleneck): the route MVA -2.5 to +5.4 %, 5 misses; the stage -1.6 to +1.9 %, none;
@@ -981,8 +982,9 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
     on 2,781 cached 8-16 KiB draws the first took the route MVA's 40 misses among the 668 answers to none; on
     ``benchmarks/schedule_chain_vs_des.py``'s 611 designs at queue depth 2-5 the second took the 11 misses among the
     146 the route MVA answered where the chain outgrew to none. Since the twenty-eighth session it answers at queue
-    depth 6-12 whatever the bottleneck (``STAGE_MAX_QUEUE_DEPTH`` says what was measured), and at 6-24 wherever a
-    core group is the bottleneck (``CORE_STAGE_MAX_QUEUE_DEPTH``)."""
+    depth 6-12 wherever it runs the bottleneck event by event (``STAGE_MAX_QUEUE_DEPTH`` says what was measured,
+    ``STAGE_EVENT_KINDS`` why not the PCIe link), and at 6-24 wherever a core group is the bottleneck
+    (``CORE_STAGE_MAX_QUEUE_DEPTH``)."""
     if chain_outgrown and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
         return True
     kinds = {st.name: st.kind for st in network.stations}
