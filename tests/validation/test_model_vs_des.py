@@ -5,13 +5,16 @@ service, mixed core sharing and accelerators) analytic IOPS within 3 % of the DE
 within 10 %. What the model achieves on this suite's draws is asserted as measured, so a regression fails
 (and an improvement should tighten the numbers):
 
-* one transaction per request: all 100 within both tolerances (measured: worst IOPS error -2.06 %, 2026-11-28; the
-  draws are this suite's only under pytest, whose conftest stops Hypothesis harvesting ssdco's literals);
-* 8-16 KiB requests (fork-join of 2-4 transactions): >= 99 of 100, worst IOPS error <= 5 % (measured:
-  99/100, the miss +4.60 % since 2026-11-27, +4.48 % before; against 1,000,000-request runs it is +4.9 to
-  +5.2 %: 8 KiB 70 %-read requests at QD 4 over four two-plane dies with 77-times-longer programs, two slow
-  cores; its Markov chain, below, outgrows 400,000 states even on a grid of 30 % of a request's latency, and the
-  route MVA is taken).
+* one transaction per request: all 100 within both tolerances (measured: worst IOPS error +1.83 %, 2026-12-05,
+  a 70 %-read mix at QD 6 answered by the platoon stage; -2.06 % on 2026-11-28; the draws are this suite's only
+  under pytest, whose conftest stops Hypothesis harvesting ssdco's literals);
+* 8-16 KiB requests (fork-join of 2-4 transactions): all 100 within both tolerances (measured: worst IOPS error
+  -1.23 %, 2026-12-05, 70 %-read 16 KiB requests at QD 29, the route MVA). From 2026-11-27 until the platoon
+  stage (ssdco/model/platoon_stage.py) took over where the Markov chain outgrows its budget, one draw missed,
+  +4.60 % (+4.9 to +5.2 % against 1,000,000-request runs: 8 KiB 70 %-read requests at QD 4 over four two-plane
+  dies with 77-times-longer programs, two slow cores, whose chain outgrows 400,000 states even on a grid of 30 %
+  of a request's latency); this test then asserted >= 99 of 100 and a worst IOPS error <= 5 %. That draw and
+  its four neighbours are now within 0.5 %.
 
 History on these draws (tests/conftest.py pins them against Hypothesis's harvesting of source constants; the
 draws also change whenever the source of ``_collect``'s inner function changes, since a derandomized test is
@@ -111,7 +114,7 @@ def test_single_transaction_requests():
 @pytest.mark.slow
 def test_multi_transaction_requests():
     sized = config_dicts().filter(lambda d: d["workload"]["request_size_kib"] > 4)
-    _check(_collect(sized), min_within=99, max_iops_error=0.05)
+    _check(_collect(sized), min_within=100, max_iops_error=IOPS_TOLERANCE)
 
 
 @pytest.mark.parametrize("controller", [f"c{i:02d}" for i in range(1, 11)])
