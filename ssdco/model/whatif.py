@@ -921,37 +921,38 @@ def flow_correction_share(arrays: RouteArrays, queue_depth: int, x_per_us: float
 PLATOON_CAVEAT_GAP = 0.10  # the skeleton's IOPS at least this far below the answer's
 PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this share of a request's cycle N / X
 # Beyond the Markov chain's queue depths 2-5 and up to STAGE_MAX_QUEUE_DEPTH, the platoon stage answers wherever the
-# route MVA would, a core group, the dies or the channels the bottleneck (stage_answers, STAGE_EVENT_KINDS below;
-# since 2026-11-29, twenty-eighth session): the requests held behind programs at the dies reach the rest of the
-# route in bursts, a request's transactions wait for the slowest of them, and the few requests keep phase relations,
-# none of which the route MVA's mean values see.
-# Measured on cached 60,000-request DES runs of the route MVA's answers at QD 6-12 against the stage run by hand:
-# - mixes (one transaction: seeds 20261397-401, 20261407-12; 8-16 KiB: 20261268-77; 139 answers, the dies or
-#   channels the bottleneck): the route MVA -2.5 to +5.4 %, 5 misses; the stage -1.6 to +1.9 %, none;
-# - 8-16 KiB requests of one operation (seeds 20261268-82; 274 answers): the route MVA 2 misses (-3.2 % at the dies
-#   at QD 11, holding at 1,000,000 requests: 20261281 #210; +3.5 % at a core group), RMS 0.45-2.0 %; the stage none,
-#   RMS 0.02-0.5 %;
-# - one transaction, one operation (seeds 20261407-12; 36 answers): both within, RMS 0.25-0.5 % either way.
-# Beyond it the two were alike (164 mixed answers at QD 21-45: the route MVA at most 2.7 % off, the stage 2.3 %),
-# and the route MVA answers. At QD 2-5 the chain answers, or the stage where the chain outgrew its budget.
-STAGE_MAX_QUEUE_DEPTH = 12
+# route MVA would, a core group, the dies or the channels the bottleneck (stage_answers, STAGE_EVENT_KINDS below):
+# the requests held behind programs at the dies reach the rest of the route in bursts, a request's transactions wait
+# for the slowest of them, the few requests keep phase relations, and deterministic service keeps a core group near
+# its capacity busier than the route MVA's queues do; none of which the route MVA's mean values see.
+# Measured on cached 60,000-request DES runs of the route MVA's answers against the stage run by hand
+# (docs/accuracy.md, "The platoon stage at queue depth 6-12, and in the convoy's place", "... at 13-24"):
+# - QD 6-12 (since 2026-11-29, twenty-eighth session), the dies or channels the bottleneck: mixes (one transaction:
+#   seeds 20261397-401, 20261407-12; 8-16 KiB: 20261268-77; 139 answers): the route MVA -2.5 to +5.4 %, 5 misses;
+#   the stage -1.6 to +1.9 %, none. 8-16 KiB requests of one operation (seeds 20261268-82; 274 answers): the route
+#   MVA 2 misses (-3.2 % at the dies at QD 11, holding at 1,000,000 requests: 20261281 #210; +3.5 % at a core
+#   group), RMS 0.45-2.0 %; the stage none, RMS 0.02-0.5 %.
+# - QD 6-24, a core group the bottleneck (since the twenty-eighth session; one transaction: seeds 20261397-401 and
+#   20261407-42; 8-16 KiB: 20261268-82): at QD 13-24, 203 answers, the route MVA 2 misses (held-out writes at QD 16
+#   behind a slow core group 84-96 % busy, -3.3 and -3.5 % against 1,000,000-request runs: 20261437 #139/#143), RMS
+#   0.41-0.58 %; the stage none, worst 0.70 %, RMS 0.06-0.09 %.
+# - QD 13-24, the dies or channels the bottleneck (since 2026-12-05, twenty-ninth session; until then the stage took
+#   them to QD 12 only): 8-16 KiB mixes (seeds 20261268-75, 140 answers) the route MVA 1 miss (+3.11 %), RMS 1.01 %,
+#   the stage none, worst -1.64 %, RMS 0.59 %; one-transaction mixes (20261407-14, 102) both none, worst -1.95 %,
+#   RMS 0.64 and 0.59 %; 8-16 KiB of one operation (20261268-75, 162) the route MVA worst +1.45 %, RMS 0.35 %, the
+#   stage worst -1.02 %, RMS 0.30 %. Held-out draws 20261298 #160/#161 (70 %-read 16 KiB requests at QD 24 at busy
+#   dies) were route-MVA misses holding at 1,000,000 requests (+3.85/+3.55 %); the stage gives +0.3/+0.4 %.
+# Beyond QD 24 the two were alike (mixes at the dies or channels, QD 25 and more, the same seeds: 469 answers, both
+# worst -2.66 %, RMS 0.66-0.73 and 0.59-0.71 %; behind a core group, 429 answers, the route MVA worst 2.9 %, none
+# missed), and the route MVA answers there in about 1 ms where the stage takes a median 0.05-0.2 s, up to 0.9 s
+# (PM9A3 c01 at QD 32, a core group its bottleneck, stays with the route MVA). At QD 2-5 the chain answers, or the
+# stage where the chain outgrew its budget.
+STAGE_MAX_QUEUE_DEPTH = 24
 # ... where the bottleneck is a station the stage runs event by event. The PCIe link and the accelerators are fixed
 # delays there (their route-MVA residences), with no queue of their own: with the link the bottleneck, the stage ran
 # above the link's capacity and was held to it, +4.4 % against 1,000,000 DES requests where the route MVA was +0.5 %
 # (a held-out draw, 8 KiB reads at QD 10: 20261295 #265).
 STAGE_EVENT_KINDS = EVENT_KINDS
-# Where a core group is the route MVA's bottleneck (serving one step, the requests of one operation: the other core
-# groups the stage answers at any depth), the stage answers up to this queue depth (from 6; since 2026-11-29,
-# twenty-eighth session): near its capacity, deterministic service keeps the group busier than the route MVA's
-# queues do. Measured on the route MVA's answers of cached 60,000-request DES runs (one transaction: seeds
-# 20261397-401 and 20261407-42; 8-16 KiB: 20261268-82), against the stage run by hand:
-# - QD 13-24, 203 answers: the route MVA 2 misses (held-out writes at QD 16 behind a slow core group 84-96 % busy,
-#   -3.3 and -3.5 % against 1,000,000-request runs: 20261437 #139/#143), RMS 0.41-0.58 %; the stage none, worst
-#   0.70 %, RMS 0.06-0.09 %;
-# - QD 25 and more, 429 answers: the route MVA none, worst 2.9 %, RMS 0.22-0.54 %; the stage none, RMS 0.07-0.12 %.
-# Beyond 24 the route MVA answers: it did not miss there, and it answers in about 1 ms where the stage takes
-# 25-100 ms (PM9A3 c01 at QD 32, a core group its bottleneck, stays with the route MVA).
-CORE_STAGE_MAX_QUEUE_DEPTH = 24
 
 
 def serves_several_steps(network: Network, group: str) -> bool:
@@ -966,15 +967,14 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
     """Whether the platoon stage (``platoon_stage.py``) answers in place of the route MVA, whose ``bottleneck`` this
     is: a core group that serves several steps of the route (:func:`serves_several_steps`: the requests may move in
     step there, whatever the dies' and channels' waits), a core group while reads and programs mix (the requests
-    held behind programs reach it in bursts), since the twenty-eighth session any core group at queue depth 6 to
-    ``CORE_STAGE_MAX_QUEUE_DEPTH`` (near its capacity, deterministic service keeps it busier than the route MVA's
-    queues do), or any bottleneck where the Markov chain of the draws applied but outgrew its budget
-    (``chain_outgrown``) at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``, where that was measured: the
-    few requests keep phase relations the route MVA does not see), or any bottleneck at queue depth 6 to
-    ``STAGE_MAX_QUEUE_DEPTH`` that the stage runs event by event (a core group, the dies or the channels: bursts from
-    the programs, fork-joins and phase relations the route MVA does not see either; the PCIe link and the
-    accelerators are fixed delays in the stage, with no queue of their own). The stage itself declines what it does
-    not model (several sizes, random FTL events, background work).
+    held behind programs reach it in bursts), any bottleneck where the Markov chain of the draws applied but
+    outgrew its budget (``chain_outgrown``) at queue depth 2-5 (``CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH``, where that
+    was measured: the few requests keep phase relations the route MVA does not see), or any bottleneck at queue
+    depth 6 to ``STAGE_MAX_QUEUE_DEPTH`` (24) that the stage runs event by event (a core group, the dies or the
+    channels: bursts from the programs, fork-joins, phase relations and a deterministic group's queue near its
+    capacity, which the route MVA's mean values do not see; the PCIe link and the accelerators are fixed delays in
+    the stage, with no queue of their own). The stage itself declines what it does not model (several sizes,
+    random FTL events, background work).
 
     Since 2026-11-29, twenty-sixth session; until the end of it only where :func:`platoon_may_form` (the platoon
     caveat's check) looked, or reads and programs mixed. Since the twenty-seventh session the stage forks a request
@@ -982,9 +982,9 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
     on 2,781 cached 8-16 KiB draws the first took the route MVA's 40 misses among the 668 answers to none; on
     ``benchmarks/schedule_chain_vs_des.py``'s 611 designs at queue depth 2-5 the second took the 11 misses among the
     146 the route MVA answered where the chain outgrew to none. Since the twenty-eighth session it answers at queue
-    depth 6-12 wherever it runs the bottleneck event by event (``STAGE_MAX_QUEUE_DEPTH`` says what was measured,
-    ``STAGE_EVENT_KINDS`` why not the PCIe link), and at 6-24 wherever a core group is the bottleneck
-    (``CORE_STAGE_MAX_QUEUE_DEPTH``)."""
+    depth 6-12 wherever it runs the bottleneck event by event (``STAGE_EVENT_KINDS`` says why not the PCIe link),
+    and at 6-24 wherever a core group is the bottleneck; since 2026-12-05 (twenty-ninth session) at 6-24 wherever it
+    runs the bottleneck event by event (``STAGE_MAX_QUEUE_DEPTH`` says what was measured)."""
     if chain_outgrown and network.queue_depth <= CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH:
         return True
     kinds = {st.name: st.kind for st in network.stations}
@@ -993,8 +993,6 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
         return True
     if bottleneck.split(":")[0] != "cores":
         return False
-    if CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH < network.queue_depth <= CORE_STAGE_MAX_QUEUE_DEPTH:
-        return True
     return 0.0 < network.read_fraction < 1.0 or serves_several_steps(network, bottleneck)
 
 

@@ -47,7 +47,7 @@ def test_reads_behind_a_slow_completion_core_come_within_the_tolerance():
     # requests); with it, +2.7 % (here 100,000 requests: +3.7 % and +2.6 %). Since the idle bound's root (2026-11-28,
     # twenty-first session) the bound alone brings the answer in (-0.6 % with or without the displacement), so the
     # displacement is checked with the bound off. (Since the twenty-eighth session the platoon stage answers by
-    # default at QD 14 behind a core group, whatif.CORE_STAGE_MAX_QUEUE_DEPTH: the route MVA is asked for.)
+    # default at QD 14 behind a core group, whatif.STAGE_MAX_QUEUE_DEPTH: the route MVA is asked for.)
     config = config_from_dict(reads_behind_a_slow_completion_core())
     network = build_network(config)
     arrays = route_arrays(network, network.loads())
