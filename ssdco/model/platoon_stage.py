@@ -17,14 +17,14 @@ the dies reach the group in bursts, which mean values do not see either (the kne
 
 **What.** Where the route MVA's bottleneck is a core group serving several steps, or a core group while reads and
 programs mix, or (since the twenty-seventh session) wherever the Markov chain outgrew its budget at queue depth 2-5,
-or (since the twenty-eighth) wherever the route MVA would answer at queue depth 6-12 (a core group, the dies or the
-channels the bottleneck), behind any core group at 6-24 (``whatif.stage_answers``), and where the convoy estimate
-would answer with a core group the bottleneck (requests of one size, deterministic service, no random FTL events or
-background work, closed), the stations that decide the platoon run event by event, seeded (:data:`SEED`), over
-:data:`REQUESTS` completed requests after a warm-up of a tenth as many: every core group (FCFS over its visits, its
-servers), the dies (picked uniformly at random per transaction, its planes as servers) and the channels (die d's
-channel d % channels, as in the DES). Every other step is a fixed delay: its pure delay, and at a station
-(accelerators, the PCIe link) the route MVA's residence per visit there (service and wait). The same kind of
+or (since the twenty-eighth) wherever the route MVA would answer at queue depth 6-24 with a core group, the dies or
+the channels the bottleneck (the dies and channels to 12 until 2026-12-05; ``whatif.stage_answers``), and where the
+convoy estimate would answer with a core group the bottleneck (requests of one size, deterministic service, no
+random FTL events or background work, closed), the stations that decide the platoon run event by event, seeded
+(:data:`SEED`), over :data:`REQUESTS` completed requests after a warm-up of a tenth as many: every core group (FCFS
+over its visits, its servers), the dies (picked uniformly at random per transaction, its planes as servers) and the
+channels (die d's channel d % channels, as in the DES). Every other step is a fixed delay: its pure delay, and at a
+station (accelerators, the PCIe link) the route MVA's residence per visit there (service and wait). The same kind of
 estimate as the routed stage's (``routed_stage.py``, ``route_mva.py`` 6. and 7.), with the core groups in it; its
 own kernel, not the DES's code.
 

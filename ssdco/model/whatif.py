@@ -14,8 +14,8 @@ throughput than the route MVA, the case where the DES's few requests fall into s
 route MVA answers requests of one transaction with a core group busiest, its X is held to the idle bound
 (``idle_bound.py``: the group idles while every request is away, as often as the time away varies); and where
 the bottleneck of a route-MVA answer for deterministic requests of one size is a core group serving several steps,
-or a core group while reads and programs mix, or any core group at queue depth 6-24, or the dies or channels at
-queue depth 6-12 (:func:`stage_answers`), and where the convoy estimate answers with a core group the bottleneck, the
+or a core group while reads and programs mix, or any core group, the dies or the channels at queue depth 6-24
+(:func:`stage_answers`), and where the convoy estimate answers with a core group the bottleneck, the
 platoon stage answers instead (``platoon_stage.py``: the core groups, dies and channels event by event, a request's
 transactions forked, the rest fixed delays); open workloads
 by M/G/c approximations (``open.py``, a request's transactions arriving as a batch, a job that rejoins
@@ -505,7 +505,7 @@ def evaluate_network(config: Config, network: Network, *, exact: bool = False, p
     ``chain_first_states=False`` with ``markov_chain=False`` skips those first states too: the optimizer's
     screen (``optimizer/search.py``), where a few ms on each of hundreds of designs add up.
     ``platoon_check=False`` skips the platoon stage: where the bottleneck is a core group serving several steps or
-    while reads and programs mix, any core group at queue depth 6-24, the dies or channels at 6-12, or where the chain
+    while reads and programs mix, any core group, the dies or the channels at queue depth 6-24, or where the chain
     outgrew its budget (:func:`stage_answers`), the platoon stage answers instead of the route MVA,
     and where the convoy estimate answers with a core group the bottleneck, instead of the convoy
     (``platoon_stage.py``, method "platoon-stage", 10-100 ms; a median 0.2 s at busy dies), unless
@@ -926,7 +926,8 @@ PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this sha
 # for the slowest of them, the few requests keep phase relations, and deterministic service keeps a core group near
 # its capacity busier than the route MVA's queues do; none of which the route MVA's mean values see.
 # Measured on cached 60,000-request DES runs of the route MVA's answers against the stage run by hand
-# (docs/accuracy.md, "The platoon stage at queue depth 6-12, and in the convoy's place", "... at 13-24"):
+# (docs/accuracy.md, "The platoon stage at queue depth 6-12, and in the convoy's place" and "The platoon stage at
+# the dies and channels to queue depth 24"):
 # - QD 6-12 (since 2026-11-29, twenty-eighth session), the dies or channels the bottleneck: mixes (one transaction:
 #   seeds 20261397-401, 20261407-12; 8-16 KiB: 20261268-77; 139 answers): the route MVA -2.5 to +5.4 %, 5 misses;
 #   the stage -1.6 to +1.9 %, none. 8-16 KiB requests of one operation (seeds 20261268-82; 274 answers): the route
@@ -940,8 +941,9 @@ PLATOON_ROUTED_WAIT_SHARE = 0.04  # the dies' and channels' waits under this sha
 #   them to QD 12 only): 8-16 KiB mixes (seeds 20261268-75, 140 answers) the route MVA 1 miss (+3.11 %), RMS 1.01 %,
 #   the stage none, worst -1.64 %, RMS 0.59 %; one-transaction mixes (20261407-14, 102) both none, worst -1.95 %,
 #   RMS 0.64 and 0.59 %; 8-16 KiB of one operation (20261268-75, 162) the route MVA worst +1.45 %, RMS 0.35 %, the
-#   stage worst -1.02 %, RMS 0.30 %. Held-out draws 20261298 #160/#161 (70 %-read 16 KiB requests at QD 24 at busy
-#   dies) were route-MVA misses holding at 1,000,000 requests (+3.85/+3.55 %); the stage gives +0.3/+0.4 %.
+#   stage worst -1.02 %, RMS 0.30 %; one transaction of one operation (20261407-12, 122) both none, RMS 0.40 and
+#   0.36 %. Held-out draws 20261298 #160/#161 (70 %-read 16 KiB requests at QD 24 at busy dies) were route-MVA
+#   misses holding at 1,000,000 requests (+3.85/+3.55 %); the stage gives +0.3/+0.4 %.
 # Beyond QD 24 the two were alike (mixes at the dies or channels, QD 25 and more, the same seeds: 469 answers, both
 # worst -2.66 %, RMS 0.66-0.73 and 0.59-0.71 %; behind a core group, 429 answers, the route MVA worst 2.9 %, none
 # missed), and the route MVA answers there in about 1 ms where the stage takes a median 0.05-0.2 s, up to 0.9 s
