@@ -11,7 +11,8 @@ Public API::
 """
 
 from .errors import ConfigError, SsdcoError
-from .model.whatif import Result, evaluate
+from .model.result import Result
+from .model.whatif import evaluate
 from .spec import Config, load_config, load_controller
 
 

@@ -14,7 +14,8 @@ from typing import Any, Mapping
 from ..errors import ConfigError, unstable_open_workload_error
 from ..model.network import Network, build_network
 from ..model.power import compute_power
-from ..model.whatif import Result, _num, check_budgets, evaluate_network
+from ..model.result import Result, _num, check_budgets
+from ..model.whatif import evaluate_network
 from ..rng import SeedLike
 from ..spec import Config, Variability
 from .des import DesResult, simulate

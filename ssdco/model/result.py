@@ -1,0 +1,169 @@
+"""The answer of ``ssdco whatif`` (:class:`Result`) with its budget checks and its JSON form.
+
+Rates are in I/O per second, times in us, powers in mW.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..spec import Config
+from .bounds import Bounds
+from .ftl import FtlEffects
+from .network import StationLoad
+from .power import Power
+
+US_PER_S = 1e6
+
+
+@dataclass(frozen=True)
+class StartPattern:
+    """Where the requests, all issued at once, hold a pattern of another throughput for long before they settle
+    into the long-run one the answer gives (``schedule_chain.ChainSolution.settle_requests``): what a DES run or a
+    measurement shorter than that shows (docs/accuracy.md, "Start patterns")."""
+
+    iops: float  # over the start's transient
+    settle_requests: float  # expected requests completed before the long-run pattern
+    settle_s: float  # expected time before it (s)
+
+
+@dataclass(frozen=True)
+class BudgetCheck:
+    """One budget: the limit, the value reached, and whether the limit holds."""
+
+    limit: float
+    value: float
+    met: bool
+
+
+@dataclass(frozen=True)
+class Result:
+    """Everything ``ssdco whatif`` reports. Rates in I/O per second, times in us, powers in mW."""
+
+    config_name: str
+    controller: str
+    workload: str  # "closed" or "open"
+    queue_depth: int | None
+    arrival_iops: float | None
+    iops: float
+    latency_mean_us: float
+    latency_p99_us: float | None
+    stable: bool
+    utilization: Mapping[str, float]  # per server, per copy
+    mean_jobs: Mapping[str, float]  # per copy
+    bottleneck: str
+    bounds: Bounds
+    power: Power
+    budgets: Mapping[str, BudgetCheck]
+    method: str
+    stations: tuple[StationLoad, ...] = field(repr=False)
+    ftl: Mapping[str, Any] | None = None  # FTL figures (see ftl_summary); None without an [ftl] table
+    caveats: tuple[str, ...] = ()  # where the model is known to disagree with the DES (see trust_caveats)
+    # how much the route MVA's flow correction moves IOPS (flow_correction_share; closed deterministic route-MVA
+    # answers only, else None)
+    flow_correction_share: float | None = None
+    # closed deterministic answers of the chain: the start's long-held pattern, where there is one (start_pattern)
+    start_pattern: StartPattern | None = None
+
+    @property
+    def energy_per_io_nj(self) -> float:
+        """Controller energy per I/O (nJ)."""
+        return self.power.energy_per_io_nj(self.iops)
+
+    @property
+    def budgets_met(self) -> bool:
+        """True when every budget and target holds."""
+        return all(b.met for b in self.budgets.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable JSON schema of ``ssdco whatif --json`` (see README, "JSON output")."""
+        return {
+            "schema": "ssdco.whatif/1",
+            "config": self.config_name,
+            "controller": self.controller,
+            "workload": {"kind": self.workload, "queue_depth": self.queue_depth, "arrival_iops": self.arrival_iops},
+            "method": self.method,
+            "stable": self.stable,
+            "iops": _num(self.iops),
+            "latency_us": {"mean": _num(self.latency_mean_us), "p99": _num(self.latency_p99_us)},
+            "utilization": {k: _num(v) for k, v in self.utilization.items()},
+            "mean_jobs": {k: _num(v) for k, v in self.mean_jobs.items()},
+            "bottleneck": self.bottleneck,
+            "bounds": {
+                "capacity_iops": _num(self.bounds.capacity_per_us * US_PER_S),
+                "population_iops": _num(self.bounds.population_per_us * US_PER_S),
+                "zero_load_latency_us": _num(self.bounds.zero_load_latency_us),
+                "write_buffer_iops": _num(self.bounds.write_buffer_per_us * US_PER_S),
+                "routed_stage_iops": _num(self.bounds.routed_stage_per_us * US_PER_S),
+                "idle_iops": _num(self.bounds.idle_per_us * US_PER_S),
+            },
+            "power_mw": {
+                "cores": _num(self.power.cores_mw),
+                "accelerators": _num(self.power.accelerators_mw),
+                "dram": _num(self.power.dram_mw),
+                "total": _num(self.power.total_mw),
+                "by_station": {k: _num(v) for k, v in self.power.by_station_mw.items()},
+            },
+            "energy_per_io_nj": _num(self.energy_per_io_nj),
+            "budgets": {k: {"limit_mw" if k != "min_iops" else "limit": _num(b.limit),
+                            "value_mw" if k != "min_iops" else "value": _num(b.value), "met": b.met}
+                        for k, b in self.budgets.items()},
+            "ftl": None if self.ftl is None else {k: (_num(v) if isinstance(v, float) else v)
+                                                  for k, v in self.ftl.items()},
+            "caveats": list(self.caveats),
+            "flow_correction_share": _num(self.flow_correction_share),
+            "start_pattern": None if self.start_pattern is None else {
+                "iops": _num(self.start_pattern.iops), "settle_requests": _num(self.start_pattern.settle_requests),
+                "settle_s": _num(self.start_pattern.settle_s)},
+        }
+
+
+def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str, Any] | None:
+    """The ``ftl`` block of ``whatif --json`` (None without an ``[ftl]`` table).
+
+    Keys: ``mapping``, ``gc_policy``, ``waf_gc`` (Desnoyers GC write amplification of data),
+    ``waf`` (NAND units programmed per host unit, mapping writes included), ``nand_bytes_per_host_byte``
+    (``waf`` x the read-modify-write amplification of writes smaller than a mapping unit), ``mapping_hit_ratio``
+    (reads), ``max_nand_ops_per_read`` (NAND operations on one read's path, worst case),
+    ``mapping_dram_mib`` (cache + GTD), ``dram_size_gib`` (derived DRAM size the power uses),
+    ``host_write_mb_s`` (at the solved IOPS), ``tbw`` (TB written over the P/E rating), ``dwpd``
+    (over 5 years) and ``life_years`` (at ``host_write_mb_s``; null = no writes).
+    """
+    if fx is None:
+        return None
+    w = config.workload
+    host_write = iops * (1.0 - w.read_fraction) * w.mean_request_bytes
+    return {
+        "mapping": fx.mapping,
+        "gc_policy": config.ftl.gc_policy,
+        "waf_gc": float(fx.waf_gc),
+        "waf": float(fx.waf_total),
+        "nand_bytes_per_host_byte": float(fx.nand_bytes_per_host_byte),
+        "mapping_hit_ratio": float(fx.mapping_hit_ratio),
+        "max_nand_ops_per_read": int(fx.max_nand_ops_per_read),
+        "mapping_dram_mib": float(fx.mapping_dram_bytes / 2**20),
+        "dram_size_gib": float(fx.dram_size_gib),
+        "host_write_mb_s": float(host_write / 1e6),
+        "tbw": float(fx.tbw),
+        "dwpd": float(fx.dwpd),
+        "life_years": float(fx.life_years(host_write)),
+    }
+
+
+def _num(x: float | None) -> float | None:
+    """JSON-safe number: None for missing or non-finite values."""
+    if x is None or not math.isfinite(x):
+        return None
+    return float(x)
+
+
+def check_budgets(config: Config, iops: float, power: Power) -> dict[str, BudgetCheck]:
+    """Core-side power (cores + accelerators), DRAM power and minimum IOPS against the config's budgets."""
+    b = config.budgets
+    return {
+        "core_power": BudgetCheck(b.core_power_mw, power.core_side_mw, power.core_side_mw <= b.core_power_mw),
+        "dram_power": BudgetCheck(b.dram_power_mw, power.dram_mw, power.dram_mw <= b.dram_power_mw),
+        "min_iops": BudgetCheck(b.min_iops, iops, iops >= b.min_iops),
+    }

@@ -1,0 +1,183 @@
+"""The refactor's golden file: every design's answer (method, IOPS, mean latency) recorded once, checked after.
+
+A refactor of the model keeps every answer. This tool records, for a fixed set of designs, what
+``ssdco.evaluate`` answers at the default effort and with ``markov_chain=False`` (``whatif --fast``), and checks
+a later tree against the record to a relative tolerance of 1e-9::
+
+    python tools/golden.py record            # writes tools/golden.json (atomically)
+    python tools/golden.py check             # exit 1 and a list of the designs that moved
+    python tools/golden.py check --only presets --limit 40
+
+The designs are stored whole (TOML-shaped dicts), so the check does not depend on how they were drawn:
+the PM9A3 presets c01-c10 at queue depths 1-128 and as open workloads, PM9A3 read/write mixes, the named
+designs of ``tests/designs.py``, Hypothesis draws of the test strategies (one transaction, 4/8/16 KiB, open)
+and uniform random designs (``ssdco.validation.random_designs``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import inspect
+import json
+import math
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+GOLDEN = ROOT / "tools" / "golden.json"
+RELATIVE_TOLERANCE = 1e-9
+QUEUE_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128)
+EFFORTS = {"default": {}, "fast": {"markov_chain": False}}
+
+
+def _preset_dict(controller: str, workload: dict) -> dict:
+    """The PM9A3 file as a dict with controller preset ``controller`` inlined and ``workload`` merged in."""
+    raw = tomllib.loads((ROOT / "configs" / "pm9a3-960.toml").read_text())
+    raw["controller"] = tomllib.loads((ROOT / "configs" / "controllers" / f"{controller}.toml").read_text())
+    raw["controller"].pop("schema_version", None)
+    raw.pop("optimizer", None)
+    w = dict(raw["workload"])
+    if "arrival_iops" in workload:
+        w.pop("queue_depth", None)
+    w.update(workload)
+    raw["workload"] = w
+    return raw
+
+
+def preset_designs() -> list[tuple[str, str, dict]]:
+    out = []
+    for i in range(1, 11):
+        c = f"c{i:02d}"
+        for qd in QUEUE_DEPTHS:
+            out.append(("presets", f"{c}-qd{qd}", _preset_dict(c, {"queue_depth": qd})))
+        out.append(("presets", f"{c}-open-300k", _preset_dict(c, {"arrival_iops": 300_000.0})))
+        for rf in (0.7, 0.0):
+            out.append(("presets", f"{c}-qd32-read{rf}", _preset_dict(c, {"queue_depth": 32, "read_fraction": rf})))
+    return out
+
+
+def gallery_designs() -> list[tuple[str, str, dict]]:
+    from tests import designs
+
+    out = []
+    for name, fn in inspect.getmembers(designs, inspect.isfunction):
+        if name.startswith("_") or fn.__module__ != designs.__name__:
+            continue
+        if any(p.default is inspect.Parameter.empty for p in inspect.signature(fn).parameters.values()):
+            continue
+        out.append(("gallery", name, fn()))
+    return out
+
+
+def hypothesis_designs(count: int) -> list[tuple[str, str, dict]]:
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from tests.strategies import config_dicts
+
+    out = []
+    sets = (("one-transaction", config_dicts(fixed_size=True)),
+            ("sized", config_dicts().filter(lambda d: d["workload"]["request_size_kib"] > 4)),
+            ("open", config_dicts(closed=False)))
+    for label, strategy in sets:
+        drawn: list[dict] = []
+
+        @settings(max_examples=count if label != "open" else count // 2, derandomize=True, database=None,
+                  deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @given(strategy)
+        def collect(d):
+            drawn.append(copy.deepcopy(d))
+
+        collect()
+        out += [("hypothesis", f"{label}-{k}", d) for k, d in enumerate(drawn)]
+    return out
+
+
+def random_designs(count: int) -> list[tuple[str, str, dict]]:
+    from ssdco.validation.random_designs import random_config
+
+    return [("random", f"{'sized' if m else 'fixed'}-{s}", random_config(s, mixed_sizes=m))
+            for m in (False, True) for s in range(count)]
+
+
+def all_designs(count: int) -> list[tuple[str, str, dict]]:
+    return preset_designs() + gallery_designs() + hypothesis_designs(count) + random_designs(count // 2)
+
+
+def answer(design: dict, effort: str) -> dict:
+    from ssdco.model.whatif import evaluate
+    from ssdco.spec import config_from_dict
+
+    config = config_from_dict(design, source="<golden>", base_dir=ROOT / "configs")
+    r = evaluate(config, **EFFORTS[effort])
+    return {"method": r.method, "iops": r.iops, "latency_mean_us": r.latency_mean_us,
+            "latency_p99_us": r.latency_p99_us, "bottleneck": r.bottleneck, "stable": r.stable}
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    if math.isinf(a) or math.isinf(b) or math.isnan(a) or math.isnan(b):
+        return str(a) == str(b)
+    return abs(a - b) <= RELATIVE_TOLERANCE * max(abs(a), abs(b), 1e-300)
+
+
+def record(count: int) -> None:
+    rows = []
+    designs = all_designs(count)
+    start = time.perf_counter()
+    for k, (group, name, d) in enumerate(designs):
+        row = {"group": group, "name": name, "design": d}
+        for effort in EFFORTS:
+            row[effort] = answer(d, effort)
+        rows.append(row)
+        if k % 25 == 0:
+            print(f"{k}/{len(designs)} {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    tmp = GOLDEN.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"relative_tolerance": RELATIVE_TOLERANCE, "designs": rows}, indent=1))
+    tmp.replace(GOLDEN)
+    print(f"recorded {len(rows)} designs x {len(EFFORTS)} efforts into {GOLDEN.relative_to(ROOT)}")
+
+
+def check(only: str | None, limit: int | None, efforts: list[str]) -> int:
+    rows = json.loads(GOLDEN.read_text())["designs"]
+    if only:
+        rows = [r for r in rows if r["group"] == only]
+    rows = rows[:limit] if limit else rows
+    moved = []
+    for row in rows:
+        for effort in efforts:
+            want, got = row[effort], answer(row["design"], effort)
+            if (want["method"] != got["method"] or want["bottleneck"] != got["bottleneck"]
+                    or not all(_same(want[k], got[k]) for k in ("iops", "latency_mean_us", "latency_p99_us"))):
+                moved.append((row["group"], row["name"], effort, want, got))
+    for group, name, effort, want, got in moved:
+        print(f"MOVED {group}/{name} [{effort}]: {want['method']} {want['iops']:.9g} IOPS "
+              f"{want['latency_mean_us']:.9g} us -> {got['method']} {got['iops']:.9g} IOPS "
+              f"{got['latency_mean_us']:.9g} us")
+    print(f"{len(rows) * len(efforts) - len(moved)} of {len(rows) * len(efforts)} answers unchanged")
+    return 1 if moved else 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("record")
+    r.add_argument("--count", type=int, default=100, help="Hypothesis draws per closed set (default 100)")
+    c = sub.add_parser("check")
+    c.add_argument("--only", choices=("presets", "gallery", "hypothesis", "random"))
+    c.add_argument("--limit", type=int)
+    c.add_argument("--effort", action="append", choices=tuple(EFFORTS))
+    args = p.parse_args()
+    if args.command == "record":
+        record(args.count)
+        return 0
+    return check(args.only, args.limit, args.effort or list(EFFORTS))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
