@@ -57,7 +57,7 @@ def main() -> None:
         full = evaluate_network(config, network)
         t_full = time.perf_counter() - t
         t = time.perf_counter()
-        fast = evaluate_network(config, network, markov_chain=False)
+        fast = evaluate_network(config, network, effort="fast")
         t_fast = time.perf_counter() - t
         des = simulate(network, requests=args.requests, seed=1)
         errs = [(r.iops / des.iops.value - 1, r.latency_mean_us / des.mean_latency_us.value - 1) for r in (full, fast)]

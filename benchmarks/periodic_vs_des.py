@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.network import build_network
 from ssdco.model.periodic import CONVOY_MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH, periodic_schedule
 from ssdco.model.whatif import evaluate_network
@@ -81,7 +82,7 @@ def main() -> None:
         method = START_CHECK if schedule is not None and model.method == "markov-chain" else model.method
         if method not in rows:
             continue
-        route = evaluate_network(config, network, periodic=False)
+        route = evaluate_network(config, network, solvers=all_but(*SCHEDULES))
         des = simulate(network, requests=args.requests, seed=1)
         e_route, e_model = ((r.iops / des.iops.value - 1, r.latency_mean_us / des.mean_latency_us.value - 1,
                              r.latency_p99_us / des.p99_us - 1) for r in (route, model))

@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+from ssdco.model.solvers import all_but
 from ssdco.model.network import build_network
 from ssdco.model.periodic import platoon_throughput_per_us
 from ssdco.model.whatif import evaluate_network
@@ -70,15 +71,15 @@ def main() -> None:
         network = build_network(config)
         if network.queue_depth is None:
             continue
-        evaluate_network(config, network, platoon_check=False)  # warm: the chain's memo, numba
+        evaluate_network(config, network, solvers=all_but("platoon-stage"))  # warm: the chain's memo, numba
         t = time.perf_counter()
-        plain = evaluate_network(config, network, platoon_check=False)
+        plain = evaluate_network(config, network, solvers=all_but("platoon-stage"))
         t_plain = time.perf_counter() - t
         if plain.method != "route-mva":
             continue
         answers += 1
         t = time.perf_counter()
-        full = evaluate_network(config, network, platoon_stage=False)
+        full = evaluate_network(config, network, solvers=all_but("platoon-stage"))
         added.append(time.perf_counter() - t - t_plain)
         t = time.perf_counter()
         answer = evaluate_network(config, network)  # whatif's own: the platoon stage where the check looks

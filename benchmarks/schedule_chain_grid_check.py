@@ -78,7 +78,7 @@ def main() -> None:
         network = build_network(config)
         if network.queue_depth not in (3, 4):
             continue
-        model = evaluate_network(config, network, markov_chain=False)  # whatif's answer where the chain outgrows
+        model = evaluate_network(config, network, effort="fast")  # whatif's answer where the chain outgrows
         zero_load_us = request_alone_us(network)  # as whatif scales the grids
         if model.method != "route-mva" or not attempt_chain(network, zero_load_us, steps=CHECKED_STEPS).outgrown:
             continue

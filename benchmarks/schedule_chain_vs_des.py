@@ -27,11 +27,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import request_alone_us
 from ssdco.model.schedule_chain import attempt_chain, schedule_chain
-from ssdco.model.whatif import (CHAIN_MAX_QUEUE_DEPTH, CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH, evaluate_network,
-                                route_mva_at_risk)
+from ssdco.model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
+from ssdco.model.caveats import CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH, route_mva_at_risk
+from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
@@ -123,7 +125,7 @@ def main() -> None:
                        and route_mva_at_risk(network, (model.bottleneck, model.utilization[model.bottleneck])))
             other_rows.append(Leftover(name, model.method, e, outgrown, at_risk, seconds[-1]))
             continue
-        route = evaluate_network(config, network, periodic=False)
+        route = evaluate_network(config, network, solvers=all_but(*SCHEDULES))
         e_route, e_chain = ((r.iops / des.iops.value - 1, r.latency_mean_us / des.mean_latency_us.value - 1,
                              r.latency_p99_us / des.p99_us - 1) for r in (route, model))
         zero = request_alone_us(network)

@@ -294,7 +294,7 @@ def _cmd_whatif(args) -> int:
     from . import evaluate, load_config
 
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
-    result = evaluate(config, exact=args.exact, markov_chain=not args.fast)
+    result = evaluate(config, effort="exact" if args.exact else "fast" if args.fast else "full")
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:

@@ -277,7 +277,8 @@ def evaluate_point(task: PointTask) -> tuple[int, dict[str, Any]]:
         config = config_from_dict(task.raw, source=task.source, base_dir=task.base_dir, controller=task.controller)
         # an open workload beyond capacity is an answer (stable = false); the DES would never finish
         chain = not task.fast
-        analytic = (evaluate(config, markov_chain=chain) if task.des_requests == 0 or not config.workload.closed
+        analytic = (evaluate(config,
+                             effort="full" if chain else "fast") if task.des_requests == 0 or not config.workload.closed
                     else None)
         if task.des_requests > 0 and (analytic is None or analytic.stable):
             from .validation.compare import validate

@@ -144,7 +144,7 @@ def test_fast_sweep_skips_the_chain_beyond_its_first_states_and_is_another_sweep
     from ssdco.spec import load_config
 
     r = evaluate(load_config(PM9A3, controller="c01", overrides=[*overrides, "workload.queue_depth=3"]),
-                 markov_chain=False)
+                 effort="fast")
     assert float(rows[1]["iops"]) == r.iops
     # the CLI's --fast makes the same sweep
     out_cli = tmp_path / "fast_cli.csv"

@@ -1,7 +1,7 @@
 """The refactor's golden file: every design's answer (method, IOPS, mean latency) recorded once, checked after.
 
 A refactor of the model keeps every answer. This tool records, for a fixed set of designs, what
-``ssdco.evaluate`` answers at the default effort and with ``markov_chain=False`` (``whatif --fast``), and checks
+``ssdco.evaluate`` answers at the default effort and with ``effort="fast"`` (``whatif --fast``), and checks
 a later tree against the record to a relative tolerance of 1e-9::
 
     python tools/golden.py record            # writes tools/golden.json (atomically)
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 GOLDEN = ROOT / "tools" / "golden.json"
 RELATIVE_TOLERANCE = 1e-9
 QUEUE_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128)
-EFFORTS = {"default": {}, "fast": {"markov_chain": False}}
+EFFORTS = {"default": {}, "fast": {"effort": "fast"}}
 
 
 def _preset_dict(controller: str, workload: dict) -> dict:

@@ -82,9 +82,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ..model.solvers import all_but
 from ..errors import SsdcoError
 from ..model.schedule_chain import FAST_CHAIN_MAX_QUEUE_DEPTH
-from ..model.whatif import CHAIN_MAX_QUEUE_DEPTH, Result, evaluate
+from ..model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
+from ..model.result import Result
+from ..model.whatif import evaluate
 from ..spec import Budgets, Config
 from . import ilp
 from .enumerate import DesignTable, ParetoPoint, enumerate_space, linear_feasible, linear_optimum, pareto
@@ -294,8 +297,8 @@ class _Searcher:
         r = self.analytic_cache.get(design)
         if r is None:
             t0 = time.perf_counter()
-            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=self.opts.markov_chain,
-                         platoon_check=False)
+            r = evaluate(self.space.config_for(design, "optimized"),
+                         effort="full" if self.opts.markov_chain else "fast", solvers=all_but("platoon-stage"))
             self.verify_seconds += time.perf_counter() - t0
             self.analytic_cache[design] = r
         return r
@@ -309,7 +312,8 @@ class _Searcher:
             r = self.analytic(design)
             if r.method == "route-mva":
                 t0 = time.perf_counter()
-                r = evaluate(self.space.config_for(design, "optimized"), markov_chain=self.opts.markov_chain)
+                r = evaluate(self.space.config_for(design, "optimized"),
+                             effort="full" if self.opts.markov_chain else "fast")
                 self.verify_seconds += time.perf_counter() - t0
             self.full_cache[design] = r
         return r
@@ -323,8 +327,7 @@ class _Searcher:
         r = self.screen_cache.get(design)
         if r is None:
             t0 = time.perf_counter()
-            r = evaluate(self.space.config_for(design, "optimized"), markov_chain=False, chain_first_states=False,
-                         platoon_check=False)
+            r = evaluate(self.space.config_for(design, "optimized"), effort="screen")
             self.screen_seconds += time.perf_counter() - t0
             self.screen_cache[design] = r
         return r

@@ -255,7 +255,7 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     # a bad spread is refused before anything runs
     spread_config = None if timing_spread_scv is None else with_timing_spread(config, timing_spread_scv)
     network = build_network(config)
-    analytic = evaluate_network(config, network, markov_chain=markov_chain)
+    analytic = evaluate_network(config, network, effort="full" if markov_chain else "fast")
     if not analytic.stable:
         raise unstable_result_error(config, analytic)
     des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)

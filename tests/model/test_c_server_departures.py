@@ -6,6 +6,7 @@ import copy
 
 import numpy as np
 
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import (ALL_FEATURES, C_SERVER_DEPARTURES, IDLE_BOUND, _flow_scv, _traffic_shares,
                                    route_arrays)
@@ -34,8 +35,8 @@ def _capacity(a) -> float:
 
 def _iops(d: dict, features: int) -> float:
     config = config_from_dict(d)
-    return evaluate_network(config, build_network(config), route_features=features, periodic=False,
-                            platoon_stage=False).iops
+    return evaluate_network(config, build_network(config), route_features=features, solvers=all_but(*SCHEDULES,
+                                                                                                    "platoon-stage")).iops
 
 
 def test_it_is_off_by_default():
@@ -43,8 +44,9 @@ def test_it_is_off_by_default():
     d = random_config(10004, mixed_sizes=False)
     more = dict(one_more_server(d))["+1 core in g2"]
     config = config_from_dict(more)
-    assert evaluate_network(config, build_network(config), periodic=False,
-                            platoon_stage=False).iops == _iops(more, ALL_FEATURES)
+    assert evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES,
+                                                                           "platoon-stage")).iops == _iops(more,
+                                                                                                           ALL_FEATURES)
     assert _iops(more, WITH_IT) != _iops(more, ALL_FEATURES)
 
 

@@ -5,10 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from ssdco.model.solvers import all_but
 from ssdco import evaluate, load_config
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import ALL_FEATURES, FLOW, route_arrays, solve_route
-from ssdco.model.whatif import FLOW_CORRECTION_CAVEAT_SHARE, evaluate_network, flow_correction_share, trust_caveats
+from ssdco.model.caveats import FLOW_CORRECTION_CAVEAT_SHARE, flow_correction_share, trust_caveats
+from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
 from ssdco.validation.des import simulate
@@ -37,7 +39,7 @@ def test_a_fresh_draw_the_flow_correction_raises_by_a_tenth_is_flagged_and_off_t
     # tolerance and uncaveated; the caveat is the route MVA's (platoon_stage=False)
     config = config_from_dict(writes_behind_regular_flow())
     network = build_network(config)
-    r = evaluate_network(config, network, platoon_stage=False)
+    r = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert r.method == "route-mva"
     (caveat,) = r.caveats
     assert caveat.startswith(FLOW_CAVEAT) and "by +8.9 %" in caveat
@@ -90,7 +92,8 @@ def test_not_on_a_scheduled_answer_nor_where_the_correction_moves_little():
 def test_whatif_reports_the_share_where_it_checks_it():
     config = config_from_dict(writes_behind_regular_flow())
     network = build_network(config)
-    r = evaluate_network(config, network, platoon_stage=False)  # the route MVA's (the stage answers by default)
+    r = evaluate_network(config, network,
+                         solvers=all_but("platoon-stage"))  # the route MVA's (the stage answers by default)
     arrays = route_arrays(network, network.loads())
     assert r.flow_correction_share == pytest.approx(flow_correction_share(arrays, 40, r.iops / 1e6), rel=1e-9)
     assert r.to_dict()["flow_correction_share"] == r.flow_correction_share

@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import ALL_FEATURES, FORK_JOIN_STAGE, stage_behind_rest
 from ssdco.model.whatif import evaluate_network
@@ -24,8 +25,8 @@ def test_sixteen_kib_reads_at_busy_channels_come_within_the_tolerance():
     config = config_from_dict(d)
     network = build_network(config)
     # the route MVA's answers (at QD 7 the platoon stage answers by default: whatif.STAGE_MAX_QUEUE_DEPTH)
-    with_it = evaluate_network(config, network, platoon_stage=False)
-    without = evaluate_network(config, network, route_features=WITHOUT, platoon_stage=False)
+    with_it = evaluate_network(config, network, solvers=all_but("platoon-stage"))
+    without = evaluate_network(config, network, route_features=WITHOUT, solvers=all_but("platoon-stage"))
     des = simulate(network, requests=200_000, seed=1)
     assert with_it.method == without.method == "route-mva"
     assert without.iops / des.iops.value - 1.0 < -2 * IOPS_TOLERANCE
@@ -50,8 +51,8 @@ def test_the_stage_replaces_only_the_fork_join_makespan_and_keeps_the_rest():
 
 def _with_and_without(seed: int, mixed_sizes: bool):
     network = build_network(config := config_from_dict(random_config(20261129 + seed, mixed_sizes=mixed_sizes)))
-    return (network, evaluate_network(config, network, periodic=False),
-            evaluate_network(config, network, periodic=False, route_features=WITHOUT))
+    return (network, evaluate_network(config, network, solvers=all_but(*SCHEDULES)),
+            evaluate_network(config, network, solvers=all_but(*SCHEDULES), route_features=WITHOUT))
 
 
 @pytest.mark.parametrize("seed", range(40))

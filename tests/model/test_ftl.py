@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from ssdco.model.solvers import all_but
 from ssdco import load_config
 from ssdco.model.ftl import SECONDS_PER_YEAR, WARRANTY_YEARS, ftl_effects
 from ssdco.model.network import build_network
@@ -208,10 +209,10 @@ def test_sub_unit_writes_read_modify_write():
 
 def test_exact_solver_charges_background_work_to_its_request():
     c = pm9a3("workload.read_fraction=0.7")
-    exact = evaluate(c, exact=True)
+    exact = evaluate(c, effort="exact")
     assert exact.method == "exact-convolution-write-through"
     assert exact.iops <= evaluate(c).iops  # write-through is the pessimistic bound
-    assert evaluate(pm9a3(), exact=True).method == "exact-convolution"
+    assert evaluate(pm9a3(), effort="exact").method == "exact-convolution"
 
 
 def test_write_buffer_slots_and_write_through():
@@ -230,7 +231,7 @@ def test_the_route_mva_where_the_chain_outgrows_is_flagged_and_the_stage_answers
     # of the DES, but 59 of 206 such sampled designs with several transactions per request missed) says so; whatif
     # answers with the platoon stage (whatif.stage_answers)
     c = pm9a3("workload.read_fraction=1.0", f"workload.queue_depth={queue_depth}", "workload.request_size_kib=16")
-    route = evaluate(c, platoon_stage=False)
+    route = evaluate(c, solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and len(route.caveats) == 1
     assert f"outgrew its state budget at queue depth {queue_depth}" in route.caveats[0]
     answer = evaluate(c)

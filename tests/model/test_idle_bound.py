@@ -7,6 +7,7 @@ import math
 import pytest
 
 import ssdco.model.idle_bound as idle_bound_module
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.idle_bound import held_by_idle_bound, idle_bound, route_time_moments
 from ssdco.model.network import build_network
 from ssdco.model.references import machine_repairman
@@ -104,8 +105,8 @@ def test_exponential_firmware_gives_the_work_the_scv_of_its_sum():
 def _iops(d: dict, features: int) -> float:
     """The route MVA's IOPS with ``features`` (since 2026-11-29 the platoon stage answers design 10004 by default)."""
     config = config_from_dict(d)
-    return evaluate_network(config, build_network(config), route_features=features, periodic=False,
-                            platoon_stage=False).iops
+    return evaluate_network(config, build_network(config), route_features=features, solvers=all_but(*SCHEDULES,
+                                                                                                    "platoon-stage")).iops
 
 
 def test_design_10004_comes_within_the_tolerance_of_the_des():
@@ -134,9 +135,9 @@ def test_a_little_spread_in_the_time_away_scatters_the_returns(monkeypatch):
 def test_where_it_binds_latency_is_littles_law_and_the_busy_group_holds_the_rest():
     d = random_config(10004, mixed_sizes=False)
     config = config_from_dict(d)
-    with_it = evaluate_network(config, build_network(config), periodic=False, platoon_stage=False)
-    without = evaluate_network(config, build_network(config), periodic=False, route_features=WITHOUT,
-                               platoon_stage=False)
+    with_it = evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES, "platoon-stage"))
+    without = evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES, "platoon-stage"),
+                               route_features=WITHOUT)
     assert with_it.iops < without.iops
     assert with_it.latency_mean_us == pytest.approx(12 / with_it.iops * 1e6, rel=1e-12)
     assert with_it.utilization["cores:g1"] < 1.0 == pytest.approx(without.utilization["cores:g1"])
@@ -195,7 +196,7 @@ def test_whatif_reports_the_bound_where_it_holds_the_answer():
     from ssdco.cli import format_result
 
     config = config_from_dict(random_config(10004, mixed_sizes=False))
-    r = evaluate_network(config, build_network(config), periodic=False, platoon_stage=False)
+    r = evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES, "platoon-stage"))
     assert r.bounds.idle_station == "cores:g1"
     assert r.iops == pytest.approx(r.bounds.idle_per_us * 1e6, rel=1e-9)
     assert r.bounds.upper_per_us == r.bounds.capacity_per_us  # the schedules are not held to it
@@ -207,6 +208,6 @@ def test_whatif_reports_the_bound_where_it_holds_the_answer():
     d = random_config(10004, mixed_sizes=False)
     d["workload"].update(read_fraction=1.0, queue_depth=1)
     config = config_from_dict(d)
-    r = evaluate_network(config, build_network(config), periodic=False, platoon_stage=False)
+    r = evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES, "platoon-stage"))
     assert r.bounds.idle_per_us == float("inf") and r.to_dict()["bounds"]["idle_iops"] is None
     assert "idle while" not in format_result(r)

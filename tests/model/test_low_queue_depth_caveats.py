@@ -4,10 +4,10 @@ import copy
 
 import pytest
 
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.network import build_network
-from ssdco.model.periodic import platoon_throughput_per_us
-from ssdco.model.whatif import (BUSY_BOTTLENECK_UTILIZATION, evaluate, evaluate_network, route_mva_at_risk,
-                                 trust_caveats)
+from ssdco.model.caveats import BUSY_BOTTLENECK_UTILIZATION, route_mva_at_risk, trust_caveats
+from ssdco.model.whatif import evaluate, evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
 from ssdco.validation.des import simulate
@@ -23,13 +23,13 @@ def test_a_busy_slow_core_at_queue_depth_4_is_flagged_where_the_route_mva_solves
     d = reads_in_step_at_one_slow_core()
     config = config_from_dict(d)
     network = build_network(config)
-    r = evaluate_network(config, network, periodic=False, platoon_stage=False)
+    r = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
     assert r.method == "route-mva" and r.bottleneck == "cores:g1"
     assert len(r.caveats) == 1 and "bottleneck (cores:g1)" in r.caveats[0]
     des = simulate(network, requests=60_000, seed=1)
     assert abs(r.iops / des.iops.value - 1.0) > IOPS_TOLERANCE  # the reason for the caveat (-16 %)
     assert evaluate_network(config, network).caveats == ()
-    stage = evaluate_network(config, network, periodic=False)
+    stage = evaluate_network(config, network, solvers=all_but(*SCHEDULES))
     assert stage.method == "platoon-stage" and stage.caveats == ()
     assert abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
 
@@ -67,14 +67,14 @@ def test_where_the_chain_outgrows_its_budget_the_route_mva_answer_is_flagged():
     # tolerances and uncaveated; the caveats are the route MVA's (platoon_stage=False)
     config = config_from_dict(mixed_requests_behind_one_slow_core_at_queue_depth_5())
     network = build_network(config)
-    r = evaluate_network(config, network, platoon_stage=False)
+    r = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert r.method == "route-mva"
     assert len(r.caveats) == 3 and "outgrew its state budget at queue depth 5" in r.caveats[1]
     assert r.caveats[0].startswith("reads and programs mix") and r.caveats[2].startswith("the regularity of the flow")
     des = simulate(network, requests=60_000, seed=1)
     assert r.iops / des.iops.value - 1.0 > IOPS_TOLERANCE  # the reason for the caveat (+22 %)
     # without the chain (markov_chain=False, whatif --fast) nothing outgrew: the chain was skipped, and says so
-    fast = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
+    fast = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))
     assert fast.caveats[::2] == r.caveats[::2] and "skipped (--fast) at queue depth 5" in fast.caveats[1]
     stage = evaluate_network(config, network)
     assert stage.method == "platoon-stage" and stage.caveats == ()
@@ -91,10 +91,10 @@ def test_the_chain_answers_a_convoy_through_one_slow_core_at_queue_depth_5():
     assert r.method == "markov-chain" and r.caveats == ()
     des = simulate(network, requests=200_000, seed=1)
     assert abs(r.iops / des.iops.value - 1.0) <= 0.005
-    route_mva = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
+    route_mva = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))
     assert route_mva.method == "route-mva" and route_mva.iops / des.iops.value - 1.0 > 0.3
     # without the chain (whatif --fast) the platoon stage answers: one slow core runs four modules
-    stage = evaluate_network(config, network, markov_chain=False)
+    stage = evaluate_network(config, network, effort="fast")
     assert stage.method == "platoon-stage" and abs(stage.iops / des.iops.value - 1.0) <= 0.005
 
 
@@ -104,7 +104,7 @@ def test_the_chain_outgrown_caveat_needs_a_busy_core_group_or_channel_with_one_t
     # other sampled designs missed)
     config = config_from_dict(writes_behind_one_slow_core_at_queue_depth_5())
     network = build_network(config)
-    r = evaluate_network(config, network, markov_chain=False, platoon_stage=False)  # the route MVA's bottleneck
+    r = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))  # the route MVA's bottleneck
     busy = (r.bottleneck, r.utilization[r.bottleneck])
     assert r.bottleneck == "cores:g1" and busy[1] >= BUSY_BOTTLENECK_UTILIZATION
     (caveat,) = trust_caveats(network, 0.0, bottleneck=busy, chain_outgrown=True)
@@ -145,8 +145,8 @@ def test_whatif_no_longer_dips_where_the_chain_outgrew_its_budget():
         d["workload"]["queue_depth"] = queue_depth
         config = config_from_dict(d)
         answers[queue_depth] = evaluate(config)
-        alone[queue_depth] = evaluate_network(config, build_network(config), markov_chain=False,
-                                              platoon_stage=False)
+        alone[queue_depth] = evaluate_network(config, build_network(config), effort="fast",
+                                              solvers=all_but("platoon-stage"))
     assert all(answers[n].method == "markov-chain" and answers[n].caveats == () for n in (3, 4))
     assert answers[4].iops > answers[3].iops
     assert alone[4].method == "route-mva"
@@ -165,21 +165,17 @@ def test_fast_skips_the_chain_and_says_so_where_the_route_mva_is_at_risk():
     d = writes_behind_one_slow_core_at_queue_depth_5()
     config = config_from_dict(d)
     network = build_network(config)
-    fast = evaluate(config, markov_chain=False, platoon_stage=False)
-    assert fast.method == "route-mva" and fast.iops == evaluate_network(config, network, markov_chain=False,
-                                                                        platoon_stage=False).iops
-    staged = evaluate(config, markov_chain=False)
+    fast = evaluate(config, effort="fast", solvers=all_but("platoon-stage"))
+    assert fast.method == "route-mva" and fast.iops == evaluate_network(config, network, effort="fast",
+                                                                        solvers=all_but("platoon-stage")).iops
+    staged = evaluate(config, effort="fast")
     assert staged.method == "platoon-stage" and staged.caveats == ()
-    # and the flow caveat's, which the route MVA's answer carries here (+12.5 %), and the platoon caveat's: one slow
-    # core runs parse, cache lookup, translate and dispatch, and its skeleton (12,726 IOPS) is 8 % below the chain's
-    caveat, flow, platoon = fast.caveats
+    # and the flow caveat's, which the route MVA's answer carries here (+12.5 %)
+    caveat, flow = fast.caveats
     assert caveat.startswith("the Markov chain of the requests' draws was skipped (--fast) at queue depth 5")
     assert flow.startswith("the regularity of the flow")
-    assert platoon.startswith("the requests may move in step")
     full = evaluate(config)
-    skeleton_iops = platoon_throughput_per_us(network) * 1e6
-    assert f"{skeleton_iops:,.0f} IOPS" in platoon
-    assert full.method == "markov-chain" and skeleton_iops < full.iops < fast.iops / 1.3  # the chain: 13,813 IOPS
+    assert full.method == "markov-chain" and full.iops < fast.iops / 1.3  # the chain: 13,813 IOPS
     assert staged.iops == pytest.approx(full.iops, rel=0.002)
     busy = (fast.bottleneck, fast.utilization[fast.bottleneck])
     assert trust_caveats(network, 0.0, bottleneck=busy, chain_skipped=True) == (caveat,)
@@ -194,8 +190,8 @@ def test_fast_skips_the_chain_and_says_so_where_the_route_mva_is_at_risk():
 def test_fast_changes_nothing_where_the_chain_does_not_apply():
     # one deterministic route (the periodic schedule answers) and variable service (no chain): --fast is whatif
     exact_schedule = config_from_dict(two_reads_two_dies())
-    assert evaluate(exact_schedule, markov_chain=False).to_dict() == evaluate(exact_schedule).to_dict()
+    assert evaluate(exact_schedule, effort="fast").to_dict() == evaluate(exact_schedule).to_dict()
     d = copy.deepcopy(reads_in_step_at_one_slow_core())
     d["variability"] = {"firmware_scv": 1.0}
     variable = config_from_dict(d)
-    assert evaluate(variable, markov_chain=False).to_dict() == evaluate(variable).to_dict()
+    assert evaluate(variable, effort="fast").to_dict() == evaluate(variable).to_dict()

@@ -8,10 +8,11 @@ import copy
 
 import pytest
 
+from ssdco.model.solvers import all_but
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import ALL_FEATURES, IDLE_BOUND
-from ssdco.model.whatif import (MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE, MIXED_KNEE_UTILIZATION, evaluate_network,
-                                trust_caveats)
+from ssdco.model.caveats import MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE, MIXED_KNEE_UTILIZATION, trust_caveats
+from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
 from ssdco.validation.des import simulate
@@ -24,7 +25,7 @@ KNEES = MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE
 def test_the_flagged_design_is_off_the_des_and_says_so():
     config = config_from_dict(reads_and_programs_at_a_busy_fast_core())
     network = build_network(config)
-    r = evaluate_network(config, network, platoon_stage=False)
+    r = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert r.method == "route-mva" and r.bottleneck == "cores:g1"
     assert LOW <= r.utilization["cores:g1"] < HIGH
     assert len(r.caveats) == 1 and "reads and programs mix and the bottleneck (cores:g1)" in r.caveats[0]
@@ -87,8 +88,9 @@ def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_the_idle_boun
     # of the 160 such answers on the development draws still miss (docs/accuracy.md).
     config = config_from_dict(saturated_mix_under_three_knees())
     network = build_network(config)
-    r = evaluate_network(config, network, platoon_stage=False)
-    before = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND, platoon_stage=False)
+    r = evaluate_network(config, network, solvers=all_but("platoon-stage"))
+    before = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND,
+                              solvers=all_but("platoon-stage"))
     assert r.method == before.method == "route-mva" and before.utilization[before.bottleneck] >= HIGH
     ratio = r.bounds.population_per_us / r.bounds.capacity_per_us
     assert 1.0 < ratio < KNEES

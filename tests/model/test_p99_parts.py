@@ -10,7 +10,7 @@ from scipy import stats
 from ssdco import load_config
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import route_arrays, route_latency, solve_route
-from ssdco.model.whatif import _buffer_split, _mixture_quantile
+from ssdco.model.p99 import _buffer_split, _mixture_quantile
 from tests.conftest import PM9A3
 
 
@@ -236,7 +236,7 @@ def test_max_of_transactions_variance():
     # exponential waits (gamma of shape 1): the max of T has variance theta^2 sum_{k<=T} 1 / k^2 (Renyi's
     # representation of exponential order statistics); one transaction keeps the gamma's own variance; a size
     # mixture is a mixture of the maxima
-    from ssdco.model.whatif import max_of_transactions_var
+    from ssdco.model.p99 import max_of_transactions_var
 
     theta = 30.0
     for t in (1, 2, 4):

@@ -4,6 +4,7 @@ import copy
 
 import pytest
 
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.network import Network, Station, Step, build_network
 from ssdco.model.periodic import CONVOY_MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH, convoy_estimate, periodic_schedule
 from ssdco.model.route_mva import route_arrays, solve_route
@@ -56,7 +57,7 @@ def test_schedule_matches_the_des_where_the_route_mva_missed(design):
     assert result.iops == pytest.approx(des.iops.value, rel=1e-6)
     assert result.latency_mean_us == pytest.approx(des.mean_latency_us.value, rel=1e-6)
     assert result.latency_p99_us == pytest.approx(des.p99_us, rel=1e-3)
-    before = evaluate_network(config, network, periodic=False, platoon_stage=False)
+    before = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
     assert before.method == "route-mva" and abs(before.iops / des.iops.value - 1.0) > 0.03
 
 
@@ -162,10 +163,10 @@ def test_the_convoy_must_beat_the_route_mvas_answer_with_its_dies_run_event_by_e
     network = build_network(config)
     convoy = convoy_estimate(network)
     route = solve_route(route_arrays(network, network.loads()), network.queue_depth)
-    result = evaluate_network(config, network, platoon_stage=False)
+    result = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert route.throughput_per_us < convoy.throughput_per_us < result.iops / 1e6
     assert result.method == "route-mva"
-    assert result.iops == evaluate_network(config, network, periodic=False, platoon_stage=False).iops
+    assert result.iops == evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage")).iops
     assert evaluate_network(config, network).method == "platoon-stage"
 
 
@@ -177,17 +178,17 @@ def test_convoy_matches_the_des_where_requests_fall_into_step_at_a_busy_core():
     # the platoon stage answers in its place, a core group the bottleneck: both are checked here.)
     config = config_from_dict(reads_in_step_at_one_slow_core())
     network = build_network(config)
-    result = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
+    result = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))
     des = simulate(network, requests=100_000, seed=1)
     assert result.method == "convoy-schedule" and result.caveats == ()
     assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
     assert result.latency_mean_us == pytest.approx(network.queue_depth / result.iops * 1e6, rel=1e-12)
-    route = evaluate_network(config, network, periodic=False, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
     chain = evaluate_network(config, network)
     assert chain.method == "markov-chain" and abs(chain.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
-    stage = evaluate_network(config, network, markov_chain=False)
+    stage = evaluate_network(config, network, effort="fast")
     assert stage.method == "platoon-stage" and stage.bottleneck.startswith("cores")
     assert abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert abs(stage.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
@@ -200,8 +201,8 @@ def test_route_mva_stays_where_the_convoy_is_lower():
     network = build_network(config_from_dict(d))
     convoy, sol = _convoy(network)
     assert convoy is not None and convoy.throughput_per_us < sol.throughput_per_us
-    assert evaluate_network(config_from_dict(d), network, markov_chain=False,
-                            platoon_stage=False).method == "route-mva"
+    assert evaluate_network(config_from_dict(d), network, effort="fast",
+                            solvers=all_but("platoon-stage")).method == "route-mva"
     # with the platoon stage (the default) the stage answers: one core group serves several steps
 
 
@@ -216,13 +217,14 @@ def test_convoy_above_queue_depth_8(seed, read_fraction, route_low_by):
     config = config_from_dict(d)
     network = build_network(config)
     des = simulate(network, requests=100_000, seed=1)
-    result = evaluate_network(config, network, platoon_stage=False)
+    result = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert result.method == "convoy-schedule" and result.caveats == ()
     assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
-    route = evaluate_network(config, network, periodic=False, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
     assert route.iops / des.iops.value - 1.0 < -route_low_by
-    stage = evaluate_network(config, network, periodic=False)  # without the schedules: the platoon stage answers
+    stage = evaluate_network(config, network,
+                             solvers=all_but(*SCHEDULES))  # without the schedules: the platoon stage answers
     assert stage.method == "platoon-stage" and abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     default = evaluate_network(config, network)
     assert default.method == "platoon-stage" and default.bottleneck.startswith("cores")

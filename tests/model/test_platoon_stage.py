@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 import ssdco.model.platoon_stage as P
+from ssdco.model.solvers import all_but
 from ssdco.model.network import build_network
-from ssdco.model.whatif import STAGE_MAX_QUEUE_DEPTH, evaluate_network
+from ssdco.model.solvers.stage import STAGE_MAX_QUEUE_DEPTH
+from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict, load_config
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
@@ -31,7 +33,7 @@ ONE_CORE = Path(__file__).resolve().parents[1] / "data" / "one_core_four_modules
 def _stage_inputs(config):
     """(network, loads, route MVA residences per request and copy) as whatif hands them to the stage."""
     network = build_network(config)
-    plain = evaluate_network(config, network, platoon_stage=False)
+    plain = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     x = plain.iops / 1e6
     loads = network.loads()
     return network, loads, [plain.mean_jobs[ld.name] / x for ld in loads]
@@ -54,7 +56,7 @@ def test_the_stage_answers_the_platoon_designs_within_the_tolerances(design):
     assert not any(c.startswith(IN_STEP) for c in r.caveats) and r.flow_correction_share is None
     ok, des = _within(r, network, 100_000, 1)
     assert ok, (r.iops, des.iops.value)
-    plain = evaluate_network(config, network, platoon_stage=False)
+    plain = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert plain.method == "route-mva" and plain.iops > 1.25 * des.iops.value
 
 
@@ -117,7 +119,7 @@ def test_where_the_check_does_not_look_nothing_changes():
     config = load_config(PM9A3, controller="c01")
     network = build_network(config)
     on = evaluate_network(config, network)
-    off = evaluate_network(config, network, platoon_stage=False)
+    off = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert on.method == off.method == "route-mva"
     assert (on.iops, on.latency_mean_us, on.latency_p99_us) == (off.iops, off.latency_mean_us, off.latency_p99_us)
 
@@ -163,7 +165,7 @@ def test_at_queue_depth_6_to_24_the_stage_answers_requests_of_several_transactio
     assert r.method == "platoon-stage" and r.bottleneck == "die" and network.queue_depth == 11
     ok, des = _within(r, network, 200_000, 1)
     assert ok and abs(r.iops / des.iops.value - 1.0) < 0.01, (r.iops, des.iops.value)
-    route = evaluate_network(config, network, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
     d = sixteen_kib_reads_at_busy_dies_at_queue_depth_11()
     d["workload"] = {**d["workload"], "queue_depth": STAGE_MAX_QUEUE_DEPTH + 1}
@@ -180,7 +182,7 @@ def test_at_queue_depth_13_to_24_the_stage_answers_mixes_at_busy_dies():
     assert r.method == "platoon-stage" and r.bottleneck == "die" and network.queue_depth == STAGE_MAX_QUEUE_DEPTH
     ok, des = _within(r, network, 200_000, 1)
     assert ok and abs(r.iops / des.iops.value - 1.0) < 0.01, (r.iops, des.iops.value)
-    route = evaluate_network(config, network, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
     d = sixteen_kib_mixes_at_busy_dies_at_queue_depth_24()
     d["workload"] = {**d["workload"], "queue_depth": STAGE_MAX_QUEUE_DEPTH + 1}
@@ -205,7 +207,7 @@ def test_the_stage_answers_where_the_dies_queue_too():
     # test_platoon_caveat's design whose dies queue (parse three times as long, three dies 83 % busy): the platoon
     # check does not look (the waits break the step) and the route MVA is right (+0.02 %); the stage answers there
     # too (the bottleneck core group serves four steps: whatif.stage_answers) and agrees as well
-    from ssdco.model.whatif import stage_answers
+    from ssdco.model.solvers.stage import stage_answers
 
     config = load_config(PM9A3, controller=str(ONE_CORE), overrides=[
         "workload.queue_depth=32", "nand.channels=3", "nand.ways_per_channel=1", "modules.parse.cycles=3300"])
@@ -224,7 +226,7 @@ def test_a_stage_answer_reports_no_idle_bound():
     # bounds it reports are those that hold
     config = load_config(PM9A3, controller="c02")
     network = build_network(config)
-    route = evaluate_network(config, network, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert route.bounds.idle_per_us < route.bounds.capacity_per_us
     r = evaluate_network(config, network)
     assert r.method == "platoon-stage" and r.bounds.idle_per_us == float("inf") and r.bounds.idle_station == ""
@@ -257,7 +259,7 @@ def test_a_request_of_several_transactions_forks_in_the_stage_and_agrees_with_th
     network = build_network(config)
     answer = evaluate_network(config, network)
     assert answer.method == "platoon-stage"
-    route = evaluate_network(config, network, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     ok, des = _within(answer, network, 100_000, 0)
     assert ok, (answer.iops, des.iops)
     assert route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE  # what it corrects
@@ -280,11 +282,11 @@ def test_with_one_transaction_the_forking_kernel_runs_as_before():
 def test_where_the_chain_outgrows_its_budget_the_stage_answers_whatever_the_bottleneck():
     # 16 KiB reads at QD 4, the dies the route MVA's bottleneck: the Markov chain outgrows its budget, and the
     # route MVA (8 % low, with the chain's caveat) gives way to the stage (whatif.stage_answers)
-    from ssdco.model.whatif import stage_answers
+    from ssdco.model.solvers.stage import stage_answers
 
     config = config_from_dict(sixteen_kib_reads_where_the_chain_outgrows())
     network = build_network(config)
-    route = evaluate_network(config, network, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and route.bottleneck == "die"
     assert "outgrew its state budget at queue depth 4" in route.caveats[0]
     assert not stage_answers(network, "die") and stage_answers(network, "die", chain_outgrown=True)

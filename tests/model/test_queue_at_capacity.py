@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from ssdco.model.solvers import all_but
 from ssdco import load_config
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import queue_at_capacity, route_arrays, solve_route
@@ -46,7 +47,8 @@ def test_the_requests_left_over_by_the_capacity_bound_queue_at_the_bottleneck():
 def test_the_bottleneck_queue_at_capacity_matches_the_des():
     config = config_from_dict(_saturated_reads(64))
     network = build_network(config)
-    r = evaluate_network(config, network, platoon_stage=False)  # the route MVA's (the platoon stage's: below)
+    r = evaluate_network(config, network,
+                         solvers=all_but("platoon-stage"))  # the route MVA's (the platoon stage's: below)
     des = simulate(network, requests=60_000, seed=1)
     assert r.utilization["cores:g1"] == pytest.approx(1.0, abs=1e-9)
     assert r.mean_jobs["cores:g1"] == pytest.approx(des.mean_in_station["cores:g1"], rel=0.02)  # 61.0 both

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ssdco.model.solvers import all_but
 from ssdco import load_config
 from ssdco.model.network import Network, Station, Step, build_network
 from ssdco.model.mva import solve_closed
@@ -251,8 +252,9 @@ def test_the_others_an_arrival_sees_bring_a_mix_at_queue_depth_6_within_the_tole
     config = config_from_dict(mix_behind_one_slow_core_at_queue_depth_6())
     network = build_network(config)
     des = simulate(network, requests=400_000, seed=1).iops.value
-    default = evaluate_network(config, network, platoon_stage=False)
-    shares = evaluate_network(config, network, route_features=ALL_FEATURES | ARRIVAL_SHARES, platoon_stage=False)
+    default = evaluate_network(config, network, solvers=all_but("platoon-stage"))
+    shares = evaluate_network(config, network, route_features=ALL_FEATURES | ARRIVAL_SHARES,
+                              solvers=all_but("platoon-stage"))
     assert default.method == shares.method == "route-mva"
     assert abs(shares.iops / des - 1.0) <= IOPS_TOLERANCE < 1.0 - default.iops / des
     stage = evaluate_network(config, network)

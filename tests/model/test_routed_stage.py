@@ -9,6 +9,7 @@ from itertools import product
 import numpy as np
 import pytest
 
+from ssdco.model.solvers import all_but
 from ssdco.cli import format_result
 from ssdco.model.network import build_network
 from ssdco.model.routed_stage import RoutedStage, routed_stage_per_us, routed_stages, stage_bound_per_us
@@ -221,7 +222,7 @@ def test_where_the_stage_applies():
 def test_whatif_reports_the_stage_that_holds_the_throughput():
     d = reads_over_two_one_die_channels()
     # the route MVA's answer (at QD 7 the platoon stage answers by default: whatif.STAGE_MAX_QUEUE_DEPTH)
-    r = evaluate_network(config_from_dict(d), _network(d), platoon_stage=False)
+    r = evaluate_network(config_from_dict(d), _network(d), solvers=all_but("platoon-stage"))
     assert r.bounds.routed_stage == "die and channel"
     assert r.iops == pytest.approx(r.bounds.routed_stage_per_us * 1e6, rel=1e-9)
     assert r.bounds.upper_per_us == r.bounds.routed_stage_per_us

@@ -9,13 +9,15 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco import load_config
 from ssdco.model.network import Network, Station, Step, build_network
 from ssdco.model.route_mva import request_alone_us, route_arrays, solve_route
 from ssdco.model import schedule_chain as chain_module
 from ssdco.model.schedule_chain import GRID_STEPS, schedule_chain
-from ssdco.model.whatif import (CHAIN_MAX_QUEUE_DEPTH, CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH, evaluate_network,
-                                route_mva_at_risk, trust_caveats)
+from ssdco.model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
+from ssdco.model.caveats import CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH, route_mva_at_risk, trust_caveats
+from ssdco.model.whatif import evaluate_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.des import simulate
@@ -120,7 +122,7 @@ def test_whatif_takes_the_chain_where_the_route_mva_misses():
     assert result.method == "markov-chain" and result.caveats == ()
     assert abs(result.iops / des.iops.value - 1.0) <= 0.005
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.005
-    route = evaluate_network(config, network, periodic=False, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
     # per station as the other solvers report: jobs per copy, Little's law on the whole system
     assert sum(result.mean_jobs[ld.name] * ld.copies for ld in network.loads()) <= network.queue_depth
@@ -165,7 +167,7 @@ def test_whatif_takes_a_coarser_grid_where_the_finer_ones_outgrow_the_budget():
     assert result.method == "markov-chain" and result.iops == pytest.approx(refined.throughput_per_us * 1e6)
     for answer in (chain, refined):
         assert abs(answer.throughput_per_us * 1e6 / des.iops.value - 1.0) <= 0.005
-    route = evaluate_network(config, network, periodic=False, platoon_stage=False)
+    route = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
     assert route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
 
 
@@ -198,7 +200,7 @@ def test_at_queue_depth_2_the_10_percent_grid_may_take_400000_states(which, outg
     des = simulate(network, requests=200_000, seed=1)
     assert result.method == "markov-chain" and not result.caveats
     assert abs(result.iops / des.iops.value - 1.0) <= 0.01
-    route = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
+    route = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
 
 
@@ -209,9 +211,9 @@ def test_whatif_fast_tries_the_chains_first_states_at_queue_depth_2():
     # tests.designs.mixed_16k_reads_at_queue_depth_2 need 200,000-400,000 states: --fast gives up and says so.
     config = config_from_dict(reads_at_queue_depth_2_behind_one_slow_core())
     network = build_network(config)
-    fast = evaluate_network(config, network, markov_chain=False)
+    fast = evaluate_network(config, network, effort="fast")
     full = evaluate_network(config, network)
-    route_mva = evaluate_network(config, network, periodic=False, platoon_stage=False)
+    route_mva = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
     des = simulate(network, requests=60_000, seed=1)
     assert (fast.method, fast.iops, fast.latency_mean_us) == ("markov-chain", full.iops, full.latency_mean_us)
     assert not fast.caveats
@@ -219,12 +221,12 @@ def test_whatif_fast_tries_the_chains_first_states_at_queue_depth_2():
     assert route_mva.iops < (1 - IOPS_TOLERANCE) * des.iops.value  # what --fast answered before
     # without even the first states (the optimizer's screen): the route MVA, the caveat of the skipped chain absent
     # (one transaction, the core under 70 % busy)
-    bare = evaluate_network(config, network, markov_chain=False, chain_first_states=False, platoon_check=False)
+    bare = evaluate_network(config, network, effort="screen")
     assert (bare.method, bare.iops) == ("route-mva", route_mva.iops)
     # 16 KiB reads at QD 2: past the first states, the route MVA and the skipped chain's caveat (the platoon stage,
     # which forks these requests since 2026-11-29, answers in its place by default: platoon_stage=False asks for it)
     config = config_from_dict(mixed_16k_reads_at_queue_depth_2())
-    fast = evaluate_network(config, build_network(config), markov_chain=False, platoon_stage=False)
+    fast = evaluate_network(config, build_network(config), effort="fast", solvers=all_but("platoon-stage"))
     assert fast.method == "route-mva"
     assert any(c.startswith("the Markov chain of the requests' draws was skipped (--fast)") for c in fast.caveats)
 
@@ -236,10 +238,10 @@ def test_whatif_takes_the_chain_at_queue_depth_1():
     config = config_from_dict(reads_alone_over_three_dies())
     network = build_network(config)
     model = evaluate_network(config, network)
-    route_mva = evaluate_network(config, network, periodic=False, platoon_stage=False)
+    route_mva = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
     des = simulate(network, requests=60_000, seed=1)
     assert model.method == "markov-chain" and route_mva.method == "route-mva"
-    fast = evaluate_network(config, network, markov_chain=False)  # whatif --fast takes so small a chain too
+    fast = evaluate_network(config, network, effort="fast")  # whatif --fast takes so small a chain too
     assert (fast.method, fast.iops, fast.caveats) == ("markov-chain", model.iops, model.caveats)
     assert model.iops == pytest.approx(des.iops.value, rel=0.005)
     assert model.latency_mean_us == pytest.approx(des.mean_latency_us.value, rel=0.005)
@@ -264,9 +266,9 @@ def test_whatif_takes_the_chain_at_queue_depth_5():
     assert result.method == "markov-chain"
     assert abs(result.iops / des.iops.value - 1.0) <= 0.005
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.005
-    route = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
+    route = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
-    fast = evaluate_network(config, network, markov_chain=False)  # whatif --fast: the platoon stage answers
+    fast = evaluate_network(config, network, effort="fast")  # whatif --fast: the platoon stage answers
     assert fast.method == "platoon-stage" and abs(fast.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     zero = request_alone_us(network)
     chain = schedule_chain(network, zero)
@@ -291,11 +293,11 @@ def test_at_queue_depth_5_the_5_percent_grid_may_take_400000_states_after_the_10
     des = simulate(network, requests=200_000, seed=1)
     assert abs(result.iops / des.iops.value - 1.0) <= 0.005
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.005
-    route_mva = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
+    route_mva = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))
     assert route_mva.method == "route-mva" and not route_mva.caveats
     assert route_mva.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
     # whatif --fast: the platoon stage answers where the route MVA would (a core group serves several steps)
-    fast = evaluate_network(config, network, markov_chain=False)
+    fast = evaluate_network(config, network, effort="fast")
     assert fast.method == "platoon-stage" and abs(fast.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
 
 
@@ -537,7 +539,7 @@ def test_at_queue_depths_3_and_4_the_10_percent_grid_may_take_400000_states():
     des = simulate(network, requests=200_000, seed=1)
     assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert abs(result.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
-    route_mva = evaluate_network(config, network, markov_chain=False)
+    route_mva = evaluate_network(config, network, effort="fast")
     assert route_mva.method == "route-mva" and route_mva.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
 
 
@@ -604,9 +606,9 @@ def test_at_queue_depth_8_the_chain_answers_where_it_fits_40000_states():
     assert route.throughput_per_us * 1e6 / des.iops.value - 1.0 < -IOPS_TOLERANCE
     # without the chain, the route MVA runs the die event by event behind the rest of the route (route_mva.py, 7.),
     # and, at QD 8 (whatif.STAGE_MAX_QUEUE_DEPTH), the platoon stage answers in its place
-    staged = evaluate_network(config, network, markov_chain=False, platoon_stage=False)
+    staged = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))
     assert staged.method == "route-mva" and abs(staged.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
-    stage = evaluate_network(config, network, markov_chain=False)
+    stage = evaluate_network(config, network, effort="fast")
     assert stage.method == "platoon-stage" and abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     deeper = copy.deepcopy(reads_and_programs_on_one_die_at_queue_depth_8())
     deeper["workload"]["queue_depth"] = CHAIN_MAX_QUEUE_DEPTH + 1  # the chain is not tried: the stage answers

@@ -11,7 +11,9 @@ from ssdco.model.network import build_network
 from ssdco.model.periodic import periodic_schedule
 from ssdco.model.route_mva import request_alone_us
 from ssdco.model.schedule_chain import attempt_chain
-from ssdco.model.whatif import ORBIT_MATCH_TOLERANCE, evaluate_network, start_pattern_caveats
+from ssdco.model.solvers.schedules import ORBIT_MATCH_TOLERANCE
+from ssdco.model.whatif import evaluate_network
+from ssdco.model.caveats import start_pattern_caveats
 from ssdco.spec import config_from_dict
 from ssdco.validation.des import simulate
 from tests.designs import (eight_kib_reads_through_one_die, reads_locking_into_start_dependent_patterns,
@@ -73,7 +75,8 @@ def test_where_the_only_pattern_is_the_schedules_orbit_the_schedule_answers():
 def test_whatif_answers_the_slower_of_two_equally_likely_patterns_and_names_the_schedules(markov_chain):
     config, network = _network(reads_whose_start_collision_picks_their_pattern)
     schedule_iops = periodic_schedule(network).throughput_per_us * 1e6
-    result = evaluate_network(config, network, markov_chain=markov_chain)  # --fast tries the chain's first states
+    result = evaluate_network(config, network,
+                              effort="full" if markov_chain else "fast")  # --fast tries the chain's first states
     assert result.method == "markov-chain"
     assert result.iops / schedule_iops - 1.0 == pytest.approx(-0.065, abs=0.005)
     (caveat,) = result.caveats

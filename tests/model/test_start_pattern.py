@@ -15,8 +15,8 @@ from ssdco import load_config
 from ssdco.cli import main
 from ssdco.model.network import build_network
 from ssdco.model.schedule_chain import ChainSolution, _transient_visits
-from ssdco.model.whatif import (PATTERN_SPREAD, START_PATTERN_MIN_REQUESTS, evaluate, start_pattern,
-                                start_pattern_caveats)
+from ssdco.model.caveats import PATTERN_SPREAD, START_PATTERN_MIN_REQUESTS, start_pattern, start_pattern_caveats
+from ssdco.model.whatif import evaluate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, validate
 from ssdco.validation.des import simulate

@@ -5,6 +5,7 @@ copies' merged output."""
 import numpy as np
 import pytest
 
+from ssdco.model.solvers import all_but
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import (ALL_FEATURES, FLOW, IDLE_BOUND, WAIT_DISPLACEMENT, _wait_displacement, route_arrays,
                                    solve_route)
@@ -53,11 +54,11 @@ def test_reads_behind_a_slow_completion_core_come_within_the_tolerance():
     arrays = route_arrays(network, network.loads())
     des = simulate(network, requests=100_000, seed=1).iops.value
     before = solve_route(arrays, 14, features=ALL_FEATURES & ~WAIT_DISPLACEMENT).throughput_per_us * 1e6
-    r = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND, platoon_stage=False)
+    r = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND, solvers=all_but("platoon-stage"))
     assert r.method == "route-mva"
     assert before / des - 1.0 > IOPS_TOLERANCE
     assert 0.0 < r.iops / des - 1.0 <= IOPS_TOLERANCE
-    assert abs(evaluate_network(config, network, platoon_stage=False).iops / des - 1.0) <= IOPS_TOLERANCE
+    assert abs(evaluate_network(config, network, solvers=all_but("platoon-stage")).iops / des - 1.0) <= IOPS_TOLERANCE
     stage = evaluate_network(config, network)
     assert stage.method == "platoon-stage" and abs(stage.iops / des - 1.0) <= IOPS_TOLERANCE
 
@@ -82,11 +83,12 @@ def test_whatif_can_answer_without_a_correction_to_measure_it():
     arrays = route_arrays(network, network.loads())
     # without the idle bound too, which holds this design's answer below the route MVA's (idle_bound.py)
     bits = ALL_FEATURES & ~WAIT_DISPLACEMENT & ~IDLE_BOUND
-    without = evaluate_network(config, network, route_features=bits, platoon_stage=False)  # the stage: QD 14
+    without = evaluate_network(config, network, route_features=bits,
+                               solvers=all_but("platoon-stage"))  # the stage: QD 14
     assert without.method == "route-mva"
     assert without.iops == pytest.approx(solve_route(arrays, 14, features=bits).throughput_per_us * 1e6, rel=1e-12)
     assert without.iops > evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND,
-                                           platoon_stage=False).iops
+                                           solvers=all_but("platoon-stage")).iops
     assert without.flow_correction_share == pytest.approx(
         solve_route(arrays, 14, features=bits).throughput_per_us
         / solve_route(arrays, 14, features=bits & ~FLOW).throughput_per_us - 1.0, rel=1e-12)

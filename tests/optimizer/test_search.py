@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate
 from ssdco.optimizer import Design, LinearModel, make_targets, optimize
 from ssdco.spec import MODULES, config_from_dict, load_config
@@ -151,7 +152,7 @@ def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_ca
     res = optimize(cfg, min_iops=40_000, options={**NO_DES, "markov_chain": False})
     assert res.feasible
     a = res.verdict.analytic
-    assert a.method == "route-mva" and a.iops == evaluate(res.pick_config(), markov_chain=False).iops
+    assert a.method == "route-mva" and a.iops == evaluate(res.pick_config(), effort="fast").iops
     assert any(c.startswith("the Markov chain of the requests' draws was skipped (--fast)") for c in a.caveats)
     from ssdco.cli import main
 
@@ -174,7 +175,7 @@ def test_the_searches_check_without_the_platoon_stage_first_and_the_pick_has_wha
     own = evaluate(res.pick_config())
     assert res.verdict.analytic.method == own.method == "platoon-stage"
     assert (res.verdict.analytic.iops, res.verdict.analytic.latency_mean_us) == (own.iops, own.latency_mean_us)
-    plain = evaluate(res.pick_config(), platoon_check=False)
+    plain = evaluate(res.pick_config(), solvers=all_but("platoon-stage"))
     assert plain.method == "route-mva" and plain.iops != own.iops
 
 
@@ -220,7 +221,7 @@ def test_auxiliary_searches_screen_with_whatif_fast_and_report_full_model_figure
                                                    "markov_chain": False})
     assert 0 < fast.timing["analytic_designs"] < fast.timing["screened_designs"]
     (best_fast,) = [c for c in fast.infeasibility.closest if c.kind == "closest:highest_iops_within_budgets"]
-    assert best_fast.iops == evaluate(fast.space.config_for(best_fast.design), markov_chain=False).iops
+    assert best_fast.iops == evaluate(fast.space.config_for(best_fast.design), effort="fast").iops
     # at QD 3-8 --fast does not try the chain at all: nothing to screen
     cfg3 = load_config(PM9A3, overrides=["workload.queue_depth=3", "workload.request_size_kib=8"])
     fast3 = optimize(cfg3, min_iops=60_000, options={**NO_DES, "max_units": 1, "max_cores_per_group": 1,

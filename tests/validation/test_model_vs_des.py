@@ -47,6 +47,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
+from ssdco.model.solvers import all_but
 from ssdco import load_config
 from ssdco.model.network import build_network
 from ssdco.model.route_mva import route_arrays, solve_route
@@ -245,7 +246,7 @@ def test_excess_waits_at_dies_and_channels_add_as_independent_parts(design):
     # at the end)
     config = config_from_dict(design())
     network = build_network(config)
-    model = evaluate_network(config, network, platoon_stage=False)
+    model = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert model.method == "route-mva"
     des = simulate(network, requests=DES_REQUESTS, seed=1)
     e_x, e_r = model.iops / des.iops.value - 1.0, model.latency_mean_us / des.mean_latency_us.value - 1.0
@@ -266,7 +267,7 @@ def test_busy_channels_run_event_by_event_behind_the_rest_of_the_route():
     # bottleneck, whatif.STAGE_MAX_QUEUE_DEPTH; checked at the end.)
     config = config_from_dict(reads_at_busy_channels_behind_fast_cores())
     network = build_network(config)
-    model = evaluate_network(config, network, platoon_stage=False)
+    model = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert model.method == "route-mva" and max(model.utilization, key=model.utilization.get) == "channel"
     des = simulate(network, requests=DES_REQUESTS, seed=1)
     e_x, e_r = model.iops / des.iops.value - 1.0, model.latency_mean_us / des.mean_latency_us.value - 1.0
@@ -288,7 +289,8 @@ def test_channels_alone_at_queue_depth_7_hold_the_throughput_below_their_capacit
     d = reads_over_two_one_die_channels()
     config = config_from_dict(d)
     network = build_network(config)
-    model = evaluate_network(config, network, platoon_stage=False)  # at QD 7 the platoon stage answers by default
+    model = evaluate_network(config, network,
+                             solvers=all_but("platoon-stage"))  # at QD 7 the platoon stage answers by default
     assert model.method == "route-mva"
     assert model.bounds.routed_stage == "die and channel"
     assert model.bounds.routed_stage_per_us < 0.98 * model.bounds.capacity_per_us

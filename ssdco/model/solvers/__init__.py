@@ -1,0 +1,10 @@
+"""The analytic solvers behind ``whatif``, each with a declared domain, and the registry that picks one.
+
+See :mod:`ssdco.model.solvers.registry` for the precedence and docs/model.md for each solver's method and accuracy.
+"""
+
+from .base import EFFORTS, Answer, Context, Fit, Solver
+from .registry import PRIMARY, REFINERS, SCHEDULES, SOLVER_NAMES, all_but, answer, context
+
+__all__ = ["EFFORTS", "PRIMARY", "REFINERS", "SCHEDULES", "SOLVER_NAMES", "Answer", "Context", "Fit", "Solver",
+           "all_but", "answer", "context"]

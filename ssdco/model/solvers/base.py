@@ -1,0 +1,184 @@
+"""What every solver shares: the :class:`Answer` record, the :class:`Fit` verdict, the :class:`Solver` protocol
+and the per-evaluation :class:`Context`.
+
+A solver declares its domain (``fits``: cheap and pure, saying why not where it does not fit) and answers
+(``solve``), or declines with None where it finds only while solving that it cannot answer (a state budget
+outgrown, a schedule that does not repeat). A *refiner* (``refines`` not empty) replaces the answer of the solvers
+it names, in its domain, and is handed that answer (``prior``): its residences are the fixed delays of the
+stations it does not run itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..bounds import asymptotic_bounds
+from ..network import Network, StationLoad
+from ..open_runs import eligible_stations
+from ..route_mva import ALL_FEATURES, RouteArrays, route_arrays, solve_route
+
+EFFORTS = ("screen", "fast", "full", "exact")
+"""Effort levels, cheapest first:
+
+* ``screen``: no Markov chain of the requests' draws and no platoon stage (the optimizer's first pass over
+  hundreds of candidates);
+* ``fast``: the chain only within its first states at queue depth 1-2 (``whatif --fast``);
+* ``full``: every solver in its domain (the default);
+* ``exact``: the exact exponential product-form solution (convolution) for closed workloads.
+"""
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Whether a solver's declared domain holds for a network, and why not where it does not."""
+
+    ok: bool
+    why: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+FITS = Fit(True)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One solver's answer. Rates in requests per us, times in us; arrays per station of ``Network.loads()``.
+
+    ``residence_us``: time per request at one copy; ``p_wait``: the fraction of visits that queue; ``mean_jobs``:
+    per copy. ``p99_us``: the latency percentile where the solver knows it (a schedule, a seeded run), else None
+    (``p99.p99_estimate_us`` estimates it). ``exact``: exact for the model it solves (a schedule's orbit, the
+    product form). ``held_to_bounds``: an answer above the asymptotic upper bound is held to it (a lumped chain's
+    or an estimate's error); ``at_capacity``: the bottleneck is busy throughout, so X is the bound.
+    ``zero_load_us``: one request's latency alone for the population bound (None: the sum of the demands).
+    ``route_solution``: the route-level solution beside the answer (write-buffer wait, routed-stage bound).
+    ``chain``/``chain_orbits``: the Markov chain behind the answer, for its patterns and start.
+    ``correlated``: the stations whose waits on a transaction's path move together (``p99.p99_estimate_us``)."""
+
+    solver: str
+    throughput_per_us: float
+    response_us: float
+    residence_us: np.ndarray
+    p_wait: np.ndarray
+    mean_jobs: np.ndarray
+    exact: bool = False
+    stable: bool = True
+    p99_us: float | None = None
+    held_to_bounds: bool = False
+    at_capacity: bool = False
+    zero_load_us: float | None = None
+    route_solution: Any = None
+    chain: Any = None
+    chain_orbits: bool = False
+    correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
+
+
+class Solver(Protocol):
+    """A solver: a name, a declared domain and an answer (see the module docstring)."""
+
+    name: str
+    refines: tuple[str, ...]
+
+    def fits(self, ctx: Context, prior: Answer | None = None) -> Fit: ...
+
+    def solve(self, ctx: Context, prior: Answer | None = None) -> Answer | None: ...
+
+
+@dataclass
+class Trace:
+    """What the solvers found on the way to the answer: declines with their reasons, and the Markov chain's
+    outcome (outgrown, unsolved, skipped), which the caveats and the platoon stage's domain read."""
+
+    declined: dict[str, str] = field(default_factory=dict)
+    primary: str = ""  # the primary solver that answered, before any refiner
+    chain_outgrown: bool = False
+    chain_unsolved: bool = False
+    settled: Any = None  # the chain of where the requests settle, run where the schedule's start depends on addresses
+    idle_bound: Any = None  # the idle bound that holds the route MVA's X, where it does
+
+
+@dataclass
+class Context:
+    """One evaluation: the network, its station loads as arrays, the effort, the solvers allowed, and the route
+    MVA's baseline solution, computed once on first use (several solvers start from it)."""
+
+    network: Network
+    effort: str = "full"
+    allowed: frozenset[str] | None = None
+    route_features: int = ALL_FEATURES
+    trace: Trace = field(default_factory=Trace)
+
+    def allows(self, name: str) -> bool:
+        return self.allowed is None or name in self.allowed
+
+    @property
+    def closed(self) -> bool:
+        return self.network.queue_depth is not None
+
+    @cached_property
+    def loads(self) -> tuple[StationLoad, ...]:
+        return self.network.loads()
+
+    @cached_property
+    def names(self) -> list[str]:
+        return [ld.name for ld in self.loads]
+
+    @cached_property
+    def background(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per station: the background work's demand (us per request) and its second moment."""
+        bg = {b.name: b for b in self.network.background_loads()}
+        demand = np.array([bg[ld.name].demand_us if ld.name in bg else 0.0 for ld in self.loads])
+        m2 = np.array([bg[ld.name].visits * bg[ld.name].service_us ** 2 * (1.0 + bg[ld.name].scv)
+                       if ld.name in bg else 0.0 for ld in self.loads])
+        return demand, m2
+
+    @cached_property
+    def demand_us(self) -> np.ndarray:
+        """Per station: the requests' demand (us per request at one copy), background work excluded."""
+        return np.array([ld.demand_us for ld in self.loads])
+
+    @cached_property
+    def total_demand_us(self) -> np.ndarray:
+        return self.demand_us + self.background[0]
+
+    @cached_property
+    def servers(self) -> np.ndarray:
+        return np.array([ld.servers for ld in self.loads], dtype=np.int64)
+
+    @cached_property
+    def copies(self) -> np.ndarray:
+        return np.array([ld.copies for ld in self.loads], dtype=np.float64)
+
+    @cached_property
+    def arrays(self) -> RouteArrays:
+        return route_arrays(self.network, self.loads)
+
+    @cached_property
+    def baseline(self):
+        """The route MVA's solution without the corrections that run parts of the network event by event."""
+        return solve_route(self.arrays, self.network.queue_depth, features=self.route_features)
+
+    @cached_property
+    def zero_load_us(self) -> float:
+        """One request's latency alone as the route MVA has it (the fork-join makespan at X(1))."""
+        return 1.0 / self.baseline.throughput_by_n[1]
+
+    @cached_property
+    def bottleneck(self) -> str:
+        """The station with the largest demand per server (the asymptotic bounds' bottleneck)."""
+        return asymptotic_bounds(self.names, self.total_demand_us, self.servers, self.copies, self.network.delay_us,
+                                 self.network.queue_depth, None).bottleneck
+
+    @cached_property
+    def correlated(self) -> tuple[str, ...]:
+        """Stations whose waits on one transaction's path move together (the p99 estimate)."""
+        return eligible_stations(self.network, self.loads)
+
+    @property
+    def deterministic(self) -> bool:
+        return all(step.scv == 0.0 for step in self.network.steps)
