@@ -1,5 +1,6 @@
-"""The code's line length: at most ``MAX_LINE_CHARS`` characters in every Python file of the package, the tests
-and the benchmarks (the layout ``../shared/STYLE.md`` asks for; three docstring lines had grown past it)."""
+"""The code's style: at most ``MAX_LINE_CHARS`` characters a line in every Python file of the package, the tests
+and the benchmarks (the layout ``../shared/STYLE.md`` asks for), and no development history (dates, campaign
+seeds, session counts, before/after narrative) in the package's comments, docstrings and strings."""
 
 import io
 import re
@@ -29,7 +30,8 @@ MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|A
          r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 ORDINAL = (r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth"
            r"|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|fortieth"
-           r"|(?:twenty|thirty|forty)-(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|\d+(?:st|nd|rd|th))")
+           r"|(?:twenty|thirty|forty)-(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
+           r"|\d+(?:st|nd|rd|th))")
 HISTORY_PATTERNS = {
     "ISO date": r"\b20\d\d-\d\d-\d\d\b",
     "month-name date": rf"\b{MONTH}\.? +(?:\d{{1,2}},? +)?20\d\d\b|\b\d{{1,2}} +{MONTH}\.? +20\d\d\b",
@@ -44,7 +46,8 @@ HISTORY_RE = re.compile("|".join(f"(?:{p})" for p in HISTORY_PATTERNS.values()),
 def history_hits(text: str) -> list[tuple[int, str]]:
     """Return (line number, stripped line) for each line of ``text`` that carries a date, a campaign seed or a
     development-log phrase (the patterns of ``HISTORY_PATTERNS``)."""
-    return [(number, line.strip()) for number, line in enumerate(text.splitlines(), start=1) if HISTORY_RE.search(line)]
+    return [(number, line.strip()) for number, line in enumerate(text.splitlines(), start=1)
+            if HISTORY_RE.search(line)]
 
 
 def prose_hits(source: str) -> list[tuple[int, str]]:
@@ -72,7 +75,8 @@ def test_the_history_patterns_spare_present_tense_text(text):
 
 
 def test_prose_hits_read_comments_and_strings_but_not_code():
-    source = 'SEED = 20261129  # one fixed stream\nx = 1  # tuned 2026-11-27\ndef f():\n    """Text.\n\n    Since 2025."""\n'
+    source = ('SEED = 20261129  # one fixed stream\nx = 1  # tuned 2026-11-27\n'
+              'def f():\n    """Text.\n\n    Since 2025."""\n')
     assert prose_hits(source) == [(2, "# tuned 2026-11-27"), (6, 'Since 2025."""')]
 
 
