@@ -90,7 +90,7 @@ def batch_first_wait(servers: int, batch_rate: float, service: float, batch_pmf,
     E[X]), with f = ``residual_factor`` ((1 + scv) / 2) and bx = ``batch_excess`` (``Network.batch_excess``:
     E[X^2] / E[X] - 1 weighted by the operation's mean service squared). Single jobs (X = 1) give
     Allen-Cunneen's M/G/c wait, one server M^X/G/1's exactly (Gross & Harris). Against a simulation of
-    M^X/D/c (2-4 servers, batches of 1-4, 30-80 % load) the first wait was 6-61 % low, 15-19 % in the
+    M^X/D/c (2-4 servers, batches of 1-4, 30-80 % load) the first wait is 6-61 % low, 15-19 % in the
     median (the Erlang C form with the batch term: 7-88 %, 24-37 %); deterministic batches that occupy
     every server at once and end together make the next batch wait more than the chain's."""
     c = int(servers)

@@ -63,7 +63,7 @@ Answers
   designs (how much more they cost), and for each budget/target the cheapest design that breaks only it;
 * binding: a budget or target binds when relaxing it alone admits a cheaper verified design (feasible
   case) or makes the problem feasible at all (infeasible case). In the feasible case "verified" is what the
-  pick had: the analytic model and, with ``verify_des``, the DES (since 2026-11-29; the text report says which).
+  pick had: the analytic model and, with ``verify_des``, the DES (the text report says which).
   In the infeasible case, and in every other auxiliary search, it is the analytic model's alone, so where only
   the DES rejected designs a family can read as binding that the DES would not confirm;
 * infeasible: the rows an elastic ILP must violate least, the lowest-power design meeting the IOPS target,
