@@ -23,12 +23,12 @@ The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy
   (measured: 29 requests, 2 cores of deterministic work, think times of scv 0.087, 0.3 and 1 idle 53, 62 and 72 %
   as much as with exponential work; docs/accuracy.md, "The idle bound's factor as a square root").
 
-Taken at the route MVA's own X instead, the bound moved with that X, which an added server can raise (and with it
-the waits elsewhere and their spread): 5 of 1,307 additions on random designs lowered the answer. At a fixed X an
-added server does not lengthen the route MVA's cycle, and none does.
+Taken at the route MVA's own X instead, the bound would move with that X, which an added server can raise (and with
+it the waits elsewhere and their spread): so taken, 5 of 1,307 additions on random designs lower the answer. At a
+fixed X an added server does not lengthen the route MVA's cycle, and none does.
 
 Only for requests of one transaction: a request's parallel transactions would count their residences several
-times over in T (on 8-16 KiB draws that form put answers up to 20 % low).
+times over in T (on 8-16 KiB draws that form puts answers up to 20 % low).
 """
 
 from __future__ import annotations
