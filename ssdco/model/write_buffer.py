@@ -88,7 +88,7 @@ def buffer_pool(network: Network, loads: tuple[StationLoad, ...]) -> BufferPool 
     where it does not apply: open workloads, no writes, no background work, write-through (no slots), more
     than ``MAX_DRAIN_JOBS`` runs in progress (the exact drain rate would cost too much) or more than
     ``MAX_STATES`` states (a 2 MiB buffer beyond queue depth 10). The solver then keeps the buffer's
-    throughput bound alone, as before the chain: on the PM9A3 grid of ``benchmarks/write_buffer_vs_des.py``
+    throughput bound alone: on the PM9A3 grid of ``benchmarks/write_buffer_vs_des.py``
     that bound is within 1 % of the DES at queue depth 32 with 512 slots, where the buffer is full all the
     time."""
     writes = 1.0 - network.read_fraction
