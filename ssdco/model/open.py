@@ -118,8 +118,9 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     M^X/M/c chain replaces Erlang C (:func:`batch_first_wait`): batches keep the servers busy together, so
     an arriving batch finds them all busy more often than Erlang C says (a die of three planes fed 16 KiB
     writes over two dies at 50 % load: P(wait) 0.33 against 0.24; on a 16 KiB design at 50 % load the error
-    against the DES is -12.1 % with the chain and -16.9 % with Erlang C). That first-of-batch wait is what ``residence_us`` reports per visit;
-    the own transactions ahead in the batch are the route's serialisation (``route_mva.py``, 1.).
+    against the DES is -12.1 % with the chain and -16.9 % with Erlang C). That first-of-batch wait is what
+    ``residence_us`` reports per visit; the own transactions ahead in the batch are the route's serialisation
+    (``route_mva.py``, 1.).
 
     ``arrival_gamma`` per station scales its wait by (ca^2 + cs^2) / (1 + cs^2), the Kingman / Allen-Cunneen
     ratio to the Poisson-arrival wait, where its arrivals are not Poisson (a channel fed by deterministic
