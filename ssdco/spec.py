@@ -204,7 +204,8 @@ class FtlSpec:
     """Flash translation layer: write buffer, garbage collection, mapping table, endurance.
 
     Present only when the device file has an ``[ftl]`` table; without it the device is the ideal one (a write
-    programs its page on the request's path, no GC, the whole mapping table in DRAM). See :mod:`ssdco.model.ftl` for how each field enters the model.
+    programs its page on the request's path, no GC, the whole mapping table in DRAM). See :mod:`ssdco.model.ftl`
+    for how each field enters the model.
     """
 
     gc_policy: str  # "greedy" | "fifo" victim selection (Desnoyers 2012)
