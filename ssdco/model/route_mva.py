@@ -1167,7 +1167,7 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_depa
             root_c = math.sqrt(servers[k])
         else:
             # as one server doing the station's work: more servers do not make the output less regular
-            # (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
+            # (with u = X D / c and Whitt's 1/sqrt(c) they would, and IOPS could fall)
             u = min(util[k] * servers[k], 1.0)
             keep[k] = 1.0 - u * u
         h[k] = u * u * (scv[k] - 1.0) / root_c

@@ -1539,7 +1539,7 @@ def _within_capacity(solution: ChainSolution, network: Network) -> ChainSolution
     """``solution`` with its throughputs held to the capacity bound min_k c_k / D_k (``bounds.py``), which no
     schedule exceeds: the bottleneck's busy servers are X D_k <= c_k. Lumping can break that law, since the
     completions and the busy time of lumped states come from different exact times: on a 10 % grid, 16 KiB
-    reads at QD 4 behind one slow core running dispatch and complete had X D = 1.026 at that core, whose busy
+    reads at QD 4 behind one slow core running dispatch and complete have X D = 1.026 at that core, whose busy
     time the same chain put at 1.0 (the DES: 1.0, at the bound; ``tests.designs.reads_over_a_coarse_grid``).
     As the true throughput is at most the bound, the held answer is never further from it."""
     loads = network.loads()
