@@ -37,8 +37,8 @@ HISTORY_PATTERNS = {
     "month-name date": rf"\b{MONTH}\.? +(?:\d{{1,2}},? +)?20\d\d\b|\b\d{{1,2}} +{MONTH}\.? +20\d\d\b",
     "8-digit campaign seed": r"\b20\d{6}\b",
     "session count": rf"\bsessions?\b|\b{ORDINAL}[- ](?:session|campaign|round|run of the)\b",
-    "progress narrative": r"\bnow within\b|\bwas [-+]?\d|\bwere [-+]?\d|\bsince 20\d\d\b|\buntil 20\d\d\b"
-                          r"|\bmeasured (?:on|in) 20\d\d\b",
+    "progress narrative": r"\bnow within\b|\bnow [-+]?\d|\bwas [-+]?\d|\bwere [-+]?\d|\bwent from\b|\bas before\b"
+                          r"|\bsince 20\d\d\b|\buntil 20\d\d\b|\bmeasured (?:on|in) 20\d\d\b",
 }
 HISTORY_RE = re.compile("|".join(f"(?:{p})" for p in HISTORY_PATTERNS.values()), re.IGNORECASE)
 
@@ -63,7 +63,8 @@ def prose_hits(source: str) -> list[tuple[int, str]]:
 
 @pytest.mark.parametrize("text", ["measured 2026-11-27", "in Nov 2026", "27 November 2026", "seeds 20261246-57",
                                   "the twenty-first session", "the error is now within 5 %", "was 3.1 %, now 2.0 %",
-                                  "since 2025", "until 2027"])
+                                  "since 2025", "until 2027", "-3.3 %, now -0.1 %", "went from 87 to 75",
+                                  "added as before", "measured on 2026"])
 def test_the_history_patterns_catch_each_kind_of_history(text):
     assert history_hits(text) == [(1, text)]
 
