@@ -24,7 +24,7 @@ IOPS and mean latency agree to within 0.003 % and its p99 to within 1 %. Elsewhe
 orbit: of lower throughput on a few (long transients: 2,000,000-request DES runs end in the schedule's orbit),
 or of the same throughput with the requests taking turns differently (p99 off by up to 5.7 %; the orbit can
 depend on the DES's seed). A transaction queued at a collapsed copy and served at the instant it arrived is
-not the cause of the latter: counting that as a wait, which rejects such schedules, keeps them. A likely cause
+not the cause of the latter: counting that as a wait, which rejects such schedules, leaves them as they are. A likely cause
 is the order of simultaneous events at different copies, which the addresses still decide. Where
 the collapsed copies do queue (the addresses decide who waits), or the state does not repeat within the
 event budget, there is no schedule (the convoy below, or the route MVA, applies).
@@ -67,7 +67,7 @@ moves hardly any out (its IOPS error within -2.3 % to +2.7 % on the Hypothesis s
 uniform designs; docs/accuracy.md has the counts).
 
 It is not monotone in servers (``benchmarks/monotonicity.py``: of 4,850 additions of a core or accelerator
-unit, the default solver's IOPS drops in 44, by up to 1.24 %, where the DES moves by -0.03 %; docs/accuracy.md):
+unit, the default solver's IOPS drops in 44, at worst by 1.24 % where the DES moves by -0.03 %; docs/accuracy.md):
 there the extra core drops the convoy below the route MVA, which is below the convoy before. Adding the route
 MVA's die waits, taken from the whole network at the route MVA's throughput, to the skeleton's latency would
 lower IOPS on many more additions, because those waits grow when an extra core lets the route MVA run faster.

@@ -85,7 +85,7 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    max-of-T term is scaled by 1 - r. Where r < 0 (one operation, one size: the multinomial split puts
    fewer transactions on one die when more go to another) they are taken as independent: for more than
    two copies there is no such mixture. The two parts are used together: each alone (the first lengthens
-   the waits, the second shortens the max) agrees worse with the DES than neither.
+   the waits, the second shortens the max) agrees worse with the DES than neither, and together they agree better.
    A transaction's waits at the successive steps of the block (a core group's, the dies', the channels') are parts
    of one time, and the request waits for the largest sum, not for the largest die wait plus the largest channel
    wait (and so on). Where every
