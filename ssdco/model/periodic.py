@@ -24,8 +24,8 @@ IOPS and mean latency agree to within 0.003 % and its p99 to within 1 %. Elsewhe
 orbit: of lower throughput on a few (long transients: 2,000,000-request DES runs end in the schedule's orbit),
 or of the same throughput with the requests taking turns differently (p99 off by up to 5.7 %; the orbit can
 depend on the DES's seed). A transaction queued at a collapsed copy and served at the instant it arrived is
-not the cause of the latter: counting that as a wait, which rejects such schedules, leaves them as they are. A likely cause
-is the order of simultaneous events at different copies, which the addresses still decide. Where
+not the cause of the latter: counting that as a wait, which rejects such schedules, leaves them as they are. A
+likely cause is the order of simultaneous events at different copies, which the addresses still decide. Where
 the collapsed copies do queue (the addresses decide who waits), or the state does not repeat within the
 event budget, there is no schedule (the convoy below, or the route MVA, applies).
 
