@@ -203,9 +203,9 @@ CACHE_GRANULARITIES = ("page", "entry")
 class FtlSpec:
     """Flash translation layer: write buffer, garbage collection, mapping table, endurance.
 
-    Present only when the device file has an ``[ftl]`` table; without it the device is the ideal one of
-    the earlier issues (a write programs its page on the request's path, no GC, the whole mapping table
-    in DRAM). See :mod:`ssdco.model.ftl` for how each field enters the model.
+    Present only when the device file has an ``[ftl]`` table; without it the device is the ideal one (a write
+    programs its page on the request's path, no GC, the whole mapping table in DRAM). See :mod:`ssdco.model.ftl`
+    for how each field enters the model.
     """
 
     gc_policy: str  # "greedy" | "fifo" victim selection (Desnoyers 2012)
@@ -384,7 +384,7 @@ class _Reader:
 MIN_MAGNITUDE, MAX_MAGNITUDE = 1e-12, 1e12
 #: Largest write buffer, KiB (64 MiB, 32 x the PM9A3's 2 MiB): the buffer's throughput bound is a product-form
 #: convolution over its slots, by FFT above 1,024 of them (60 ms at this size, where the log-space convolution
-#: took 15 s: benchmarks/write_buffer_speed.py); the DES keeps a job slot per buffer slot.
+#: takes 15 s: benchmarks/write_buffer_speed.py); the DES keeps a job slot per buffer slot.
 MAX_WRITE_BUFFER_KIB = 65536
 #: Largest request, KiB: 1,024 transactions of 4 KiB (whatif takes ~3 s there and grows with the square;
 #: NVMe hosts split transfers at the drive's MDTS, commonly 128 KiB - 2 MiB).
@@ -624,7 +624,7 @@ def _check_dram_holds_mapping_table(r: _Reader, dram: DramSpec, ftl: FtlSpec, wo
     """With an ``[ftl]`` table, ``dram.size_gib`` is the DRAM of the drive with the full page-level table in it;
     a "dftl" or "partitioned" mapping then replaces the table by its cache (:mod:`ssdco.model.ftl`). So the
     DRAM must hold the full table: below it a "full" drive cannot exist, and a cached table's derived DRAM size
-    would be negative (both used to pass: the one as configured, the other clamped to 0)."""
+    would be negative (the one would pass as configured, the other clamped to 0)."""
     table_gib = full_mapping_table_gib(ftl, workload.mapping_unit_kib)
     if dram.size_gib < table_gib:
         raise r.error("dram.size_gib", dram.size_gib,

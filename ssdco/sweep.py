@@ -367,7 +367,7 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
                 "grid": [[a.field, list(a.tokens)] for a in axes], "des_requests": int(des_requests),
                 "seed": int(seed), "replications": replications, "columns": list(columns),
                 "code": code_fingerprint()}
-    if fast:  # only when set, so that the ids of sweeps made before --fast existed do not change
+    if fast:  # only when set, so that a sweep without --fast keeps the id it has without the key
         identity["fast"] = True
     sweep_id = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return SweepPlan(config_path=str(path), base_raw=base_raw, controller=controller, axes=axes,
@@ -542,7 +542,7 @@ class _Dask:
             """A Client that closes itself when it fails to start. Dask closes a client on a connection
             error (OSError) but not on a malformed address (ValueError: 'bogus' has no port) or a
             configuration it cannot use (TypeError: tls:// without an SSL context); that half-started
-            client's __del__ then waited twice the timeout for a loop that no longer answered and printed
+            client's __del__ would wait twice the timeout for a loop that no longer answers and print
             "Exception ignored in: <function Client.__del__ ...> Traceback ..." after our clean message."""
 
             def start(self, **kwargs):

@@ -11,7 +11,7 @@ remaining 80 %).
 
 References
 ----------
-JEDEC JESD219, *Solid-State Drive (SSD) Endurance Workloads*, September 2010: enterprise
+JEDEC JESD219, *Solid-State Drive (SSD) Endurance Workloads*, 2010: enterprise
 endurance workload (transfer-size mix and 50/30/20 % of accesses to 5/15/80 % of the LBA space).
 Summarised in ``shared/reference-parameters.md`` section 7.3 and in the seed document
 ``004_*.txt`` (JEDEC enterprise workload used for WAF measurement).

@@ -205,7 +205,7 @@ def closed_throughput_fft(demand_us, servers, copies, delay_us: float, populatio
     chosen so that the tilted factors, read as the distributions of independent per-copy job counts, add
     up to a mean of N - 1: then the product peaks where G'(N - 1) and G'(N) lie, and so does every partial
     product on the way. Against :func:`closed_throughput` on 2,000 random networks (up to 4 station types,
-    8 servers, 200 copies, N <= 800) the largest relative difference was 5e-13; on the PM9A3 write buffer's
+    8 servers, 200 copies, N <= 800) the largest relative difference is 5e-13; on the PM9A3 write buffer's
     network, 3e-12 at N = 16,416 (50 ms here, where the log-space kernel takes 15 s)."""
     from scipy.optimize import brentq
 

@@ -23,12 +23,12 @@ The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy
   (measured: 29 requests, 2 cores of deterministic work, think times of scv 0.087, 0.3 and 1 idle 53, 62 and 72 %
   as much as with exponential work; docs/accuracy.md, "The idle bound's factor as a square root").
 
-Taken at the route MVA's own X instead, the bound moved with that X, which an added server can raise (and with it
-the waits elsewhere and their spread): 5 of 1,307 additions on random designs lowered the answer. At a fixed X an
-added server does not lengthen the route MVA's cycle, and none does.
+Taken at the route MVA's own X instead, the bound would move with that X, which an added server can raise (and with
+it the waits elsewhere and their spread): so taken, 5 of 1,307 additions on random designs lower the answer. At a
+fixed X an added server does not lengthen the route MVA's cycle, and none does.
 
 Only for requests of one transaction: a request's parallel transactions would count their residences several
-times over in T (on 8-16 KiB draws that form put answers up to 20 % low).
+times over in T (on 8-16 KiB draws that form puts answers up to 20 % low).
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ BINDS_REL_TOL = 1e-9  # the bound holds X where it is lower than the route MVA's
 # (docs/accuracy.md): 87 misses without the bound, 65 with it (22 in, 0 out); with a weight of 1, 55 (41 in, 9 out:
 # 70 %-read mixes at QD 5-12 with the group 43-92 % busy, put 3.1-5.1 % low)
 VARIABILITY_WEIGHT = 0.5
-# the power on the weighted s^2 + cs^2 (docs/accuracy.md, "The idle bound's factor as a square root", 2026-11-28):
-# on the development draws 62 misses with the linear form (1), 44 with the root (20 in, 2 out), 47 with 0.35, 51
-# with 0.65, 54 with 0.75 and, with a weight of 1, 60 with the root; on the held-out seeds 20261276-81 10 -> 10,
-# on 20261282-97 37 -> 32 (5 in, 0 out), and on 20261298-304, drawn after it, 28 -> 27 (3 in, 2 out: 70 %-read
-# mixes at QD 10, the group 88-90 % busy, -0.1 and -0.7 % -> -3.7 and -3.5 %)
+# the power on the weighted s^2 + cs^2 (docs/accuracy.md, "The idle bound's factor as a square root"): on the
+# development draws 62 misses with the linear form (1), 44 with the root (20 in, 2 out), 47 with 0.35, 51 with
+# 0.65, 54 with 0.75 and, with a weight of 1, 60 with the root; on three held-out sets of draws the root has as
+# many misses as the linear form or fewer (it puts some 70 %-read mixes at QD 10, the group 88-90 % busy, about
+# 3.5 % low)
 VARIABILITY_EXPONENT = 0.5
 
 

@@ -90,7 +90,7 @@ def batch_first_wait(servers: int, batch_rate: float, service: float, batch_pmf,
     E[X]), with f = ``residual_factor`` ((1 + scv) / 2) and bx = ``batch_excess`` (``Network.batch_excess``:
     E[X^2] / E[X] - 1 weighted by the operation's mean service squared). Single jobs (X = 1) give
     Allen-Cunneen's M/G/c wait, one server M^X/G/1's exactly (Gross & Harris). Against a simulation of
-    M^X/D/c (2-4 servers, batches of 1-4, 30-80 % load) the first wait was 6-61 % low, 15-19 % in the
+    M^X/D/c (2-4 servers, batches of 1-4, 30-80 % load) the first wait is 6-61 % low, 15-19 % in the
     median (the Erlang C form with the batch term: 7-88 %, 24-37 %); deterministic batches that occupy
     every server at once and end together make the next batch wait more than the chain's."""
     c = int(servers)
@@ -117,9 +117,10 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     are known (``batches`` per station: batches per request and P(X = x), ``Network.copy_batches``) the
     M^X/M/c chain replaces Erlang C (:func:`batch_first_wait`): batches keep the servers busy together, so
     an arriving batch finds them all busy more often than Erlang C says (a die of three planes fed 16 KiB
-    writes over two dies at 50 % load: P(wait) 0.33 against 0.24; the DES's 16 KiB design 48 went from
-    -16.9 % to -12.1 % at 50 % load). That first-of-batch wait is what ``residence_us`` reports per visit;
-    the own transactions ahead in the batch are the route's serialisation (``route_mva.py``, 1.).
+    writes over two dies at 50 % load: P(wait) 0.33 against 0.24; on a 16 KiB design at 50 % load the error
+    against the DES is -12.1 % with the chain and -16.9 % with Erlang C). That first-of-batch wait is what
+    ``residence_us`` reports per visit; the own transactions ahead in the batch are the route's serialisation
+    (``route_mva.py``, 1.).
 
     ``arrival_gamma`` per station scales its wait by (ca^2 + cs^2) / (1 + cs^2), the Kingman / Allen-Cunneen
     ratio to the Poisson-arrival wait, where its arrivals are not Poisson (a channel fed by deterministic

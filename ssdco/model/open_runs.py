@@ -4,10 +4,10 @@ The open solver's per-visit M^X/G/c wait (``open.py``) treats every visit to a s
 Where a request visits one single-copy station several times in a row (a core group running parse and
 then each transaction's translate, or cache lookup and translate for each transaction) the visits are
 not independent, and on c servers a batch of T >= c transactions keeps every server busy. On one core
-group fed 16 KiB requests (``benchmarks/open_core_runs.py``) the per-visit view was +37..+78 % for
+group fed 16 KiB requests (``benchmarks/open_core_runs.py``) the per-visit view is +37..+78 % for
 [parse, translate] and -6..-26 % for [cache_lookup, translate] against the DES, and -4..-10 % for a
 [translate] batch on two or three cores. At such stations this module gives the request's time instead,
-by work conservation on a single server c times as fast; those designs are now within -3..+6 %.
+by work conservation on a single server c times as fast, which puts those designs within -3..+6 %.
 
 **The first wait.** Requests arrive as a Poisson stream at rate lam. A request's work at the station in
 one *group* of visits (below) is Y: its first jobs (the first step's, one or T) are queued on arrival,
@@ -29,7 +29,7 @@ translate but before the own dispatch); and the other groups' work at its mean r
 excess at the station is the last job's finish less its own work. For two levels this is exact on one
 server: [parse, translate] gives the parse's wait W_1 and the transactions' rho (W_1 + A), the work that
 arrived during the parse's stay; both match the DES within 1 % at 50 and 80 % load, and W_1 of
-[cache_lookup, translate] within 4 %. On a three-step chain the middle step's wait came out 14 % short
+[cache_lookup, translate] within 4 %. On a three-step chain the middle step's wait comes out 14 % short
 (random design 7, 4 KiB, -7.5 % latency; -3.3 % with the per-visit waits).
 
 **Groups.** Consecutive steps at the station form a run; a run that starts less than one mean service
@@ -38,7 +38,7 @@ the gap in its release times. Runs further apart (a core that also runs ``comple
 separate groups, taken as independent arrivals of their own work. A step an operation does not make has
 no work in that operation's schedule. **c servers.** The station is one server of speed c: a batch of
 T >= c transactions occupies every core (the [translate] batch waits on two and three cores are within
-3 % of the DES where Erlang C's discount for an idle core was 12-52 % low). A request that brings one job
+3 % of the DES, where Erlang C's discount for an idle core is 12-52 % low). A request that brings one job
 to c > 1 cores may find one idle: there the fast server is high at light load (the first wait +26 % on
 three cores at 50 % load).
 

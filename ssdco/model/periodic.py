@@ -19,17 +19,13 @@ completion repeats. If over that period no transaction waits at an address-route
 would wait there for any choice of copies either, so the period is also a trajectory of the real network
 whatever the addresses, and its throughput, latencies and waits are exact for it. That the real network,
 from its own start, reaches this orbit (and not another collision-free one) is not proven; it is measured
-(``benchmarks/periodic_vs_des.py``). Of 266 configurations that got a schedule (144 among 2,250 draws:
-Hypothesis seeds 20261123-27 and uniform designs 0-1499; 122 among 8,000 uniform designs 10000-13999 with
-both request-size settings) the DES's IOPS and mean latency agreed to within 0.003 % on 264, and its p99
-to within 1 % on 260. Elsewhere the DES settled in another orbit: of lower throughput on two (designs
-10661 and 11867: the schedule +1.2 % and +0.4 %), of the same throughput but with the requests taking turns
-differently on four (p99 off by up to 5.7 %; on the one tried, the orbit depended on the DES's seed). Not
-resolved. (The first two were long transients: 2,000,000-request DES runs end in the schedule's orbit, 10661
-at 39,059 IOPS in every batch, 11867 at 28,716 against 28,718; 2026-11-28.) For the four, a transaction
-queued at a collapsed copy and served at the instant it arrived is not the cause: counting that as a wait,
-which rejects such schedules, kept all four (and cost 23 schedules). A likely cause is the order of
-simultaneous events at different copies, which the addresses still decide. Where
+(``benchmarks/periodic_vs_des.py``): on nearly all the sampled configurations that get a schedule the DES's
+IOPS and mean latency agree to within 0.003 % and its p99 to within 1 %. Elsewhere the DES settles in another
+orbit: of lower throughput on a few (long transients: 2,000,000-request DES runs end in the schedule's orbit),
+or of the same throughput with the requests taking turns differently (p99 off by up to 5.7 %; the orbit can
+depend on the DES's seed). A transaction queued at a collapsed copy and served at the instant it arrived is
+not the cause of the latter: counting that as a wait, which rejects such schedules, leaves them as they are. A
+likely cause is the order of simultaneous events at different copies, which the addresses still decide. Where
 the collapsed copies do queue (the addresses decide who waits), or the state does not repeat within the
 event budget, there is no schedule (the convoy below, or the route MVA, applies).
 
@@ -37,9 +33,9 @@ The real network's start is not the collapsed one's where transactions wait at a
 period begins (``PeriodicSchedule.start_routed_waits``): whether they do depends on the addresses, and the other
 outcomes may lead elsewhere. ``whatif`` then runs the Markov chain of the draws with its draw-free orbits kept
 (``schedule_chain.attempt_chain(orbits=True)``) and keeps the schedule only where its orbit is the most likely
-pattern (Hypothesis seed 20261294 #195, where one outcome of the start's collision leads to the schedule's orbit
-and the other to a pattern 6.5 % slower whose transfers keep colliding at random: docs/accuracy.md, "A schedule
-whose start the addresses decide").
+pattern (e.g. where one outcome of the start's collision leads to the schedule's orbit and the other to a
+pattern 6.5 % slower whose transfers keep colliding at random: docs/accuracy.md, "A schedule whose start the
+addresses decide").
 
 The schedule is not monotone in servers, because the DES is not: a different order at a core can cost
 more than the extra server gains (``tests/model/test_periodic.py``: a fourth core, -1.1 % in the DES).
@@ -51,49 +47,30 @@ their waits, at the cores, accelerators and PCIe; that time (service, delays and
 pure delay in front of the dies and channels, where the addresses decide who waits. The N requests in the
 dies and channels behind that delay are run event by event, seeded (``routed_stage.py``, the delay as the
 time between a request's completion and the next one's arrival); the route MVA solves them only where
-that stage does not describe them (some requests skip a die or channel, or NAND times vary). Until
-2026-11-27 (latest) the route MVA solved them everywhere, and it ran 1-4 % low where a few multi-plane dies
-hold nearly all N requests (7 reads over two four-plane dies, seed 20261218 draw 42: -3.3 %, now -0.1 %;
-docs/accuracy.md, "The dies and channels event by event"). Requests of one transaction only: with several,
-the skeleton runs a request's transactions in parallel on their channel, which the DES serialises (an
-earlier form that allowed them put 28 of 2,030 sampled configurations out of the tolerances and brought 4
-in). ``whatif`` takes the convoy only where it gives more throughput than the route MVA's answer (with its
-dies and channels run behind the rest of the route where that applies, ``route_mva.py``, 7.), the case the
-route MVA is known to miss: at low queue depth the DES's requests fall into step at a busy core and keep
-it busy, where the mean-value waits assume arrivals at random times (4 KiB reads at QD 4, one slow core
-95 % busy: the route MVA -16 %, the convoy +0.3 %). Where the convoy is the lower of the two, its synchronised
-start has locked into a worse order than the DES's collisions let it keep (uniform design 93, QD 3), and the
-route MVA stays.
-(At queue depth 2-8 ``whatif`` now tries the Markov chain of the requests' draws, ``schedule_chain.py``,
-first (2-5 until 2026-11-27); the convoy and the figures below apply where that chain outgrows its state
-budget. The convoy is searched up to queue depth 12, beyond the schedule's 8: ``CONVOY_MAX_QUEUE_DEPTH``.)
-That rule is measured, not derived (``benchmarks/periodic_vs_des.py``; when the convoy was searched only at
-QD 2-8 and before the chain, it was taken on 212 of the first set below and 260 of the second). Re-measured on
-2026-11-27, with the chain at QD 2-8 and the convoy searched up to ``CONVOY_MAX_QUEUE_DEPTH``:
+that stage does not describe them (some requests skip a die or channel, or NAND times vary). The route MVA
+runs 1-4 % low where a few multi-plane dies hold nearly all N requests (7 reads over two four-plane dies:
+-3.3 %, the stage -0.1 %; docs/accuracy.md, "The dies and channels event by event"). Requests of one
+transaction only: with several, the skeleton runs a request's transactions in parallel on their channel,
+which the DES serialises. ``whatif`` takes the convoy only where it gives more throughput than the route
+MVA's answer (with its dies and channels run behind the rest of the route where that applies,
+``route_mva.py``, 7.), the case the route MVA is known to miss: at low queue depth the DES's requests fall
+into step at a busy core and keep it busy, where the mean-value waits assume arrivals at random times (4 KiB
+reads at QD 4, one slow core 95 % busy: the route MVA -16 %, the convoy +0.3 %). Where the convoy is the lower
+of the two, its synchronised start has locked into a worse order than the DES's collisions let it keep, and
+the route MVA stays.
+(At queue depth 2-8 ``whatif`` tries the Markov chain of the requests' draws, ``schedule_chain.py``, first;
+the convoy applies where that chain outgrows its state budget. The convoy is searched up to queue depth 12,
+beyond the schedule's 8: ``CONVOY_MAX_QUEUE_DEPTH``.) That rule is measured, not derived
+(``benchmarks/periodic_vs_des.py``): on the sampled Hypothesis and uniform configurations, the convoy is taken
+on a few percent of them; where taken it brings answers into the tolerances that the route MVA misses and
+moves hardly any out (its IOPS error within -2.3 % to +2.7 % on the Hypothesis set, -3.5 % to +5.7 % on the
+uniform designs; docs/accuracy.md has the counts).
 
-* Hypothesis seeds 20261123-27 (held to QD 8) and uniform designs 0-1499: the convoy is taken on 138 of
-  2,250 configurations (45 of them at QD 9-12); 135 of them are within the tolerances, against the route
-  MVA's 124 (11 brought in, 2 of them at QD 9-12; none moved out); its IOPS error ranges from -4.7 % to +2.3 %;
-* uniform designs 10000-13999, both request-size settings: taken on 256 of 8,000 (132 at QD 9-12); 253
-  within, against the route MVA's 245 (9 brought in, 4 at QD 9-12); -3.5 % to +5.7 %. It moved one out of the
-  tolerances (design 11251, 4 KiB writes at QD 11: +2.2 % to +3.3 %).
-(With the chain at QD 2-5 only, the same day: 147 and 276 taken, 143 and 273 within.) The first set again
-after the dies and channels began to run event by event (2026-11-27, latest; the route MVA there with its
-stage behind the rest, route_mva.py 7.): taken on 129 (43 at QD 9-12), all 129 within the tolerances,
-against that route MVA's 119 (10 brought in, none moved out); IOPS error -2.3 % to +2.7 %. The second set
-was not rerun.
-
-It is not monotone in servers (``benchmarks/monotonicity.py``: 4 of 4,850 additions lowered the default
-solver's IOPS, by up to 0.9 %, where the DES's rise, before the chain; 3 more at QD 9-12 since the convoy
-goes there, up to 0.6 %, docs/accuracy.md): in those four the extra core drops the convoy below the route
-MVA, which is below the convoy before. Since the dies and channels run event by event behind the convoy
-(2026-11-27, latest) the convoy is higher where it is taken, and so is the step down where an extra core drops
-it: on the benchmark's 4,850 additions the default solver still drops in 44, but by up to 1.24 % (uniform
-design 10592, +1 core in g2, where the DES moves by -0.03 %; 10986, -0.89 %, DES +0.30 %) where the worst was
--0.85 % (10741, whose DES drops as much). The first form of the estimate added the route MVA's die
-waits, taken from the whole network at the route MVA's throughput, to the skeleton's latency; that
-brought in 40 configurations of the two samples and moved 1 out, but lowered IOPS on 80 of those
-additions, because those waits grow when an extra core lets the route MVA run faster.
+It is not monotone in servers (``benchmarks/monotonicity.py``: of 4,850 additions of a core or accelerator
+unit, the default solver's IOPS drops in 44, at worst by 1.24 % where the DES moves by -0.03 %; docs/accuracy.md):
+there the extra core drops the convoy below the route MVA, which is below the convoy before. Adding the route
+MVA's die waits, taken from the whole network at the route MVA's throughput, to the skeleton's latency would
+lower IOPS on many more additions, because those waits grow when an extra core lets the route MVA run faster.
 
 Reference for the max-plus view of deterministic closed networks and their periodic regime: F. Baccelli,
 G. Cohen, G. J. Olsder, J.-P. Quadrat, "Synchronization and Linearity", Wiley, 1992, ch. 2 and 3.
@@ -110,14 +87,11 @@ from .network import Network, fork_join_block_ends
 from .route_mva import route_arrays, solve_route
 from .routed_stage import routed_stage_per_us, routed_stages
 
-MAX_QUEUE_DEPTH = 8  # beyond it the search costs tens of ms, and the schedules found matched the route MVA
+MAX_QUEUE_DEPTH = 8  # beyond it the search costs tens of ms, and the schedules found match the route MVA
 # The convoy estimate goes further, to queue depth 12. Its skeleton (no address-routed station) costs 2 ms
-# (median) to 20 ms (95th percentile) at queue depth 9-16. Measured on 2026-11-27 against 60,000-request DES runs,
-# the rule unchanged (taken where above the route MVA): over the 3,424 one-route configurations of the fresh
-# one-transaction draws of seeds 20261123-20261213 and uniform designs 0-2999, up to 12 it brought 3 into the
-# tolerances and moved none out (up to 16: 4 in, none out; up to 24: 8 in, 4 out); over the 1,619 at queue depth
-# 9-16 of uniform designs 3000-14999 (4 KiB) and 0-7999 (4/8/16 KiB), up to 12 brought 10 in and moved 2 out
-# (up to 16: 15 in, 6 out).
+# (median) to 20 ms (95th percentile) at queue depth 9-16. Against 60,000-request DES runs, with the rule taken
+# where above the route MVA, on docs/accuracy.md's one-transaction draws and uniform designs: up to 12 it brings
+# answers into the tolerances and moves few out; beyond 12 it moves more out for each brought in.
 CONVOY_MAX_QUEUE_DEPTH = 12
 # the state is looked for among completions after this many events per request; the budget bounds the cost
 EVENTS_PER_STEP_AND_REQUEST = 64
@@ -266,7 +240,7 @@ def convoy_estimate(network: Network) -> ConvoyEstimate | None:
     stages = routed_stages(nand)
     if {st.station for st in stages} == routed_names:
         # the dies and channels behind the fixed time elsewhere, event by event (routed_stage.py): the route
-        # MVA's waits there ran 1-4 % long where a few multi-plane dies hold nearly all N requests (module
+        # MVA's waits there run 1-4 % long where a few multi-plane dies hold nearly all N requests (module
         # docstring); its residences are kept in proportion for the per-station figures
         think_us = float(sum(step.delay_us for step in nand.steps))
         x = routed_stage_per_us(n, (1,), (1.0,), stages, think_us=think_us)

@@ -3,22 +3,22 @@
 **Why.** A core group that serves several steps of a request, first come first served between the visits, serves
 the requests that reach it together round robin and lets them go together: they move in step (a platoon), and the
 group idles while the whole platoon is at the NAND. The route MVA takes the requests as mixed and has the group
-busier than it is (the largest errors seen: +37.5 % and +44 % IOPS, fresh Hypothesis draws 20261354 #199 and
-20261312 #75). The deterministic skeleton (``periodic.platoon_throughput_per_us``: the dies and channels as fixed
+busier than it is (by up to about +44 % IOPS on the Hypothesis draws of docs/accuracy.md). The deterministic
+skeleton (``periodic.platoon_throughput_per_us``: the dies and channels as fixed
 delays) keeps the platoon for ever, and is as far off the other way where the dies' and channels' random
 collisions break it up. Which of the two the network does, or how much of each, depends on how often the
 collisions split a platoon and how often the round robin joins the parts again; neither mean values nor the
 skeleton say (docs/accuracy.md: "The platoon stage"). The skeleton as the answer (min(model, skeleton), and two
-narrower rules) was tried on held-out designs and put answers out by up to -29 %.
+narrower rules) puts held-out answers out by up to -29 %.
 
 **Mixes.** Where reads and programs mix and a core group is the bottleneck, the requests held behind programs at
 the dies reach the group in bursts, which mean values do not see either (the knee's caveats: the route MVA -8.8 to
 +11.8 % there); the same stage answers, each request drawing its operation.
 
 **What.** Where the route MVA's bottleneck is a core group serving several steps, or a core group while reads and
-programs mix, or (since the twenty-seventh session) wherever the Markov chain outgrew its budget at queue depth 2-5,
-or (since the twenty-eighth) wherever the route MVA would answer at queue depth 6-24 with a core group, the dies or
-the channels the bottleneck (the dies and channels to 12 until 2026-12-05; ``whatif.stage_answers``), and where the
+programs mix, or wherever the Markov chain outgrew its budget at queue depth 2-5, or wherever the route MVA would
+answer at queue depth 6-24 with a core group, the dies or the channels the bottleneck (``whatif.stage_answers``),
+and where the
 convoy estimate would answer with a core group the bottleneck (requests of one size, deterministic service, no
 random FTL events or background work, closed), the stations that decide the platoon run event by event, seeded
 (:data:`SEED`), over :data:`REQUESTS` completed requests after a warm-up of a tenth as many: every core group (FCFS
@@ -31,17 +31,13 @@ own kernel, not the DES's code.
 **Forks.** A request of several transactions (8-16 KiB at a 4 KiB mapping unit) forks, as in the DES, into that many
 jobs at the first step of each run of per-transaction steps (cache lookup to the transfer): they enter the run in
 order, queue at the core groups, dies and channels on their own, each picking its die, and the request goes on once
-the last has left it (since 2026-11-29, the twenty-seventh session; with one transaction the kernel's draws and
-events are those it had before, answers bit for bit the same).
+the last has left it (with one transaction the request is its only job).
 
-Measured (2026-11-29, docs/accuracy.md "The platoon stage"; the DES's runs of 60,000-100,000 requests): of the
-route MVA's answers it replaces, on 563 cached Hypothesis draws (seeds 20261337-56) the route MVA missed 22 and the
-stage 1 (20261356 #170, +7.1 %, within against 1,000,000-request runs: the DES's shorter run sat in a slower
-pattern); on 457 designs of ``benchmarks/platoon_vs_des.py`` 42 and 0; on 339 held-out draws (seeds 20261377-86)
-2 and 0. Mixes behind a core group: seeds 20261337-56, 474 answers, 13 and 0; seeds 20261377-86, 267, 29 and 0.
-Held out after both (seeds 20261387-96): the stage answered 531 of 3,000 draws, none off the DES's tolerances.
-Wherever the bottleneck core group serves several steps, whatever the dies' and channels' waits: 260 more cached
-answers, 2 and 0; held out after it (seeds 20261397-406), 2 misses of 3,000 draws, neither the stage's.
+**Evidence** (docs/accuracy.md, "The platoon stage"; the DES's runs of 60,000-100,000 requests): on the cached and
+held-out Hypothesis draws and the designs of ``benchmarks/platoon_vs_des.py`` where it replaces the route MVA's
+answer, the stage is within the DES's tolerances nearly everywhere the route MVA misses (its one miss there is
+within against 1,000,000-request runs: the DES's shorter run sits in a slower pattern), for one operation and for
+mixes behind a core group alike.
 """
 
 from __future__ import annotations

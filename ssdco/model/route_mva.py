@@ -5,14 +5,16 @@ bound, and the routed stage's of 6.) with X cycle_n(X) <= n, floored at X(n - 1)
 request's mean cycle time when the system runs at X: at each station an arrival sees the other n - 1
 requests, estimated as the (n - 1)/n share of the station's mean queue and busy servers (Schweitzer's
 approximation; P. Schweitzer, "Approximate analysis of multiclass closed networks of queues", 1979;
-Y. Bard, "Some extensions to multiclass queueing network analysis", 1979; 8. below measures a correction of it,
+Y. Bard, "Some extensions to multiclass queueing network analysis", 1979; 8. below is a correction of it,
 off by default), and with Q = X V (S + W) each station's wait is a closed-form local fixed point. Because no
 state is carried from one population to the next, an extra server can only shorten cycle_n(X) at every X
 (each term below is non-increasing in a station's servers at fixed X), so X(N) never falls: see "Monotone in
 servers".
 
 The station-level residual-corrected MVA (``mva.py``) misses three things the embedded DES shows on
-controller networks with deterministic service; this solver walks the route step by step to add them:
+controller networks with deterministic service; this solver walks the route step by step to add them.
+Each correction's agreement with the DES, and what leaving it out costs, is in docs/accuracy.md and
+docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
 
 1. **Fork-join.** A request of T transactions forks them through cache lookup .. channel and waits
    for the last one. Its block time is the flow-line makespan of T identical jobs,
@@ -23,12 +25,10 @@ controller networks with deterministic service; this solver walks the route step
    Steps at one single-copy station (a core group running cache lookup, translate and dispatch; or
    cache lookup and dispatch with an accelerator's translate between them) form one stage whose
    transactions interleave FCFS: its spread and the delay of its first departure come from the
-   deterministic schedule (:func:`own_serialisation_us`). With
-   max_j E[(L_j - 1) S_j] instead and each such step its own stage, four transactions at queue depth 1
-   behind two cores running three modules were 18 % short of the DES (now within 2 %). Own
-   transactions dispatched together queue together (FCFS), so they wait for the others once, not once
-   each: the serialisation costs service only (with the wait in it, 8-16 KiB requests over 4-8 dies
-   were 6-8 % low at QD 2-4).
+   deterministic schedule (:func:`own_serialisation_us`); max_j E[(L_j - 1) S_j] with each such step its
+   own stage is 18 % short of the DES for four transactions at queue depth 1 behind two cores running three
+   modules. Own transactions dispatched together queue together (FCFS), so they wait for the others once,
+   not once each: the serialisation costs service only.
    The wait for other requests enters as the *maximum* over the copies the request occupies, not
    the mean. At a copy the wait is 0 with probability 1 - P and otherwise delta + an exponential of
    mean theta cv, with theta = W / P the mean wait of those who wait and delta = theta (1 - cv), so
@@ -46,9 +46,8 @@ controller networks with deterministic service; this solver walks the route step
    E[max] / theta = (1 - cv) P(J > 0) + cv E[H_J] for J the number of copies that delay the request,
    E[H_J] = int_0^1 (1 - E[(1 - P z)^A (1 - P_low z)^B]) / z dz by Gauss-Legendre (exact up to
    T = 16). Against a Monte Carlo of the same waits this "one level" form is within 2 %, where
-   adding the two maxima was 6-16 % long, and on the DES the pure fork-join cases of 16 KiB reads
-   over 4-8 dies at QD 2-4 went from 5-7 % low to within 2.4 %.
-   Summing the T visits (the station-level view) overstated latency by up to 3x on the DES.
+   adding the two maxima is 6-16 % long. Summing the T visits (the station-level view) overstates
+   latency by up to 3x on the DES.
    On a c-server station the wait is (S / c) (E[(J - c)+] + f P(J >= c)): each job queued ahead
    needs S / c, and an arrival that finds all servers busy also waits the residual f S / c of the
    first to finish. E[(J - c)+] = Q' - a with Q' and a the others' share of the mean queue and busy
@@ -60,28 +59,20 @@ controller networks with deterministic service; this solver walks the route step
    ahead of it at its copy (K ~ Bin(T - 1, 1/m) siblings there, its place among them uniform); it
    then waits as soon as c - b others are present, so the wait and P(wait) are averaged over b. What
    the siblings alone cost is the serialisation term above, so b >= c adds only the others' queue.
-   Without the siblings the model was +4..+7 % IOPS on 8 KiB writes over two-plane dies at QD 2-6,
-   now within 1.3 %.
    At a single-copy station that the fork-join block visits at one step only (a core group or
    accelerator running cache lookup, say), a request's T transactions arrive together and queue behind
    each other (B uniform on 0 .. T - 1): the others' transactions queued so are in Q' too, W_sib =
-   E[(B - c + 1)+] S / c weighted by that step's share of the station's visits. Without it 16 KiB
-   70 %-read requests at QD 25 behind one slow core running cache lookup 93 % busy were +5.6..+7.0 % IOPS
-   against the DES, now +2.3..+3.6 %; over the 1,733 cached comparisons of 2026-11-25 it took 1,717 within
-   tolerance to 1,720, none leaving, RMS IOPS error 0.86 % to 0.82 %. At a station that the block visits at
-   several steps (one core running cache lookup and translate, the transactions interleaving) the same term
-   cost 31 comparisons 0.5 % or more (16 KiB reads at QD 3, one slow core running translate, dispatch and
-   complete: -0.5 % to -15 %), so it is left out there.
+   E[(B - c + 1)+] S / c weighted by that step's share of the station's visits. At a station that the
+   block visits at several steps (one core running cache lookup and translate, the transactions
+   interleaving) the term is left out: there it moves answers away from the DES (docs/accuracy.md).
    Variable service (``[variability]``, scv > 0 at the dies and channels) makes the last own departure
    later than the deterministic level: four transactions on separate dies with exponential reads finish
    after H_4 = 2.08 reads, not one. At such stages the spread is E[last own departure] - one service,
    with each copy's own work taken as c lanes of gamma services and the expectation over the
    multinomial occupancy by generating functions (:func:`own_last_departure`); that part of the spread
    and the max-of-T waits below are independent parts of each transaction's time, so their excesses add
-   as standard deviations do (exact for normal parts). With the deterministic level, open 4/8/16 KiB
-   designs with NAND scv 1 were 7-26 % short of the DES's mean latency at 30 % load (3 of 10 within 10 %,
-   now 10; at 70 % load 7, now 9); adding the two excesses outright put them 3-22 % high. Deterministic
-   designs are unchanged.
+   as standard deviations do (exact for normal parts; adding them outright overshoots the DES's mean latency
+   on open designs with NAND scv 1).
    A request's transactions share its operation, which matters where reads and programs mix at the
    dies. The others' transactions queued behind their own siblings are then mostly programs (a write's
    programs wait behind each other), so in the work an arrival finds each brings E[m_op^2] / E[m_op],
@@ -93,30 +84,24 @@ controller networks with deterministic service; this solver walks the route step
    waits are taken as one and the same with probability r and independent otherwise, so the
    max-of-T term is scaled by 1 - r. Where r < 0 (one operation, one size: the multinomial split puts
    fewer transactions on one die when more go to another) they are taken as independent: for more than
-   two copies there is no such mixture, and scaling by 1 - r there made the open comparison worse (85
-   instead of 89 of 100 within 10 % at 80 % load). Each alone made the 700 DES comparisons worse (677
-   and 678 of 700 within tolerance instead of 682: the first lengthens the waits, the second shortens
-   the max); together they give 686. At 70 % reads, the uniformly sampled 8-16 KiB designs that were
-   3.5-4.3 % high (QD 5-12) are within 1.2 %; some Hypothesis designs at QD 4 went from +3 % to -2.4..-3.5 %
-   (one of them now out of tolerance).
+   two copies there is no such mixture. The two parts are used together: each alone (the first lengthens
+   the waits, the second shortens the max) agrees worse with the DES than neither, and together they agree better.
    A transaction's waits at the successive steps of the block (a core group's, the dies', the channels') are parts
    of one time, and the request waits for the largest sum, not for the largest die wait plus the largest channel
    wait (and so on). Where every
    request does one operation, or the dies or channels are the bottleneck, the stages' excesses over their mean
    waits add as independent parts (the root of the sum of their squares, exact for normal parts); where reads
    and programs mix behind a core group that is the bottleneck (the knee) they are still added outright
-   (:func:`stage_wait_correlation`, with the measurements). Added outright, 16 KiB reads at QD 12 waiting at
-   dies 46 % and channels 90 % busy were 5.4 % low, now 2.3 %.
+   (:func:`stage_wait_correlation`, with the measurements).
 2. **Re-entry.** A job that leaves a server and comes back before the next job's service ends
    finds that service just begun: its residual is the full S, not S(1 + scv)/2. The fraction of
    such arrivals is estimated per step as P(same copy) x max(0, 1 - gap / S), where the gap is the
    time spent elsewhere since the job last left the station (1/m for m address-routed copies), at
    zero load: service times and delays, not waits, so that a server added elsewhere cannot shorten
    it (see "Monotone in servers"); for the same reason the wrap-round of the closed loop counts the
-   own transactions' serialisation (1.) only at the address-routed stages (with the core groups' too,
-   13 of 4,850 added servers lowered IOPS, by up to 0.018 %; without any, 7 of the suite's 8/16 KiB
-   draws fell out of tolerance). This matters for a few dies dominating the cycle (DES error +8 %
-   without it).
+   own transactions' serialisation (1.) only at the address-routed stages (counting the core groups' too
+   breaks the monotonicity by up to 0.018 %; counting none moves 8/16 KiB draws out of tolerance). This
+   matters for a few dies dominating the cycle (DES error +8 % without it).
 3. **Flow variability.** Deterministic stations in tandem smooth the flow, so a downstream station
    sees more regular arrivals than Poisson and queues less. The arrival scv ca^2 of each
    single-copy station is propagated along the route with Whitt's QNA equations (departure
@@ -124,68 +109,56 @@ controller networks with deterministic service; this solver walks the route step
    and the wait is scaled by gamma = (ca^2 + cs^2)/(1 + cs^2), the Kingman/Allen-Cunneen ratio to the
    Poisson-arrival wait. For gamma <= 1 it scales the local fixed point's wait, others' queue included;
    for gamma > 1 it scales the Poisson-arrival wait of that fixed point, so that the station still
-   saturates at X = c / D. Scaling inside the fixed point saturates it at c / (gamma D): with gamma
-   1.5-2 at its slow core, a 70 % read mix fell 28-45 % below the DES, and with the uncapped bursts
-   below 676 of the 700 comparisons were within tolerance instead of 689. The merged output of
-   address-routed copies takes the same departure formula with ca^2 the station's arrivals before the
-   random split and u one copy's utilisation: a stream split at random and merged again after the same
+   saturates at X = c / D (scaling inside the fixed point would saturate it at c / (gamma D)). The merged
+   output of address-routed copies takes the same departure formula with ca^2 the station's arrivals before
+   the random split and u one copy's utilisation: a stream split at random and merged again after the same
    service is the stream itself, so at low load the regularity passes through the dies. Variable
    service breaks that argument: it displaces each job by a random delay, and once the spread of the
    delays sigma exceeds the spacing 1 / lambda of the jobs the merged stream is Poisson whatever came
    in. The regularity kept is therefore scaled by 1 / (1 + (lambda sigma)^2) (mixed reads and
    programs have lambda sigma >> 1;
    read-only or write-only dies sigma = 0; exp(-lambda sigma), 1 / (1 + lambda sigma) and
-   exp(-(lambda sigma)^2) gave the same results on every comparison case). Taking the merged output as
-   Poisson throughout, the model was 2-4 % low on uniformly sampled 4 KiB designs with lightly loaded
-   dies. Long waits at the copies displace jobs too (:func:`_wait_displacement`): a job that waits longer
-   than the jobs' spacing lands at random in the merged output, which keeps (1 - p)^2 of the regularity for
-   p the share so displaced. Without it a slow core behind dies 67 % busy, where a write that waits waits
-   140 us and the requests are 27 us apart, was taken to see nearly regular arrivals (ca^2 0.12; the DES's
-   wait there implies about 0.45). It now sees 0.21 (the three-core completion group between, taken as one
-   server 75 % busy, smooths the flow again), and the answer moves only from +4.0 to +3.7 %. For
-   one-transaction requests only: the fork-join requests were not measured better with it
+   exp(-(lambda sigma)^2) give the same results on every comparison case). Long waits at the copies
+   displace jobs too (:func:`_wait_displacement`): a job that waits longer than the jobs' spacing lands at
+   random in the merged output, which keeps (1 - p)^2 of the regularity for p the share so displaced; a slow
+   core behind dies 67 % busy, where a write that waits waits 140 us and the requests are 27 us apart, sees
+   ca^2 0.21 with it and 0.12 without (the DES's wait there implies about 0.45). It applies to
+   one-transaction requests only: on the fork-join requests it does not agree better with the DES
    (docs/accuracy.md, "Long waits at the dies take regularity from the flow").
    The variability of the service itself stays, u^2 (cs^2 - 1): dies that mix reads and programs
    depart in bursts, the reads queued behind a program leaving together when it ends, and the
    merged output of the copies is not capped at Poisson. A superposition looks Poisson at short time
    scales but keeps its streams' burstiness at long ones (QNA's asymptotic method), and a busy core
    group downstream, the one whose wait matters, sees the long ones. In the DES the requests of a 70 %
-   read mix over 9 dies start with inter-start scv 2.1 (IDC 2.2 over 5 starts) where the cap gave
-   the slow core that parses them ca^2 0.91, and the model was 4.0 % high; uncapped, ca^2 is 1.38 and
-   the model -1.0 %. Capping at Poisson, as before, cost 3 of the 700 DES comparisons (689 within
-   tolerance without the cap); Whitt's hybrid weight 1 / (1 + 4 (1 - rho)^2 (m - 1)) at the next
-   station gave 687, because a lightly loaded completion stage after the dies passes the bursts on
-   to the slow core that parses the next requests, while the weight takes them as lost there.
+   read mix over 9 dies start with inter-start scv 2.1 (IDC 2.2 over 5 starts); uncapped, the slow core
+   that parses them sees ca^2 1.38 (capped at Poisson, 0.91). Whitt's hybrid weight
+   1 / (1 + 4 (1 - rho)^2 (m - 1)) at the next station is not used: a lightly loaded completion stage after
+   the dies passes the bursts on to the slow core that parses the next requests, while the weight takes them
+   as lost there.
    Address-routed copies take their arrivals as the local output of the address-routed copies before
    them, each with Poisson arrivals (:func:`_routed_gamma`): a die is fed by a 1 / m random split,
    which makes it nearly Poisson, and sees gamma 1; a channel sees its dies' merged output, which
    deterministic dies space out (cd^2 = 1 - u^2). Its wait is gamma times the Poisson-arrival wait
-   (scaled outside the fixed point, so the channel still saturates at its capacity). With Poisson
-   arrivals at the channels, channel-bound reads at QD 18 were 3-4.4 % low; the loop's propagated flow
-   instead put them 9-13 % high. A c-server station departs like one server
+   (scaled outside the fixed point, so the channel still saturates at its capacity). Poisson arrivals at
+   the channels put channel-bound reads at QD 18 3-4.4 % low, the loop's propagated flow 9-13 % high
+   (:func:`_routed_gamma`). A c-server station departs like one server
    doing its work, u = min(X D, 1): with QNA's u = X D / c and 1/sqrt(c) on the service term, a
-   server added upstream made the flow less regular and the waits downstream longer, and the model's
-   IOPS could fall (541 of 4,850 additions). That form is kept behind the feature bit C_SERVER_DEPARTURES
+   server added upstream makes the flow less regular and the waits downstream longer, and the model's
+   IOPS can fall. That form is kept behind the feature bit C_SERVER_DEPARTURES
    (off): it is closer to the DES at QD 9 and above and further at QD 5-8 (:func:`_flow_scv`).
    The traffic equations are solved to their fixed point at each X (:func:`_flow_scv`: linear in
-   cd^2 - 1). They used to be iterated 4 times from Poisson, which
-   in a closed loop is far from the fixed point: the regularity made at a busy deterministic station
-   moves one station per round along the route, and lightly loaded stations forget Poisson only by a
-   factor 1 - u^2 per round. The model then saw nearly Poisson arrivals where the DES waits almost
-   nothing (-4.8 % IOPS on a design with a 2-core dispatch group 67 % busy), and PM9A3 c01 was -1.5 %
-   against the DES. At the fixed point, with the displacement factor, c01 is +0.06 % and every PM9A3
-   preset within 0.3 %; without the displacement factor the fixed point put mixed read/write designs
-   with a saturated slow core up to 5-7 % high. The PM9A3 presets need this correction: without it
+   cd^2 - 1); a few rounds from Poisson are far from it in a closed loop, where the regularity made at a
+   busy deterministic station moves one station per round along the route and lightly loaded stations
+   forget Poisson only by a factor 1 - u^2 per round. The PM9A3 presets need this correction: without it
    c01 is -3.4 % against the DES.
    A job that goes straight back into the queue it just left (a core group running parse and then each
    transaction's cache lookup) is not an arrival of that queue's stream. As in QNA, such immediate
    feedback is eliminated: the visits in a row are one service, whose scv is that of their summed work
    (:func:`merged_run_scv`), and the arrival scv is that of the other arrivals. The job that comes back
    waits behind those who arrived while it was there, as a Poisson arrival would (2. gives it the full
-   residual). Counting those visits as arrivals made the flow look regular wherever a busy core group
-   runs modules in a row (its departures are regular), and took the per-visit scv of unequal modules
-   where the job brings their sum: one slow core running parse, cache lookup and translate was -13.8 %
-   IOPS against the DES, three running all five modules +4.7 % (now -0.5 % both).
+   residual). Counting those visits as arrivals makes the flow look regular wherever a busy core group
+   runs modules in a row (its departures are regular), and takes the per-visit scv of unequal modules
+   where the job brings their sum.
    W. Whitt, "The queueing network analyzer", Bell Syst. Tech. J. 62(9), 1983.
 
 4. **Background load** (FTL writes, :mod:`ssdco.model.ftl`). Work that no request waits for (page
@@ -196,65 +169,53 @@ controller networks with deterministic service; this solver walks the route step
    service or queued ahead, the Allen-Cunneen M/G/c share C(c, a) U_b R_b / (rho c (1 - rho)) with
    R_b = E[S_b^2] / (2 E[S_b]) the background residual and rho the station's total utilisation. The
    capacity bound uses the total demand, so X <= c / (D + D_b). The background rate is X itself, so
-   it enters cycle_n(X) like every other term. (An earlier recursion in n bisected the whole vector
-   X(1..N) between full recursions and returned a point on the far side of a jump: -11.3 % IOPS at
-   30 % reads on the PM9A3 preset, now +1.0 %.)
+   it enters cycle_n(X) like every other term.
    The closed class's queue that arrivals see (Q = X V (S + W)) is taken with the wait before the
-   background's share: that share is added once, by the terms above, for every arrival. Keeping it
-   in Q counted the wait behind one long program or erase again for each closed job queued behind
-   it; on the 18 FTL cases of the DES comparison the worst IOPS error went from -6.6 % (JESD219 at
-   70 % reads, partitioned mapping cache) to 1.4 %.
+   background's share: that share is added once, by the terms above, for every arrival (keeping it
+   in Q would count the wait behind one long program or erase again for each closed job queued behind
+   it).
 5. **Write buffer.** The background runs are done by at most ``background_slots`` slots (plus the
    requests that do a run themselves when the buffer is full), so under back-pressure the background is
    a closed network of that many jobs, not an open stream: with random die choice some dies idle while
    others queue (B jobs over m single-server dies keep each busy B / (B + m - 1) of the time). Its
    exact product-form throughput (:func:`write_buffer_capacity`) bounds X, and ``whatif`` reports it
-   beside the asymptotic bounds. PM9A3 write-only: +6.2 % IOPS without the bound, -0.5 % with it.
+   beside the asymptotic bounds.
    With few slots, or at low queue depth, writes find the buffer full at any load, not only at the
    bound: a Markov chain of the buffer's slots and of the requests doing their own run, over the route
    without the buffer (:mod:`ssdco.model.write_buffer`: a flow-equivalent decomposition) then gives X,
    with the requests' own share of the dies and channels taken from the background by shadow servers (a
    fixed point in X). The route alone is then solved without the background's part of the capacity
    bound, which the chain's drain carries. Where the chain would be too large (a 2 MiB buffer beyond
-   queue depth 10) the bound alone holds X, as before; there the buffer is full all the time and the
-   bound was within 1 % of the DES. On the 36 buffered combinations of ``benchmarks/write_buffer_vs_des.py``
-   (PM9A3, 4-512 slots, 0 and 70 % reads, 4 and 16 KiB, QD 1/4/32) 19 are within the tolerances, where
-   the bound alone had 14, and the errors span -28..+16 % instead of -58..+56 %.
+   queue depth 10) the bound alone holds X; there the buffer is full all the time and the bound is
+   within 1 % of the DES. ``benchmarks/write_buffer_vs_des.py`` compares both with the DES.
 6. **The routed stage alone.** X(N) is also held to what the dies and their channels sustain with all N
    requests in them and nowhere else (:mod:`ssdco.model.routed_stage`: a seeded event-by-event run of that
    stage; deterministic service, reads and programs). Below c / D: a request's transactions pick their dies at
    random, and a die or channel whose share of the requests' transactions has run out idles while they wait
    for the others; a channel fed by a few dies idles while none has a read done. The fixed point above reaches
    c / D at a finite N (its channel waits are scaled by the regular arrivals of 3.), where the DES approaches
-   it as about 1 / N: 16 KiB reads over two channels of one die each were +4.1 % IOPS at QD 7, now +0.1 %. The
-   full estimate is made only where a short run (20,000 requests) comes within 5 % of the route's X(N); where
-   X(N) is above it, the route is solved again with it as the capacity, so X(N) = min(X(N), the stage's). On
-   the 5,607 cached fresh draws of 2026-11-23..27 (docs/accuracy.md), about a fifth of the answers moved, 17
-   into the tolerances (channel-bound reads and 70 %-read 16 KiB requests over busy dies, +3.0..+5.0 % before)
-   and none out; the 8-16 KiB misses against 1,000,000-request runs went from 52 to 42 of 2,331.
-7. **The routed stage behind the rest** (``whatif`` calls :func:`stage_behind_rest` on the route MVA's answer;
-   since 2026-11-27, latest). Where every request is one transaction and the busiest station is a die or channel
+   it as about 1 / N. The full estimate is made only where a short run (20,000 requests) comes within 5 % of
+   the route's X(N); where X(N) is above it, the route is solved again with it as the capacity, so
+   X(N) = min(X(N), the stage's). docs/accuracy.md has its effect on the cached draws.
+7. **The routed stage behind the rest** (``whatif`` calls :func:`stage_behind_rest` on the route MVA's
+   answer). Where every request is one transaction and the busiest station is a die or channel
    station at least half busy, the dies and channels of 6. are also run event by event with the rest of the
    route as a fixed delay between a request's completion and the next one's arrival: the route MVA's own
    time outside them, N / X - (residence x copies at the dies and channels). Where that gives more than
    X(N), X(N) is raised to it; the dies' and channels' residences are scaled to the stage's time, the rest's
    kept. The route MVA's waits at deterministic dies and channels of few servers run long at moderate load
-   (4 KiB reads at QD 14 with the channels 74 % busy, tests.designs.reads_at_busy_channels_behind_fast_cores:
-   -3.6 %, now +0.0 %; 70 %-read mixes over one or two multi-plane dies 85-97 % busy: -3.2..-3.9 %, now
-   within 0.8 %). Not where a core group is the busiest (its queue is no fixed delay: on the 4 KiB draws that
-   made 22 misses for 6 fixed). The max keeps the route MVA where the stage is the lower, at saturation mostly.
-   Measured on docs/accuracy.md's cached 4 KiB draws: see "The dies and channels event by event".
-   For requests of several transactions (``FORK_JOIN_STAGE``, since 2026-11-29) the stage forks each request's
+   (4 KiB reads at QD 14 with the channels 74 % busy, tests.designs.reads_at_busy_channels_behind_fast_cores;
+   70 %-read mixes over one or two multi-plane dies 85-97 % busy). Not where a core group is the busiest:
+   its queue is no fixed delay. The max keeps the route MVA where the stage is the lower, at saturation
+   mostly. docs/accuracy.md, "The dies and channels event by event".
+   For requests of several transactions (``FORK_JOIN_STAGE``) the stage forks each request's
    transactions over the dies and ends with the last, and the fixed delay is the route MVA's time outside the
    dies and channels, each transaction's visits there counted one after another, plus the pure delay; the fork-
    join makespan (the rest of the cycle) is scaled to the stage's. It applies wherever a die or channel is the
-   busiest station, at any load. The first form took N / X less the dies' and channels' residences summed over
-   the transactions as the delay: that sum exceeds the makespan, the delay came out too short, and 106 of 5,347
-   cached 8-16 KiB draws went out of the tolerances, high. This form, chosen on the cached 8-16 KiB draws of seeds
-   20261248-58: 15 brought in, none out (of 3,063); on seeds 20261259-63, drawn before and run once after:
-   3 in, none out (of 1,335). docs/accuracy.md, "The dies and channels behind the rest for requests of several
-   transactions".
-8. **The others an arrival sees** (``ARRIVAL_SHARES``, off by default; measured 2026-11-28, twenty-third session).
+   busiest station, at any load. The dies' and channels' residences summed over the transactions exceed the
+   makespan and would make the delay too short. docs/accuracy.md, "The dies and channels behind the rest for
+   requests of several transactions".
+8. **The others an arrival sees** (``ARRIVAL_SHARES``, off by default).
    By the arrival theorem a request arriving at a station of a product-form network finds the queue of the
    network with itself removed, Q_k(n - 1). Schweitzer's estimate (n - 1)/n Q_k(n) assumes the queue shrinks in
    proportion as requests leave; at a few requests near the knee the busy station's queue shrinks faster, so the
@@ -268,17 +229,15 @@ controller networks with deterministic service; this solver walks the route step
    ``benchmarks/arrival_shares_vs_des.py``). With weight 1, on a product-form network (one server per copy, one
    mean service per station) the fixed point is the exact MVA, to rounding. The idea is the Linearizer's
    (K. M. Chandy, D. Neuse, "Linearizer: a heuristic algorithm for queueing network models of computing systems",
-   CACM 25(2), 1982), with the reference network in place of a solve at n - 1, so no state is carried. Against
-   the cached 60,000-request DES runs it takes the one-transaction misses from 184 to 139 on 25,799 draws (the
-   9,599 of seeds 20261305-36, never looked at while choosing it: 77 -> 60) and the 8-16 KiB ones from 73 to 64
-   on 3,063; but on the suite's pinned draws (``tests/validation/test_model_vs_des.py``) the 8-16 KiB set's worst
-   error goes from +4.60 to +5.17 %, over that test's 5 % guard (the one-transaction set stays 100/100, its worst
-   error 2.06 -> 1.31 %), so it is off. docs/accuracy.md, "The others an arrival sees", has the figures.
+   CACM 25(2), 1982), with the reference network in place of a solve at n - 1, so no state is carried. It is off
+   because it takes the worst error of the suite's pinned 8-16 KiB draws (``tests/validation/test_model_vs_des.py``)
+   over that test's 5 % guard, although it lowers the misses on the cached one-transaction and 8-16 KiB draws;
+   docs/accuracy.md, "The others an arrival sees", has the figures.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and the solution is the Bard-Schweitzer approximate MVA (Erlang C
 standing in for the marginals of multi-server stations; with 8., the exact MVA where the network is
-product-form); ``exact=True`` gives the exact product-form solution. Heuristics 1.-3. were
+product-form); ``exact=True`` gives the exact product-form solution. Heuristics 1.-3. are
 chosen by comparison with the DES on generated configurations; ``tests/validation/test_model_vs_des.py``
 keeps the comparison honest, and the residual disagreement is reported there and in docs/accuracy.md.
 
@@ -297,65 +256,18 @@ those waits at X, which no core or accelerator changes either); the re-entry gap
 load without the core groups' serialisation; the serialisation levels fall (measured for the FCFS runs of 1.,
 whose schedule is not covered by this argument); the routed stage's bound (6.) depends on the NAND geometry,
 its timings and the workload only.
-So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. The earlier
-recursion in n carried each population's queues into the next, and a server that raised X(n - 1) put
-more queue ahead of the next population at a fork-join station, where it costs more than elsewhere:
-the solver lost up to 4.0 % of IOPS (806 of the 4,850 additions; still 8, worst 0.03 %, with the
-multi-server waits of 1.). The DES showed no loss on any of the worst cases. One term is outside this
-argument: at a station with scv > 1, fewer re-entries per server move the residual factor f up
-towards (1 + scv)/2. And with cv < 1, E[max] / theta - P falls slightly as P nears 1 (its slope in P
+So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. A recursion in n
+that carries each population's queues into the next is not monotone: a server that raises X(n - 1) puts
+more queue ahead of the next population at a fork-join station, where it costs more than elsewhere. One term
+is outside this argument: at a station with scv > 1, fewer re-entries per server move the residual factor f
+up towards (1 + scv)/2. And with cv < 1, E[max] / theta - P falls slightly as P nears 1 (its slope in P
 is cv - 1 at P = 1), so there a lower P lengthens the max-of-T term a little while theta shortens it
-much more. Measured, neither ever outweighed the rest.
+much more. On the benchmark's designs neither outweighs the rest.
 
-Against the DES (700 cached configurations, benchmarks/model_vs_des.py) the fixed point costs little:
-650 within both tolerances instead of 654 for the recursion with the same corrections; the PM9A3
-presets are unchanged (c01 -1.8 %), the FTL cases slightly better (worst 1.4 %). What changed, each
-found by switching the corrections off one at a time:
-
-* the multi-server marginals (1.) came from the product-form recursion driven by the approximate
-  X(n), which oscillated near saturation; now Erlang C and the M/M/c shape at the others' load;
-* 2. (re-entry): with the waits in the gap, another server elsewhere shortened a job's way back to
-  a die it just left; the gaps are now taken at zero load;
-* 3. (flow): another server made a station's departures less regular (u = X D / c and 1/sqrt(c));
-  a station now departs like one server doing its work.
-
-Waiting for the others once per die (not once per own transaction there), the max over the occupied
-dies with the M/G/1 shape of the wait, and the others' own-sibling queueing in Q' (1.) then brought it
-to 668 of 700 (the 8-16 KiB sets 142/150, 95/100 and 90/100, from 139, 82 and 88; the
-single-transaction sets do not change), the FTL cases to a worst of 2.5 % and the two-plane test to
-within 1.3 %. Not every piece helps alone: the wait once per die alone was 6 % high at QD 6 on four
-dies, and the siblings' queue with the max still over T transactions 12 % low at QD 2. The makespan
-as the max of (wait + own level) instead of the sum of the two maxima then gave 672 (8-16 KiB:
-142/150, 93/100, 96/100; FTL worst 2.6 %), and the regularity that passes through lightly loaded
-dies (3.) 674 (4 KiB uniform 145/150; PM9A3 c01 -1.5 %). Solving the traffic equations of 3. to
-their fixed point, with the displacement by variable service, kept 674 but moved cases between the
-sets (4 KiB uniform 145/150, 4/8/16 KiB uniform 142/150, Hypothesis 97/100, 93/100, and the suite's
-draws 100/100, 97/100) and brought PM9A3 c01 to +0.06 %. The expected largest stage spread and the
-FCFS runs at shared core groups (1.) then gave 677 (4/8/16 KiB uniform 145/150; the two +18.4 %
-designs at queue depth 1 now +1.7 % and +0.4 %), the other sets unchanged. Merging immediate feedback
-(3.) then gave 682 (4 KiB uniform 148/150, worst -5.0 % where it was -13.8 %; Hypothesis 97/100 and
-95/100; the suite's draws, PM9A3 presets, FTL cases and two-plane test unchanged). It costs two
-designs whose error the per-visit view had hidden: a single slow core running four modules 98 % busy
-(+1.6 % -> -4.1 %: the closed loop keeps the core's arrivals more regular than the Poisson output of
-mixed read/write dies) and a nearly deterministic loop over two-plane dies (+3.1 % -> +10.3 %: the
-requests travel in platoons, bursts that a renewal approximation of the flow cannot represent).
-Taking a request's transactions as all of its operation at the dies (1.: the queued siblings' work, the
-dies' correlated waits) then gave 686 (4/8/16 KiB uniform 148/150, Hypothesis 8/16 KiB 96/100; the
-suite's draws still 100/100 and 97/100, worst +4.6 % where it was +5.0 %; on the read/write mixes the
-mean IOPS error went from +0.29 % to -0.02 %; PM9A3 presets unchanged, FTL worst 2.59 %). Leaving
-the bursty output of mixed read/write dies uncapped, with the wait for bursty arrivals scaled outside
-the fixed point (3.), then gave 689 (the suite's 8-16 KiB draws 99/100, worst +4.5 %; the 70 % read
-mixes at a slow core that were 4.0 % high now -1.0 %; nothing else left the tolerances; PM9A3 presets,
-FTL cases and two-plane test unchanged). The channels' arrivals as their dies' local output (3.) then
-gave 690, and 192 of 200 further Hypothesis draws within tolerance instead of 186 (the seven
-channel-bound reads at QD 18 from -2.9..-4.4 % to -1.9..-2.6 %; the suite's draws, FTL cases and
-two-plane test unchanged; PM9A3 presets within 0.2 %).
-
-Alternatives tried on the way and rejected because they cost DES agreement: Seidmann's multi-server
-approximation, the Bolch et al. recursion from p(0..c-1), always renormalised marginals, max-of-T over
-the residual part of the wait only, dropping 3. (PM9A3 c01 -3.4 %), Erlang C without the own
-siblings (+4..+7 % on the two-plane fork-join test), and in the fixed point the others' share of the
-queue without the same share of the busy servers (two-plane test +8 %).
+Alternatives that agree worse with the DES: Seidmann's multi-server approximation, the Bolch et al.
+recursion from p(0..c-1), always renormalised marginals, max-of-T over the residual part of the wait only,
+dropping 3. (PM9A3 c01 -3.4 %), Erlang C without the own siblings, and in the fixed point the others' share
+of the queue without the same share of the busy servers.
 """
 
 from __future__ import annotations
@@ -632,9 +544,10 @@ def write_buffer_capacity(network: Network) -> float:
     exact product-form solution (log-space convolution; by FFT above ``FFT_MIN_POPULATION`` jobs,
     :func:`~ssdco.model.convolution.closed_throughput_fft`), which keeps the imbalance of random die choice:
     with B jobs over m single-server dies a die idles about (m - 1) / (B + m - 1) of the time (PM9A3, write
-    only: 93 % die utilisation, DES 94 %). ``inf`` without background work or without a write buffer. (Each
-    job used to carry a request's background work, so a 16 KiB write's four slots counted as four requests'
-    worth and the bound was about a quarter of the DES's throughput with a 4-slot buffer.)
+    only: 93 % die utilisation, DES 94 %). ``inf`` without background work or without a write buffer. A job is
+    one write transaction, not a request's background work: with the latter a 16 KiB write's four slots would
+    count as four requests' worth and the bound would be about a quarter of the DES's throughput with a 4-slot
+    buffer.
     """
     loads = tuple(b for b in network.background_loads() if b.demand_us > 0.0)
     per_tx = (1.0 - network.read_fraction) * network.mean_transactions  # write transactions per request
@@ -709,28 +622,23 @@ def stage_wait_correlation(network: Network, loads: tuple[StationLoad, ...] | No
 
     E[max over T of (A_j + B_j)] exceeds its mean by less than the excess of max A plus that of max B unless
     a transaction's waits at the two stages move together; for independent normal parts the excesses add as
-    standard deviations do (root of the sum of squares). Measured on the cached 8-16 KiB comparisons of
-    2026-11-27 at QD >= 6 (seeds 20261212-35; each changed verdict rerun at 1,000,000 requests):
-    - reads only and writes only (3,584 draws): 161 answers moved by more than 0.2 %, their RMS IOPS error from
-      3.0 to 2.1 % (reads) and 2.9 to 2.2 % (writes), their mean from -2.0 to -1.0 % and -1.0 to -0.1 %; 16
-      misses fixed, 2 made;
-    - 70 %-read mixes with the dies or channels the bottleneck (1,298): 133 moved, RMS 2.1 to 1.8 %, mean -0.8
-      to -0.1 %; 5 fixed, 2 made;
-    - 70 %-read mixes behind a core group that is the bottleneck (465): 108 moved, mean +1.2 to +2.4 %, RMS 3.2
-      to 4.1 %, 23 misses made for 1 fixed (at 60,000 requests). These are the knee's designs, whose answers
-      lean high already ("The knee" in docs/accuracy.md); the sum's longer max offsets part of that, so it is
-      kept there. Why the knee leans high is the open question, not this term.
+    standard deviations do (root of the sum of squares). On the cached 8-16 KiB comparisons at QD >= 6
+    (docs/accuracy.md) the root takes the reads-only, writes-only and dies- or channel-bound 70 %-read answers
+    closer to the DES (lower RMS and mean IOPS error, more within tolerance); on 70 %-read mixes behind a core
+    group that is the bottleneck it would make more misses than it fixes. These are the knee's designs, whose
+    answers lean high ("The knee" in docs/accuracy.md); the sum's longer max offsets part of that, so it is
+    kept there. Why the knee leans high is the open question, not this term.
     The switch depends on the servers only through the core groups' demand per server: a core added to the
     bottleneck group can only move a mix from the sum to the root (more IOPS), so the route MVA stays
     monotone in servers."""
     on_path = [s for s in network.steps if s.station is not None and not s.per_request and not s.background
                and s.routing != "single" and network.op_weight(s) > 0]
     if any(s.probability != 1.0 for s in on_path):
-        return 1.0  # some transactions make extra NAND operations (the FTL's): not measured, added as before
+        return 1.0  # some transactions make extra NAND operations (the FTL's): not measured, added outright
     if network.read_fraction in (0.0, 1.0):
         return 0.0
     if network.background_loads():
-        return 1.0  # the reads among the FTL's buffered programs: not measured, added as before
+        return 1.0  # the reads among the FTL's buffered programs: not measured, added outright
     # reads and programs mix: independent where the dies or channels are the bottleneck, added at a core group
     per_server: dict[str, float] = {}  # the largest demand per server (us per request) of each kind of station
     for ld in network.loads() if loads is None else loads:
@@ -821,15 +729,16 @@ def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...]
     there serves one after another: ceil(T / c) at a single station, random where the transactions pick
     among m copies (:func:`serial_level_distribution`; stages taken as independent). For identical jobs
     in a deterministic flow line the makespan is one job's way plus the largest spread (here the expected
-    largest: the mean of the max, not the max of the means, was 18 % short at queue depth 1 with four
-    transactions over two dies behind a shared core group). A run of consecutive steps at one
+    largest: the max of the means is 18 % short at queue depth 1 with four transactions over two dies behind a
+    shared core group). A run of consecutive steps at one
     single-copy station (one core group running cache lookup, translate and dispatch) interleaves the
     transactions FCFS (:func:`own_run_departures`): the first leaves later than its own way through the
     run (a delay every transaction pays), and the spread is that between the first and the last. Runs of
     one station that other steps separate (cache lookup and dispatch on a core group, translate between
     them on an accelerator) count as one run: the station's servers do all of the request's work there.
     Taken as two independent stages, the larger spread alone, 16 KiB requests at queue depth 1 behind one
-    fast core running parse, cache lookup and dispatch were 3.9-5.4 % faster than the DES (now within 1.1 %).
+    fast core running parse, cache lookup and dispatch come out 3.9-5.4 % faster than the DES (as one run,
+    within 1.1 %).
     ``routed_only``: the address-routed stages alone, which no core or accelerator count changes (the
     re-entry gaps of 2.). ``variable_service``: at address-routed stages whose service varies (configured
     scv > 0) the spread is the expected last own departure of independent gamma services
@@ -1180,10 +1089,9 @@ def _traffic_shares(st, sv, routed, copies):
     source of variability left, and the traffic equations go to ca^2 = 0 everywhere, whatever the load:
     a single fast core at 22 % running all five modules at QD 3 then waited nothing where the DES waits
     0.45 us per visit (jitter from channel collisions and from the pure delay between completion and the
-    next parse). Measured (2026-11-23): 684 of the 700 cached DES comparisons within tolerance instead of
-    689 (h4 95/100, hmix 94/100), although 200 further Hypothesis draws went from 186 to 189 (reads at
-    QD 3 in lockstep behind one busy core: -7.9 % to 0.0 %). Whitt's hybrid superposition weight on top
-    (681), or ending a run at a pure delay (684, 186), did not recover it."""
+    next parse). That denominator, with or without Whitt's hybrid superposition weight on top or a run ended
+    at a pure delay, agrees worse with the cached DES comparisons (docs/accuracy.md), although it puts reads
+    at QD 3 in lockstep behind one busy core on the DES."""
     k_count = copies.shape[0]
     n_steps = st.shape[0]
     wsum = np.zeros(k_count)
@@ -1217,9 +1125,9 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_depa
     With y = cd2 - 1 the departure equations are linear, y = diag(keep) A y + h: A = traffic[0] gives the
     share of station k's arrivals that come from station p, keep = 1 - u^2 (times the displacement
     factor below at address-routed copies) and h = u^2 (scv - 1), with ``scv`` that of the work one
-    arrival brings (:func:`merged_run_scv`: immediate feedback merged). Iterating the equations from
-    Poisson, as before, converged slowly (the regularity of a busy station moves one station per round
-    along the loop): after 4 rounds a 2-core station 67 % busy still saw Poisson arrivals and waited
+    arrival brings (:func:`merged_run_scv`: immediate feedback merged). They are solved directly, not
+    iterated from Poisson, which converges slowly (the regularity of a busy station moves one station per
+    round along the loop): after 4 rounds a 2-core station 67 % busy still sees Poisson arrivals and waits
     2.7 us where the DES waits 0.1 us (-4.8 % IOPS).
 
     ``work`` rows: 0 the per-server utilisations (in), 1 ca2 and 2 ca2_in (out), 3 keep, 4 h, 5 the
@@ -1228,12 +1136,10 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_depa
 
     ``c_server_departures`` (feature C_SERVER_DEPARTURES, off by default) takes a group of c cores as Whitt's
     c-server station instead (u = X D / c, h = u^2 (scv - 1) / sqrt(c); QNA, Bell Syst. Tech. J. 62(9), 1983).
-    On 8,400 cached one-transaction draws (seeds 20261246-57, 60-75; 2026-11-28) it took the misses from 87 to
-    75 (22 in, 10 out). At QD 9 and above, 60 -> 43: the 87 answers it moved by 0.5 % or more lost their bias
-    (mean IOPS error +1.67 -> +0.09 %, RMS 2.95 -> 2.09 %, 57 closer). At QD 5-8, 27 -> 32: 31 moved, mean
-    -1.91 -> -4.28 %, 8 closer. And it is not monotone in servers (an added core makes the output less regular;
-    tests/model/test_c_server_departures.py), so it is not the default; docs/accuracy.md, "Multi-core groups'
-    departures"."""
+    On the cached one-transaction draws it has fewer misses than the default: at QD 9 and above the answers it
+    moves lose their bias, at QD 5-8 they move further from the DES. And it is not monotone in servers (an
+    added core makes the output less regular; tests/model/test_c_server_departures.py), so it is not the
+    default; docs/accuracy.md, "Multi-core groups' departures"."""
     k_count = svc.shape[0]
     share = traffic[0]
     util, ca2, ca2_in, keep, h, rhs = work[0], work[1], work[2], work[3], work[4], work[5]
@@ -1261,7 +1167,7 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_depa
             root_c = math.sqrt(servers[k])
         else:
             # as one server doing the station's work: more servers do not make the output less regular
-            # (with u = X D / c and Whitt's 1/sqrt(c) they did, and IOPS could fall)
+            # (with u = X D / c and Whitt's 1/sqrt(c) they would, and IOPS could fall)
             u = min(util[k] * servers[k], 1.0)
             keep[k] = 1.0 - u * u
         h[k] = u * u * (scv[k] - 1.0) / root_c
@@ -1291,13 +1197,13 @@ def _wait_displacement(x, copies, visits, wait0, p_wait0, out):
     over all its copies). A job displaced that far lands at random: the merged output is then a (1 - p)
     thinning of the regular stream (scv 1 + (1 - p) (ca^2 - 1)) merged with a Poisson stream of rate p lambda,
     and by QNA's rate-weighted superposition its ca^2 - 1 is (1 - p)^2 (ca^2 - 1). Without this, the
-    regularity of a busy core group passed through dies that queue for long: 4 KiB writes at QD 15 over 9
+    regularity of a busy core group passes through dies that queue for long: 4 KiB writes at QD 15 over 9
     single-plane dies 67 % busy, waiting 140 us on average, 1 / X = 27 us apart, put the core group behind
-    them (one slow core 89 % busy) at ca^2 0.12 where the DES's wait there implies about 0.45 (seed 20261254
-    #158: +4.0 % IOPS; with this ca^2 0.21, the completion group between taken as one server 75 % busy, and
-    +3.7 %). The spread of the waits instead (1 / (1 + (lambda sigma)^2), as for variable service)
-    took regularity from dies where a tenth of the jobs wait: 20261253 #196-#201, writes at QD 17 behind a
-    slow core 94 % busy, went from -2.2 to -3.9 % (benchmarks/model_vs_des.py caches, 2026-11-28)."""
+    them (one slow core 89 % busy) at ca^2 0.12 where the DES's wait there implies about 0.45 (+4.0 % IOPS;
+    with this ca^2 0.21, the completion group between taken as one server 75 % busy, and +3.7 %). The spread
+    of the waits instead (1 / (1 + (lambda sigma)^2), as for variable service) takes regularity from dies
+    where a tenth of the jobs wait, and writes at QD 17 behind a slow core 94 % busy move further from the
+    DES (benchmarks/model_vs_des.py)."""
     for k in range(copies.shape[0]):
         out[k] = 1.0
         if copies[k] > 1.0 and p_wait0[k] > 0.0 and wait0[k] > 0.0:
@@ -1313,21 +1219,21 @@ def _routed_gamma(k, util, copies, share, scv, bg_demand):
     that of its arrivals' local source: the merged output of address-routed copies upstream (its dies),
     each taken with Poisson arrivals (a 1 / m random split of the requests), cd^2 = 1 + u^2 (cs^2 - 1)
     (Whitt's departure equation at ca^2 = 1), merged by QNA's asymptotic method (the rate-weighted mean;
-    W. Whitt, Bell Syst. Tech. J. 62(9), 1983). Arrivals from single-copy stations count as Poisson, as
-    before; so does a station fed by nothing routed (a die: gamma 1), or only by its own output around the
-    loop (dies behind nothing but pure delays: counted as their own regular source they saw gamma = 1 - u^2
-    and no wait at all at full load, 6 dies at QD 8 +42 % against the DES), and so do the outputs of copies
+    W. Whitt, Bell Syst. Tech. J. 62(9), 1983). Arrivals from single-copy stations count as Poisson; so
+    does a station fed by nothing routed (a die: gamma 1), or only by its own output around the loop (dies
+    behind nothing but pure delays: counted as their own regular source they would see gamma = 1 - u^2 and
+    no wait at all at full load, 6 dies at QD 8 +42 % against the DES), and so do the outputs of copies
     that also run background work (``bg_demand`` > 0: reads queued behind a buffered program leave
     together when it ends, which the foreground scv does not see; counted regular, the open JESD219 mix at
-    70 % reads went from -8.7 % to -10.8 % on mean latency). The open solver uses the same factor
+    70 % reads moves further from the DES's mean latency). The open solver uses the same factor
     (:func:`routed_arrival_gamma`).
 
     Deterministic dies u busy space their transfers out, and the channel waits less: channel-bound reads
-    at QD 18 (2-4 channels 60-91 % busy behind 8 dies each) waited 7.1 and 26.6 us in the model where the
-    DES waits 4.6 and 20.9 us, and the model was 3-4.4 % low on IOPS; now -1.9..-2.6 %. The loop's own
-    fixed-point flow at the dies instead (their arrivals' ca^2 propagated) put the same designs
+    at QD 18 (2-4 channels 60-91 % busy behind 8 dies each) with Poisson arrivals wait 7.1 and 26.6 us in the
+    model where the DES waits 4.6 and 20.9 us (the model 3-4.4 % low on IOPS; with this, -1.9..-2.6 %). The
+    loop's own fixed-point flow at the dies instead (their arrivals' ca^2 propagated) puts the same designs
     +9..+13 % high (+4..+11 % with a 1 / channels share of it): the closed loop's flow is more regular
-    than the DES's. Whitt's hybrid superposition weight 1 / (1 + 4 (1 - rho)^2 (dies - 1)) on top cost
+    than the DES's. Whitt's hybrid superposition weight 1 / (1 + 4 (1 - rho)^2 (dies - 1)) on top costs
     one design in each comparison set."""
     ca2 = 1.0
     for p in range(copies.shape[0]):
@@ -1423,7 +1329,7 @@ def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, 
               share_q, share_x):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
     :func:`_flow_scv`). The helpers it calls are inlined: with this many array arguments, numba's call
-    overhead was about a quarter of the solve."""
+    overhead would be about a quarter of the solve."""
     util = work[0]
     _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
               sibling_queue, above, features, wait0, p_wait0, work, bg_demand, share_q, share_x)
@@ -1673,8 +1579,8 @@ def routed_arrival_gamma(arrays: RouteArrays, x_per_us: float, demand_us: np.nda
     ``x_per_us`` requests/us with per-copy demands ``demand_us`` (background work included); 1 at every
     other station. For the open solver, whose stations otherwise all see Poisson arrivals: the channels
     behind deterministic dies, and a single channel or the PCIe link behind them (on 100 uniformly
-    sampled 4/8/16 KiB designs open at 80 % load, the worst error went from +25.0 % to +22.4 % with the
-    single-copy stations included; from +29.0 % without any of it)."""
+    sampled 4/8/16 KiB designs open at 80 % load the worst error is +22.4 % with the single-copy stations
+    included, +25.0 % without them and +29.0 % without any of it)."""
     a = arrays
     k_count = a.service_us.shape[0]
     gamma = np.ones(k_count)
@@ -1731,12 +1637,12 @@ def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:
     (6.); there a request's cycle of waits at that X is shorter than N / X, and the rest of the population,
     X (N / X - cycle) = N - X cycle requests (``sol.capacity_wait_us`` per request), can only be queued at
     the station that holds X (``sol.capacity_stations``; Little's law; the
-    latency N / X includes it already). Without it one fast core 100 % busy with 4 KiB reads at QD 64 reported
-    3.4 jobs where the DES holds 61.0 (now 61.0). A request of T transactions may hold up to T jobs there, so
-    for those this is a lower bound (16 KiB at QD 22: 20.6, was 2.2, where the DES counts 46.6 transaction
-    jobs). Split evenly over the stations at the bound and over each one's copies. Only the reported queues:
-    the p99 estimate keeps ``sol.queue`` (with these it was further from the DES at two of three saturated
-    designs)."""
+    latency N / X includes it already). With it one fast core 100 % busy with 4 KiB reads at QD 64 reports
+    61.0 jobs, as the DES holds (3.4 without it). A request of T transactions may hold up to T jobs there, so
+    for those this is a lower bound (16 KiB at QD 22: 20.6, 2.2 without it, where the DES counts 46.6
+    transaction jobs). Split evenly over the stations at the bound and over each one's copies. Only the reported
+    queues: the p99 estimate keeps ``sol.queue`` (with these it is further from the DES at two of three
+    saturated designs)."""
     x = sol.throughput_per_us
     at_bound = np.array(sol.capacity_stations, dtype=np.int64)
     if sol.capacity_wait_us <= 0.0 or at_bound.size == 0:
@@ -1882,7 +1788,7 @@ def stage_behind_rest(network: Network, arrays: RouteArrays, sol: ClosedSolution
     if not (stage_us > 0.0 and think_us >= 0.0):
         return sol
     # 200,000 requests (the stage's default): over 8 seeds the estimate's spread is 0.06-0.22 %, where 50,000
-    # gave up to 0.8 % with reads and programs mixed, which the max below would turn into a bias upwards
+    # give up to 0.8 % with reads and programs mixed, which the max below would turn into a bias upwards
     x = routed_stage_per_us(population, (1,), (1.0,), arrays.routed_stages, think_us=think_us)
     return _raised_to_stage(arrays, sol, x, think_us, stage_us)
 

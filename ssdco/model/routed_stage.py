@@ -6,10 +6,10 @@ channel) whose share of the N requests' transactions has run out idles while the
 slowest transaction elsewhere. New work arrives only when a request completes, so the copies' backlogs drift
 apart and are pulled back only by idling (a zero-drift random walk reflected at a distance of about N
 requests: the idle fraction falls as about 1 / N). And a channel fed by a few dies idles while none of
-them has a read done. Measured with the embedded DES on 16 KiB reads over two channels of one die each
-(2026-11-27), the channels are 91.4, 96.1, 97.4, 98.2, 98.8 and 99.6 % busy at QD 4, 7, 10, 14, 20 and 64,
-where the route MVA reached c / D at QD 7 (+4.1 % IOPS); 4 KiB reads over one channel of 8 dies at QD 10,
-97 %, where it had the channel at capacity (+3.1 %).
+them has a read done. In the embedded DES, with 16 KiB reads over two channels of one die each, the channels
+are 91.4, 96.1, 97.4, 98.2, 98.8 and 99.6 % busy at QD 4, 7, 10, 14, 20 and 64, where the route MVA's fixed
+point alone reaches c / D at QD 7 (+4.1 % IOPS); with 4 KiB reads over one channel of 8 dies at QD 10, 97 %,
+where the fixed point alone has the channel at capacity (+3.1 %).
 
 **The stage alone.** N requests, each forking its T transactions (T drawn from the request sizes) to the
 dies uniformly at random, c servers (planes) per die, then each to its die's channel (die d to channel
@@ -28,7 +28,7 @@ start at time 0, and a server starts work only when a service ends or a request 
 when a service ends), so that stage runs in slots, and for small N its slotted chain is solved exactly in
 ``tests/model/test_routed_stage.py``: the estimate is within 0.25 % of it (over eight other seeds within 0.05 %
 on average). Over :data:`REQUESTS` requests its standard error is 0.02-0.1 % with one service time per
-station and up to about 0.25 % where reads and programs mix (eight seeds on each of ten stages, 2026-11-27);
+station and up to about 0.25 % where reads and programs mix (eight seeds on each of ten stages);
 an estimate takes 15-120 ms.
 The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,000,000 requests, lands
 0.03-0.14 % above the dies alone (within the DES's own 95 % CI, 0.14-0.22 %): there the rest of the route holds

@@ -67,95 +67,59 @@ from .network import Network, fork_join_block_ends
 
 # (lumping grid as a fraction of one request's zero-load latency, most states), see schedule_chain: a small
 # chain is solved (nearly) exactly; otherwise the coarsest grid is tried and, while they fit, finer ones.
-# Measured against the DES (100,000 requests) on 145 low-queue-depth draws that some grid solves within
-# 100,000 states, each taken on the finest grid that fits: 2 % on 121 (worst IOPS error 0.56 %), 5 % on 10
-# (0.40 %), 10 % on 14 (0.36 %). A 10 % grid on a small chain can be off by 4.4 % (65 states: the lumping
-# merges phases that matter), and a 20 % grid on large ones by 4.6 %: the finest grid that fits is taken,
-# and none coarser than 10 %. Coarse first, since a chain that outgrows the budget costs the time of
-# exploring it (2-4 s at 100,000 states before the kernels dropped reference counting, about a third of that
-# since), and one that does not fit on 10 % will not fit on finer grids: a
-# step is skipped where a grid at least as coarse outgrew a budget at least as large. Measured (2026-11-26,
-# benchmarks/schedule_chain_steps.py: the 611 configurations of schedule_chain_vs_des.py, every step explored
-# on its own): no finer grid fit where a coarser one had outgrown the same budget, so skipping changes no
-# answer; it takes the explorations from a median 1.35 s to 0.68 s, and the worst from 9.6 s to 4.1 s (three
-# explorations of 100,000 states became one).
+# Against the DES (100,000 requests) on 145 low-queue-depth draws that some grid solves within 100,000 states,
+# each taken on the finest grid that fits: 2 % on 121 (worst IOPS error 0.56 %), 5 % on 10 (0.40 %), 10 % on 14
+# (0.36 %). A 10 % grid on a small chain can be off by 4.4 % (65 states: the lumping merges phases that matter),
+# and a 20 % grid on large ones by 4.6 %: the finest grid that fits is taken, and none coarser than 10 %. Coarse
+# first, since a chain that outgrows the budget costs the time of exploring it, and one that does not fit on
+# 10 % does not fit on finer grids: a step is skipped where a grid at least as coarse outgrew a budget at least
+# as large (benchmarks/schedule_chain_steps.py explores every step on its own: skipping changes no answer and
+# halves the explorations' time).
 # A step marked REFINE_ONLY is tried only after a coarser grid fit within a REFINE_GROWTH-th of its budget: its
 # budget is there to refine an answer, not to find one (a design whose coarser grids all outgrew would only pay the
 # time of outgrowing it, and so would one whose coarser fit needed so many states that the finer grid will not fit).
-# Halving the grid multiplied the states by a median 3.8 (1.8 to 44; the 75 QD 3-4 designs of the fresh draws and
-# schedule_chain_vs_des.py whose 20 % grid fit 100,000 states and 10 % grid 400,000, 2026-11-27); after a 10 %
-# fit of 100,000-400,000 states the 5 % grid fit 400,000 on 9 of 96 such designs, each within the tolerances
-# already on the 10 % grid, and outgrew it on 87 after a median 3.0 s.
+# Halving the grid multiplies the states by a median 3.8 (1.8 to 44, on the QD 3-4 designs of docs/accuracy.md's
+# draws and schedule_chain_vs_des.py); after a 10 % fit of 100,000-400,000 states the 5 % grid rarely fits
+# 400,000, and the designs where it does are within the tolerances on the 10 % grid already.
 REFINE_ONLY = "refine-only"
 REFINE_GROWTH = 4
 # Where the finest grid that fits closes on fewer states than the coarser grid before it, its representatives have
 # fallen into an orbit of their own: halving a grid multiplies the states (a median 3.8, above). walk_grid_steps
-# then explores a grid this many times finer within the same budget and takes it where it fits. Found on Hypothesis
-# seed 20261287 #56 (writes at QD 4, one request per die server): 64 states on the 10 % grid (-7.0 % against the
-# DES), 628 on the 5 % grid (+0.15 %), 64 again on the 2 % grid (-7.0 %, the answer), 8,217 on the 1 % grid (0.00 %).
+# then explores a grid this many times finer within the same budget and takes it where it fits. For writes at
+# QD 4, one request per die server: 64 states on the 10 % grid (-7.0 % against the DES), 628 on the 5 % grid
+# (+0.15 %), 64 again on the 2 % grid (-7.0 %), 8,217 on the 1 % grid (0.00 %).
 COLLAPSE_REFINE_FACTOR = 2
 GridStep = tuple[float, int] | tuple[float, int, str]  # (grid fraction, most states[, REFINE_ONLY])
-# Queue depths 3-4: after a fit on the 10 % grid, the 5 % grid may take 400,000 states. Measured (2026-11-27, all
-# 5,607 cached fresh Hypothesis draws of docs/accuracy.md, seeds 20261123-20261212, against 60,000-request DES
-# runs): 15 of the 219 chain answers at queue depth 3-4 were on the 10 % grid (the 5 % grid outgrew 100,000); on 13
-# the 5 % grid fits 113,870-311,533 states, 1-6 s more each, and their mean |IOPS error| goes from 0.74 % to
-# 0.30 %, none worse by more than 0.5 points. Seed 20261212 #249 (8 KiB writes, QD 3): -4.0 % on the 10 % grid
-# (3,291 states), -0.1 % on the 5 % grid (307,759). With the uniform designs and the Hypothesis draws of
-# benchmarks/schedule_chain_vs_des.py, 23 of 35 such answers refine, none worse by more than 0.5 points, and the
-# other 12 cost 2-4 s to give up (docs/accuracy.md). Where the 10 % grid outgrows 100,000 the 5 % grid is not tried:
-# a larger budget on the 10 % grid itself (benchmarks/schedule_chain_budget.py --queue-depth 3 or 4, 2026-11-27)
-# fixed some misses of the route MVA and made others (-3.3, -4.7 and -6.6 % where the route MVA was within 0.2 %),
-# and cost 4-6 s on every design that outgrew 1,000,000.
-# Since the chain's throughput is read off its busy time (_work_conserving), the 10 % grid may take 400,000 states
-# here too. Measured (2026-11-27, docs/accuracy.md): on the 88 distinct QD 3-4 designs of the fresh draws (seeds
-# 20261125-20261223) and schedule_chain_vs_des.py (seed 20261203, uniform designs 0-399) whose 10 % grid outgrew
-# 100,000 states and fit 400,000, the chain fixes 11 misses of the route MVA and makes none (RMS IOPS error 0.56 %
-# against the route MVA's 2.5 %; counted completions made 5, which is why it waited for the busy time). The price:
-# a design that outgrows 400,000 takes a median 2.2 s to give up (90th percentile 4.0 s, worst 20 s; 367 designs),
-# where 100,000 took about 0.5 s.
+# Queue depths 3-5: up to 400,000 states on the 10 % grid, and on the 5 % grid after a 10 % fit within 100,000.
+# On docs/accuracy.md's cached Hypothesis draws the refined answers are closer to the DES (mean |IOPS error|
+# 0.74 % -> 0.30 % on the 10 % answers that refine, none worse by more than 0.5 points; 8 KiB writes at QD 3:
+# -4.0 % on the 10 % grid, -0.1 % on the 5 % grid). The 10 % grid's 400,000 states, with the throughput read off
+# the busy time (_work_conserving), fix misses of the route MVA and make none; a larger budget still fixes some
+# misses and makes others. The price: a design that outgrows 400,000 takes a median 2.2 s to give up (90th
+# percentile 4.0 s), where 100,000 takes about 0.5 s. docs/accuracy.md has the figures.
 GRID_STEPS = ((1e-4, 3_000), (0.1, 400_000), (0.05, 400_000, REFINE_ONLY), (0.02, 100_000))
-# Queue depth 5: GRID_STEPS too, since late on 2026-11-27. Until then no 10 % grid and 100,000 states on the 5 %
-# and 2 % grids (DEEP_GRID_STEPS, ((1e-4, 3_000), (0.05, 100_000), (0.02, 100_000))): a 10 % grid had fitted 5,940
-# states where 5 % overflowed 100,000, and was 2.5 % off the DES (uniform 4 KiB seed 46; counted completions: read
-# off the busy time it is -1.2 %, and the 5 % grid fits 220,165 states, -0.15 %). Measured (docs/accuracy.md): of
-# the 216 QD 5 fresh draws (seeds 20261123-20261233) whose chain outgrew DEEP_GRID_STEPS, GRID_STEPS answers 54,
-# fixes 4 misses of the route MVA (reads at QD 5, seeds 20261224 #209-#210 and 20261227 #194-#195, -3.3 to -4.8 %
-# -> within 0.3 %; unflagged) and makes none (RMS IOPS error 1.24 -> 0.36 %, worst -1.45 %); giving up takes a
-# median 2.2 s instead of about 0.5 s.
 CHAIN_GRID_STEPS_MAX_QUEUE_DEPTH = 5  # GRID_STEPS up to this queue depth, then HIGH_GRID_STEPS
-# Queue depth 6-8 (whatif tries the chain up to 8 since 2026-11-27): the 5 % and 2 % grids, 40,000 states. Most designs
-# there outgrow any budget, and giving up costs the exploring: 0.23 s median (0.56 s worst) at 40,000 on 80 sampled
-# designs, 0.63 s (0.94 s) at 100,000. On the 964 closed deterministic configurations at queue depth 6-8 of the
-# cached fresh draws (seeds 20261123-20261213, both request-size settings) and uniform designs 0-2999 (both), the
-# DEEP_GRID_STEPS above fitted 148, all within 0.8 % of the DES (60,000 requests), and brought 4 misses of the
-# route MVA and the convoy in (2 of them need 90,000 states); 40,000 keeps the other two and the five of seed
-# 20261214 (reads and programs on one die at QD 8, the route MVA -3.4 to -3.9 %, the chain 7,712 states).
+# Queue depth 6-8 (whatif tries the chain up to 8): the 5 % and 2 % grids, 40,000 states. Most designs there outgrow
+# any budget, and giving up costs the exploring: 0.23 s median (0.56 s worst) at 40,000 on 80 sampled designs,
+# 0.63 s (0.94 s) at 100,000. On the closed deterministic configurations at queue depth 6-8 of docs/accuracy.md's
+# cached draws and uniform designs, the chain's answers are within 0.8 % of the DES (60,000 requests) and bring
+# misses of the route MVA and the convoy in (reads and programs on one die at QD 8: the route MVA -3.4 to -3.9 %,
+# the chain 7,712 states); 40,000 states keep nearly all of them.
 HIGH_GRID_STEPS = ((1e-4, 3_000), (0.05, 40_000), (0.02, 40_000))
 # Queue depth 2: up to 400,000 states on the 10 % grid. Two requests of several transactions over many dies can
-# need more than 100,000 states there, and the route MVA that answers instead tends to be low at this depth.
-# Measured on 2026-11-27 (benchmarks/schedule_chain_budget.py: the 391 configurations at queue depth 2 of
-# schedule_chain_vs_des.py's set, seeds 20261123, 20261125, 20261128-30 and uniform designs 0-399, against
-# 200,000-request DES runs): 32 outgrew 100,000 states on the 10 % grid. Three fit within 200,000 (117,438-139,976
-# states), the chain -0.18, +0.19 and +0.92 % off the DES where the route MVA was -2.20, -3.97 and -4.49 %; two
-# more within 400,000 (+2.65 and +7.96 % -> -0.21 and -0.09 %), ten more within 1,000,000 (one of them 3.4 % low
-# on the 10 % grid where the route MVA was within 0.1 %), and 17 outgrew 1,000,000. The fresh 16 KiB draws that
-# prompted the budget (Hypothesis seeds 20261205 #34 and 20261206 #92, the route MVA -7.4 and -3.9 % against
-# 1,000,000-request runs) need 149,248 and 161,309 states, and seed 20261209 #102-#104 (-5.1 to -5.6 %) 234,867 to
-# 306,344; with the chain all come within 1 %. The budget was 200,000 at first, since a chain that outgrows it
-# costs the time of exploring it (1-10 s at 200,000); once the kernels dropped numba's reference counting (3x
-# faster, benchmarks/schedule_chain_speed.py) it became 400,000 at a lower price than 200,000 had been. Beyond
-# 400,000 the ten designs above fix one miss and make another, so the budget stops there. Where the 10 % grid
-# fits beyond 100,000 states the finer grids are not explored (walk_grid_steps' states_of): uniform design 52 at
-# QD 2 took 10.4 s with them, 7.1 s without (before the speed-up).
+# need more than 100,000 states there, and the route MVA that answers instead tends to be low at this depth
+# (benchmarks/schedule_chain_budget.py against 200,000-request DES runs: 16 KiB designs where the route MVA is
+# -4 to -7.4 % need 117,438-306,344 states, and the chain brings them within 1 %). Beyond 400,000 a larger budget
+# fixes one miss and makes another, so the budget stops there; a chain that outgrows it costs the time of
+# exploring it (benchmarks/schedule_chain_speed.py). Where the 10 % grid fits beyond 100,000 states the finer
+# grids are not explored (walk_grid_steps' states_of).
 SHALLOW_GRID_STEPS = ((1e-4, 3_000), (0.1, 400_000), (0.05, 100_000), (0.02, 100_000))
 SHALLOW_QUEUE_DEPTH = 2  # at this queue depth, SHALLOW_GRID_STEPS
 # whatif --fast (markov_chain=False) at queue depth 1-2: the first step alone, the chain on the exact grid within 3,000
-# states (a few ms to fit or to give up). Measured on 2026-11-28 (docs/accuracy.md, "whatif --fast tries the chain's
-# first 3,000 states at queue depth 1-2"): of the 178 configurations at QD 2 of benchmarks/fast_vs_des.py's default
-# set, the route MVA alone had 155 within the DES tolerances, with this step 164 (it fits 64); on its other sample
-# (--seeds 20261258 20261259 --first-seed 3000) 90 and 101 of 123; at QD 1, 101 and 104 of 104. None fell out; the
-# rule was chosen looking at both sets. At QD 3-5 it fits 38 of those sets' 827 configurations and brings 2 within,
-# at a median of about 12 ms a design against about 1 ms, so --fast skips the chain there.
+# states (a few ms to fit or to give up). On benchmarks/fast_vs_des.py's sets it brings answers within the DES
+# tolerances at QD 1-2 and moves none out (docs/accuracy.md, "whatif --fast tries the chain's first 3,000 states at
+# queue depth 1-2"). At QD 3-5 it fits few configurations, at about 12 ms a design against about 1 ms, so --fast
+# skips the chain there.
 FAST_GRID_STEPS = ((1e-4, 3_000),)
 FAST_CHAIN_MAX_QUEUE_DEPTH = 2
 PATTERN_TOLERANCE = 1e-6  # closed classes whose throughputs agree to this are one pattern
@@ -275,9 +239,9 @@ S_NEV, S_SEQ, S_NSTACK, S_NDRAW, S_NPRE = 0, 1, 2, 3, 4
 
 # The kernels below, all but _explore, _decode and the growing helpers (which allocate), are compiled without
 # numba's reference counting (``_nrt=False``): they only read and write the arrays _explore owns, and each
-# array passed or viewed in a counted function costs an atomic increment and decrement. Most of the exploring
-# time was those counts (perf, 2026-11-27: 75 %); without them, and with _event's 47 arguments passed packed
-# (_event_packed), exploring 234,867 states took 1.4 s instead of 5.8 s, the answers bit for bit the same
+# array passed or viewed in a counted function costs an atomic increment and decrement. With counting, those
+# counts are most of the exploring time (about 75 % under perf); without them, and with _event's 47 arguments
+# passed packed (_event_packed), exploring is about 4x faster, the answers bit for bit the same
 # (benchmarks/schedule_chain_speed.py). ``_nrt`` is a numba option its own tests use, not a documented one:
 # a function compiled so that needs the runtime (an allocation) fails to compile, it cannot go wrong quietly.
 
@@ -1217,10 +1181,9 @@ POWER_RATE_WINDOW = 1024  # steps over which the rate of convergence is measured
 # preconditions restarted GMRES; first a sparse one, then, where it misses the tolerance, a denser one.
 ILU_STEPS = ((1e-2, 3.0), (1e-4, 10.0))  # (drop tolerance, fill factor)
 GMRES_RESTART = 50
-# Up to 4 cycles, and one incomplete LU, until 2026-11-28: the 158,164-state closed class of Hypothesis seed
-# 20261286 #232 (QD 5, the 2 % grid) needs 5 cycles, and the LU behind it filled in for more than 15 minutes (the
-# 1,342 s of that seed's model_vs_des.py run); 20261280 #135's 313,864 states need 18 with the sparse incomplete
-# LU (39 s) and 6 with the denser one (23 s). At most 16 cycles each.
+# At most 16 cycles each: a 158,164-state closed class (QD 5, the 2 % grid) needs 5 cycles, and the exact LU
+# behind it fills in for more than 15 minutes; a 313,864-state class needs 18 with the sparse incomplete LU (39 s)
+# and 6 with the denser one (23 s).
 GMRES_RESTARTS = 16
 # The exact LU, the last fallback, only for closed classes of at most this many states: beyond it the factors may
 # fill in without bound (above), and the chain then gives no answer (as one that outgrew its budget).
@@ -1241,13 +1204,12 @@ def _stationary(Q: sparse.csr_matrix) -> np.ndarray | None:
     3. otherwise, up to ``LU_MAX_STATES`` states, the sparse LU solve of that pinned system, which is exact but
        may fill in (a row of ones for the normalisation would fill the factors in further).
 
-    Measured (2026-11-27, benchmarks/schedule_chain_solve.py): the 381,981-state closed class of uniform
-    design 373 at QD 3 on the 10 % grid took 296 s with power iteration then LU (20,000 steps, then the
-    factors filled in) and takes 8.7 s now (power iteration gives up after 2,048 steps; ILU-GMRES). Of the 120
-    classes of at least 15,000 states that ``whatif`` solves on schedule_chain_vs_des.py's set, power
-    iteration solves 116, ILU-GMRES 3 and the LU 1; 25 s in all against 35 s before, the answers within
-    8.1e-12 (L1) of the old ones. ILU-GMRES stays second: alone, from a uniform start, it was slower than
-    power iteration on 116 of the 120 and missed the tolerance on 16.
+    benchmarks/schedule_chain_solve.py times them: a 381,981-state closed class at QD 3 on the 10 % grid takes
+    8.7 s (power iteration gives up after 2,048 steps; ILU-GMRES), where power iteration's full 20,000 steps and
+    then the LU take 296 s. Of the 120 classes of at least 15,000 states that ``whatif`` solves on
+    schedule_chain_vs_des.py's set, power iteration solves 116, ILU-GMRES 3 and the LU 1. ILU-GMRES is second:
+    alone, from a uniform start, it is slower than power iteration on 116 of the 120 and misses the tolerance
+    on 16.
     """
     m = Q.shape[0]
     QT = Q.T.tocsr()
@@ -1439,9 +1401,9 @@ class _Inputs:
 # Answers by their inputs. The chain is a pure function of the compiled route, the grid and the budgets, and
 # callers meet the same network again: each ``optimize`` call has its own cache of verified designs, so another
 # call on the same device (other targets, the ILP re-solve variant, a sweep) verifies many of them anew, and
-# designs that differ only where the queues do not see it share a network. On the search test's slowest draw
-# (tests/optimizer/test_search.py, --hypothesis-seed=19, 2026-11-26: two optimize calls and a brute force per
-# example) 1,505 explorations had 1,030 distinct inputs; the repeats took 149 of 494 s.
+# designs that differ only where the queues do not see it share a network. On the search test's slowest example
+# (tests/optimizer/test_search.py: two optimize calls and a brute force per example) about a third of the
+# explorations repeat an earlier input, and the repeats take about 30 % of the time.
 MEMO_SIZE = 4096
 
 
@@ -1556,13 +1518,12 @@ def _work_conserving(solution: ChainSolution, network: Network) -> ChainSolution
     Why. In the true process every station conserves work, B_k = X D_k. The lumped chain does not: its completions
     and its busy time are rewards of the representatives' exact times, and where lumping merges states whose phases
     matter the two disagree, most at the stations that hold most of a request's time. Each station then gives an
-    estimate B_k / D_k of X; weighted by D_k they give X above. Measured against the DES (2026-11-27, the 2,072 chain
-    answers among the fresh draws of docs/accuracy.md, seeds 20261123-20261233, 60,000-request runs): RMS IOPS error
-    0.33 % counted from completions, 0.28 % read off the busy time; on the 10 % grid 1.21 % and 0.61 % (44 answers),
-    on the 5 % grid 0.43 % and 0.36 % (211), on the finer grids the same to 0.01 points. The worst counted answer,
-    seed 20261224 draw 96 (4 KiB at QD 4, 70 % reads with 829 us programs over 36 planes, the chain on the 10 %
-    grid; finer grids outgrow 2,000,000 states), was -5.8 % against a 1,000,000-request run: the dies were 5.7 %
-    busier than X D, and the busy time gives -0.6 %."""
+    estimate B_k / D_k of X; weighted by D_k they give X above. Against the DES (the chain's answers among the
+    cached draws of docs/accuracy.md, 60,000-request runs): RMS IOPS error 0.33 % counted from completions, 0.28 %
+    read off the busy time; on the 10 % grid 1.21 % and 0.61 %, on the 5 % grid 0.43 % and 0.36 %, on the finer
+    grids the same to 0.01 points. On 4 KiB at QD 4, 70 % reads with 829 us programs over 36 planes (the chain on
+    the 10 % grid; finer grids outgrow 2,000,000 states) the count is -5.8 % against a 1,000,000-request run, the
+    dies 5.7 % busier than X D, and the busy time gives -0.6 %."""
     loads = network.loads()
     demand = np.array([ld.demand_us * ld.copies for ld in loads])
     index = {s.name: k for k, s in enumerate(network.stations)}
@@ -1578,7 +1539,7 @@ def _within_capacity(solution: ChainSolution, network: Network) -> ChainSolution
     """``solution`` with its throughputs held to the capacity bound min_k c_k / D_k (``bounds.py``), which no
     schedule exceeds: the bottleneck's busy servers are X D_k <= c_k. Lumping can break that law, since the
     completions and the busy time of lumped states come from different exact times: on a 10 % grid, 16 KiB
-    reads at QD 4 behind one slow core running dispatch and complete had X D = 1.026 at that core, whose busy
+    reads at QD 4 behind one slow core running dispatch and complete have X D = 1.026 at that core, whose busy
     time the same chain put at 1.0 (the DES: 1.0, at the bound; ``tests.designs.reads_over_a_coarse_grid``).
     As the true throughput is at most the bound, the held answer is never further from it."""
     loads = network.loads()
@@ -1629,8 +1590,8 @@ def _solve(found, n: int, grid: float) -> ChainSolution | None:
         else:
             patterns.append([weight, x])
     # most likely first; where two are equally likely (to PATTERN_WEIGHT_DIGITS), the lower throughput: a DES run
-    # shows either, and the lower one is the answer a design can be held to (Hypothesis seed 20261294 #195: two
-    # channels, and the start's collision at one of them sends the requests to either pattern with probability 1/2)
+    # shows either, and the lower one is the answer a design can be held to (e.g. two channels, where the start's
+    # collision at one of them sends the requests to either pattern with probability 1/2)
     patterns.sort(key=lambda w_x: (-round(w_x[0], PATTERN_WEIGHT_DIGITS), w_x[1]))
     best = patterns[0][1]
     _, x, members, pi, total_time = max((s for s in solutions if abs(s[1] / best - 1.0) < PATTERN_TOLERANCE),

@@ -18,7 +18,7 @@ state is (i, j): i requests doing their own run, j busy slots. A request leaving
 with probability w; it takes its T slots, or, when fewer than T are free, does its whole run itself (i + 1)
 and leaves the free slots to the next write (the DES's write takes them and runs only the rest; taking them
 in the chain as well would count their work twice among the runs in progress, and a 16 KiB write-only load
-at queue depth 32 came out 7 % low). A run in progress ends at the background's rate shared in proportion
+at queue depth 32 would come out 7 % low). A run in progress ends at the background's rate shared in proportion
 to the runs, and a request doing its own run returns to the fast part when its run ends (its T transactions
 counted as one run of the request's mean size). The stationary distribution of this Markov chain gives
 X = sum pi(i, j) X_fast(N - i).
@@ -88,7 +88,7 @@ def buffer_pool(network: Network, loads: tuple[StationLoad, ...]) -> BufferPool 
     where it does not apply: open workloads, no writes, no background work, write-through (no slots), more
     than ``MAX_DRAIN_JOBS`` runs in progress (the exact drain rate would cost too much) or more than
     ``MAX_STATES`` states (a 2 MiB buffer beyond queue depth 10). The solver then keeps the buffer's
-    throughput bound alone, as before the chain: on the PM9A3 grid of ``benchmarks/write_buffer_vs_des.py``
+    throughput bound alone: on the PM9A3 grid of ``benchmarks/write_buffer_vs_des.py``
     that bound is within 1 % of the DES at queue depth 32 with 512 slots, where the buffer is full all the
     time."""
     writes = 1.0 - network.read_fraction

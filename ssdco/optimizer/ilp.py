@@ -91,8 +91,8 @@ def _silence_highs_banner() -> None:
 
     highspy writes its copyright banner to file descriptor 1, from C++, when a process makes its first ``Highs``
     object, before PuLP can set ``output_flag`` to false (HiGHS 1.16; upstream: it "can't be switched off
-    independently", ERGO-Code/HiGHS#1932). It then came before ``ssdco optimize --json``'s document on
-    stdout, which was no longer JSON. Later objects print nothing, so once per process is enough."""
+    independently", ERGO-Code/HiGHS#1932). It would come before ``ssdco optimize --json``'s document on
+    stdout, which would then not be JSON. Later objects print nothing, so once per process is enough."""
     import highspy
 
     sys.stdout.flush()

@@ -17,7 +17,7 @@ design's choices (the basis of the ILP in ``ilp.py`` and of the enumeration in `
   + sum over accelerators (units x P_idle + E_op x X x visits) (the ``power.py`` model, whose busy-core
   term is linear below saturation);
 * DRAM power = background + (accesses x E_access + streamed bits x E_bit) x X (``power.py``);
-  independent of the placement today (every module makes its DRAM accesses wherever it runs);
+  independent of the placement (every module makes its DRAM accesses wherever it runs);
 * cost = sum of core costs + accelerator unit costs + development cost per accelerated module + DRAM cost.
 
 A mean-latency target L at queue depth N is the throughput target X >= N / L (Little's law, N = X R in a
@@ -348,7 +348,7 @@ class LinearModel:
         return "util_" + station.replace(":", "_")
 
     def dram_power_mw(self) -> float:
-        """DRAM power at the target (the same for every design today)."""
+        """DRAM power at the target (mW; the same for every design)."""
         return self.coef.dram_background_mw + self.coef.dram_mw_per_iops * self.targets.target_iops
 
     def selection(self, design: Design) -> tuple[list[int], list[int]]:

@@ -50,8 +50,8 @@ checks a candidate first with the analytic answer without the Markov chain of th
 MVA or the convoy: ``whatif --fast``'s, without even the chain's first states at QD 1-2) and only a candidate
 that passes it with the verification's own answer (the full model, or ``--fast``'s); a design is reported
 only when that passed it, and its figures are that answer's. At QD 1-8 a full verification can take seconds
-(the chain), and an explanation verifies hundreds of designs: an infeasible target at QD 4 had not finished
-after 45 minutes without the screen (``benchmarks/optimize_speed.py``); with ``--fast`` at QD 1-2 the
+(the chain), and an explanation verifies hundreds of designs: without the screen an infeasible target at QD 4
+does not finish within 45 minutes (``benchmarks/optimize_speed.py``); with ``--fast`` at QD 1-2 the
 chain's first states cost tens of ms a design. The price: a design that the screen rejects but the
 verification would pass is not found by those searches. The main search and the pick are never screened.
 Where the verification does not try the chain (QD > 8, open work, random service; ``--fast`` at QD 3-8)
@@ -63,7 +63,7 @@ Answers
   designs (how much more they cost), and for each budget/target the cheapest design that breaks only it;
 * binding: a budget or target binds when relaxing it alone admits a cheaper verified design (feasible
   case) or makes the problem feasible at all (infeasible case). In the feasible case "verified" is what the
-  pick had: the analytic model and, with ``verify_des``, the DES (since 2026-11-29; the text report says which).
+  pick had: the analytic model and, with ``verify_des``, the DES (the text report says which).
   In the infeasible case, and in every other auxiliary search, it is the analytic model's alone, so where only
   the DES rejected designs a family can read as binding that the DES would not confirm;
 * infeasible: the rows an elastic ILP must violate least, the lowest-power design meeting the IOPS target,

@@ -49,10 +49,11 @@ every variant's DRAM size, DRAM power, WAF and lifetime. ``min_life_years`` (def
 whose flash would wear out sooner at the target IOPS (lifetime does not depend on the controller design).
 ``[optimizer.nand]`` stays reserved for NAND-geometry choices. A device option changes only the *fixed*
 part of the model (the pcie/die/channel stations, the fixed delays, DRAM power and DRAM cost) unless it
-also changes module demands. :attr:`DesignSpace.device_variants` already carries the device as a tuple
-of variants (today exactly one, "as configured"); the linear model and the ILP select one variant with
-a binary variable, so adding variants means adding entries here plus their fixed coefficients in
-``problem.py``. Until then those tables are rejected with a ConfigError rather than silently ignored.
+also changes module demands. :attr:`DesignSpace.device_variants` carries the device as a tuple
+of variants (one per ``[optimizer.dram]`` combination, else one, "as configured"); the linear model and the
+ILP select one variant with a binary variable, so adding variants means adding entries here plus their fixed
+coefficients in ``problem.py``. ``[optimizer.nand]`` tables are rejected with a ConfigError rather than
+silently ignored.
 
 Cost model (all relative units, from the device file): ``core_specs.<spec>.cost`` per core (default
 1.0), ``accelerator_specs.<m>.unit_cost`` per unit (default 1.0) plus ``development_cost`` once per
@@ -184,8 +185,8 @@ class Design:
 
 @dataclass(frozen=True)
 class DeviceVariant:
-    """A NAND/DRAM/mapping choice. Today only the configured device ("as configured"); see the module
-    docstring for how a later issue adds variants."""
+    """A NAND/DRAM/mapping choice: the configured device ("as configured") or one ``[optimizer.dram]``
+    combination; the module docstring says how variants are added."""
 
     name: str
     config: Config = field(repr=False)
@@ -346,8 +347,8 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
             raise err(key, raw[key], "unknown field; allowed here: " + ", ".join(sorted(known)))
     for key in RESERVED_TABLES:
         if key in raw:
-            raise err(key, raw[key], "reserved for device options (NAND geometry, DRAM/mapping) that a later "
-                                     "version searches; not supported yet - remove the table")
+            raise err(key, raw[key], "reserved for NAND-geometry options, which the optimizer does not search "
+                                     "(DRAM/mapping options go in [optimizer.dram]) - remove the table")
 
     core_specs = names("core_specs", tuple(config.core_specs), tuple(config.core_specs), "core spec names", False)
     hw_universe = tuple(m for m in MODULES if m in config.accelerator_specs)

@@ -19,10 +19,10 @@ significant at :data:`HETEROGENEITY_P` *and* the runs' IOPS span more than the I
 model-vs-DES verdict: then there is no single DES answer to compare the model with, and
 ``ssdco validate`` says so instead of AGREE or DISAGREE.
 
-Calibration (2026-11-25): over the 1,733 closed deterministic configurations of the cached model-vs-DES
-comparisons (Hypothesis and uniform draws), three 60,000-request runs each, Q had p < 0.05 on 82 (87
+Calibration: over the 1,733 closed deterministic configurations of the cached model-vs-DES
+comparisons (Hypothesis and uniform draws), three 60,000-request runs each, Q has p < 0.05 on 82 (87
 expected if the intervals are right) and p < 1e-3 on 5 (1.7 expected), and no two runs of one
-configuration were more than 2.9 % apart: no false UNSETTLED there. The check can miss: if every run
+configuration are more than 2.9 % apart: no false UNSETTLED there. The check can miss: if every run
 stays in the same transient pattern, the runs agree (for the example above, with the default four runs
 and 200,000 requests, at seeds 1 and 2 of 0-3). It cannot prove that the DES has settled; a longer
 ``--requests`` can. Where the Markov chain answers, the model also says how long the start lasts
