@@ -88,6 +88,7 @@ class Validation:
     utilization_error: Mapping[str, float]  # analytic - DES, absolute
     replications: ReplicationCheck | None = None  # extra DES runs from other seeds (replications.py), if made
     timing_spread: TimingSpreadCheck | None = None  # the DES with every service time varying, if asked for
+    seed: int | None = None  # the seed given (an int); the DES's own numba seed is derived from it (``des.numba_seed``)
 
     @property
     def iops_ok(self) -> bool:
@@ -165,6 +166,7 @@ class Validation:
         """The ``ssdco validate --json`` document."""
         return {
             "schema": "ssdco.validate/1",
+            "seed": self.seed,
             "analytic": self.analytic.to_dict(),
             "des": des_to_dict(self.config, self.des, self.des_power_mw,
                                {ld.name: ld.copies for ld in self.analytic.stations}),
@@ -269,8 +271,9 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     if analytic.latency_p99_us is not None and des.p99_us > 0:
         rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
+    given = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
     v = Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
-                   utilization_error=util_err)
+                   utilization_error=util_err, seed=given)
     v = with_replications(v, requests=requests, seed=seed, runs=replications, network=network,
                           service_family=service_family, progress=progress)
     if spread_config is None:
