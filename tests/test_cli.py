@@ -261,6 +261,9 @@ def test_the_seed_shown_is_the_seed_given(capsys):
     main(["validate", str(PM9A3), "-c", "c07", "--requests", "5000", "--seed", "7", "--replications", "1", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert doc["seed"] == 7
+    # the DES's budgets read as the analytic ones: the unset IOPS target is not met, it is not set
+    for side in ("analytic", "des"):
+        assert doc[side]["budgets"]["min_iops"]["limit"] is None and doc[side]["budgets"]["min_iops"]["met"] is None
 
 
 def test_validate_tables_have_units_and_aligned_columns(capsys):

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ..errors import ConfigError, unstable_open_workload_error
 from ..model.network import Network, build_network
 from ..model.power import compute_power
-from ..model.result import Result, _num, check_budgets
+from ..model.result import Result, _num, budget_dict, check_budgets
 from ..model.whatif import evaluate_network
 from ..rng import SeedLike
 from ..spec import Config, Variability
@@ -212,9 +212,7 @@ def des_to_dict(config: Config, des: DesResult, power_mw: Mapping[str, float],
         "bottleneck": max(des.utilization, key=des.utilization.get),
         "power_mw": {k: _num(v) for k, v in power_mw.items()},
         "energy_per_io_nj": _num(total / iops * 1e6 if iops > 0 else math.inf),
-        "budgets": {k: {"limit_mw": _num(b.limit), "value_mw": _num(b.value), "met": b.met}
-                    if k != "min_iops" else {"limit": _num(b.limit), "value": _num(b.value), "met": b.met}
-                    for k, b in _des_budgets(config, des, power_mw).items()},
+        "budgets": {k: budget_dict(k, b) for k, b in _des_budgets(config, des, power_mw).items()},
         "requests_measured": des.measured_requests,
         "events": des.events,
         "events_per_second": _num(des.events_per_second),
