@@ -155,7 +155,8 @@ def _targets_line(t) -> str:
         parts.append(f"mean latency <= {t.max_latency_us:,.2f} us (= {t.queue_depth / t.max_latency_us * 1e6:,.0f} "
                      f"IOPS at QD{t.queue_depth})")
     parts += [f"core-side <= {_mw(t.core_power_mw)}", f"DRAM <= {_mw(t.dram_power_mw)}",
-              f"utilisation cap {t.utilization_cap:.0%} at {t.target_iops:,.0f} IOPS"]
+              f"utilisation cap {t.utilization_cap:.0%}" + (f" at {t.target_iops:,.0f} IOPS" if t.target_iops > 0
+                                                             else "")]
     return "; ".join(parts)
 
 
@@ -318,9 +319,10 @@ def _pick_block(r) -> list[str]:
              + (f"; DES: busiest station {max(des.utilization, key=des.utilization.get)} "
                 f"{max(des.utilization.values()):.0%} busy" if des is not None else "") + ")")
     lin = r.linear
-    worst = max(lin.utilization, key=lin.utilization.get)
-    L.append(f"  linear model at {t.target_iops:,.0f} IOPS: core-side {lin.core_power_mw:.1f} mW, busiest station "
-             f"{worst} at {lin.utilization[worst]:.0%} (cap {t.utilization_cap:.0%})")
+    if t.target_iops > 0:  # the linear model's figures at the IOPS target (none without one)
+        worst = max(lin.utilization, key=lin.utilization.get)
+        L.append(f"  linear model at {t.target_iops:,.0f} IOPS: core-side {lin.core_power_mw:.1f} mW, busiest "
+                 f"station {worst} at {lin.utilization[worst]:.0%} (cap {t.utilization_cap:.0%})")
     L.append("  verdict: " + ("meets every target under the analytic model"
                               + (" and the DES" if val is not None else " (DES verification off)")))
     if val is not None:

@@ -161,6 +161,7 @@ def test_an_unset_iops_target_is_not_shown_as_a_target(capsys):
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.strip().startswith("IOPS "))
     assert ">= 0" not in row and "not set" in row, row
+    assert "at 0 IOPS" not in out  # no utilisation or linear-model figures at a target that is not there
 
 
 def test_pareto_csv_of_the_whole_space_has_no_dominated_row(capsys, tmp_path):
