@@ -372,7 +372,7 @@ def format_validation(v) -> str:
                  pct("power_total_mw"), "-", "DES: from its measured busy time"),
              "",
              f"  {'station':<24}{'util. analytic':>16}{'util. DES':>12}{'abs. error':>12}   "
-             f"(utilisation: busy fraction per server, 0-1; tolerance {UTILIZATION_TOLERANCE} absolute)"]
+             f"(utilisation: busy fraction per server; tolerance {UTILIZATION_TOLERANCE})"]
     for name, err in v.utilization_error.items():
         lines.append(f"  {name:<24}{a.utilization[name]:>16.3f}{d.utilization[name]:>12.3f}{err:>+12.3f}")
     lines += ["",

@@ -279,7 +279,7 @@ def test_validate_tables_have_units_and_aligned_columns(capsys):
         for row in rows[1:]:
             assert row[end - 1] != " " and (end == len(row) or row[end] == " "), (col, rows)
     st = next(i for i, line in enumerate(out) if line.strip().startswith("station"))
-    assert "(abs.)" in out[st] or "utilisation" in out[st]
+    assert "utilisation" in out[st] and "util. analytic" in out[st]
     for col in ("analytic", "DES", "error"):
         end = out[st].index(col) + len(col)
         for row in out[st + 1:st + 4]:
