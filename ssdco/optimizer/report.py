@@ -146,7 +146,12 @@ def to_json(r) -> dict[str, Any]:
 # text
 # --------------------------------------------------------------------------------------------------
 def _mw(x) -> str:
-    return "unlimited" if x is None or not math.isfinite(x) else f"{x:,.1f} mW"
+    return "not set" if x is None or not math.isfinite(x) else f"{x:,.1f} mW"
+
+
+def _at_most_mw(x) -> str:
+    """``<= X mW`` for a set power budget, ``not set`` for an unset (unlimited) one."""
+    return "not set" if x is None or not math.isfinite(x) else f"<= {_mw(x)}"
 
 
 def _targets_line(t) -> str:
@@ -154,9 +159,10 @@ def _targets_line(t) -> str:
     if t.max_latency_us is not None:
         parts.append(f"mean latency <= {t.max_latency_us:,.2f} us (= {t.queue_depth / t.max_latency_us * 1e6:,.0f} "
                      f"IOPS at QD{t.queue_depth})")
-    parts += [f"core-side <= {_mw(t.core_power_mw)}", f"DRAM <= {_mw(t.dram_power_mw)}",
-              f"utilisation cap {t.utilization_cap:.0%}" + (f" at {t.target_iops:,.0f} IOPS" if t.target_iops > 0
-                                                             else "")]
+    parts += [f"{name} {_at_most_mw(mw)}" if math.isfinite(mw) else f"{name} power not set"
+              for name, mw in (("core-side", t.core_power_mw), ("DRAM", t.dram_power_mw))]
+    parts.append(f"utilisation cap {t.utilization_cap:.0%}"
+                 + (f" at {t.target_iops:,.0f} IOPS" if t.target_iops > 0 else ""))
     return "; ".join(parts)
 
 
@@ -309,8 +315,8 @@ def _pick_block(r) -> list[str]:
     row("latency p99 (us)", a.latency_p99_us if a.latency_p99_us is not None else math.nan,
         des.p99_us if des else None, "(estimate vs measured)", lambda x: f"{x:.2f}")
     row("core-side power (mW)", a.power.core_side_mw, (dp["cores"] + dp["accelerators"]) if dp else None,
-        f"<= {_mw(t.core_power_mw)}", lambda x: f"{x:.1f}")
-    row("DRAM power (mW)", a.power.dram_mw, dp["dram"] if dp else None, f"<= {_mw(t.dram_power_mw)}",
+        _at_most_mw(t.core_power_mw), lambda x: f"{x:.1f}")
+    row("DRAM power (mW)", a.power.dram_mw, dp["dram"] if dp else None, _at_most_mw(t.dram_power_mw),
         lambda x: f"{x:.1f}")
     busiest = a.busiest_station
     station = a.limited_by if a.limited_by in a.utilization else busiest

@@ -172,3 +172,20 @@ def test_pareto_csv_of_the_whole_space_has_no_dominated_row(capsys, tmp_path):
     pts = [(float(r["cost"]), -float(r["iops_mva"]), float(r["core_power_mw"])) for r in csv.DictReader(out.open())]
     dominated = [a for a in pts if any(b != a and all(x <= y for x, y in zip(b, a)) for b in pts)]
     assert not dominated
+
+
+def test_an_unset_power_budget_is_not_set_rather_than_unlimited_and_met():
+    import tomllib
+
+    from ssdco.optimizer import optimize
+    from ssdco.optimizer.report import format_text
+    from ssdco.spec import config_from_dict
+
+    raw = tomllib.loads(PM9A3.read_text())
+    del raw["budgets"]["dram_power_mw"]
+    raw["optimizer"].update(max_cores_per_group=1, core_specs=["r1g"], max_units=1, verify_des=False)
+    res = optimize(config_from_dict(raw, source=str(PM9A3), base_dir=PM9A3.parent), min_iops=300_000)
+    text = format_text(res)
+    row = next(line for line in text.splitlines() if line.strip().startswith("DRAM power (mW)"))
+    assert row.rstrip().endswith("not set") and "unlimited" not in text, row
+    assert "DRAM power not set" in text.splitlines()[1]
