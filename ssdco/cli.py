@@ -1,6 +1,7 @@
 """Command line: ``ssdco whatif | validate | ...``. The only module that prints or sets exit codes.
 
-Exit codes: 0 success, 2 bad input (configuration, arguments) with one clear message and no traceback.
+Exit codes (:data:`EXIT_CODES`, shown by ``ssdco --help``): 0 met / agree, 1 not met / infeasible / disagree,
+2 bad input (configuration, arguments) with one clear message and no traceback.
 """
 
 from __future__ import annotations
@@ -17,7 +18,16 @@ from typing import Sequence
 from .atomic import check_output_path, write_text_atomic
 from .errors import SsdcoError
 
+EXIT_OK = 0
+EXIT_NOT_MET = 1  # the answer is out: a budget or target not met, nothing feasible, the model and DES disagree
 EXIT_USAGE = 2
+EXIT_CODES = """exit status:
+  0  the answer meets what was asked: whatif answered (with --check: every set budget and target met and
+     the workload stable; an unset one is not checked); validate AGREE; optimize a feasible pick; sweep every
+     point computed; study the report written
+  1  it does not: whatif --check a budget or target not met, or an open workload unstable; validate DISAGREE
+     or UNSETTLED; optimize infeasible (nothing meets the targets); sweep some points ended in an error
+  2  bad input: a configuration, argument or output path that cannot be used (one line names it)"""
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -33,10 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``ssdco`` argument parser."""
     from .validation.replications import DEFAULT_RUNS
 
-    p = argparse.ArgumentParser(prog="ssdco", description="SSD-controller hardware/software co-design.")
+    p = argparse.ArgumentParser(prog="ssdco", description="SSD-controller hardware/software co-design.",
+                                epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     w = sub.add_parser("whatif", help="analytic IOPS, latency, utilisation, power and budgets of one design")
     _common(w)
+    w.add_argument("--check", action="store_true",
+                   help="exit 1 when a set budget or target is not met or the open workload is unstable "
+                        "(without it whatif reports them and exits 0)")
     w.add_argument("--exact", action="store_true",
                    help="exact exponential product-form solution instead of the deterministic-service corrected MVA")
     w.add_argument("--fast", action="store_true",
@@ -230,17 +244,37 @@ def format_result(r, source: str | None = None) -> str:
           else f"open, {r.arrival_iops:,.0f} IOPS offered")
     lines.append(f"ssdco whatif: {r.config_name}  controller {r.controller}  ({wl}; {r.method})")
     lines.append("")
-    if not r.stable:  # an answer, not an error (exit 0, "stable": false): the same words as validate's error
+    if not r.stable:  # an answer, not an error ("stable": false; exit 1 with --check): validate's error's words
         why = unstable_open_workload_error(source or r.config_name, r.arrival_iops, r.bottleneck,
                                            r.utilization[r.bottleneck], r.bounds.capacity_per_us * 1e6)
         lines += textwrap.wrap(f"UNSTABLE: {why}; latency has no steady-state value", width=118,
                                subsequent_indent="  ", break_on_hyphens=False) + [""]
-    lines.append(f"  IOPS                 {_fmt(r.iops, '', 0)}")
-    lines.append(f"  latency mean         {_fmt(r.latency_mean_us, ' us', 2)}")
-    # the schedule's p99 is that of its orbit; the DES may settle in another (6 of 266 sampled designs)
-    # (docs/accuracy.md)
-    p99_kind = "sched." if r.method == "periodic-schedule" else "est."
-    lines.append(f"  {'latency p99 (' + p99_kind + ')':<21}{_fmt(r.latency_p99_us, ' us', 2)}")
+        lines.append("  IOPS                 unstable (no steady state: no throughput, latency or power figures)")
+    else:
+        lines.append(f"  IOPS                 {_fmt(r.iops, '', 0)}")
+        lines.append(f"  latency mean         {_fmt(r.latency_mean_us, ' us', 2)}")
+        # the schedule's p99 is that of its orbit; the DES may settle in another (6 of 266 sampled designs)
+        # (docs/accuracy.md)
+        p99_kind = "sched." if r.method == "periodic-schedule" else "est."
+        lines.append(f"  {'latency p99 (' + p99_kind + ')':<21}{_fmt(r.latency_p99_us, ' us', 2)}")
+    lines += _bounds_lines(r)
+    lines.append("")
+    load = "utilisation" if r.stable else "offered load"
+    lines.append(f"  station                 servers x copies   {load:>11}   mean jobs/copy")
+    for ld in r.stations:
+        jobs = f"{r.mean_jobs[ld.name]:>12.3f}" if r.stable else f"{'-':>12}"
+        lines.append(f"  {ld.name:<24}{ld.servers:>4} x {ld.copies:<6}   {r.utilization[ld.name]:>10.3f}   {jobs}")
+    lines.append("")
+    if r.stable:
+        lines += _power_ftl_budget_lines(r)
+    for caveat in r.caveats:  # known disagreements with the DES (whatif.trust_caveats)
+        lines += [""] + textwrap.wrap(f"CAVEAT: {caveat}; check with ssdco validate.", width=118,
+                                      subsequent_indent="  ", break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+def _bounds_lines(r) -> list[str]:
+    """The bounds line and the line saying what limits throughput (``Result.limited_by``)."""
     cap = r.bounds.capacity_per_us * 1e6
     pop = r.bounds.population_per_us * 1e6
     wbuf = r.bounds.write_buffer_per_us * 1e6
@@ -251,43 +285,48 @@ def format_result(r, source: str | None = None) -> str:
                  (stage, f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}"), (idle, idle_text),
                  (cap, f"bottleneck station {r.bottleneck}")], key=lambda bound: bound[0])[1]  # the first smallest
     population_bound = f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)"
-    lines.append(f"  bounds               X <= {_fmt(cap, '', 0)} (capacity of {r.bottleneck})"
-                 + (population_bound if math.isfinite(pop) else "")
-                 + (f", X <= {_fmt(wbuf, '', 0)} (write buffer)" if math.isfinite(wbuf) else "")
-                 + (f", X <= {_fmt(stage, '', 0)} ({r.bounds.routed_stage} alone at queue depth {r.queue_depth})"
-                    if math.isfinite(stage) else "")
-                 + (f", X <= {_fmt(idle, '', 0)} ({idle_text})" if math.isfinite(idle) else ""))
-    lines.append(f"  bottleneck           {r.bottleneck}; tightest bound: {limit}")
-    lines.append("")
-    lines.append("  station                 servers x copies   utilisation   mean jobs/copy")
-    for ld in r.stations:
-        lines.append(f"  {ld.name:<24}{ld.servers:>4} x {ld.copies:<6}   {r.utilization[ld.name]:>10.3f}   "
-                     f"{r.mean_jobs[ld.name]:>12.3f}")
-    lines.append("")
+    bounds = (f"  bounds (IOPS)        X <= {_fmt(cap, '', 0)} (capacity of {r.bottleneck})"
+              + (population_bound if math.isfinite(pop) else "")
+              + (f", X <= {_fmt(wbuf, '', 0)} (write buffer)" if math.isfinite(wbuf) else "")
+              + (f", X <= {_fmt(stage, '', 0)} ({r.bounds.routed_stage} alone at queue depth {r.queue_depth})"
+                 if math.isfinite(stage) else "")
+              + (f", X <= {_fmt(idle, '', 0)} ({idle_text})" if math.isfinite(idle) else ""))
+    busiest, limited = r.busiest_station, r.limited_by
+    if limited in r.utilization:  # a station
+        text = f"{limited} ({r.utilization[limited]:.0%} {'busy' if r.stable else 'offered load'}"
+    else:
+        text = f"{limited} (busiest station {busiest}, {r.utilization[busiest]:.0%} busy"
+    return [bounds, f"  bottleneck           {text}; tightest bound: {limit})"]
+
+
+def _power_ftl_budget_lines(r) -> list[str]:
+    """Power, energy, FTL (wear figures only where the workload writes) and the budget table of a stable answer;
+    an unset budget or target reads "not set", not met."""
     p = r.power
-    lines.append(f"  power: cores {p.cores_mw:.1f} mW, accelerators {p.accelerators_mw:.1f} mW, "
-                 f"DRAM {p.dram_mw:.1f} mW, total {p.total_mw:.1f} mW")
-    lines.append(f"  energy per I/O       {_fmt(r.energy_per_io_nj, ' nJ', 1)}")
-    lines.append("")
+    lines = [f"  power: cores {p.cores_mw:.1f} mW, accelerators {p.accelerators_mw:.1f} mW, "
+             f"DRAM {p.dram_mw:.1f} mW, total {p.total_mw:.1f} mW",
+             f"  energy per I/O       {_fmt(r.energy_per_io_nj, ' nJ', 1)}", ""]
     if r.ftl is not None:  # [ftl] table: mapping option, WAF, lifetime (ssdco/model/ftl.py)
         f = r.ftl
-        finite_life = f["life_years"] is not None and math.isfinite(f["life_years"])
-        life = f"{f['life_years']:.3g} years" if finite_life else "no writes"
         lines.append(f"  FTL: {f['mapping']} mapping (hit ratio {f['mapping_hit_ratio']:.3f}, "
                      f"DRAM {f['dram_size_gib']:.3f} GiB, "
                      f"<= {f['max_nand_ops_per_read']} NAND ops per read), {f['gc_policy']} GC")
-        lines.append(f"       WAF {f['waf']:.2f} (GC {f['waf_gc']:.2f}), host writes {f['host_write_mb_s']:,.1f} MB/s, "
-                     f"TBW {f['tbw']:,.0f} TB, {f['dwpd']:.2f} DWPD (5 y), life at this rate {life}")
+        if f["host_write_mb_s"] > 0:  # WAF, endurance and life describe writes: none on a read-only workload
+            finite_life = f["life_years"] is not None and math.isfinite(f["life_years"])
+            life = f"{f['life_years']:.3g} years" if finite_life else "unlimited"
+            lines.append(f"       WAF {f['waf']:.2f} (GC {f['waf_gc']:.2f}), host writes "
+                         f"{f['host_write_mb_s']:,.1f} MB/s, TBW {f['tbw']:,.0f} TB, {f['dwpd']:.2f} DWPD (5 y), "
+                         f"life at this rate {life}")
+        else:
+            lines.append("       read-only workload: no flash wear")
         lines.append("")
     lines.append("  budget                limit          value         met")
     for name, b in r.budgets.items():
-        unit = "" if name == "min_iops" else " mW"
-        lines.append(f"  {name:<20}{_fmt(b.limit, unit, 1):>12}  {_fmt(b.value, unit, 1):>14}   "
-                     f"{'yes' if b.met else 'NO'}")
-    for caveat in r.caveats:  # known disagreements with the DES (whatif.trust_caveats)
-        lines += [""] + textwrap.wrap(f"CAVEAT: {caveat}; check with ssdco validate.", width=118,
-                                      subsequent_indent="  ", break_on_hyphens=False)
-    return "\n".join(lines)
+        unit = " IOPS" if name == "min_iops" else " mW"
+        limit = _fmt(b.limit, unit, 1 if unit == " mW" else 0) if b.is_set else "not set"
+        met = ("yes" if b.met else "NO") if b.is_set else "-"
+        lines.append(f"  {name:<20}{limit:>14}  {_fmt(b.value, unit, 1 if unit == ' mW' else 0):>14}   {met}")
+    return lines
 
 
 def _cmd_whatif(args) -> int:
@@ -299,7 +338,7 @@ def _cmd_whatif(args) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(format_result(result, source=args.config))
-    return 0
+    return EXIT_NOT_MET if args.check and not (result.stable and result.budgets_met) else EXIT_OK
 
 
 def format_validation(v) -> str:
@@ -308,25 +347,34 @@ def format_validation(v) -> str:
 
     a, d = v.analytic, v.des
     rel = v.relative_error
+    seed_text = f"seed {v.seed}" if v.seed is not None else f"numba seed {d.numba_seed}"
+
+    def pct(key: str) -> str:
+        return f"{rel[key]:+.2%}" if key in rel and math.isfinite(rel[key]) else "n/a"
+
+    def row(label: str, analytic: str, des: str, error: str, tolerance: str, note: str = "") -> str:
+        return (f"  {label:<20}{analytic:>12}{des:>26}{error:>12}{tolerance:>11}" + (f"   {note}" if note else ""))
+
+    p99_note = (f"({'from the schedule' if a.method == 'periodic-schedule' else 'estimate'}; "
+                f"DES p50 {d.p50_us:,.2f} us, p99.9 {d.p999_us:,.2f} us)")
     lines = [f"ssdco validate: {a.config_name}  controller {a.controller}  "
-             f"({d.measured_requests:,} requests measured after {d.warmup_requests:,} warm-up, "
-             f"seed {v.des.numba_seed})",
+             f"({d.measured_requests:,} requests measured after {d.warmup_requests:,} warm-up, {seed_text})",
              "",
-             "  metric              analytic          DES (95% CI)                      rel. error  tolerance",
-             f"  IOPS            {a.iops:>12,.0f}   {d.iops.value:>12,.0f} +- {d.iops.half_width:<10,.0f}        "
-             f"{rel['iops']:>+8.2%}    {IOPS_TOLERANCE:.0%}",
-             f"  latency mean    {a.latency_mean_us:>12.2f}   {d.mean_latency_us.value:>12.2f} +- "
-             f"{d.mean_latency_us.half_width:<10.3f}        {rel['latency_mean_us']:>+8.2%}    {LATENCY_TOLERANCE:.0%}",
-             f"  latency p99     {_fmt(a.latency_p99_us, '', 2):>12}   {d.p99_us:>12,.2f}" + " " * 22
-             + (f"{rel['latency_p99_us']:>+8.2%}" if "latency_p99_us" in rel else " " * 8)
-             + f"    ({'from the schedule' if a.method == 'periodic-schedule' else 'estimate'}; "
-               f"DES p50 {d.p50_us:,.2f}, p99.9 {d.p999_us:,.2f})",
-             f"  power total     {a.power.total_mw:>12.1f}   {v.des_power_mw['total']:>12.1f}   "
-             f"(from measured busy time)         {rel['power_total_mw']:>+8.2%}",
+             row("metric", "analytic", "DES (95% CI)", "rel. error", "tolerance"),
+             row("IOPS", f"{a.iops:,.0f}", f"{d.iops.value:,.0f} +- {d.iops.half_width:,.0f}", pct("iops"),
+                 f"{IOPS_TOLERANCE:.0%}"),
+             row("latency mean (us)", f"{a.latency_mean_us:,.2f}",
+                 f"{d.mean_latency_us.value:,.2f} +- {d.mean_latency_us.half_width:,.3f}", pct("latency_mean_us"),
+                 f"{LATENCY_TOLERANCE:.0%}"),
+             row("latency p99 (us)", _fmt(a.latency_p99_us, '', 2), f"{d.p99_us:,.2f}", pct("latency_p99_us"), "-",
+                 p99_note),
+             row("power total (mW)", f"{a.power.total_mw:,.1f}", f"{v.des_power_mw['total']:,.1f}",
+                 pct("power_total_mw"), "-", "DES: from its measured busy time"),
              "",
-             f"  station                 util analytic   util DES    abs. error (tolerance {UTILIZATION_TOLERANCE})"]
+             f"  {'station':<24}{'util. analytic':>16}{'util. DES':>12}{'abs. error':>12}   "
+             f"(utilisation: busy fraction per server; tolerance {UTILIZATION_TOLERANCE})"]
     for name, err in v.utilization_error.items():
-        lines.append(f"  {name:<24}{a.utilization[name]:>10.3f}   {d.utilization[name]:>10.3f}   {err:>+10.3f}")
+        lines.append(f"  {name:<24}{a.utilization[name]:>16.3f}{d.utilization[name]:>12.3f}{err:>+12.3f}")
     lines += ["",
               f"  DES speed: {d.events:,} events in {d.wall_seconds:.2f} s = "
               f"{d.events_per_second / 1e6:.1f} M events/s",
@@ -347,7 +395,8 @@ def _replication_lines(v) -> list[str]:
     r = v.replications
     if r is None:
         return []
-    text = (f"  DES from {len(r.seeds)} more seeds ({r.requests:,} requests each): IOPS "
+    spawned = f" spawned from seed {v.seed}" if v.seed is not None else ""
+    text = (f"  DES from {len(r.seeds)} more seeds{spawned} ({r.requests:,} requests each): IOPS "
             + ", ".join(f"{x.value:,.0f}" for x in r.iops)
             + f"; all {len(r.iops) + 1} runs span {r.iops_spread:.2%}, heterogeneity p = {r.heterogeneity_p:.2g}")
     return textwrap.wrap(text, width=118, subsequent_indent="    ", break_on_hyphens=False) + [""]
@@ -382,7 +431,7 @@ def _cmd_validate(args) -> int:
         print(json.dumps(v.to_dict(), indent=2))
     else:
         print(format_validation(v))
-    return 0
+    return EXIT_OK if v.agrees else EXIT_NOT_MET
 
 
 def _progress(choice: str) -> bool:
@@ -418,12 +467,12 @@ def _cmd_sweep(args) -> int:
     where = f"{s.path}" + (f" and {s.parquet}" if s.parquet else "")
     print(f"ssdco sweep: {s.points} points ({s.resumed} already done, {s.computed} computed"
           + (f", {s.errors} with errors" if s.errors else "") + f") -> {where}")
-    return 0
+    return EXIT_NOT_MET if s.errors else EXIT_OK
 
 
 def _cmd_optimize(args) -> int:
-    """``ssdco optimize``: exit 0 also when nothing qualifies (then ``feasible`` is false and the report says
-    which constraint binds and which designs come closest); no design file is written in that case."""
+    """``ssdco optimize``: exit 0 with a pick, 1 when nothing qualifies (then ``feasible`` is false and the report
+    says which constraint binds and which designs come closest; no design file is written)."""
     from . import load_config
     from .optimizer import optimize
     from .optimizer.report import design_toml, format_text, pareto_csv, to_json
@@ -466,7 +515,7 @@ def _cmd_optimize(args) -> int:
         print(format_text(result))
         for n in notes:
             print(n)
-    return 0
+    return EXIT_OK if result.feasible else EXIT_NOT_MET
 
 
 COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate, "study": _cmd_study, "sweep": _cmd_sweep,

@@ -219,6 +219,7 @@ class ControllerRun:
     des_runs_iops_spread: float | None = None  # (max - min) / main run's IOPS over those runs; None: one run
     analytic_method: str = ""  # which analytic solver answered (WhatIfResult.method, e.g. "route-mva")
     analytic_caveats: tuple[str, ...] = ()  # where the model is known to disagree with the DES (WhatIfResult.caveats)
+    limited_by: str = ""  # what limits the analytic answer's throughput (Result.limited_by)
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,7 @@ class OptimizerSummary:
     pick_label: str | None
     pick_cost: float | None
     pick_on_front: bool | None
+    command: str = ""  # the `ssdco optimize` command that gives the same pick
 
 
 @dataclass(frozen=True)
@@ -318,7 +320,8 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
                          disagreements=v.failed_checks, unsettled=v.unsettled, in_start_pattern=v.in_start_pattern,
                          des_runs=v.des_runs,
                          des_runs_iops_spread=check.iops_spread if check is not None else None,
-                         analytic_method=v.analytic.method, analytic_caveats=tuple(v.analytic.caveats))
+                         analytic_method=v.analytic.method, analytic_caveats=tuple(v.analytic.caveats),
+                         limited_by=v.analytic.limited_by)
 
 
 def _run_optimizer(config: Config, target_iops: float):
@@ -424,7 +427,9 @@ def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0
                     any(p.design == res.pick for p in res.pareto))
         summary = OptimizerSummary(status=res.status, message=res.message, target_iops=target,
                                    target_source=target_source, pick_label=pick_label, pick_cost=res.cost,
-                                   pick_on_front=on_front)
+                                   pick_on_front=on_front,
+                                   command=optimize_command(config_path, target, res.targets.core_power_mw,
+                                                            res.targets.dram_power_mw))
         note = (f"`ssdco.optimizer.search.optimize` over {res.space_size:,} designs, IOPS target "
                 f"{target:,.0f} ({target_source}), budgets core side <= {res.targets.core_power_mw:g} mW and "
                 f"DRAM <= {res.targets.dram_power_mw:g} mW: {res.status}; {res.message}." + extra_note)
@@ -434,6 +439,16 @@ def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0
                  trends=tuple(check_trends(runs_t, base, notes)), sources=notes, pareto=pareto, optimizer=summary,
                  optimizer_note=note,
                  command=command or default_command(config_path, requests=requests, seed=seed, min_iops=min_iops))
+
+
+def optimize_command(config_path: str | Path, min_iops: float, core_power_mw: float, dram_power_mw: float) -> str:
+    """The ``ssdco optimize`` command line that searches with the study's targets (budgets shown when set)."""
+    parts = ["ssdco", "optimize", str(config_path), "--min-iops", f"{min_iops:.15g}"]
+    if math.isfinite(core_power_mw):
+        parts += ["--core-mw", f"{core_power_mw:g}"]
+    if math.isfinite(dram_power_mw):
+        parts += ["--dram-mw", f"{dram_power_mw:g}"]
+    return " ".join(parts)
 
 
 def default_command(config_path: str | Path, *, out: str | None = None, requests: int = 200_000,
@@ -588,6 +603,7 @@ CSV_COLUMNS = (
     "des_core_budget_met", "des_dram_budget_met",
     "error_iops", "error_latency_mean", "error_latency_p99", "error_power_total", "model_des_agree",
     "des_runs", "des_runs_iops_spread", "des_unsettled", "analytic_method", "analytic_caveats",
+    "analytic_limited_by",
 )
 
 
@@ -635,7 +651,7 @@ def study_csv(study: Study) -> str:
             _g(e.get("iops"), 4), _g(e.get("latency_mean_us"), 4), _g(e.get("latency_p99_us"), 4),
             _g(e.get("power_total_mw"), 4), str(r.agrees).lower(),
             r.des_runs, _g(r.des_runs_iops_spread, 4), str(r.unsettled).lower(),
-            r.analytic_method, " | ".join(r.analytic_caveats),
+            r.analytic_method, " | ".join(r.analytic_caveats), r.limited_by,
         ])
     return buf.getvalue()
 
@@ -699,6 +715,12 @@ def _optimizer_section(study: Study) -> list[str]:
     if o is None or pick is None:
         return L
     a, d = pick.analytic, pick.des
+    L.append(f"Its targets: at least {o.target_iops:,.0f} IOPS ({o.target_source}) within the power budgets above. "
+             f"`{o.command}` searches with the same targets and gives the same pick. The pick is the cheapest design "
+             "that meets them, so another IOPS target picks another design: `make demo` runs `ssdco optimize` with "
+             "its own `--min-iops`, and without `--min-iops` it takes the config's budgets.min_iops ("
+             + (f"{study.config.budgets.min_iops:,.0f} IOPS" if study.config.budgets.min_iops > 0
+                else "not set: no IOPS floor") + ").")
     L.append(f"The pick `{o.pick_label}` costs {_g(pick.cost, 4)} and reaches {a.iops:,.0f} IOPS (DES "
              f"{d.iops:,.0f}) at {a.core_side_mw:.1f} mW core-side and {a.dram_mw:.1f} mW DRAM power; budgets met: "
              f"analytic {'yes' if a.both_met else 'no'}, DES {'yes' if d.both_met else 'no'}"
@@ -772,15 +794,16 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
           "Analytic model / DES. Power in mW (DES power: the same power model fed with the measured busy time), "
           "energy per I/O in nJ (cores + accelerators + DRAM).", "",
           "| design | IOPS | latency mean (us) | latency p99 (us) | cores | accelerators | DRAM | total "
-          "| energy/IO (nJ) |",
-          "|---|---|---|---|---|---|---|---|---|"]
+          "| energy/IO (nJ) | limited by (analytic) |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
     for r in study.runs:
         a, d = r.analytic, r.des
         L.append(f"| {r.name} | {a.iops:,.0f} / {d.iops:,.0f} | {a.latency_mean_us:.2f} / {d.latency_mean_us:.2f} | "
                  f"{_fixed(a.latency_p99_us, 2) or 'n/a'} / {d.latency_p99_us:.2f} | "
                  f"{a.cores_mw:.1f} / {d.cores_mw:.1f} | "
                  f"{a.accelerators_mw:.1f} / {d.accelerators_mw:.1f} | {a.dram_mw:.1f} / {d.dram_mw:.1f} | "
-                 f"{a.total_mw:.1f} / {d.total_mw:.1f} | {a.energy_per_io_nj:,.0f} / {d.energy_per_io_nj:,.0f} |")
+                 f"{a.total_mw:.1f} / {d.total_mw:.1f} | {a.energy_per_io_nj:,.0f} / {d.energy_per_io_nj:,.0f} | "
+                 f"{_md_escape(r.limited_by) or 'n/a'} |")
     L.append("")
 
     # budgets

@@ -772,6 +772,9 @@ def parse_override(text: str) -> tuple[list[str], Any]:
 
 # fields of which a config sets exactly one: an override of one replaces the other from the file
 EXCLUSIVE_FIELDS = (("workload", "queue_depth", "arrival_iops"),)
+# fields a workload preset sets: overriding the preset (to one other than "none") drops the file's own values of
+# them, which would otherwise win over the preset, unless the command line sets them too
+PRESET_FIELDS = ("request_size_kib", "address_pattern")
 
 
 def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
@@ -780,7 +783,8 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]
     Overriding one of a pair of mutually exclusive fields (``workload.queue_depth`` for a closed
     workload, ``workload.arrival_iops`` for an open one) drops the other from the file's values, so
     ``--set workload.arrival_iops=200000`` turns a closed preset into an open workload; overriding both
-    is still refused by the validation."""
+    is still refused by the validation. Likewise ``--set workload.preset="jesd219"`` drops the file's
+    ``request_size_kib`` and ``address_pattern`` (:data:`PRESET_FIELDS`), so that the preset sets them."""
     import copy
 
     out = copy.deepcopy(raw)
@@ -790,6 +794,11 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str]) -> dict[str, Any]
         for mine, other in ((first, second), (second, first)):
             if (table, mine) in set_paths and (table, other) not in set_paths and isinstance(out.get(table), dict):
                 out[table].pop(other, None)
+    preset = next((value for parts, value in reversed(parsed) if tuple(parts) == ("workload", "preset")), None)
+    if preset is not None and preset != "none" and isinstance(out.get("workload"), dict):
+        for name in PRESET_FIELDS:
+            if ("workload", name) not in set_paths:
+                out["workload"].pop(name, None)
     for parts, value in parsed:
         node = out
         for p in parts[:-1]:

@@ -165,7 +165,7 @@ def grid_points(axes: Sequence[GridAxis]) -> list[GridPoint]:
 # --------------------------------------------------------------------------------------------------
 def sweep_columns(grid_fields: Sequence[str], stations: Sequence[str], des: bool) -> list[str]:
     """CSV header: identity columns, grid values, analytic metrics, then DES metrics when ``des``."""
-    metric = ["controller", "stable", "method", "bottleneck", "iops", "latency_us.mean", "latency_us.p99",
+    metric = ["controller", "stable", "method", "bottleneck", "limited_by", "iops", "latency_us.mean", "latency_us.p99",
               "bounds.capacity_iops", "caveats", "flow_correction_share"]
     # a grid field named like a metric column (only "controller" can be) replaces it: the grid value is kept
     cols = ["index", "key", "sweep_id", *grid_fields, "error", *(c for c in metric if c not in grid_fields)]
@@ -198,7 +198,7 @@ def flatten_whatif(d: Mapping[str, Any]) -> dict[str, Any]:
     """The sweep's analytic columns from a ``Result.to_dict()`` (``ssdco whatif --json``) document."""
     out: dict[str, Any] = {
         "controller": d["controller"], "stable": d["stable"], "method": d["method"], "bottleneck": d["bottleneck"],
-        "iops": d["iops"],
+        "limited_by": d["limited_by"], "iops": d["iops"],
         "latency_us.mean": d["latency_us"]["mean"], "latency_us.p99": d["latency_us"]["p99"],
         "bounds.capacity_iops": d["bounds"]["capacity_iops"], "energy_per_io_nj": d["energy_per_io_nj"],
         "caveats": "; ".join(d.get("caveats", ())),  # known disagreements with the DES (whatif.trust_caveats)

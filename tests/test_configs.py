@@ -63,3 +63,10 @@ def test_full_hardware_is_fastest_and_leanest(results):
     assert results["c09"].power.core_side_mw == pytest.approx(low_power, rel=1e-9)
     low_energy = min(r.energy_per_io_nj for r in results.values())
     assert results["c09"].energy_per_io_nj == pytest.approx(low_energy, rel=1e-9)
+
+
+def test_the_shipped_config_does_not_call_a_working_table_reserved():
+    text = (Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml").read_text()
+    for line in text.splitlines():
+        if "[optimizer.dram]" in line:
+            assert "reserved" not in line.split("[optimizer.dram]", 1)[1].split(";")[0], line

@@ -74,6 +74,23 @@ def test_report_names_its_command_trends_budgets_and_sources(two_runs):
             assert p.comment.replace("|", "\\|") in md, p.field
 
 
+def test_the_optimizer_section_states_its_targets_and_the_optimize_command_that_gives_its_pick(two_runs):
+    md = (two_runs[0] / "report.md").read_text()
+    section = md.split("## The optimizer's pick", 1)[1].split("\n## ", 1)[0]
+    assert f"`ssdco optimize {PM9A3} --min-iops {MIN_IOPS} --core-mw 192 --dram-mw 800`" in section
+    assert "another IOPS target picks another design" in section and "make demo" in section
+
+
+def test_the_report_says_what_limits_each_designs_throughput(two_runs):
+    md = (two_runs[0] / "report.md").read_text()
+    table = md.split("## Performance, power and energy", 1)[1].split("\n\n")[2].splitlines()
+    assert "limited by (analytic)" in table[0]
+    rows = {line.split("|")[1].strip(): line for line in table[2:]}
+    assert "none: queue depth limits it" in rows["c07"] and "cores:simple" in rows["c02"]
+    rows = list(csv.DictReader(io.StringIO((two_runs[0] / "results.csv").read_text())))
+    assert {r["controller"]: r["analytic_limited_by"] for r in rows}["c07"] == "none: queue depth limits it"
+
+
 def test_performance_table_latencies_have_two_decimals(two_runs):
     # the analytic p99 was printed to 4 significant digits, so a round value read "65" beside "64.19"
     import re

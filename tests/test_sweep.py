@@ -459,3 +459,26 @@ def test_an_unusable_scheduler_address_leaves_only_the_clean_message_on_stderr(a
     assert "Traceback" not in proc.stderr
     assert elapsed < 10.0  # no wait of 2 x 5 s for a client that never started
     assert not out.exists()
+
+
+def test_cli_sweep_names_what_limits_each_point_and_exits_1_on_point_errors(tmp_path, capsys, monkeypatch):
+    import ssdco.sweep
+
+    out = tmp_path / "limits.csv"
+    args = ["sweep", str(PM9A3), "-c", "c07", "--grid", "workload.queue_depth=2,16", "--out", str(out),
+            "--progress", "off"]
+    assert main(args) == 0
+    rows = read_sweep_csv(out)
+    assert [r["limited_by"] for r in rows] == ["none: queue depth limits it"] * 2
+    assert {r["bottleneck"] for r in rows} == {"pcie"}
+    real = ssdco.sweep.evaluate_point
+
+    def second_fails(task):
+        index, row = real(task)
+        return (index, {"error": "SsdcoError: a point that cannot be evaluated"}) if index == 1 else (index, row)
+
+    monkeypatch.setattr(ssdco.sweep, "evaluate_point", second_fails)
+    out.unlink()
+    capsys.readouterr()
+    assert main(args) == 1
+    assert "1 with errors" in capsys.readouterr().out

@@ -16,6 +16,11 @@ from .network import StationLoad
 from .power import Power
 
 US_PER_S = 1e6
+#: a station limits throughput when the answer's IOPS reaches this share of its capacity bound c / D
+#: (it is at least this busy); below it, a closed workload is limited by its queue depth (``Result.limited_by``)
+SATURATED_SHARE = 0.9
+QUEUE_DEPTH_LIMITS = "none: queue depth limits it"
+ARRIVAL_RATE_SETS = "none: the offered arrival rate sets it"
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,12 @@ class BudgetCheck:
     limit: float
     value: float
     met: bool
+
+    @property
+    def is_set(self) -> bool:
+        """The config sets this budget or target: a finite limit above 0 (0 IOPS and an unlimited power are
+        no limit)."""
+        return math.isfinite(self.limit) and self.limit > 0.0
 
 
 @dataclass(frozen=True)
@@ -74,8 +85,31 @@ class Result:
 
     @property
     def budgets_met(self) -> bool:
-        """True when every budget and target holds."""
+        """True when every budget and target holds (an unset one holds trivially)."""
         return all(b.met for b in self.budgets.values())
+
+    @property
+    def busiest_station(self) -> str:
+        """The station with the highest utilisation per server (ties: the first)."""
+        return max(self.utilization, key=self.utilization.get)
+
+    @property
+    def limited_by(self) -> str:
+        """What limits throughput, in words: a station's name where the answer's IOPS reaches
+        :data:`SATURATED_SHARE` of that station's capacity bound c / D (or the open workload is unstable
+        there); :data:`ARRIVAL_RATE_SETS` for a stable open workload; ``"write buffer"`` where a closed one reaches
+        that share of the write buffer's bound; otherwise :data:`QUEUE_DEPTH_LIMITS` (more requests in flight
+        would raise IOPS). ``bottleneck`` stays the station of the largest demand per server, busy or not."""
+        if not self.stable:
+            return self.bottleneck
+        if self.workload == "open":
+            return ARRIVAL_RATE_SETS
+        iops_per_us = self.iops / US_PER_S
+        if iops_per_us >= SATURATED_SHARE * self.bounds.capacity_per_us:
+            return self.bottleneck
+        if iops_per_us >= SATURATED_SHARE * self.bounds.write_buffer_per_us:
+            return "write buffer"
+        return QUEUE_DEPTH_LIMITS
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON schema of ``ssdco whatif --json`` (see README, "JSON output")."""
@@ -86,11 +120,16 @@ class Result:
             "workload": {"kind": self.workload, "queue_depth": self.queue_depth, "arrival_iops": self.arrival_iops},
             "method": self.method,
             "stable": self.stable,
-            "iops": _num(self.iops),
-            "latency_us": {"mean": _num(self.latency_mean_us), "p99": _num(self.latency_p99_us)},
+            # an unstable open workload has no steady state: no throughput, latency, power or budget figures
+            "iops": _num(self.iops) if self.stable else None,
+            "latency_us": {"mean": _num(self.latency_mean_us) if self.stable else None,
+                           "p99": _num(self.latency_p99_us) if self.stable else None},
             "utilization": {k: _num(v) for k, v in self.utilization.items()},
             "mean_jobs": {k: _num(v) for k, v in self.mean_jobs.items()},
             "bottleneck": self.bottleneck,
+            "limited_by": self.limited_by,
+            "busiest_station": {"name": self.busiest_station,
+                                "utilization": _num(self.utilization[self.busiest_station])},
             "bounds": {
                 "capacity_iops": _num(self.bounds.capacity_per_us * US_PER_S),
                 "population_iops": _num(self.bounds.population_per_us * US_PER_S),
@@ -100,16 +139,14 @@ class Result:
                 "idle_iops": _num(self.bounds.idle_per_us * US_PER_S),
             },
             "power_mw": {
-                "cores": _num(self.power.cores_mw),
-                "accelerators": _num(self.power.accelerators_mw),
-                "dram": _num(self.power.dram_mw),
-                "total": _num(self.power.total_mw),
-                "by_station": {k: _num(v) for k, v in self.power.by_station_mw.items()},
+                "cores": self._steady(self.power.cores_mw),
+                "accelerators": self._steady(self.power.accelerators_mw),
+                "dram": self._steady(self.power.dram_mw),
+                "total": self._steady(self.power.total_mw),
+                "by_station": {k: self._steady(v) for k, v in self.power.by_station_mw.items()},
             },
-            "energy_per_io_nj": _num(self.energy_per_io_nj),
-            "budgets": {k: {"limit_mw" if k != "min_iops" else "limit": _num(b.limit),
-                            "value_mw" if k != "min_iops" else "value": _num(b.value), "met": b.met}
-                        for k, b in self.budgets.items()},
+            "energy_per_io_nj": self._steady(self.energy_per_io_nj),
+            "budgets": {k: budget_dict(k, b, steady=self.stable) for k, b in self.budgets.items()},
             "ftl": None if self.ftl is None else {k: (_num(v) if isinstance(v, float) else v)
                                                   for k, v in self.ftl.items()},
             "caveats": list(self.caveats),
@@ -118,6 +155,20 @@ class Result:
                 "iops": _num(self.start_pattern.iops), "settle_requests": _num(self.start_pattern.settle_requests),
                 "settle_s": _num(self.start_pattern.settle_s)},
         }
+
+
+    def _steady(self, x: float | None) -> float | None:
+        """``x`` as JSON where the workload has a steady state, else None."""
+        return _num(x) if self.stable else None
+
+
+def budget_dict(name: str, b: BudgetCheck, steady: bool = True) -> dict[str, Any]:
+    """One budget of ``whatif --json``: limit, value and met (keys ``limit_mw``/``value_mw`` for powers);
+    an unset budget has a null limit and null met, and without a steady state value and met are null."""
+    unit = "" if name == "min_iops" else "_mw"
+    return {f"limit{unit}": _num(b.limit) if b.is_set else None,
+            f"value{unit}": _num(b.value) if steady else None,
+            "met": b.met if (b.is_set and steady) else None}
 
 
 def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str, Any] | None:

@@ -175,15 +175,36 @@ def closed_iops(table: DesignTable, queue_depth: int, rows: np.ndarray | None = 
     return solve_closed_batch(d, s, k, v, delay, int(queue_depth)) * US_PER_S
 
 
+COST_RELATIVE_TOLERANCE = 1e-9  # costs this close are one cost (sums of the same parts in another order)
+
+
+def snap_costs(cost: np.ndarray, rel_tol: float = COST_RELATIVE_TOLERANCE) -> np.ndarray:
+    """``cost`` with every run of sorted values, each within ``rel_tol`` (relative) of the one before, replaced by
+    the run's smallest: a cost summed from the same parts in another order differs only in its last
+    floating-point digits."""
+    cost = np.asarray(cost, dtype=float)
+    if cost.size < 2:
+        return cost.copy()
+    order = np.argsort(cost, kind="stable")
+    s = cost[order]
+    new_run = np.concatenate(([True], np.diff(s) > rel_tol * np.maximum(np.abs(s[1:]), np.abs(s[:-1]))))
+    starts = s[new_run][np.cumsum(new_run) - 1]
+    out = np.empty_like(cost)
+    out[order] = starts
+    return out
+
+
 def pareto_front(cost: np.ndarray, iops: np.ndarray, power: np.ndarray) -> np.ndarray:
     """Indices of the non-dominated points (minimise cost and power, maximise IOPS), sorted by cost.
 
-    A point is dominated when another is no worse in all three and better in one. Points with identical
+    A point is dominated when another is no worse in all three and better in one; costs within
+    :data:`COST_RELATIVE_TOLERANCE` of each other count as equal (:func:`snap_costs`). Points with identical
     values are all kept. Sort lexicographically (cost, power, -IOPS): every dominator of a point comes
     before it, so one scan with a 2-D staircase over (power, IOPS) of the points seen so far decides each
     point with a binary search (Kung, Luccio & Preparata, JACM 22(4), 1975 - the 3-D maxima scan).
     """
     cost, iops, power = (np.asarray(a, dtype=float) for a in (cost, iops, power))
+    cost = snap_costs(cost)
     keys = np.stack([cost, power, -iops], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)  # sorted lexicographically
     stair_p: list[float] = []  # power ascending

@@ -146,7 +146,12 @@ def to_json(r) -> dict[str, Any]:
 # text
 # --------------------------------------------------------------------------------------------------
 def _mw(x) -> str:
-    return "unlimited" if x is None or not math.isfinite(x) else f"{x:,.1f} mW"
+    return "not set" if x is None or not math.isfinite(x) else f"{x:,.1f} mW"
+
+
+def _at_most_mw(x) -> str:
+    """``<= X mW`` for a set power budget, ``not set`` for an unset (unlimited) one."""
+    return "not set" if x is None or not math.isfinite(x) else f"<= {_mw(x)}"
 
 
 def _targets_line(t) -> str:
@@ -154,16 +159,37 @@ def _targets_line(t) -> str:
     if t.max_latency_us is not None:
         parts.append(f"mean latency <= {t.max_latency_us:,.2f} us (= {t.queue_depth / t.max_latency_us * 1e6:,.0f} "
                      f"IOPS at QD{t.queue_depth})")
-    parts += [f"core-side <= {_mw(t.core_power_mw)}", f"DRAM <= {_mw(t.dram_power_mw)}",
-              f"utilisation cap {t.utilization_cap:.0%} at {t.target_iops:,.0f} IOPS"]
+    parts += [f"{name} {_at_most_mw(mw)}" if math.isfinite(mw) else f"{name} power not set"
+              for name, mw in (("core-side", t.core_power_mw), ("DRAM", t.dram_power_mw))]
+    parts.append(f"utilisation cap {t.utilization_cap:.0%}"
+                 + (f" at {t.target_iops:,.0f} IOPS" if t.target_iops > 0 else ""))
     return "; ".join(parts)
+
+
+def _spec_name(config, spec: str) -> str:
+    """A core spec's name with its clock, e.g. ``r1g (1000 MHz)``."""
+    c = config.core_specs.get(spec)
+    return spec if c is None else f"{spec} ({c.frequency_mhz:g} MHz)"
 
 
 def _space_line(r) -> str:
     o = r.space.options
     hw = ", ".join(o.hardware_modules) or "none"
-    return (f"{r.space_size:,} designs (core specs {', '.join(o.core_specs)} x 1..{o.max_cores_per_group} per group, "
+    specs = ", ".join(_spec_name(r.config, name) for name in o.core_specs)
+    return (f"{r.space_size:,} designs (core specs {specs} x 1..{o.max_cores_per_group} per group, "
             f"any grouping of software modules; hardware for {hw}, 1..{o.max_units} units)")
+
+
+def _cost_line(r) -> str:
+    """What "cost" means: relative silicon cost from the config's cost fields, with the unit's core named."""
+    cfg = r.config
+    unit = next((name for name in r.space.options.core_specs
+                 if name in cfg.core_specs and cfg.core_specs[name].cost == 1.0), None)
+    per_core = ", ".join(f"{n} {cfg.core_specs[n].cost:g}" for n in r.space.options.core_specs if n in cfg.core_specs)
+    return ("relative silicon cost (no unit; from the config's cost fields"
+            + (f", 1 = one {_spec_name(cfg, unit).replace(' (', ' core (', 1)}" if unit else "")
+            + f"): a core costs core_specs.*.cost ({per_core}), an accelerator unit its unit_cost plus its "
+              f"module's development_cost once, DRAM cost_per_gib per GiB")
 
 
 def format_text(r) -> str:
@@ -171,7 +197,8 @@ def format_text(r) -> str:
     t = r.targets
     L = [f"ssdco optimize: {r.config.name}  (closed workload, queue depth {t.queue_depth})",
          f"  target   {_targets_line(t)}",
-         f"  space    {_space_line(r)}"]
+         f"  space    {_space_line(r)}",
+         f"  cost     {_cost_line(r)}"]
     solve = f"  search   {r.solver.upper()} ILP"
     if r.time_to_optimum_seconds is not None:
         solve += f": linear optimum in {r.time_to_optimum_seconds:.3f} s"
@@ -266,7 +293,8 @@ def _pick_block(r) -> list[str]:
         if kind == "hardware":
             L.append(f"  {m:<14} hardware, {where} unit(s)")
         else:
-            L.append(f"  {m:<14} software on core group '{where.name}' ({where.count} x {where.spec})")
+            L.append(f"  {m:<14} software on core group '{where.name}' ({where.count} x "
+                     f"{_spec_name(r.config, where.spec)})")
     a = v.analytic
     val = v.validation
     t = r.targets
@@ -280,21 +308,27 @@ def _pick_block(r) -> list[str]:
 
     des = val.des if val is not None else None
     dp = val.des_power_mw if val is not None else None
-    row("IOPS", a.iops, des.iops.value if des else None, f">= {t.min_iops:,.0f}", lambda x: f"{x:,.0f}")
+    row("IOPS", a.iops, des.iops.value if des else None,
+        f">= {t.min_iops:,.0f}" if t.min_iops > 0 else "not set", lambda x: f"{x:,.0f}")
     row("latency mean (us)", a.latency_mean_us, des.mean_latency_us.value if des else None,
         f"<= {t.max_latency_us:,.2f}" if t.max_latency_us is not None else "", lambda x: f"{x:.2f}")
     row("latency p99 (us)", a.latency_p99_us if a.latency_p99_us is not None else math.nan,
         des.p99_us if des else None, "(estimate vs measured)", lambda x: f"{x:.2f}")
     row("core-side power (mW)", a.power.core_side_mw, (dp["cores"] + dp["accelerators"]) if dp else None,
-        f"<= {_mw(t.core_power_mw)}", lambda x: f"{x:.1f}")
-    row("DRAM power (mW)", a.power.dram_mw, dp["dram"] if dp else None, f"<= {_mw(t.dram_power_mw)}",
+        _at_most_mw(t.core_power_mw), lambda x: f"{x:.1f}")
+    row("DRAM power (mW)", a.power.dram_mw, dp["dram"] if dp else None, _at_most_mw(t.dram_power_mw),
         lambda x: f"{x:.1f}")
-    L.append(f"  bottleneck: analytic {a.bottleneck}"
-             + (f", DES {max(des.utilization, key=des.utilization.get)}" if des is not None else ""))
+    busiest = a.busiest_station
+    station = a.limited_by if a.limited_by in a.utilization else busiest
+    L.append(f"  limited by: {a.limited_by} (analytic: " + ("" if station == a.limited_by else "busiest station ")
+             + f"{station} {a.utilization[station]:.0%} busy"
+             + (f"; DES: busiest station {max(des.utilization, key=des.utilization.get)} "
+                f"{max(des.utilization.values()):.0%} busy" if des is not None else "") + ")")
     lin = r.linear
-    worst = max(lin.utilization, key=lin.utilization.get)
-    L.append(f"  linear model at {t.target_iops:,.0f} IOPS: core-side {lin.core_power_mw:.1f} mW, busiest station "
-             f"{worst} at {lin.utilization[worst]:.0%} (cap {t.utilization_cap:.0%})")
+    if t.target_iops > 0:  # the linear model's figures at the IOPS target (none without one)
+        worst = max(lin.utilization, key=lin.utilization.get)
+        L.append(f"  linear model at {t.target_iops:,.0f} IOPS: core-side {lin.core_power_mw:.1f} mW, busiest "
+                 f"station {worst} at {lin.utilization[worst]:.0%} (cap {t.utilization_cap:.0%})")
     L.append("  verdict: " + ("meets every target under the analytic model"
                               + (" and the DES" if val is not None else " (DES verification off)")))
     if val is not None:

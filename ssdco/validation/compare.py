@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ..errors import ConfigError, unstable_open_workload_error
 from ..model.network import Network, build_network
 from ..model.power import compute_power
-from ..model.result import Result, _num, check_budgets
+from ..model.result import Result, _num, budget_dict, check_budgets
 from ..model.whatif import evaluate_network
 from ..rng import SeedLike
 from ..spec import Config, Variability
@@ -88,6 +88,7 @@ class Validation:
     utilization_error: Mapping[str, float]  # analytic - DES, absolute
     replications: ReplicationCheck | None = None  # extra DES runs from other seeds (replications.py), if made
     timing_spread: TimingSpreadCheck | None = None  # the DES with every service time varying, if asked for
+    seed: int | None = None  # the seed given (an int); the DES's own numba seed is derived from it (``des.numba_seed``)
 
     @property
     def iops_ok(self) -> bool:
@@ -165,6 +166,7 @@ class Validation:
         """The ``ssdco validate --json`` document."""
         return {
             "schema": "ssdco.validate/1",
+            "seed": self.seed,
             "analytic": self.analytic.to_dict(),
             "des": des_to_dict(self.config, self.des, self.des_power_mw,
                                {ld.name: ld.copies for ld in self.analytic.stations}),
@@ -210,9 +212,7 @@ def des_to_dict(config: Config, des: DesResult, power_mw: Mapping[str, float],
         "bottleneck": max(des.utilization, key=des.utilization.get),
         "power_mw": {k: _num(v) for k, v in power_mw.items()},
         "energy_per_io_nj": _num(total / iops * 1e6 if iops > 0 else math.inf),
-        "budgets": {k: {"limit_mw": _num(b.limit), "value_mw": _num(b.value), "met": b.met}
-                    if k != "min_iops" else {"limit": _num(b.limit), "value": _num(b.value), "met": b.met}
-                    for k, b in _des_budgets(config, des, power_mw).items()},
+        "budgets": {k: budget_dict(k, b) for k, b in _des_budgets(config, des, power_mw).items()},
         "requests_measured": des.measured_requests,
         "events": des.events,
         "events_per_second": _num(des.events_per_second),
@@ -269,8 +269,9 @@ def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, pro
     if analytic.latency_p99_us is not None and des.p99_us > 0:
         rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
+    given = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
     v = Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
-                   utilization_error=util_err)
+                   utilization_error=util_err, seed=given)
     v = with_replications(v, requests=requests, seed=seed, runs=replications, network=network,
                           service_family=service_family, progress=progress)
     if spread_config is None:

@@ -110,8 +110,18 @@ def replication_check(network: Network, main: DesResult, *, requests: int, seed,
         raise ValueError(f"runs must be >= 1, got {runs}")
     seeds = tuple(spawn_seeds(seed, runs))
     n = max(int(requests * RUN_FRACTION), min_requests())
-    results = [simulate(network, requests=n, seed=s, service_family=service_family, progress=progress)
-               for s in seeds]
+    results = []
+    if progress:  # one bar over the runs: each run is short, and a bar per run would vanish before it moves
+        import sys
+
+        from tqdm.auto import tqdm
+
+        with tqdm(total=runs, unit="run", desc="DES from more seeds", file=sys.stderr, mininterval=0.0) as bar:
+            for s in seeds:
+                results.append(simulate(network, requests=n, seed=s, service_family=service_family))
+                bar.update(1)
+    else:
+        results = [simulate(network, requests=n, seed=s, service_family=service_family) for s in seeds]
     iops = [main.iops] + [r.iops for r in results]
     values = [e.value for e in iops]
     spread = (max(values) - min(values)) / main.iops.value if main.iops.value > 0 else 0.0

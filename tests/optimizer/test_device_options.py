@@ -102,5 +102,5 @@ def test_cli_reports_device_options_in_json_and_text(capsys):
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "DEVICE OPTIONS" in text and "partitioned f=0.1" in text
-    assert main([*args, "--min-life-years", "1000"]) == 0  # nothing lasts that long: infeasible, exit 0
+    assert main([*args, "--min-life-years", "1000"]) == 1  # nothing lasts that long: infeasible, exit 1
     assert "no mapping option qualifies" in capsys.readouterr().out

@@ -83,3 +83,11 @@ def test_pareto_front_is_sorted_by_cost():
     c, i, p = rng.random(500), rng.random(500), rng.random(500)
     f = pareto_front(c, i, p)
     assert np.all(np.diff(c[f]) >= 0) and len(f) > 1
+
+
+def test_costs_that_differ_in_the_last_digit_are_one_cost():
+    # 0.1 + 0.2 and 0.3 are one cost to a designer: the cheaper-by-5e-17 point with fewer IOPS is dominated
+    c = np.array([0.1 + 0.2, 0.3, 0.3 * (1 + 1e-6)])
+    i = np.array([10.0, 5.0, 20.0])
+    p = np.array([1.0, 1.0, 1.0])
+    assert pareto_front(c, i, p).tolist() == [0, 2]  # a real cost difference (1e-6) still counts

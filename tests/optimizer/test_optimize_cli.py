@@ -75,13 +75,13 @@ def test_without_the_des_there_is_no_model_vs_des(capsys):
     assert json.loads(capsys.readouterr().out)["model_vs_des"] is None
 
 
-def test_infeasible_target_explains_with_exit_0(capsys):
+def test_infeasible_target_explains_with_exit_1(capsys):
     code = main(["optimize", str(PM9A3), "--min-iops", "550000", "--core-mw", "5", "--no-des"])
     out, err = capsys.readouterr()
-    assert code == 0 and "Traceback" not in out + err
+    assert code == 1 and "Traceback" not in out + err
     assert "INFEASIBLE" in out and "core_power_mw" in out
     assert "lowest power meeting IOPS" in out and "needs" in out
-    assert main(["optimize", str(PM9A3), "--min-iops", "650000", "--json", "--no-des"]) == 0
+    assert main(["optimize", str(PM9A3), "--min-iops", "650000", "--json", "--no-des"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["feasible"] is False and doc["design"] is None
     assert [b["name"] for b in doc["binding"] if b["binds"]] == ["min_iops"]
@@ -136,7 +136,56 @@ def test_user_errors_exit_2_without_traceback(capsys, tmp_path):
 
 
 def test_explain_prints_the_sensitivity(capsys):
-    assert main(["optimize", str(PM9A3), "--min-iops", "550000", "--core-mw", "55", "--no-des", "--explain"]) == 0
+    main(["optimize", str(PM9A3), "--min-iops", "550000", "--core-mw", "55", "--no-des", "--explain"])
     out = capsys.readouterr().out
     assert "SENSITIVITY" in out and "core-side power budget = 55.0 mW  [binding]" in out
     assert "tighten:" in out and "loosen:" in out
+
+
+def test_cost_and_core_specs_are_explained(capsys):
+    assert main(["optimize", str(PM9A3), "--min-iops", "500000", "--core-mw", "192", "--dram-mw", "800",
+                 "--no-des"]) == 0
+    out = capsys.readouterr().out
+    cost = next(line for line in out.splitlines() if line.strip().startswith("cost "))
+    assert "relative silicon cost" in cost and "1 = one r1g core (1000 MHz)" in cost, cost
+    assert "r1g (1000 MHz), r100m (100 MHz)" in out
+    pick = [line for line in out.splitlines() if "software on core group" in line]
+    assert pick and all("MHz" in line for line in pick), pick
+    # what limits the pick's throughput, in the words of whatif
+    assert "limited by: " in out and "bottleneck: analytic" not in out
+
+
+def test_an_unset_iops_target_is_not_shown_as_a_target(capsys):
+    # no --min-iops and budgets.min_iops = 0: the pick meets the power budgets only
+    main(["optimize", str(PM9A3), "--no-des", *SMALL])
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.strip().startswith("IOPS "))
+    assert ">= 0" not in row and "not set" in row, row
+    assert "at 0 IOPS" not in out  # no utilisation or linear-model figures at a target that is not there
+
+
+def test_pareto_csv_of_the_whole_space_has_no_dominated_row(capsys, tmp_path):
+    # costs summed in another order differ in their last digit; the CSV prints them equal
+    out = tmp_path / "front.csv"
+    main(["optimize", str(PM9A3), "--min-iops", "500000", "--no-des", "--pareto", str(out)])
+    capsys.readouterr()
+    pts = [(float(r["cost"]), -float(r["iops_mva"]), float(r["core_power_mw"])) for r in csv.DictReader(out.open())]
+    dominated = [a for a in pts if any(b != a and all(x <= y for x, y in zip(b, a)) for b in pts)]
+    assert not dominated
+
+
+def test_an_unset_power_budget_is_not_set_rather_than_unlimited_and_met():
+    import tomllib
+
+    from ssdco.optimizer import optimize
+    from ssdco.optimizer.report import format_text
+    from ssdco.spec import config_from_dict
+
+    raw = tomllib.loads(PM9A3.read_text())
+    del raw["budgets"]["dram_power_mw"]
+    raw["optimizer"].update(max_cores_per_group=1, core_specs=["r1g"], max_units=1, verify_des=False)
+    res = optimize(config_from_dict(raw, source=str(PM9A3), base_dir=PM9A3.parent), min_iops=300_000)
+    text = format_text(res)
+    row = next(line for line in text.splitlines() if line.strip().startswith("DRAM power (mW)"))
+    assert row.rstrip().endswith("not set") and "unlimited" not in text, row
+    assert "DRAM power not set" in text.splitlines()[1]
