@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
+from . import defaults
 from .atomic import check_output_path, write_text_atomic
 from .errors import SsdcoError
 
@@ -46,13 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
     v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
     _common(v)
-    v.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
-                   help="requests the DES completes (default 200000; 10%% warm-up discarded)")
-    v.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed (same seed => identical results)")
+    v.add_argument("--requests", type=_des_requests(), default=defaults.DES_REQUESTS, metavar="N",
+                   help="requests the DES completes (default %(default)s; 10%% warm-up discarded)")
+    v.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
+                   help="DES seed (same seed => identical results; default %(default)s)")
     v.add_argument("--fast", action="store_true", help="check whatif --fast's answer: the analytic side skips the "
                                                        "Markov chain of the requests' draws (beyond its first states "
                                                        "at queue depth 1-2)")
-    v.add_argument("--replications", type=_replications, default="auto", metavar="R|auto",
+    v.add_argument("--replications", type=_replications, default=defaults.REPLICATIONS, metavar="R|auto",
                    help="extra DES runs from other seeds, each of a quarter of the requests, to check that the DES's "
                         "IOPS does not depend on its seed (auto: %d for a closed workload whose every service is "
                         "deterministic, where requests can hold start-dependent patterns; 0 otherwise)" % DEFAULT_RUNS)
@@ -65,11 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="progress bar on stderr (auto: when stderr is a terminal)")
     st = sub.add_parser("study", help="the PM9A3 co-design study as a regenerable report (Markdown, CSV, PNG plots)")
     st.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml); presets from controllers/")
-    st.add_argument("--out", default="reports/pm9a3-study", metavar="DIR",
-                    help="output directory (default reports/pm9a3-study)")
-    st.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
-                    help="requests each DES run completes (default 200000)")
-    st.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same for every design (default 0)")
+    st.add_argument("--out", default=defaults.STUDY_OUT, metavar="DIR",
+                    help="output directory (default %(default)s)")
+    st.add_argument("--requests", type=_des_requests(), default=defaults.DES_REQUESTS, metavar="N",
+                    help="requests each DES run completes (default %(default)s)")
+    st.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
+                    help="DES seed, the same for every design (default %(default)s)")
     st.add_argument("--min-iops", type=_nonnegative_float, default=None, metavar="X",
                     help="IOPS target of the optimizer's pick (default: budgets.min_iops if set, else c01's IOPS)")
     st.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
@@ -82,25 +85,28 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fixed override applied at every grid point (repeatable)")
     sw.add_argument("--grid", action="append", default=[], metavar="FIELD=V1,V2,...", required=True,
                     help="grid axis, values are TOML literals as for --set (repeatable; cartesian product)")
-    sw.add_argument("--out", default="sweep.csv", metavar="FILE.csv",
-                    help="CSV output; an existing file of the same sweep is resumed (default sweep.csv)")
+    sw.add_argument("--out", default=defaults.SWEEP_OUT, metavar="FILE.csv",
+                    help="CSV output; an existing file of the same sweep is resumed (default %(default)s)")
     sw.add_argument("--parquet", metavar="FILE.parquet", help="also write Parquet (needs pyarrow)")
-    sw.add_argument("--des-requests", type=_des_requests(or_zero=True), default=0, metavar="N",
+    sw.add_argument("--des-requests", type=_des_requests(or_zero=True), default=defaults.SWEEP_DES_REQUESTS,
+                    metavar="N",
                     help="also run the DES with N requests per point (default 0: analytic model only)")
-    sw.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same at every point (default 0)")
+    sw.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
+                    help="DES seed, the same at every point (default %(default)s)")
     sw.add_argument("--fast", action="store_true",
                     help="whatif --fast at every point: skip the Markov chain of the requests' draws beyond its first "
                          "states at queue depth 1-2 (milliseconds per point instead of up to seconds at queue depth "
                          "1-8)")
-    sw.add_argument("--replications", type=_replications, default=0, metavar="R|auto",
+    sw.add_argument("--replications", type=_replications, default=defaults.SWEEP_REPLICATIONS, metavar="R|auto",
                     help="extra DES runs per point from other seeds, each of a quarter of the requests, to check that "
                          "the DES's IOPS does not depend on its seed, as validate does (default 0: one run per point; "
                          "auto: validate's default at each point); needs --des-requests")
-    sw.add_argument("--workers", type=_positive_int, default=1, metavar="K",
+    sw.add_argument("--workers", type=_positive_int, default=defaults.SWEEP_WORKERS, metavar="K",
                     help="local worker processes (default 1: run in this process)")
     sw.add_argument("--scheduler", metavar="ADDRESS",
                     help="run the points on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs the sweep extra)")
-    sw.add_argument("--connect-timeout-s", type=_float_in(positive=True, maximum=3600.0), default=20.0, metavar="S",
+    sw.add_argument("--connect-timeout-s", type=_float_in(positive=True, maximum=3600.0),
+                    default=defaults.CONNECT_TIMEOUT_S, metavar="S",
                     help="how long to wait for the Dask scheduler to answer (default 20 s)")
     sw.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bar on stderr (auto: when stderr is a terminal)")
