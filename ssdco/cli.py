@@ -65,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "timings, which can hold requests in step (the verdict stays the main run's)")
     v.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (auto: when stderr is a terminal)")
+    v.add_argument("--plot", metavar="FILE.png",
+                   help="write the DES's latency CDF and tail with the model's mean and p99 as PNG (needs matplotlib)")
     st = sub.add_parser("study", help="the PM9A3 co-design study as a regenerable report (Markdown, CSV, PNG plots)")
     st.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml); presets from controllers/")
     st.add_argument("--out", default=defaults.STUDY_OUT, metavar="DIR",
@@ -110,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="how long to wait for the Dask scheduler to answer (default 20 s)")
     sw.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bar on stderr (auto: when stderr is a terminal)")
+    sw.add_argument("--plot", metavar="FILE.png",
+                    help="write IOPS and mean latency against the grid's first axis, a line per value of the others, "
+                         "as PNG (needs matplotlib)")
     op = sub.add_parser("optimize", help="cheapest controller design that meets IOPS/latency and power budgets "
                                          "(ILP over the [optimizer] space, verified by the analytic model and the DES)")
     _common(op)  # --controller is accepted but ignored: the search replaces the controller
@@ -123,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="mean-latency target; at queue depth N it is the IOPS target N / L (Little's law)")
     op.add_argument("--pareto", metavar="FILE.csv",
                     help="enumerate the space and write the Pareto front (cost, IOPS, core-side power) as CSV")
+    op.add_argument("--plot", metavar="FILE.png",
+                    help="write the Pareto front (cost vs IOPS) with the pick and the IOPS target as PNG "
+                         "(enumerates the space as --pareto does; needs matplotlib)")
     op.add_argument("--explain", action="store_true",
                     help="sensitivity: how far each budget/target can move before the pick changes, and to what")
     op.add_argument("--write-design", metavar="FILE.toml",
@@ -380,14 +388,21 @@ def _cmd_validate(args) -> int:
     from . import load_config
     from .validation.compare import validate
 
+    _check_plot_option(args.plot)
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     progress = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
     v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=args.replications,
                  markov_chain=not args.fast, timing_spread_scv=args.timing_spread)
+    if args.plot is not None:
+        from .plots import plot_validation
+
+        plot_validation(v, args.plot)
     if args.json:
         print(json.dumps(v.to_dict(), indent=2))
     else:
         print(format_validation(v))
+        if args.plot is not None:
+            print(f"wrote the latency plot to {args.plot}")
     return 0
 
 
@@ -415,6 +430,7 @@ def _cmd_sweep(args) -> int:
     from .sweep import check_outputs, plan_sweep, run_sweep
 
     check_outputs(args.out, args.parquet)  # before validating every grid point, too
+    _check_plot_option(args.plot)
     plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
                       des_requests=args.des_requests, seed=args.seed, replications=args.replications,
                       fast=args.fast)
@@ -422,9 +438,35 @@ def _cmd_sweep(args) -> int:
                   connect_timeout_s=args.connect_timeout_s, parquet=args.parquet,
                   progress=_progress(args.progress))
     where = f"{s.path}" + (f" and {s.parquet}" if s.parquet else "")
+    if args.plot is not None:
+        _plot_sweep_csv(plan, s.path, args.plot)
+        where += f"; plot {args.plot}"
     print(f"ssdco sweep: {s.points} points ({s.resumed} already done, {s.computed} computed"
           + (f", {s.errors} with errors" if s.errors else "") + f") -> {where}")
     return 0
+
+
+def _check_plot_option(path: str | None) -> None:
+    """Before a long run: refuse a ``--plot`` path that cannot be written or a missing matplotlib."""
+    if path is None:
+        return
+    from .plots import require_matplotlib
+
+    require_matplotlib()
+    check_output_path(path, "--plot")
+
+
+def _plot_sweep_csv(plan, csv_path, png_path: str) -> None:
+    """``sweep --plot``: the finished CSV's rows against the grid's axes."""
+    from .api import _parse_cell
+    from .plots import plot_sweep
+    from .sweep import read_sweep_csv
+
+    rows = [{k: _parse_cell(v) for k, v in r.items()} for r in read_sweep_csv(csv_path)]
+    name = Path(plan.config_path).stem
+    plot_sweep(rows, [a.field for a in plan.axes], png_path,
+               title=f"ssdco sweep of {name}" + (f", controller {plan.controller}" if plan.controller else "")
+               + (" (DES: open squares)" if plan.des_requests else ""))
 
 
 def _cmd_optimize(args) -> int:
@@ -437,9 +479,11 @@ def _cmd_optimize(args) -> int:
     for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
         if path is not None:  # before the search (and its DES runs), not after it
             check_output_path(path, option)
+    _check_plot_option(args.plot)
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
-                      max_latency_us=args.max_latency_us, explain=args.explain, pareto_front=args.pareto is not None,
+                      max_latency_us=args.max_latency_us, explain=args.explain,
+                      pareto_front=args.pareto is not None or args.plot is not None,
                       options={**({"verify_des": False} if args.no_des else {}),
                                **({"markov_chain": False} if args.fast else {}),
                                **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {}),
@@ -451,6 +495,12 @@ def _cmd_optimize(args) -> int:
         write_atomic(args.pareto, pareto_csv(result.pareto))
         files["pareto"] = str(args.pareto)
         notes.append(f"wrote the Pareto front ({len(result.pareto)} designs) to {args.pareto}")
+    if args.plot is not None and result.pareto is not None:
+        from .plots import plot_optimize
+
+        plot_optimize(result, args.plot)
+        files["plot"] = str(args.plot)
+        notes.append(f"wrote the Pareto plot to {args.plot}")
     if args.write_design is not None:
         if result.pick is None:
             files["design"] = None

@@ -137,7 +137,7 @@ def pareto_figure(costs: Sequence[float], iops: Sequence[float], meets: Sequence
     ax.set_ylabel("IOPS (analytic model)")
     _kiops_axis(ax)
     ax.set_ylim(0, max(x + ([target] if target else []) + ([pick[1]] if pick else [])) * 1.08)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
@@ -154,8 +154,9 @@ def plot_optimize(result, path: str | Path) -> Path:
     if result.pick is not None and result.verdict is not None:
         pick = (float(result.cost), float(result.verdict.analytic.iops))
     t = result.targets
-    title = (f"{result.config.name}: {len(pts):,} Pareto designs of {result.space_size:,} (queue depth "
-             f"{t.queue_depth}; core-side <= {t.core_power_mw:g} mW, DRAM <= {t.dram_power_mw:g} mW)")
+    title = (f"{result.config.name}: Pareto front, {len(pts):,} of {result.space_size:,} designs\n"
+             f"(queue depth {t.queue_depth}; budgets core-side <= {t.core_power_mw:g} mW, "
+             f"DRAM <= {t.dram_power_mw:g} mW)")
     fig = pareto_figure([p.cost for p in pts], [p.iops for p in pts], [p.meets_targets for p in pts], pick=pick,
                         target_iops=t.target_iops, title=title, pick_label="pick")
     return write_png(fig, path)
