@@ -336,7 +336,7 @@ def latency_tail_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[fl
                         title: str = "DES latency tails", highlight: Sequence[str] = ()):
     """Every curve's tail 1 - CDF (log y) against latency (us), one colour and line style per curve, the
     legend outside the axes (no label covers a curve). ``curves``: (label, latency_us, CDF fraction);
-    labels in ``highlight`` are drawn thicker."""
+    labels in ``highlight`` are drawn thick, black and dashed."""
     Figure, _ = require_matplotlib()
     if not curves:
         raise PlotError("curves: expected at least one (label, latency_us, fraction) curve, got none")
@@ -347,14 +347,17 @@ def latency_tail_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[fl
     fig = Figure(figsize=(10.0, 5.2))
     ax = fig.subplots()
     floor, hi = 1.0, 0.0
-    for k, (label, xs, fs) in enumerate(checked):
+    k = 0
+    for label, xs, fs in checked:
         tx, tf = _tail(xs, fs)
         if not tx:
             continue
-        thick = label in highlight
-        ax.step(tx, tf, where="post", color=COLORS[k % len(COLORS)],
-                linestyle=LINESTYLES[(k // len(COLORS)) % len(LINESTYLES)], linewidth=2.4 if thick else 1.3,
-                label=label)
+        if label in highlight:  # black and thick: apart from every other colour
+            color, style, width = "black", "--", 2.4
+        else:
+            color, style, width = COLORS[k % len(COLORS)], LINESTYLES[(k // len(COLORS)) % len(LINESTYLES)], 1.3
+            k += 1
+        ax.step(tx, tf, where="post", color=color, linestyle=style, linewidth=width, label=label)
         floor = min(floor, min(tf))
         hi = max(hi, max(tx))
     ax.set_yscale("log")
