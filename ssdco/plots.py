@@ -215,7 +215,8 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]], axes: Sequence[str], *, titl
                         label=f"DES{', ' + key if key else ''}")
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
+        top = max((float(r[c]) for r in rows for c in (col, des_col) if r.get(c) not in (None, "")), default=1.0)
+        ax.set_ylim(0, top * 1.1 if top > 0 else 1.0)
     _kiops_axis(panels[0])
     if not numeric:
         panels[1].set_xticks(range(len(categories)), categories)
