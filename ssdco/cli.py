@@ -246,7 +246,7 @@ def format_result(r, source: str | None = None) -> str:
     lines.append("")
     if not r.stable:  # an answer, not an error (exit 0, "stable": false): the same words as validate's error
         why = unstable_open_workload_error(source or r.config_name, r.arrival_iops, r.bottleneck,
-                                           r.utilization[r.bottleneck], r.bounds.capacity_per_us * 1e6)
+                                           r.utilization[r.bottleneck], r.bounds.capacity_iops)
         lines += textwrap.wrap(f"UNSTABLE: {why}; latency has no steady-state value", width=118,
                                subsequent_indent="  ", break_on_hyphens=False) + [""]
     lines.append(f"  IOPS                 {_fmt(r.iops, '', 0)}")
@@ -255,11 +255,11 @@ def format_result(r, source: str | None = None) -> str:
     # (docs/accuracy.md)
     p99_kind = "sched." if r.method == "periodic-schedule" else "est."
     lines.append(f"  {'latency p99 (' + p99_kind + ')':<21}{_fmt(r.latency_p99_us, ' us', 2)}")
-    cap = r.bounds.capacity_per_us * 1e6
-    pop = r.bounds.population_per_us * 1e6
-    wbuf = r.bounds.write_buffer_per_us * 1e6
-    stage = r.bounds.routed_stage_per_us * 1e6
-    idle = r.bounds.idle_per_us * 1e6
+    cap = r.bounds.capacity_iops
+    pop = r.bounds.population_iops
+    wbuf = r.bounds.write_buffer_iops
+    stage = r.bounds.routed_stage_iops
+    idle = r.bounds.idle_iops
     idle_text = f"{r.bounds.idle_station} idle while every request is away"
     limit = min([(pop, "queue depth (N / zero-load latency)"), (wbuf, "write buffer (its background runs)"),
                  (stage, f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}"), (idle, idle_text),
@@ -308,7 +308,7 @@ def _cmd_whatif(args) -> int:
     from . import evaluate, load_config
 
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
-    result = evaluate(config, exact=args.exact, markov_chain=not args.fast)
+    result = evaluate(config, exact=args.exact, fast=args.fast)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
