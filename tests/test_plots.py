@@ -1,5 +1,6 @@
 """Plots (ssdco/plots.py): each --plot option writes a PNG; the figure functions refuse bad input clearly."""
 
+import importlib.util
 import sys
 from types import SimpleNamespace
 
@@ -13,8 +14,8 @@ from tests.conftest import PM9A3
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 MATPLOTLIB_MODULES = ("matplotlib", "matplotlib.figure", "matplotlib.backends", "matplotlib.backends.backend_agg")
 
-needs_matplotlib = pytest.mark.skipif(
-    __import__("importlib").util.find_spec("matplotlib") is None, reason="matplotlib (the plot extra) is missing")
+needs_matplotlib = pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
+                                      reason="matplotlib (the plot extra) is missing")
 
 
 def _is_png(path):
@@ -138,8 +139,8 @@ def test_latency_tail_figure_refuses_bad_input_and_shows_every_curve():
     ax = fig.axes[0]
     assert ax.get_yscale() == "log"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [c[0] for c in curves]
-    styles = {(line.get_color(), line.get_linestyle()) for line in ax.lines if line.get_label() in dict(
-        (c[0], 1) for c in curves)}
+    names = {c[0] for c in curves}
+    styles = {(line.get_color(), line.get_linestyle()) for line in ax.lines if line.get_label() in names}
     assert len(styles) == len(curves)  # every design reads apart
 
 
