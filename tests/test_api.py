@@ -183,3 +183,14 @@ def test_sweep_refuses_a_config_that_differs_from_its_file():
     cfg = ssdco.load_config(PM9A3, controller="c07", overrides=["workload.queue_depth=8"])
     with pytest.raises(ConfigError, match="differs from its file"):
         ssdco.sweep(cfg, {"workload.read_fraction": [1.0]})
+
+
+def test_an_infeasible_optimize_says_so_in_its_repr_and_frames_the_closest_designs():
+    result = ssdco.optimize(PM9A3, min_iops=5e6, verify_des=False)
+    assert result.status == "infeasible"
+    text = repr(result)
+    assert "infeasible" in text and "qualifies" in text and len(text.splitlines()) <= 4
+    pytest.importorskip("pandas")
+    df = result.to_frame()
+    assert len(df) == len(result.infeasibility.closest) >= 1
+    assert all(kind.startswith("closest:") for kind in df["kind"])

@@ -266,9 +266,9 @@ class OptimizeResult:
         return html_table(f"optimize {self.config.name}: {self.status}", self.headline())
 
     def to_frame(self):
-        """A pandas DataFrame with one row per reported design: the pick, then the runners-up (``kind``, cost,
-        what each lacks, model IOPS, mean latency in us, core-side and DRAM power in mW). Needs pandas (the
-        ``frame`` extra)."""
+        """A pandas DataFrame with one row per reported design: the pick, then the runners-up, or where nothing
+        qualifies the closest designs (``kind``, cost, what each lacks, model IOPS, mean latency in us, core-side
+        and DRAM power in mW). Needs pandas (the ``frame`` extra)."""
         from ..display import data_frame
 
         cols = ["kind", "design", "cost", "delta_cost", "lacks", "iops", "latency_mean_us", "core_power_mw",
@@ -280,7 +280,8 @@ class OptimizeResult:
                          "lacks": "", "iops": a.iops, "latency_mean_us": a.latency_mean_us,
                          "core_power_mw": a.power.core_side_mw, "dram_power_mw": a.power.dram_mw,
                          "verified_by": self.verdict.stage})
-        for c in self.runners_up:
+        closest = self.infeasibility.closest if self.infeasibility is not None else ()
+        for c in (*self.runners_up, *closest):
             rows.append({"kind": c.kind, "design": c.design.label() if c.design is not None else "",
                          "cost": c.cost, "delta_cost": c.delta_cost, "lacks": "; ".join(c.lacks), "iops": c.iops,
                          "latency_mean_us": c.latency_mean_us, "core_power_mw": c.core_power_mw,
