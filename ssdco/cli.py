@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
+from . import defaults
 from .atomic import check_output_path, write_text_atomic
 from .errors import SsdcoError
 
@@ -60,13 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
     v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
     _common(v)
-    v.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
-                   help="requests the DES completes (default 200000; 10%% warm-up discarded)")
-    v.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed (same seed => identical results)")
+    v.add_argument("--requests", type=_des_requests(), default=defaults.DES_REQUESTS, metavar="N",
+                   help="requests the DES completes (default %(default)s; 10%% warm-up discarded)")
+    v.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
+                   help="DES seed (same seed => identical results; default %(default)s)")
     v.add_argument("--fast", action="store_true", help="check whatif --fast's answer: the analytic side skips the "
                                                        "Markov chain of the requests' draws (beyond its first states "
                                                        "at queue depth 1-2)")
-    v.add_argument("--replications", type=_replications, default="auto", metavar="R|auto",
+    v.add_argument("--replications", type=_replications, default=defaults.REPLICATIONS, metavar="R|auto",
                    help="extra DES runs from other seeds, each of a quarter of the requests, to check that the DES's "
                         "IOPS does not depend on its seed (auto: %d for a closed workload whose every service is "
                         "deterministic, where requests can hold start-dependent patterns; 0 otherwise)" % DEFAULT_RUNS)
@@ -77,13 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "timings, which can hold requests in step (the verdict stays the main run's)")
     v.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="progress bar on stderr (auto: when stderr is a terminal)")
+    v.add_argument("--plot", metavar="FILE.png",
+                   help="write the DES's latency CDF and tail with the model's mean and p99 as PNG (needs matplotlib)")
     st = sub.add_parser("study", help="the PM9A3 co-design study as a regenerable report (Markdown, CSV, PNG plots)")
     st.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml); presets from controllers/")
-    st.add_argument("--out", default="reports/pm9a3-study", metavar="DIR",
-                    help="output directory (default reports/pm9a3-study)")
-    st.add_argument("--requests", type=_des_requests(), default=200_000, metavar="N",
-                    help="requests each DES run completes (default 200000)")
-    st.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same for every design (default 0)")
+    st.add_argument("--out", default=defaults.STUDY_OUT, metavar="DIR",
+                    help="output directory (default %(default)s)")
+    st.add_argument("--requests", type=_des_requests(), default=defaults.DES_REQUESTS, metavar="N",
+                    help="requests each DES run completes (default %(default)s)")
+    st.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
+                    help="DES seed, the same for every design (default %(default)s)")
     st.add_argument("--min-iops", type=_nonnegative_float, default=None, metavar="X",
                     help="IOPS target of the optimizer's pick (default: budgets.min_iops if set, else c01's IOPS)")
     st.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
@@ -96,28 +101,34 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fixed override applied at every grid point (repeatable)")
     sw.add_argument("--grid", action="append", default=[], metavar="FIELD=V1,V2,...", required=True,
                     help="grid axis, values are TOML literals as for --set (repeatable; cartesian product)")
-    sw.add_argument("--out", default="sweep.csv", metavar="FILE.csv",
-                    help="CSV output; an existing file of the same sweep is resumed (default sweep.csv)")
+    sw.add_argument("--out", default=defaults.SWEEP_OUT, metavar="FILE.csv",
+                    help="CSV output; an existing file of the same sweep is resumed (default %(default)s)")
     sw.add_argument("--parquet", metavar="FILE.parquet", help="also write Parquet (needs pyarrow)")
-    sw.add_argument("--des-requests", type=_des_requests(or_zero=True), default=0, metavar="N",
+    sw.add_argument("--des-requests", type=_des_requests(or_zero=True), default=defaults.SWEEP_DES_REQUESTS,
+                    metavar="N",
                     help="also run the DES with N requests per point (default 0: analytic model only)")
-    sw.add_argument("--seed", type=_nonnegative_int, default=0, help="DES seed, the same at every point (default 0)")
+    sw.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
+                    help="DES seed, the same at every point (default %(default)s)")
     sw.add_argument("--fast", action="store_true",
                     help="whatif --fast at every point: skip the Markov chain of the requests' draws beyond its first "
                          "states at queue depth 1-2 (milliseconds per point instead of up to seconds at queue depth "
                          "1-8)")
-    sw.add_argument("--replications", type=_replications, default=0, metavar="R|auto",
+    sw.add_argument("--replications", type=_replications, default=defaults.SWEEP_REPLICATIONS, metavar="R|auto",
                     help="extra DES runs per point from other seeds, each of a quarter of the requests, to check that "
                          "the DES's IOPS does not depend on its seed, as validate does (default 0: one run per point; "
                          "auto: validate's default at each point); needs --des-requests")
-    sw.add_argument("--workers", type=_positive_int, default=1, metavar="K",
+    sw.add_argument("--workers", type=_positive_int, default=defaults.SWEEP_WORKERS, metavar="K",
                     help="local worker processes (default 1: run in this process)")
     sw.add_argument("--scheduler", metavar="ADDRESS",
                     help="run the points on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs the sweep extra)")
-    sw.add_argument("--connect-timeout-s", type=_float_in(positive=True, maximum=3600.0), default=20.0, metavar="S",
+    sw.add_argument("--connect-timeout-s", type=_float_in(positive=True, maximum=3600.0),
+                    default=defaults.CONNECT_TIMEOUT_S, metavar="S",
                     help="how long to wait for the Dask scheduler to answer (default 20 s)")
     sw.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bar on stderr (auto: when stderr is a terminal)")
+    sw.add_argument("--plot", metavar="FILE.png",
+                    help="write IOPS and mean latency against the grid's first axis, a line per value of the others, "
+                         "as PNG (needs matplotlib)")
     op = sub.add_parser("optimize", help="cheapest controller design that meets IOPS/latency and power budgets "
                                          "(ILP over the [optimizer] space, verified by the analytic model and the DES)")
     _common(op)  # --controller is accepted but ignored: the search replaces the controller
@@ -131,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="mean-latency target; at queue depth N it is the IOPS target N / L (Little's law)")
     op.add_argument("--pareto", metavar="FILE.csv",
                     help="enumerate the space and write the Pareto front (cost, IOPS, core-side power) as CSV")
+    op.add_argument("--plot", metavar="FILE.png",
+                    help="write the Pareto front (cost vs IOPS) with the pick and the IOPS target as PNG "
+                         "(enumerates the space as --pareto does; needs matplotlib)")
     op.add_argument("--explain", action="store_true",
                     help="sensitivity: how far each budget/target can move before the pick changes, and to what")
     op.add_argument("--write-design", metavar="FILE.toml",
@@ -246,7 +260,7 @@ def format_result(r, source: str | None = None) -> str:
     lines.append("")
     if not r.stable:  # an answer, not an error ("stable": false; exit 1 with --check): validate's error's words
         why = unstable_open_workload_error(source or r.config_name, r.arrival_iops, r.bottleneck,
-                                           r.utilization[r.bottleneck], r.bounds.capacity_per_us * 1e6)
+                                           r.utilization[r.bottleneck], r.bounds.capacity_iops)
         lines += textwrap.wrap(f"UNSTABLE: {why}; latency has no steady-state value", width=118,
                                subsequent_indent="  ", break_on_hyphens=False) + [""]
         lines.append("  IOPS                 unstable (no steady state: no throughput, latency or power figures)")
@@ -275,11 +289,11 @@ def format_result(r, source: str | None = None) -> str:
 
 def _bounds_lines(r) -> list[str]:
     """The bounds line and the line saying what limits throughput (``Result.limited_by``)."""
-    cap = r.bounds.capacity_per_us * 1e6
-    pop = r.bounds.population_per_us * 1e6
-    wbuf = r.bounds.write_buffer_per_us * 1e6
-    stage = r.bounds.routed_stage_per_us * 1e6
-    idle = r.bounds.idle_per_us * 1e6
+    cap = r.bounds.capacity_iops
+    pop = r.bounds.population_iops
+    wbuf = r.bounds.write_buffer_iops
+    stage = r.bounds.routed_stage_iops
+    idle = r.bounds.idle_iops
     idle_text = f"{r.bounds.idle_station} idle while every request is away"
     limit = min([(pop, "queue depth (N / zero-load latency)"), (wbuf, "write buffer (its background runs)"),
                  (stage, f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}"), (idle, idle_text),
@@ -423,14 +437,21 @@ def _cmd_validate(args) -> int:
     from . import load_config
     from .validation.compare import validate
 
+    _check_plot_option(args.plot)
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     progress = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
     v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=args.replications,
                  markov_chain=not args.fast, timing_spread_scv=args.timing_spread)
+    if args.plot is not None:
+        from .plots import plot_validation
+
+        plot_validation(v, args.plot)
     if args.json:
         print(json.dumps(v.to_dict(), indent=2))
     else:
         print(format_validation(v))
+        if args.plot is not None:
+            print(f"wrote the latency plot to {args.plot}")
     return EXIT_OK if v.agrees else EXIT_NOT_MET
 
 
@@ -458,6 +479,7 @@ def _cmd_sweep(args) -> int:
     from .sweep import check_outputs, plan_sweep, run_sweep
 
     check_outputs(args.out, args.parquet)  # before validating every grid point, too
+    _check_plot_option(args.plot)
     plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
                       des_requests=args.des_requests, seed=args.seed, replications=args.replications,
                       fast=args.fast)
@@ -465,9 +487,35 @@ def _cmd_sweep(args) -> int:
                   connect_timeout_s=args.connect_timeout_s, parquet=args.parquet,
                   progress=_progress(args.progress))
     where = f"{s.path}" + (f" and {s.parquet}" if s.parquet else "")
+    if args.plot is not None:
+        _plot_sweep_csv(plan, s.path, args.plot)
+        where += f"; plot {args.plot}"
     print(f"ssdco sweep: {s.points} points ({s.resumed} already done, {s.computed} computed"
           + (f", {s.errors} with errors" if s.errors else "") + f") -> {where}")
     return EXIT_NOT_MET if s.errors else EXIT_OK
+
+
+def _check_plot_option(path: str | None) -> None:
+    """Before a long run: refuse a ``--plot`` path that cannot be written or a missing matplotlib."""
+    if path is None:
+        return
+    from .plots import require_matplotlib
+
+    require_matplotlib()
+    check_output_path(path, "--plot")
+
+
+def _plot_sweep_csv(plan, csv_path, png_path: str) -> None:
+    """``sweep --plot``: the finished CSV's rows against the grid's axes."""
+    from .api import _parse_cell
+    from .plots import plot_sweep
+    from .sweep import read_sweep_csv
+
+    rows = [{k: _parse_cell(v) for k, v in r.items()} for r in read_sweep_csv(csv_path)]
+    name = Path(plan.config_path).stem
+    plot_sweep(rows, [a.field for a in plan.axes], png_path,
+               title=f"ssdco sweep of {name}" + (f", controller {plan.controller}" if plan.controller else "")
+               + (" (DES: open squares)" if plan.des_requests else ""))
 
 
 def _cmd_optimize(args) -> int:
@@ -480,9 +528,11 @@ def _cmd_optimize(args) -> int:
     for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
         if path is not None:  # before the search (and its DES runs), not after it
             check_output_path(path, option)
+    _check_plot_option(args.plot)
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
-                      max_latency_us=args.max_latency_us, explain=args.explain, pareto_front=args.pareto is not None,
+                      max_latency_us=args.max_latency_us, explain=args.explain,
+                      pareto_front=args.pareto is not None or args.plot is not None,
                       options={**({"verify_des": False} if args.no_des else {}),
                                **({"markov_chain": False} if args.fast else {}),
                                **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {}),
@@ -494,6 +544,12 @@ def _cmd_optimize(args) -> int:
         write_atomic(args.pareto, pareto_csv(result.pareto))
         files["pareto"] = str(args.pareto)
         notes.append(f"wrote the Pareto front ({len(result.pareto)} designs) to {args.pareto}")
+    if args.plot is not None and result.pareto is not None:
+        from .plots import plot_optimize
+
+        plot_optimize(result, args.plot)
+        files["plot"] = str(args.plot)
+        notes.append(f"wrote the Pareto plot to {args.plot}")
     if args.write_design is not None:
         if result.pick is None:
             files["design"] = None

@@ -1,5 +1,8 @@
 """Parameter sweeps: a cartesian grid of ``--set``-style overrides, evaluated point by point into a CSV.
 
+From Python call ``ssdco.sweep(config, grid, ...)`` (:func:`ssdco.api.sweep`; this module is callable as it):
+it returns the rows as a :class:`ssdco.api.SweepTable` (``.to_frame()`` for a DataFrame).
+
 A grid is one or more axes ``path.to.field=v1,v2,...``; every value is a TOML literal exactly as for
 ``ssdco whatif --set`` (a bare word that is not valid TOML is taken as a string, so
 ``--grid controller=c01,c07`` works). Commas inside ``[...]``, ``{...}`` or quotes do not split values,
@@ -681,3 +684,27 @@ def _drive(plan: SweepPlan, path: Path, start: int, executor, progress: bool,
         finally:
             f.flush()
             os.fsync(f.fileno())
+
+
+# --------------------------------------------------------------------------------------------------
+# ``ssdco.sweep(...)``: the package exports the API function under this module's name
+# --------------------------------------------------------------------------------------------------
+class _CallableModule(type(sys)):
+    """This module, callable as :func:`ssdco.api.sweep`: once ``ssdco.sweep`` is imported, Python binds the name
+    ``ssdco.sweep`` to the module instead of the API function, so the module answers the call the same way."""
+
+    def __call__(self, *args, **kwargs):
+        from .api import sweep
+
+        return sweep(*args, **kwargs)
+
+    @property
+    def __signature__(self):
+        import inspect
+
+        from .api import sweep
+
+        return inspect.signature(sweep)
+
+
+sys.modules[__name__].__class__ = _CallableModule

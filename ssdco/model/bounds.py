@@ -13,10 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+US_PER_S = 1e6  # requests per us -> IOPS
+
 
 @dataclass(frozen=True)
 class Bounds:
-    """Throughput bounds in requests per us, and the station with the smallest capacity."""
+    """Throughput bounds in requests per us, and the station with the smallest capacity.
+
+    The model works in requests per us (the ``*_per_us`` fields); users read IOPS: every bound also has an
+    ``*_iops`` property (requests per second), e.g. :attr:`capacity_iops`.
+    """
 
     capacity_per_us: float  # min_k c_k / D_k: the bottleneck's saturation throughput
     population_per_us: float  # N / (Z + sum D): the no-queueing bound (inf for open workloads)
@@ -42,6 +48,36 @@ class Bounds:
     def upper_per_us(self) -> float:
         """The tightest upper bound."""
         return min(self.capacity_per_us, self.population_per_us, self.write_buffer_per_us, self.routed_stage_per_us)
+
+    @property
+    def capacity_iops(self) -> float:
+        """The bottleneck station's saturation throughput (IOPS)."""
+        return self.capacity_per_us * US_PER_S
+
+    @property
+    def population_iops(self) -> float:
+        """The no-queueing bound N / zero-load latency (IOPS; inf for open workloads)."""
+        return self.population_per_us * US_PER_S
+
+    @property
+    def write_buffer_iops(self) -> float:
+        """What the write buffer's background runs sustain (IOPS; inf where it does not apply)."""
+        return self.write_buffer_per_us * US_PER_S
+
+    @property
+    def routed_stage_iops(self) -> float:
+        """What the dies and channels alone sustain with every request in them (IOPS; inf where not found)."""
+        return self.routed_stage_per_us * US_PER_S
+
+    @property
+    def idle_iops(self) -> float:
+        """The idle bound of the busy core group (IOPS; inf where it does not hold)."""
+        return self.idle_per_us * US_PER_S
+
+    @property
+    def upper_iops(self) -> float:
+        """The tightest upper bound, :attr:`upper_per_us` in IOPS."""
+        return self.upper_per_us * US_PER_S
 
 
 def asymptotic_bounds(names, demand_us, servers, copies, delay_us: float, population: int | None,

@@ -51,7 +51,60 @@ class BudgetCheck:
 
 @dataclass(frozen=True)
 class Result:
-    """Everything ``ssdco whatif`` reports. Rates in I/O per second, times in us, powers in mW."""
+    """Everything ``ssdco whatif`` reports. Rates in I/O per second, times in us, powers in mW.
+
+    Attributes
+    ----------
+    config_name : str
+        The device configuration's ``name``.
+    controller : str
+        The controller's name (a preset such as ``"c07"``, or a file's).
+    workload : str
+        ``"closed"`` (a fixed queue depth) or ``"open"`` (a fixed arrival rate).
+    queue_depth : int or None
+        Requests in flight of a closed workload (None when open).
+    arrival_iops : float or None
+        Offered rate of an open workload, IOPS (None when closed).
+    iops : float
+        Solved throughput, IOPS (completed requests per second).
+    latency_mean_us : float
+        Mean request latency, us (inf for an unstable open workload).
+    latency_p99_us : float or None
+        99th-percentile latency estimate, us (None where the solver gives none).
+    stable : bool
+        False for an open workload offered more than the bottleneck can serve (no steady state).
+    utilization : mapping of str to float
+        Per station: busy fraction of one server of one copy, 0-1.
+    mean_jobs : mapping of str to float
+        Per station: mean requests present at one copy (queued + in service), requests.
+    bottleneck : str
+        The station with the largest demand per server (the lowest capacity).
+    bounds : Bounds
+        Throughput bounds; read them in IOPS: ``bounds.capacity_iops``, ``bounds.population_iops``, ...
+        (the ``*_per_us`` fields are requests per us, the model's unit).
+    power : Power
+        Controller power, mW: ``cores_mw``, ``accelerators_mw``, ``dram_mw``, ``total_mw``, ``core_side_mw``,
+        ``by_station_mw``.
+    budgets : mapping of str to BudgetCheck
+        ``core_power`` and ``dram_power`` (limit and value in mW) and ``min_iops`` (in IOPS), each with ``met``.
+    method : str
+        The solver that answered (e.g. ``"route-mva"``, ``"markov-chain"``, ``"periodic-schedule"``).
+    stations : tuple of StationLoad
+        Per station: servers, copies, visits per request and mean service time per visit (us).
+    ftl : mapping or None
+        FTL figures (mapping, WAF, TBW in TB, DWPD, life in years; see :func:`ftl_summary`); None without an
+        ``[ftl]`` table.
+    caveats : tuple of str
+        Where the model is known to disagree with the DES for this design (check with ``ssdco.validate``).
+    flow_correction_share : float or None
+        Share of IOPS the route MVA's flow correction moves, 0-1 (closed deterministic route-MVA answers only).
+    start_pattern : StartPattern or None
+        A long-held start pattern of closed deterministic work (its IOPS, requests and seconds before settling).
+    energy_per_io_nj : float
+        Controller energy per I/O, nJ (property).
+    budgets_met : bool
+        Every budget and target holds (property).
+    """
 
     config_name: str
     controller: str
@@ -110,6 +163,51 @@ class Result:
         if iops_per_us >= SATURATED_SHARE * self.bounds.write_buffer_per_us:
             return "write buffer"
         return QUEUE_DEPTH_LIMITS
+    def headline(self) -> list[tuple[str, str, str]]:
+        """The headline figures as (metric, value, unit) rows: what the repr and the HTML table show."""
+        p = self.power
+        rows = [("IOPS", _fmt(self.iops, 0), "IOPS"),
+                ("latency mean", _fmt(self.latency_mean_us, 2), "us"),
+                ("latency p99", _fmt(self.latency_p99_us, 2), "us"),
+                ("bottleneck", self.bottleneck, ""),
+                ("capacity of the bottleneck", _fmt(self.bounds.capacity_iops, 0), "IOPS"),
+                ("power total", _fmt(p.total_mw, 1), "mW"),
+                ("power core-side (cores + accelerators)", _fmt(p.core_side_mw, 1), "mW"),
+                ("power DRAM", _fmt(p.dram_mw, 1), "mW"),
+                ("energy per I/O", _fmt(self.energy_per_io_nj, 1), "nJ"),
+                ("budgets met", "yes" if self.budgets_met else "no", "")]
+        return rows
+
+    def _title(self) -> str:
+        wl = (f"closed, queue depth {self.queue_depth}" if self.workload == "closed"
+              else f"open, {_fmt(self.arrival_iops, 0)} IOPS offered")
+        return f"whatif {self.config_name}, controller {self.controller} ({wl}; {self.method})"
+
+    def __repr__(self) -> str:
+        p = self.power
+        lines = [f"<Result {self._title()}" + ("" if self.stable else "; UNSTABLE") + ">",
+                 f"  IOPS {_fmt(self.iops, 0)}; latency mean {_fmt(self.latency_mean_us, 2)} us, "
+                 f"p99 {_fmt(self.latency_p99_us, 2)} us",
+                 f"  bottleneck {self.bottleneck} (capacity {_fmt(self.bounds.capacity_iops, 0)} IOPS)",
+                 f"  power {_fmt(p.total_mw, 1)} mW (core-side {_fmt(p.core_side_mw, 1)} mW, DRAM "
+                 f"{_fmt(p.dram_mw, 1)} mW), {_fmt(self.energy_per_io_nj, 1)} nJ per I/O; budgets met: "
+                 + ("yes" if self.budgets_met else "no")]
+        if self.caveats:
+            lines.append(f"  {len(self.caveats)} caveat(s): see .caveats")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from ..display import html_table
+
+        return html_table(self._title() + ("" if self.stable else " - UNSTABLE"), self.headline())
+
+    def to_frame(self):
+        """A one-row pandas DataFrame of this answer, with the columns of ``ssdco sweep``'s CSV (IOPS, us, mW;
+        needs pandas: the ``frame`` extra). Concatenate several to compare designs."""
+        from ..display import data_frame
+        from ..sweep import flatten_whatif
+
+        return data_frame([{"config": self.config_name, **flatten_whatif(self.to_dict())}])
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON schema of ``ssdco whatif --json`` (see README, "JSON output")."""
@@ -131,12 +229,12 @@ class Result:
             "busiest_station": {"name": self.busiest_station,
                                 "utilization": _num(self.utilization[self.busiest_station])},
             "bounds": {
-                "capacity_iops": _num(self.bounds.capacity_per_us * US_PER_S),
-                "population_iops": _num(self.bounds.population_per_us * US_PER_S),
+                "capacity_iops": _num(self.bounds.capacity_iops),
+                "population_iops": _num(self.bounds.population_iops),
                 "zero_load_latency_us": _num(self.bounds.zero_load_latency_us),
-                "write_buffer_iops": _num(self.bounds.write_buffer_per_us * US_PER_S),
-                "routed_stage_iops": _num(self.bounds.routed_stage_per_us * US_PER_S),
-                "idle_iops": _num(self.bounds.idle_per_us * US_PER_S),
+                "write_buffer_iops": _num(self.bounds.write_buffer_iops),
+                "routed_stage_iops": _num(self.bounds.routed_stage_iops),
+                "idle_iops": _num(self.bounds.idle_iops),
             },
             "power_mw": {
                 "cores": self._steady(self.power.cores_mw),
@@ -201,6 +299,13 @@ def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str,
         "dwpd": float(fx.dwpd),
         "life_years": float(fx.life_years(host_write)),
     }
+
+
+def _fmt(x: float | None, digits: int) -> str:
+    """``x`` with thousands separators and ``digits`` decimals; "n/a" where missing or not finite."""
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{float(x):,.{digits}f}"
 
 
 def _num(x: float | None) -> float | None:

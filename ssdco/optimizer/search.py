@@ -222,11 +222,101 @@ class OptimizeResult:
         """True when a verified pick was found."""
         return self.pick is not None
 
+    def headline(self) -> list[tuple[str, str, str]]:
+        """The headline figures as (metric, value, unit) rows: targets, the pick, its verified figures."""
+        t = self.targets
+        rows = [("status", self.status, ""),
+                ("IOPS target (queue depth %d)" % t.queue_depth, _fmt_num(t.target_iops, 0), "IOPS"),
+                ("core-side power budget", _fmt_num(t.core_power_mw, 1), "mW"),
+                ("DRAM power budget", _fmt_num(t.dram_power_mw, 1), "mW"),
+                ("designs in the space", f"{self.space_size:,}", "designs")]
+        if self.pick is not None:
+            rows += [("pick", self.pick.label(), ""), ("cost", _fmt_num(self.cost, 2), "relative units")]
+        if self.verdict is not None:
+            a = self.verdict.analytic
+            rows += [("pick IOPS, model", _fmt_num(a.iops, 0), "IOPS"),
+                     ("pick latency mean, model", _fmt_num(a.latency_mean_us, 2), "us"),
+                     ("pick core-side power", _fmt_num(a.power.core_side_mw, 1), "mW"),
+                     ("pick DRAM power", _fmt_num(a.power.dram_mw, 1), "mW")]
+            v = self.verdict.validation
+            if v is not None:
+                rows += [("pick IOPS, DES", _fmt_num(v.des.iops.value, 0), "IOPS"), ("DES verdict", v.verdict, "")]
+        return rows
+
+    def __repr__(self) -> str:
+        t = self.targets
+        head = (f"<OptimizeResult {self.config.name}: {self.status}; >= {_fmt_num(t.target_iops, 0)} IOPS at queue "
+                f"depth {t.queue_depth}, core-side <= {_fmt_num(t.core_power_mw, 1)} mW, DRAM <= "
+                f"{_fmt_num(t.dram_power_mw, 1)} mW>")
+        if self.pick is None:
+            return head + f"\n  no design of {self.space_size:,} qualifies: {self.message}"
+        lines = [head, f"  pick {self.pick.label()}, cost {_fmt_num(self.cost, 2)}"]
+        if self.verdict is not None:
+            a = self.verdict.analytic
+            lines.append(f"  model: {_fmt_num(a.iops, 0)} IOPS, latency mean {_fmt_num(a.latency_mean_us, 2)} us, "
+                         f"core-side {_fmt_num(a.power.core_side_mw, 1)} mW, DRAM {_fmt_num(a.power.dram_mw, 1)} mW")
+            v = self.verdict.validation
+            if v is not None:
+                lines.append(f"  DES: {_fmt_num(v.des.iops.value, 0)} IOPS ({v.verdict})")
+        lines.append(f"  {len(self.runners_up)} runner(s)-up; "
+                     + (f"Pareto front of {len(self.pareto)} designs" if self.pareto is not None else "no Pareto front")
+                     + f"; {self.space_size:,} designs in the space")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from ..display import html_table
+
+        return html_table(f"optimize {self.config.name}: {self.status}", self.headline())
+
+    def to_frame(self):
+        """A pandas DataFrame with one row per reported design: the pick, then the runners-up, or where nothing
+        qualifies the closest designs (``kind``, cost, what each lacks, model IOPS, mean latency in us, core-side
+        and DRAM power in mW). Needs pandas (the ``frame`` extra)."""
+        from ..display import data_frame
+
+        cols = ["kind", "design", "cost", "delta_cost", "lacks", "iops", "latency_mean_us", "core_power_mw",
+                "dram_power_mw", "verified_by"]
+        rows = []
+        if self.pick is not None and self.verdict is not None:
+            a = self.verdict.analytic
+            rows.append({"kind": "pick", "design": self.pick.label(), "cost": self.cost, "delta_cost": 0.0,
+                         "lacks": "", "iops": a.iops, "latency_mean_us": a.latency_mean_us,
+                         "core_power_mw": a.power.core_side_mw, "dram_power_mw": a.power.dram_mw,
+                         "verified_by": self.verdict.stage})
+        closest = self.infeasibility.closest if self.infeasibility is not None else ()
+        for c in (*self.runners_up, *closest):
+            rows.append({"kind": c.kind, "design": c.design.label() if c.design is not None else "",
+                         "cost": c.cost, "delta_cost": c.delta_cost, "lacks": "; ".join(c.lacks), "iops": c.iops,
+                         "latency_mean_us": c.latency_mean_us, "core_power_mw": c.core_power_mw,
+                         "dram_power_mw": c.dram_power_mw, "verified_by": c.verified_by})
+        return data_frame(rows, cols)
+
+    def pareto_frame(self):
+        """The Pareto front (``optimize(..., pareto_front=True)``) as a pandas DataFrame: design, cost, model
+        IOPS, core-side power (mW), mean latency (us), whether it meets every target. Needs pandas."""
+        from ..display import data_frame
+
+        if self.pareto is None:
+            raise ValueError("no Pareto front: call ssdco.optimize(..., pareto_front=True)")
+        cols = ["design", "cost", "iops", "core_power_mw", "latency_mean_us", "meets_targets"]
+        return data_frame([{"design": p.design.label(), "cost": p.cost, "iops": p.iops,
+                            "core_power_mw": p.core_power_mw, "latency_mean_us": p.latency_mean_us,
+                            "meets_targets": p.meets_targets} for p in self.pareto], cols)
+
     def pick_config(self, name: str = "optimized", description: str = "") -> Config:
         """The device configuration running the pick (budgets = targets)."""
         if self.pick is None:
             raise ValueError("no feasible design")
         return self.config.with_controller(self.pick.to_controller(name, description))
+
+
+def _fmt_num(x: float | None, digits: int) -> str:
+    """``x`` with thousands separators; "unlimited" for inf, "n/a" for None or NaN."""
+    if x is None or math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "unlimited"
+    return f"{float(x):,.{digits}f}"
 
 
 @dataclass(frozen=True)
@@ -319,7 +409,7 @@ class _Searcher:
         return r
 
     def screen(self, design: Design) -> Result:
-        """The answer without the Markov chain (``evaluate(..., markov_chain=False, chain_first_states=False)``)
+        """The answer without the Markov chain (``evaluate(..., effort="screen")``)
         for ``design``: the auxiliary searches' first check (module docstring). The verification's own answer
         where that does not try the chain either."""
         if not self.screens:

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from .. import defaults
 from ..errors import ConfigError, unstable_open_workload_error
 from ..model.network import Network, build_network
 from ..model.power import compute_power
@@ -162,6 +163,54 @@ class Validation:
         """The verdict is AGREE: all three checks hold and the DES's runs are settled."""
         return self.verdict == "AGREE"
 
+    def headline(self) -> list[tuple[str, str, str]]:
+        """The headline figures as (metric, value, unit) rows: the model's, the DES's and their error."""
+        from ..display import number
+
+        a, d, rel = self.analytic, self.des, self.relative_error
+        return [("IOPS, model", number(a.iops, 0), "IOPS"),
+                ("IOPS, DES (95% CI half-width)", f"{number(d.iops.value, 0)} +- {number(d.iops.half_width, 0)}",
+                 "IOPS"),
+                ("IOPS error (model / DES - 1)", f"{rel['iops']:+.2%}", f"tolerance {IOPS_TOLERANCE:.0%}"),
+                ("latency mean, model", number(a.latency_mean_us, 2), "us"),
+                ("latency mean, DES", number(d.mean_latency_us.value, 2), "us"),
+                ("latency mean error", f"{rel['latency_mean_us']:+.2%}", f"tolerance {LATENCY_TOLERANCE:.0%}"),
+                ("latency p99, model", number(a.latency_p99_us, 2), "us"),
+                ("latency p99, DES", number(d.p99_us, 2), "us"),
+                ("DES requests measured", f"{d.measured_requests:,}", "requests"),
+                ("DES runs", str(self.des_runs), ""),
+                ("verdict", self.verdict, "")]
+
+    def __repr__(self) -> str:
+        a, d, rel = self.analytic, self.des, self.relative_error
+        return "\n".join([
+            f"<Validation {a.config_name}, controller {a.controller}: {self.verdict}"
+            + (f" ({', '.join(self.failed_checks)} outside tolerance)" if self.verdict == "DISAGREE" else "") + ">",
+            f"  IOPS     model {a.iops:,.0f}, DES {d.iops.value:,.0f} +- {d.iops.half_width:,.0f} "
+            f"({rel['iops']:+.2%}, tolerance {IOPS_TOLERANCE:.0%})",
+            f"  latency  model {a.latency_mean_us:,.2f} us, DES {d.mean_latency_us.value:,.2f} us mean "
+            f"({rel['latency_mean_us']:+.2%}, tolerance {LATENCY_TOLERANCE:.0%}); DES p99 {d.p99_us:,.2f} us",
+            f"  DES      {d.measured_requests:,} requests measured after {d.warmup_requests:,} warm-up, "
+            f"{self.des_runs} run(s)"])
+
+    def _repr_html_(self) -> str:
+        from ..display import html_table
+
+        a = self.analytic
+        return html_table(f"validate {a.config_name}, controller {a.controller}: {self.verdict}", self.headline())
+
+    def to_frame(self):
+        """A one-row pandas DataFrame: the model's and the DES's figures and their errors, with the columns of
+        ``ssdco sweep --des-requests``'s CSV (IOPS, us, mW; needs pandas: the ``frame`` extra)."""
+        from ..display import data_frame
+        from ..sweep import flatten_validation
+
+        return data_frame([{"config": self.analytic.config_name, **flatten_validation(self.to_dict())}])
+
+    def latency_cdf(self) -> tuple[Any, Any]:
+        """The DES's measured latency distribution: (latency in us ascending, fraction of requests at or below)."""
+        return self.des.latency_cdf_us
+
     def to_dict(self) -> dict[str, Any]:
         """The ``ssdco validate --json`` document."""
         return {
@@ -186,7 +235,7 @@ def unstable_result_error(config: Config, result: Result) -> ConfigError:
     """The error of an open workload that ``result`` found unstable (see :func:`validate`)."""
     return unstable_open_workload_error(config.source, config.workload.arrival_iops, result.bottleneck,
                                         result.utilization[result.bottleneck],
-                                        result.bounds.capacity_per_us * 1e6)
+                                        result.bounds.capacity_iops)
 
 
 def des_power(config: Config, network: Network, des: DesResult):
@@ -228,7 +277,8 @@ def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
     return check_budgets(config, des.iops.value, _P)
 
 
-def validate(config: Config, *, requests: int = 200_000, seed: SeedLike = 0, progress: bool = False,
+def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: SeedLike = defaults.SEED,
+             progress: bool = False,
              service_family: str = "auto", replications: int | str = 0, markov_chain: bool = True,
              timing_spread_scv: float | None = None) -> Validation:
     """Run the analytic model and the DES on ``config`` and compare them.

@@ -194,7 +194,7 @@ def open_at(d: dict, load: float) -> dict:
     from ..spec import config_from_dict
 
     closed = config_from_dict(d)
-    capacity_iops = evaluate_network(closed, build_network(closed)).bounds.capacity_per_us * 1e6
+    capacity_iops = evaluate_network(closed, build_network(closed)).bounds.capacity_iops
     out = copy.deepcopy(d)
     out["workload"].pop("queue_depth", None)
     out["workload"]["arrival_iops"] = load * capacity_iops
