@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from ssdco import spec as spec_module  # noqa: E402
-from ssdco.optimizer import space as space_module  # noqa: E402
+from ssdco import spec as spec_module
+from ssdco.optimizer import space as space_module
 
 SPEC_PY = ROOT / "ssdco" / "spec.py"
 SPACE_PY = ROOT / "ssdco" / "optimizer" / "space.py"
@@ -82,7 +82,7 @@ class Table:
 # --------------------------------------------------------------------------------------------------
 def _eval(node: ast.AST, namespace: dict) -> object:
     """The value of a constant expression of the source, evaluated in its module's namespace; raises if not."""
-    return eval(compile(ast.Expression(node), "<spec>", "eval"), dict(namespace))  # noqa: S307 - our own source
+    return eval(compile(ast.Expression(node), "<spec>", "eval"), dict(namespace))  # the parsers' own source text
 
 
 def _text(node: ast.AST, namespace: dict, message: bool = False) -> str:
@@ -271,7 +271,7 @@ class _ParserWalk(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         f = node.func
         if isinstance(f, ast.Name) and f.id in self.local_templates and node.args:
-            param, call, orelse = self.local_templates[f.id]
+            _, call, orelse = self.local_templates[f.id]
             key = self._key(node.args[0])
             if key is not None:
                 self._reader_call(call, key, orelse)

@@ -39,9 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 MAX_LINE_CHARS = 120
 
-TOUR = re.compile(r"<!-- tour: (?P<name>[\w-]+)(?P<options>[^>]*?)\s*-->\n(?P<body>.*?)<!-- /tour -->", re.S)
-FILE = re.compile(r"<!-- file: (?P<name>[\w.-]+)\s*-->\n```[\w-]*\n(?P<text>.*?)```\n<!-- /file -->", re.S)
-FENCE = re.compile(r"(?P<open>```[\w-]*\n)(?P<inner>.*?)(?P<close>```\n?)", re.S)
+TOUR = re.compile(r"<!-- tour: (?P<name>[\w-]+)(?P<options>[^>]*?)\s*-->\n(?P<body>.*?)<!-- /tour -->", re.DOTALL)
+FILE = re.compile(r"<!-- file: (?P<name>[\w.-]+)\s*-->\n```[\w-]*\n(?P<text>.*?)```\n<!-- /file -->", re.DOTALL)
+FENCE = re.compile(r"(?P<open>```[\w-]*\n)(?P<inner>.*?)(?P<close>```\n?)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def scratch_environment(workdir: Path, readme_text: str) -> dict[str, str]:
 
 def run(command: str, workdir: Path, env: dict[str, str]) -> tuple[int, str]:
     """Run one shown command with bash in ``workdir``; return its exit status and its output (stdout, stderr)."""
-    done = subprocess.run(["bash", "-c", command], cwd=workdir, env=env, stdout=subprocess.PIPE,
+    done = subprocess.run(["bash", "-c", command], check=False, cwd=workdir, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
     return done.returncode, done.stdout
 
