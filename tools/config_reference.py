@@ -131,6 +131,106 @@ KINDS = {
     "sources": "table of free-form strings",
 }
 
+#: What each field means, by table path and key (the type, unit, default and range come from the parsers).
+MEANINGS = {
+    "schema_version": "the file format's version",
+    "name": "the configuration's name in outputs",
+    "description": "free text",
+    "sources": "free-form provenance notes (kept, not interpreted)",
+    "nand.channels": "channel buses",
+    "nand.ways_per_channel": "chips per channel",
+    "nand.dies_per_chip": "dies per chip",
+    "nand.planes_per_die": "planes per die",
+    "nand.page_size_kib": "flash page size",
+    "nand.pages_per_block": "pages per erase block",
+    "nand.blocks_per_plane": "erase blocks per plane",
+    "nand.t_read_us": "array read time of a page",
+    "nand.t_prog_us": "page program time",
+    "nand.t_erase_us": "block erase time",
+    "nand.channel_rate_mts": "channel bus transfer rate",
+    "nand.channel_width_bits": "channel bus width",
+    "nand.ecc_overhead_fraction": "ECC spare bytes moved per data byte",
+    "nand.independent_plane_reads": "each plane serves a read on its own (a die is then that many servers)",
+    "nand.over_provisioning": "raw capacity over user capacity, minus 1",
+    "host.pcie_gen": "PCIe generation",
+    "host.pcie_lanes": "PCIe lanes",
+    "host.link_efficiency": "share of the raw link rate left after packet overhead",
+    "host.command_fetch_us": "doorbell and command fetch, per request",
+    "host.completion_post_us": "completion entry and interrupt, per request",
+    "host.command_bytes": "command, completion and doorbell bytes on the link, per request",
+    "core_specs.<name>.idle_mw": "power of a core that exists but is idle (leakage)",
+    "core_specs.<name>.active_mw": "power of a fully busy core",
+    "core_specs.<name>.frequency_mhz": "clock frequency",
+    "core_specs.<name>.cycle_scale": "factor on every module's cycles on this core (e.g. 1.2 without caches)",
+    "core_specs.<name>.cost": "relative silicon cost per core (optimize)",
+    "modules.<name>.cycles": "work per visit; service time = cycles x cycle_scale / frequency + memory_stall_us",
+    "modules.<name>.memory_stall_us": "fixed extra time per visit",
+    "modules.<name>.dram_accesses_per_visit": "random DRAM accesses per visit (DRAM power)",
+    "modules.<name>.service_us.<core spec>": "service time per visit on that core spec, instead of the cycles",
+    "accelerator_specs.<name>.latency_us": "time one operation takes",
+    "accelerator_specs.<name>.initiation_interval_us": "time between two operations one unit accepts (pipelining)",
+    "accelerator_specs.<name>.idle_mw": "power per unit when idle",
+    "accelerator_specs.<name>.energy_per_op_nj": "energy per operation",
+    "accelerator_specs.<name>.unit_cost": "relative silicon cost per unit (optimize)",
+    "accelerator_specs.<name>.development_cost": "relative one-time cost of accelerating this module (optimize)",
+    "dram.size_gib": "DRAM size (with [ftl]: the size that holds the full mapping table)",
+    "dram.background_mw_per_gib": "standby and refresh power",
+    "dram.access_energy_nj": "energy per random access (a mapping lookup)",
+    "dram.stream_energy_pj_per_bit": "energy per bit of data streamed through the DRAM buffer",
+    "dram.data_passes_per_io": "times each request's data passes through DRAM",
+    "dram.cost_per_gib": "relative cost per GiB (optimize)",
+    "workload.preset": "\"jesd219\": the JEDEC enterprise transfer-size mix and address skew",
+    "workload.read_fraction": "share of requests that read",
+    "workload.request_size_kib": "request size, or a size mix",
+    "workload.queue_depth": "requests in flight (closed workload)",
+    "workload.arrival_iops": "Poisson arrival rate (open workload)",
+    "workload.address_pattern": "how addresses are drawn",
+    "workload.mapping_unit_kib": "mapping unit; a request is split into transactions of this size",
+    "workload.hot_access_fraction": "hot_cold: share of accesses to the hot region",
+    "workload.hot_space_fraction": "hot_cold: share of the address space that is hot",
+    "workload.request_size_kib.sizes": "request sizes",
+    "workload.request_size_kib.probabilities": "probability of each size",
+    "variability.firmware_scv": "variability of core and accelerator service times (0: fixed times)",
+    "variability.nand_scv": "variability of die and channel times",
+    "variability.host_scv": "variability of the host link and per-command delays",
+    "budgets.core_power_mw": "budget for cores plus accelerators",
+    "budgets.dram_power_mw": "DRAM power budget",
+    "budgets.min_iops": "IOPS target (0: none)",
+    "ftl.mapping": "\"full\" page table in DRAM, \"dftl\" cached table, \"partitioned\" clean/dirty cache",
+    "ftl.cache_fraction": "share of the mapping entries the DRAM cache holds (dftl, partitioned)",
+    "ftl.gc_policy": "garbage-collection victim selection",
+    "ftl.cache_granularity": "dftl cache of translation pages or of single entries",
+    "ftl.dirty_fraction": "partitioned: share of the cache for dirty (entry-logged) entries",
+    "ftl.pe_cycles": "program/erase rating of a block",
+    "ftl.write_buffer_kib": "DRAM write buffer; 0: write-through",
+    "ftl.capacity_gb": "user (logical) capacity",
+    "controller.name": "the controller's name in outputs",
+    "controller.description": "free text",
+    "controller.core_groups": "the core groups",
+    "controller.core_groups[].modules": "modules this group serves, first come first served",
+    "controller.core_groups[].name": "the group's name in outputs (cores:NAME)",
+    "controller.core_groups[].spec": "a [core_specs] name",
+    "controller.core_groups[].count": "identical cores in the group",
+    "controller.accelerators.<module>": "accelerator units of that module",
+    "optimizer.max_cores_per_group": "cores a group may have: 1..this",
+    "optimizer.max_units": "accelerator units per hardware module: 1..this",
+    "optimizer.utilization_cap": "every station's utilisation at the target at most this",
+    "optimizer.max_iterations": "designs the verify-and-tighten loop may verify",
+    "optimizer.verify_des": "verify the pick with the DES too",
+    "optimizer.des_requests": "DES requests per verification",
+    "optimizer.des_seed": "DES seed",
+    "optimizer.timing_spread_scv": "> 0: the pick's DES once more with varying service times",
+    "optimizer.enumeration_limit": "enumerate the space (cross-check, Pareto front) up to this size",
+    "optimizer.runners_up": "next-cheapest designs reported",
+    "optimizer.markov_chain": "verify with the Markov chain where it applies (false: optimize --fast)",
+    "optimizer.solver": "MILP solver",
+    "optimizer.core_specs": "core types a group may use",
+    "optimizer.hardware_modules": "modules that may become accelerators",
+    "optimizer.min_life_years": "reject mapping options whose flash wears out sooner at the target",
+    "optimizer.dram.mappings": "mapping options to search",
+    "optimizer.dram.cache_fractions": "cache fractions to search (dftl, partitioned)",
+}
+
 #: Descriptions of the tables that have no dataclass of their own.
 TABLE_NOTES = {
     "modules.<name>.service_us": "Per-visit service time (µs) of the module on a named core spec, used instead of "
@@ -484,8 +584,8 @@ def render(tables: dict[str, Table]) -> str:
         "<!-- Generated by tools/config_reference.py from ssdco/spec.py and ssdco/optimizer/space.py; "
         "do not edit. -->",
         "",
-        "Every table and field a device file may hold, with the type, unit, default and allowed range that the",
-        "parser applies. A field without a default is required. A table marked optional may be left out.",
+        "Every table and field a device file may hold, with its meaning and the type, unit, default and allowed",
+        "range that the parser applies. A field without a default is required; an optional table may be left out.",
         "Every number (integers too) must also be 0 or of magnitude "
         f"{spec_module.MIN_MAGNITUDE:g} to {spec_module.MAX_MAGNITUDE:g}.",
         "Unknown fields are refused, naming the fields allowed there. `<name>` stands for a name you choose",
@@ -515,14 +615,15 @@ def render(tables: dict[str, Table]) -> str:
             out.append("")
         if not table.fields:
             continue
-        out.append("| field | type | unit | default | allowed |")
-        out.append("|---|---|---|---|---|")
+        out.append("| field | meaning | type | unit | default | allowed |")
+        out.append("|---|---|---|---|---|---|")
         for f in table.fields.values():
-            f.kind = KINDS.get(f"{path}.{f.key}" if path else f.key, f.kind)
+            dotted = f"{path}.{f.key}" if path else f.key
+            f.kind = KINDS.get(dotted, f.kind)
             allowed = "; ".join(a for a in f.allowed if a)
-            note = f" ({f.note})" if f.note else ""
-            out.append(f"| `{_cell(f.key)}` | {_cell(f.kind)} | {_cell(unit_of(f.key))} | {_cell(f.default)} | "
-                       f"{_cell(allowed + note)} |")
+            meaning = MEANINGS.get(dotted, f.note)
+            out.append(f"| `{_cell(f.key)}` | {_cell(meaning)} | {_cell(f.kind)} | {_cell(unit_of(f.key))} | "
+                       f"{_cell(f.default)} | {_cell(allowed)} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
