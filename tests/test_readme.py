@@ -138,3 +138,51 @@ def test_the_configuration_reference_is_the_generated_one():
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "config_reference.py"), "--check"], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def _load_tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = sys.modules.setdefault(name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return module
+
+
+def _documented_value(text: str):
+    """A default as the reference prints it, as a Python value; None for a default described in words."""
+    if text in ("true", "false"):
+        return text == "true"
+    if text == "unlimited":
+        return float("inf")
+    if text.startswith('"') and text.endswith('"') and text.count('"') == 2:
+        return text[1:-1]
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def test_the_documented_defaults_are_the_ones_the_parser_applies():
+    from ssdco.spec import config_from_dict
+
+    reference = _load_tool("config_reference")
+    tables = reference.spec_tables()
+    raw = tomllib.loads(readme_tour.files(README.read_text())["my-drive.toml"])  # required fields only, mostly
+    raw["accelerator_specs"] = {"parse": {"latency_us": 0.1, "idle_mw": 1.0, "energy_per_op_nj": 0.5}}
+    raw["ftl"] = {}
+    config = config_from_dict(raw)
+    objects = {"nand": config.nand, "host": config.host, "dram": config.dram, "workload": config.workload,
+               "variability": config.variability, "budgets": config.budgets, "ftl": config.ftl,
+               "core_specs.<name>": config.core_specs["c100m"], "modules.<name>": config.modules["parse"],
+               "accelerator_specs.<name>": config.accelerator_specs["parse"]}
+    given = {"core_specs.<name>": raw["core_specs"]["c100m"], "modules.<name>": raw["modules"]["parse"],
+             "accelerator_specs.<name>": raw["accelerator_specs"]["parse"]}
+    checked = []
+    for path, parsed in objects.items():
+        for key, field in tables[path].fields.items():
+            documented = _documented_value(field.default)
+            if documented is None or key in given.get(path, raw.get(path, {})) or not hasattr(parsed, key):
+                continue  # described in words, set by the file, or stored under another name
+            assert getattr(parsed, key) == documented, f"[{path}] {key}: parsed {getattr(parsed, key)!r}, " \
+                                                        f"documented {field.default}"
+            checked.append(f"{path}.{key}")
+    assert len(checked) >= 30, checked

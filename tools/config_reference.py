@@ -49,7 +49,7 @@ UNIT_BY_NAME = {
     "cycle_scale": "factor", "over_provisioning": "fraction of the user capacity", "queue_depth": "requests",
     "count": "cores", "pcie_lanes": "lanes", "unit_cost": "relative cost per unit",
     "development_cost": "relative cost, once per accelerated module", "channels": "channels",
-    "ways_per_channel": "dies per channel", "planes_per_die": "planes", "pages_per_block": "pages",
+    "ways_per_channel": "chips", "planes_per_die": "planes", "pages_per_block": "pages",
     "blocks_per_plane": "blocks", "dies_per_chip": "dies", "utilization_cap": "fraction (0-1)",
     "des_requests": "requests", "max_units": "units", "max_cores_per_group": "cores",
 }
