@@ -109,11 +109,12 @@ def _bounds(ctx: Context, found: Answer) -> Bounds:
 
 
 def _held_to(found: Answer, bounds: Bounds, queue_depth: int | None) -> Answer:
-    """``found`` held to the bounds where its solver asks for it: X at most the tightest upper bound, and at the
-    bound where the bottleneck is busy throughout; the latency then N / X (Little's law)."""
+    """``found`` held to the bounds where its solver asks for it: X at most the tightest upper bound, and the
+    bottleneck's capacity c / D where the bottleneck is busy throughout (not a seeded estimate among the bounds,
+    whose noise would make X move with the queue depth); the latency then N / X (Little's law)."""
     if not found.held_to_bounds:
         return found
-    x = bounds.upper_per_us if found.at_capacity else min(found.throughput_per_us, bounds.upper_per_us)
+    x = bounds.capacity_per_us if found.at_capacity else min(found.throughput_per_us, bounds.upper_per_us)
     if x == found.throughput_per_us:
         return found
     return replace(found, throughput_per_us=x, response_us=queue_depth / x)
