@@ -16,6 +16,9 @@ from .network import StationLoad
 from .power import Power
 
 US_PER_S = 1e6
+# The relative resolution of an answer that rests on a seeded event-by-event run (Result.seeded): the standard error
+# of the platoon stage's and the routed stage's throughput over their runs is 0.02-0.25 % (docs/model.md).
+SEEDED_RESOLUTION = 2.5e-3
 #: a station limits throughput when the answer's IOPS reaches this share of its capacity bound c / D
 #: (it is at least this busy); below it, a closed workload is limited by its queue depth (``Result.limited_by``)
 SATURATED_SHARE = 0.9
@@ -100,6 +103,10 @@ class Result:
         Share of IOPS the route MVA's flow correction moves, 0-1 (closed deterministic route-MVA answers only).
     start_pattern : StartPattern or None
         A long-held start pattern of closed deterministic work (its IOPS, requests and seconds before settling).
+    seeded : bool
+        The answer rests on a seeded event-by-event run of part of the network (the platoon stage, or the route
+        MVA's routed stage): reproducible, but resolved only to ``SEEDED_RESOLUTION`` (relative), so a design
+        changed slightly (one more request in flight, one more server) can move it by that much either way.
     energy_per_io_nj : float
         Controller energy per I/O, nJ (property).
     budgets_met : bool
@@ -130,6 +137,7 @@ class Result:
     flow_correction_share: float | None = None
     # closed deterministic answers of the chain: the start's long-held pattern, where there is one (start_pattern)
     start_pattern: StartPattern | None = None
+    seeded: bool = False
 
     @property
     def energy_per_io_nj(self) -> float:
@@ -249,6 +257,7 @@ class Result:
                                                   for k, v in self.ftl.items()},
             "caveats": list(self.caveats),
             "flow_correction_share": _num(self.flow_correction_share),
+            "seeded": self.seeded,
             "start_pattern": None if self.start_pattern is None else {
                 "iops": _num(self.start_pattern.iops), "settle_requests": _num(self.start_pattern.settle_requests),
                 "settle_s": _num(self.start_pattern.settle_s)},

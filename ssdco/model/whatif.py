@@ -77,6 +77,7 @@ def evaluate_network(config: Config, network: Network, *, effort: str = "full", 
         caveats=caveats,
         flow_correction_share=flow_share,
         start_pattern=start,
+        seeded=found.seeded,
     )
 
 

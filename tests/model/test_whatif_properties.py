@@ -9,6 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from ssdco.model.result import SEEDED_RESOLUTION
 from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.whatif import evaluate
 from ssdco.spec import config_from_dict
@@ -32,21 +33,30 @@ def test_asymptotic_bounds_hold(d):
     assert r.queue_depth == pytest.approx(x * r.latency_mean_us, rel=1e-9)
 
 
-@given(config_dicts(), st.booleans())
-@settings(max_examples=80)
-def test_adding_a_core_or_unit_never_lowers_iops(d, exact):
-    # Both solvers are held to rounding. The route MVA solves each X(n) as the largest X with
-    # X cycle_n(X) <= n, and cycle_n(X) does not rise when a server is added (route_mva.py, "Monotone
-    # in servers"); benchmarks/monotonicity.py measures 0 of 4,850 additions on random designs. The exact
-    # periodic schedule is left out (periodic=False): the DES itself is not monotone where it applies
-    # (tests/model/test_periodic.py, a fourth core -1.1 %).
-    # The platoon stage is left out too (platoon_stage=False): a seeded run of part of the network, which answers or
-    # not as the bottleneck moves (a +1 core that moves it off a core group serving several steps can hand the
-    # answer back to the route MVA, 68,845 -> 64,180 IOPS on a draw at QD 2, 2026-11-29).
-    how = {"effort": "exact" if exact else "full", "solvers": all_but(*SCHEDULES, "platoon-stage")}
-    base = evaluate(config_from_dict(d), **how).iops
+def _never_lower(before, after, label, *, unless_caveated: bool = False) -> None:
+    """``after`` (more load or one more server) has at least ``before``'s IOPS: to rounding between analytic
+    answers, to ``SEEDED_RESOLUTION`` where either rests on a seeded event-by-event run; with ``unless_caveated``
+    a dip is allowed where an answer says the model is at risk there (a caveat)."""
+    slack = SEEDED_RESOLUTION if (before.seeded or after.seeded) else 1e-9
+    if after.iops >= before.iops * (1 - slack):
+        return
+    assert unless_caveated and (after.caveats or before.caveats), (
+        label, before.method, before.iops, after.method, after.iops)
+
+
+@given(config_dicts(max_qd=32), st.sampled_from(["full", "exact"]))
+@settings(max_examples=40)
+def test_adding_a_core_or_unit_never_lowers_iops(d, effort):
+    # The route MVA is monotone in servers by construction (X cycle_n(X) <= n, cycle_n(X) does not rise with a
+    # server; route_mva.py), to the resolution of its seeded routed stage where that holds X. The schedules (the
+    # periodic schedule, the convoy, the Markov chain of the draws) follow the DES's own event recursion, which is
+    # not monotone in servers (tests/model/test_periodic.py: a fourth core -1.1 %), and the platoon stage answers or
+    # not as the bottleneck moves (a +1 core that moves it off a core group serving several steps hands the answer
+    # back to the route MVA): both are left out.
+    how = {"effort": effort, "solvers": all_but(*SCHEDULES, "platoon-stage")}
+    base = evaluate(config_from_dict(d), **how)
     for label, more in one_more_server(d):
-        assert evaluate(config_from_dict(more), **how).iops >= base * (1 - 1e-9), label
+        _never_lower(base, evaluate(config_from_dict(more), **how), label)
 
 
 @pytest.mark.parametrize("seed,label", [(10469, "+1 core in g1"), (10469, "+1 core in g2"),
@@ -67,22 +77,21 @@ def test_former_route_mva_counterexamples(seed, label):
 
 
 @given(config_dicts(max_qd=32))
-@settings(max_examples=60)
-def test_power_never_falls_as_load_rises(d):
-    # The route MVA, which answers wherever no schedule or chain does: its X(n) is floored at X(n - 1)
-    # (route_mva.py), and the power rises with the work done. whatif's own answers switch solvers with the queue
-    # depth and can dip where the route MVA misses after the chain outgrew its budget; that dip is flagged
-    # (test_whatif_dips_where_the_chain_outgrows_its_budget). Fresh draws of this test over whatif's answers found
-    # it (2026-11-26), and a lumped chain above the capacity bound (schedule_chain._within_capacity).
-    prev_power = prev_iops = None
+@settings(max_examples=40)
+def test_iops_and_power_never_fall_as_load_rises_whatever_the_solver(d):
+    # whatif's own answers at queue depths 1-64: the solver changes with the queue depth (the chain at 1-8, the
+    # platoon stage at 6-24, the route MVA beyond); IOPS and power never fall, but by a seeded run's resolution or
+    # where the lower answer carries a caveat (the route MVA answering where the chain outgrew its budget)
+    prev = None
     for qd in (1, 2, 4, 8, 16, 32, 64):
         d2 = copy.deepcopy(d)
         d2["workload"]["queue_depth"] = qd
-        r = evaluate(config_from_dict(d2, source="<generated>"), solvers=all_but(*SCHEDULES))
-        if prev_power is not None:
-            assert r.iops >= prev_iops * (1 - 1e-9)
-            assert r.power.total_mw >= prev_power * (1 - 1e-9)
-        prev_power, prev_iops = r.power.total_mw, r.iops
+        r = evaluate(config_from_dict(d2, source="<generated>"))
+        if prev is not None:
+            _never_lower(prev, r, f"QD {qd}", unless_caveated=True)
+            if r.iops >= prev.iops:
+                assert r.power.total_mw >= prev.power.total_mw * (1 - 1e-9), qd
+        prev = r
 
 
 @given(config_dicts(closed=False))

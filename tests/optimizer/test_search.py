@@ -165,11 +165,11 @@ def test_the_searches_check_without_the_platoon_stage_first_and_the_pick_has_wha
     # whatif's platoon stage (10-100 ms) runs only on designs the answer without it passes, in
     # the main search: here the pick alone (the demo's pick, two cores each serving several steps: the stage
     # answers); its reported figures are whatif's own
-    import ssdco.model.whatif as W
+    import ssdco.model.solvers.stage as S
 
     calls = []
-    real = W.estimate_platoon_stage
-    monkeypatch.setattr(W, "estimate_platoon_stage", lambda network, *a: calls.append(network) or real(network, *a))
+    real = S.platoon_stage
+    monkeypatch.setattr(S, "platoon_stage", lambda network, *a: calls.append(network) or real(network, *a))
     res = optimize(pm9a3, min_iops=500_000, options=NO_DES)
     assert res.feasible and len(calls) == 1
     own = evaluate(res.pick_config())
@@ -182,16 +182,16 @@ def test_the_searches_check_without_the_platoon_stage_first_and_the_pick_has_wha
 def test_a_design_the_platoon_stage_puts_below_the_target_is_not_picked(pm9a3, monkeypatch):
     # forced: every answer of the stage at half its throughput. The design picked without that passes the route
     # MVA's check, fails whatif's own, and is listed as rejected; the pick is one the stage does not answer
-    import ssdco.model.whatif as W
+    import ssdco.model.solvers.stage as S
 
     first = optimize(pm9a3, min_iops=500_000, options=NO_DES)
-    real = W.estimate_platoon_stage
+    real = S.platoon_stage
 
     def halved(network, loads, residence):
         stage = real(network, loads, residence)
         return None if stage is None else replace(stage, throughput_per_us=stage.throughput_per_us / 2)
 
-    monkeypatch.setattr(W, "estimate_platoon_stage", halved)
+    monkeypatch.setattr(S, "platoon_stage", halved)
     second = optimize(pm9a3, min_iops=500_000, options=NO_DES)
     assert second.feasible and second.pick != first.pick and second.cost >= first.cost
     assert second.verdict.analytic.method != "platoon-stage" and second.verdict.analytic.iops >= 500_000

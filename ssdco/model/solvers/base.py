@@ -76,6 +76,7 @@ class Answer:
     chain: Any = None
     chain_orbits: bool = False
     correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
+    seeded: bool = False  # the answer rests on a seeded event-by-event run of part of the network
 
 
 class Solver(Protocol):

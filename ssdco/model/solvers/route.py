@@ -48,8 +48,9 @@ class RouteMva:
             if ctx.loads[busiest].kind == "cores":
                 sol, ctx.trace.idle_bound = held_by_idle_bound(ctx.network, ctx.arrays, sol, ctx.names[busiest],
                                                                ctx.route_features)
+        seeded = sol is not base or sol.routed_stage_index >= 0  # the routed stage raised or holds X
         return Answer(self.name, sol.throughput_per_us, sol.response_us, sol.residence_us, base.p_wait, sol.queue,
-                      zero_load_us=ctx.zero_load_us, route_solution=sol, correlated=ctx.correlated)
+                      zero_load_us=ctx.zero_load_us, route_solution=sol, correlated=ctx.correlated, seeded=seeded)
 
 
 class ExactConvolution:

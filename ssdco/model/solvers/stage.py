@@ -74,4 +74,4 @@ class PlatoonStage:
         return Answer(self.name, x, ctx.network.queue_depth / x, stage.residence_us, prior.p_wait,
                       x * stage.residence_us, p99_us=stage.p99_us, held_to_bounds=True,
                       at_capacity=ctx.bottleneck in stage.saturated, zero_load_us=prior.zero_load_us,
-                      route_solution=prior.route_solution, correlated=ctx.correlated)
+                      route_solution=prior.route_solution, correlated=ctx.correlated, seeded=True)
