@@ -3,20 +3,35 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test bench study clean
+# The suite's Hypothesis examples: "ci" (pinned: the same examples on every run, as CI draws them) unless set.
+HYPOTHESIS_PROFILE ?= ci
 
-$(BIN)/.installed: pyproject.toml
+.PHONY: demo test fuzz bench study clean
+
+# ssdco and its base dependencies: all the demo needs.
+$(BIN)/.base: pyproject.toml
+	@echo "make: installing ssdco into $(VENV) (NumPy, SciPy, numba, PuLP, networkx, tqdm)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+# ... and every extra, for the tests, the plots and the benchmarks.
+$(BIN)/.installed: $(BIN)/.base
+	@echo "make: installing the test, plot, benchmark, sweep and HiGHS extras"
 	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench,sweep,highs]'
 	touch $@
 
 # The main job on the built-in PM9A3 example: the cheapest controller for the study's targets.
-demo: $(BIN)/.installed
+demo: $(BIN)/.base
 	$(BIN)/ssdco optimize configs/pm9a3-960.toml --min-iops 500000 --core-mw 192 --dram-mw 800
 
 test: $(BIN)/.installed
-	$(BIN)/python -m pytest -n auto
+	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(BIN)/python -m pytest -n auto
+
+# The property tests with fresh random examples (the "dev" profile, more of them): for finding new cases.
+fuzz: $(BIN)/.installed
+	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n auto tests/model tests/optimizer tests/validation
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/whatif_speed.py

@@ -101,7 +101,7 @@ def main():
             t0 = time.perf_counter()
             r = optimize(low, min_iops=x, options=options)
             runs[name] = (time.perf_counter() - t0, r)
-        (t_full, full), (t_fast, fast) = runs["optimize"], runs["--fast"]
+        (t_full, full), (t_fast, _) = runs["optimize"], runs["--fast"]
         print(f"  {label}: {t_full:.2f} s against {t_fast:.2f} s ({t_full / t_fast:.1f}x); without --fast "
               f"{full.timing['analytic_designs']} design(s) verified in full, {full.timing['screened_designs']} "
               "screened")

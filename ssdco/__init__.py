@@ -13,11 +13,39 @@ Public API::
 Every function takes a Config or a TOML path and uses the command line's defaults (ssdco.defaults).
 """
 
-from .api import SweepTable, evaluate, optimize, sweep, validate, whatif
-from .errors import ConfigError, SsdcoError
-from .model.result import Result
-from .spec import Config, load_config, load_controller
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from .defaults import VERSION
+
+__version__ = VERSION
+
+# Imported on first use, so that ``import ssdco`` and ``ssdco --help`` stay cheap (the model pulls in NumPy,
+# SciPy and numba): each public name and the module that defines it.
+_LAZY = {"SweepTable": ".api", "evaluate": ".api", "optimize": ".api", "sweep": ".api", "validate": ".api",
+         "whatif": ".api", "ConfigError": ".errors", "SsdcoError": ".errors", "Result": ".model.result",
+         "Config": ".spec", "load_config": ".spec", "load_controller": ".spec"}
 
 __all__ = ["Config", "ConfigError", "Result", "SsdcoError", "SweepTable", "evaluate", "load_config",
            "load_controller", "optimize", "sweep", "validate", "whatif"]
-__version__ = "0.1.0"
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from .api import SweepTable, evaluate, optimize, sweep, validate, whatif
+    from .errors import ConfigError, SsdcoError
+    from .model.result import Result
+    from .spec import Config, load_config, load_controller
+
+
+def __getattr__(name: str):
+    """The public name ``name``, importing its module on first use."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'ssdco' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -18,6 +18,7 @@ from typing import Sequence
 from . import defaults
 from .atomic import check_output_path, write_text_atomic
 from .errors import SsdcoError
+from .first_run import note_if_compiling
 
 EXIT_OK = 0
 EXIT_NOT_MET = 1  # the answer is out: a budget or target not met, nothing feasible, the model and DES disagree
@@ -42,10 +43,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``ssdco`` argument parser."""
-    from .validation.replications import DEFAULT_RUNS
-
     p = argparse.ArgumentParser(prog="ssdco", description="SSD-controller hardware/software co-design.",
                                 epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"ssdco {defaults.VERSION}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     w = sub.add_parser("whatif", help="analytic IOPS, latency, utilisation, power and budgets of one design")
     _common(w)
@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--replications", type=_replications, default=defaults.REPLICATIONS, metavar="R|auto",
                    help="extra DES runs from other seeds, each of a quarter of the requests, to check that the DES's "
                         "IOPS does not depend on its seed (auto: %d for a closed workload whose every service is "
-                        "deterministic, where requests can hold start-dependent patterns; 0 otherwise)" % DEFAULT_RUNS)
+                        "deterministic, where requests can hold start-dependent patterns; 0 otherwise)"
+                        % defaults.AUTO_REPLICATIONS)
     v.add_argument("--timing-spread", type=_timing_spread_scv, metavar="SCV",
                    help="run the DES once more with every service time varying, its squared coefficient of "
                         "variation at least SCV (0.01: a 10%% standard deviation), same requests and seed, and "
@@ -191,10 +192,15 @@ _nonnegative_int = _int_at_least(0)
 
 
 def _des_requests(or_zero: bool = False):
-    """argparse type for a DES request count: enough to fill the batch means, at most MAX_REQUESTS."""
-    from .validation.des import MAX_REQUESTS, min_requests
+    """argparse type for a DES request count: enough to fill the batch means, at most MAX_REQUESTS (the DES is
+    imported only when the option is given, so that ``--help`` stays cheap)."""
 
-    return _int_at_least(min_requests(), MAX_REQUESTS, or_zero)
+    def parse(text: str) -> int:
+        from .validation.des import MAX_REQUESTS, min_requests
+
+        return _int_at_least(min_requests(), MAX_REQUESTS, or_zero)(text)
+
+    return parse
 
 
 def _replications(text: str) -> str | int:
@@ -582,6 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ssdco`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    note_if_compiling()
     try:
         return COMMANDS[args.command](args)
     except SsdcoError as e:

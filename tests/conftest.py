@@ -14,6 +14,9 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# The CLI's first-run compile note (ssdco/first_run.py) goes to stderr; tests that read stderr, here and in the
+# subprocesses they start, see only what the command itself says (tests/test_setup.py checks the note).
+os.environ["SSDCO_COMPILE_NOTE"] = "0"
 
 # Hypothesis (>= 6.1xx) seeds number generation with constants harvested from every *local* module in
 # sys.modules (ssdco's own source). A derandomized test then draws different examples whenever any

