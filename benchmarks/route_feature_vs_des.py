@@ -34,9 +34,7 @@ from ssdco.model.whatif import evaluate_network
 FEATURES = {"fork_join": route_mva.FORK_JOIN, "max_wait": route_mva.MAX_WAIT, "reentry": route_mva.REENTRY,
             "flow": route_mva.FLOW, "routed_stage": route_mva.ROUTED_STAGE,
             "wait_displacement": route_mva.WAIT_DISPLACEMENT,
-            "idle_bound": route_mva.IDLE_BOUND, "fork_join_stage": route_mva.FORK_JOIN_STAGE,
-            "c_server_departures": route_mva.C_SERVER_DEPARTURES,  # off by default: switched on instead
-            "arrival_shares": route_mva.ARRIVAL_SHARES}  # off by default too
+            "idle_bound": route_mva.IDLE_BOUND, "fork_join_stage": route_mva.FORK_JOIN_STAGE}
 REQUESTS = 60_000
 MOVED = 0.005  # an answer that moves by this much (relative IOPS) counts as moved
 

@@ -45,8 +45,7 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
     All station arrays have length K (per-copy quantities, us). Returns
     (x_by_n[n_max+1], residence[K], queue[K], p_wait[K], queue_by_n[n_max+1, K]): the first four at
     population n_max, where residence is per request on one copy (us) and p_wait the probability that an
-    arriving job must queue; queue_by_n[n] the mean jobs at one copy at population n (row 0 empty; the route
-    MVA's ARRIVAL_SHARES takes its ratios from the exponential recursion's).
+    arriving job must queue; queue_by_n[n] the mean jobs at one copy at population n (row 0 empty).
     """
     k_count = demand.shape[0]
     x_by_n = np.zeros(n_max + 1)

@@ -144,8 +144,7 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    (:func:`_routed_gamma`). A c-server station departs like one server
    doing its work, u = min(X D, 1): with QNA's u = X D / c and 1/sqrt(c) on the service term, a
    server added upstream makes the flow less regular and the waits downstream longer, and the model's
-   IOPS can fall. That form is kept behind the feature bit C_SERVER_DEPARTURES
-   (off): it is closer to the DES at QD 9 and above and further at QD 5-8 (:func:`_flow_scv`).
+   IOPS can fall.
    The traffic equations are solved to their fixed point at each X (:func:`_flow_scv`: linear in
    cd^2 - 1); a few rounds from Poisson are far from it in a closed loop, where the regularity made at a
    busy deterministic station moves one station per round along the route and lightly loaded stations
@@ -215,31 +214,13 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    busiest station, at any load. The dies' and channels' residences summed over the transactions exceed the
    makespan and would make the delay too short. docs/accuracy.md, "The dies and channels behind the rest for
    requests of several transactions".
-8. **The others an arrival sees** (``ARRIVAL_SHARES``, off by default).
-   By the arrival theorem a request arriving at a station of a product-form network finds the queue of the
-   network with itself removed, Q_k(n - 1). Schweitzer's estimate (n - 1)/n Q_k(n) assumes the queue shrinks in
-   proportion as requests leave; at a few requests near the knee the busy station's queue shrinks faster, so the
-   estimate puts too many ahead of the arrival and X too low: a slow core serving two modules behind 40 us of
-   delay and four dies, exponential service, is 5.9 % low at n = 5 against the exact MVA
-   (``tests/model/test_route_mva.py``). With the bit, each station's share of the queue and of the busy servers
-   is moved from (n - 1)/n towards Q_k(n - 1) / Q_k(n) and X(n - 1) / X(n) of the exact product-form MVA
-   (``mva.py``'s recursion, exponential) of a reference network with the same per-copy demands, servers and
-   copies and the rest of the zero-load cycle as a delay, by the weight (1 + scv) / 2 of the station's service
-   (1 for exponential service, 1/2 for deterministic: the full correction overshoots deterministic service,
-   ``benchmarks/arrival_shares_vs_des.py``). With weight 1, on a product-form network (one server per copy, one
-   mean service per station) the fixed point is the exact MVA, to rounding. The idea is the Linearizer's
-   (K. M. Chandy, D. Neuse, "Linearizer: a heuristic algorithm for queueing network models of computing systems",
-   CACM 25(2), 1982), with the reference network in place of a solve at n - 1, so no state is carried. It is off
-   because it takes the worst error of the suite's pinned 8-16 KiB draws (``tests/validation/test_model_vs_des.py``)
-   over that test's 5 % guard, although it lowers the misses on the cached one-transaction and 8-16 KiB draws;
-   docs/accuracy.md, "The others an arrival sees", has the figures.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and the solution is the Bard-Schweitzer approximate MVA (Erlang C
-standing in for the marginals of multi-server stations; with 8., the exact MVA where the network is
-product-form); ``exact=True`` gives the exact product-form solution. Heuristics 1.-3. are
-chosen by comparison with the DES on generated configurations; ``tests/validation/test_model_vs_des.py``
-keeps the comparison honest, and the residual disagreement is reported there and in docs/accuracy.md.
+standing in for the marginals of multi-server stations); ``exact=True`` gives the exact product-form solution.
+Heuristics 1.-3. are chosen by comparison with the DES on generated configurations;
+``tests/validation/test_model_vs_des.py`` keeps the comparison honest, and the residual disagreement is reported
+there and in docs/accuracy.md.
 
 Monotone in servers. ``benchmarks/monotonicity.py`` adds one core or accelerator unit to 1,500
 uniformly sampled designs: 0 of 4,850 additions lower IOPS (by more than 1e-9), and the property test
@@ -282,7 +263,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .convolution import closed_throughput, closed_throughput_fft
-from .mva import ClosedSolution, _mva_kernel
+from .mva import ClosedSolution
 from .network import Network, StationLoad
 from .routed_stage import ROUTED_KINDS, RoutedStage, routed_stage_per_us, routed_stages, stage_bound_per_us
 from .write_buffer import BufferPool, buffer_pool, pool_throughput
@@ -294,10 +275,6 @@ IDLE_BOUND = 128
 # the routed stage behind the rest for requests of several transactions (7., :func:`stage_behind_rest`), by whatif
 FORK_JOIN_STAGE = 512
 ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW | ROUTED_STAGE | WAIT_DISPLACEMENT | IDLE_BOUND | FORK_JOIN_STAGE
-# Off by default, kept to measure (3., :func:`_flow_scv`): Whitt's c-server departures at multi-core groups
-C_SERVER_DEPARTURES = 64
-# Off by default, kept to measure (8.): what an arrival sees moved towards the exact product-form MVA's shares
-ARRIVAL_SHARES = 256
 ROOT_ITERATIONS = 200  # regula falsi steps for each X(n), to ROOT_REL_TOL (relative, in X and in X cycle)
 ROOT_REL_TOL = 1e-12
 POOL_REL_TOL = 1e-6  # the write buffer's fixed point in X (5.)
@@ -1118,7 +1095,7 @@ def _traffic_shares(st, sv, routed, copies):
 
 
 @nb.njit(cache=True, inline='always')
-def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_departures=False):
+def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
     """Arrival scv at each station (3.): ca2 at one copy (after the random split), ca2_in at the station
     (before it), from Whitt's traffic equations solved at throughput x > 0.
 
@@ -1132,21 +1109,13 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_depa
 
     ``work`` rows: 0 the per-server utilisations (in), 1 ca2 and 2 ca2_in (out), 3 keep, 4 h, 5 the
     right-hand side, 6 the share of the regularity that the waits at address-routed copies leave (in:
-    :func:`_wait_displacement`, 1 elsewhere), 7 .. 7 + k the system's matrix.
-
-    ``c_server_departures`` (feature C_SERVER_DEPARTURES, off by default) takes a group of c cores as Whitt's
-    c-server station instead (u = X D / c, h = u^2 (scv - 1) / sqrt(c); QNA, Bell Syst. Tech. J. 62(9), 1983).
-    On the cached one-transaction draws it has fewer misses than the default: at QD 9 and above the answers it
-    moves lose their bias, at QD 5-8 they move further from the DES. And it is not monotone in servers (an
-    added core makes the output less regular; tests/model/test_c_server_departures.py), so it is not the
-    default; docs/accuracy.md, "Multi-core groups' departures"."""
+    :func:`_wait_displacement`, 1 elsewhere), 7 .. 7 + k the system's matrix."""
     k_count = svc.shape[0]
     share = traffic[0]
     util, ca2, ca2_in, keep, h, rhs = work[0], work[1], work[2], work[3], work[4], work[5]
     system = work[7: 7 + k_count]
     kept_by_waits = work[6]
     for k in range(k_count):
-        root_c = 1.0  # sqrt(c) under the service term: c-server departures only
         if copies[k] > 1.0:
             # address-routed copies: a stream split at random and merged again after the same service is
             # the stream itself, so at low load the merged output keeps the variability of the station's
@@ -1161,16 +1130,12 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work, c_server_depa
             u = min(util[k], 1.0)
             lam_sigma = x * visits[k] * copies[k] * svc[k] * math.sqrt(scv[k])
             keep[k] = (1.0 - u * u) / (1.0 + lam_sigma * lam_sigma) * kept_by_waits[k]
-        elif c_server_departures:
-            u = min(util[k], 1.0)
-            keep[k] = 1.0 - u * u
-            root_c = math.sqrt(servers[k])
         else:
             # as one server doing the station's work: more servers do not make the output less regular
             # (with u = X D / c and Whitt's 1/sqrt(c) they would, and IOPS could fall)
             u = min(util[k] * servers[k], 1.0)
             keep[k] = 1.0 - u * u
-        h[k] = u * u * (scv[k] - 1.0) / root_c
+        h[k] = u * u * (scv[k] - 1.0)
         # keep < 1 makes the system strictly diagonally dominant (the shares of a row add up to at most
         # 1), so it is never singular, even at a station without work (u = 0)
         keep[k] = min(keep[k], 1.0 - 1e-12)
@@ -1245,13 +1210,13 @@ def _routed_gamma(k, util, copies, share, scv, bg_demand):
 
 @nb.njit(cache=True, inline='always')
 def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-              sibling_queue, above, features, wait0, p_wait0, work, bg_demand, share_q, share_x):
+              sibling_queue, above, features, wait0, p_wait0, work, bg_demand):
     """Per-visit waits (before the background's share) and P(wait) of every station when the closed
     workload of n requests runs at throughput x (requests/us); the per-server utilisations go to work[0]
     (``work``: scratch, see :func:`_flow_scv`).
 
     An arrival sees the other n - 1 requests: Schweitzer's estimate Q(n - 1) = (n - 1)/n Q(n), and the same
-    share of the busy servers (with ``ARRIVAL_SHARES``, 8., ``share_q[k]`` Q_k(n) and ``share_x[k]`` of them).
+    share of the busy servers.
     With Q = lam (S + W) the residual-corrected wait is linear in W, so each station's local fixed point is
     closed-form."""
     k_count = svc.shape[0]
@@ -1269,7 +1234,7 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
                 _wait_displacement(x, copies, visits, wait0, p_wait0, work[6])
             else:
                 work[6, :] = 1.0
-            _flow_scv(x, flow_scv, servers, copies, visits, svc, traffic, work, features & C_SERVER_DEPARTURES != 0)
+            _flow_scv(x, flow_scv, servers, copies, visits, svc, traffic, work)
         k = j % k_count
         if (j < k_count) != (copies[k] > 1.0):
             continue
@@ -1285,11 +1250,9 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
             else:
                 gamma = _routed_gamma(k, util, copies, traffic[0], flow_scv, bg_demand)
         f = f_residual[k]
-        a_q = share_q[k] if features & ARRIVAL_SHARES else alpha
-        a_x = share_x[k] if features & ARRIVAL_SHARES else alpha
-        lam = a_q * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
+        lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
         present = svc[k] + sibling_queue[k]  # a visit's time there besides the wait for others (in work)
-        busy = min(a_x * util[k], 0.999999)  # per server
+        busy = min(alpha * util[k], 0.999999)  # per server
         if c == 1:
             # W = gamma S (Q' - busy + f busy)
             slope = gamma * svc[k] * lam
@@ -1325,14 +1288,13 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above, bg_demand, bg_res,
-              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr,
-              share_q, share_x):
+              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
     :func:`_flow_scv`). The helpers it calls are inlined: with this many array arguments, numba's call
     overhead would be about a quarter of the solve."""
     util = work[0]
     _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
-              sibling_queue, above, features, wait0, p_wait0, work, bg_demand, share_q, share_x)
+              sibling_queue, above, features, wait0, p_wait0, work, bg_demand)
     if has_bg:
         _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
     else:
@@ -1450,26 +1412,6 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     cycle_gap = _cycle_time(zero, zero, t, dl, st, blk, own_serial_routed, profile, slack, powers, wait_cv2, sizes,
                             probs, weight, pure_delay, features, fork_scale, stage_corr)
     f_residual = _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle_gap, features)
-    # 8. the others an arrival sees (with ARRIVAL_SHARES only, off by default): Q_k(n - 1) / Q_k(n) and
-    # X(n - 1) / X(n) of the exact product-form MVA of the same demands with the rest of the zero-load cycle as a
-    # delay, moved from Schweitzer's (n - 1) / n by the weight (1 + scv) / 2 of the station's service
-    width = k_count if features & ARRIVAL_SHARES else 0  # off: rows of nothing, read by nobody
-    shares_q = np.zeros((n_max + 1, width))
-    shares_x = np.zeros((n_max + 1, width))
-    if features & ARRIVAL_SHARES:
-        ref_delay = cycle0
-        for k in range(k_count):
-            ref_delay -= copies[k] * demand[k]
-        xs_ref, _, _, _, q_ref = _mva_kernel(demand, servers, copies, np.ones(k_count), max(ref_delay, 0.0),
-                                             n_max, True)
-        for n in range(1, n_max + 1):
-            schweitzer = (n - 1.0) / n
-            for k in range(k_count):
-                weight_k = min(0.5 * (1.0 + scv[k]), 1.0)
-                ratio_q = q_ref[n - 1, k] / q_ref[n, k] if q_ref[n, k] > 0.0 else schweitzer
-                ratio_x = xs_ref[n - 1] / xs_ref[n] if xs_ref[n] > 0.0 else schweitzer
-                shares_q[n, k] = schweitzer + weight_k * (ratio_q - schweitzer)
-                shares_x[n, k] = schweitzer + weight_k * (ratio_x - schweitzer)
     # X(n) = the largest X <= capacity with X cycle_n(X) <= n, floored at X(n - 1). X cycle_n(X) - n
     # rises with X, so the root lies between X(n - 1) (when that is still below it; otherwise the floor
     # holds) and the population bound n / cycle_n(0); Illinois regula falsi keeps F(lo) <= 0 < F(hi).
@@ -1478,7 +1420,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         f_lo = lo * _cycle_at(lo, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                               sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
-                              wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr, shares_q[n], shares_x[n]) - n
+                              wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
             continue
@@ -1490,8 +1432,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             f_hi = hi * _cycle_at(hi, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                                   sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack, powers,
-                                  wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr,
-                                  shares_q[n], shares_x[n]) - n
+                                  wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
             if f_hi > 0.0 or hi >= top:
                 break
             lo, f_lo = hi, f_hi
@@ -1507,8 +1448,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             f_mid = mid * _cycle_at(mid, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk,
                                     own_serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
                                     siblings, sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack,
-                                    powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr,
-                                    shares_q[n], shares_x[n]) - n
+                                    powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
                 lo = mid
                 break
@@ -1529,7 +1469,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     cycle = _cycle_at(x, n_max, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes,
                       probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above,
                       bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work,
-                      fork_scale, stage_corr, shares_q[n_max], shares_x[n_max])
+                      fork_scale, stage_corr)
     residence = visits * (svc + sibling_wait + wait)
     queue = x * residence
     return x_by_n, residence, queue, p_wait, cycle
