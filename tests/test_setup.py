@@ -59,7 +59,7 @@ def test_import_ssdco_and_the_cli_parser_do_not_load_the_model():
 
 
 def test_the_public_names_load_on_first_use():
-    assert set(ssdco.__all__) <= set(dir(ssdco))
+    assert sorted(ssdco.__all__) == sorted(ssdco._LAZY) and set(ssdco.__all__) <= set(dir(ssdco))
     assert ssdco.evaluate is __import__("ssdco.api", fromlist=["evaluate"]).evaluate
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         ssdco.nope  # noqa: B018
