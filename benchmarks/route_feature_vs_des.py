@@ -6,18 +6,14 @@ by side, on fresh Hypothesis draws (the acceptance test's strategies, as ``model
 
 For each draw the DES runs once (60,000 requests, seed = the draw's index, as ``model_vs_des.py``; kept per seed in
 ``--des-cache-dir`` as ``fc_SEED_SIZES.json``, the same files as its ``--des-cache``), and ``whatif``'s model answers
-twice: with every correction, and with the one named switched off (``evaluate_network(..., route_features=...)``);
-a correction that is off by default (``c_server_departures``, ``arrival_shares``) is switched on instead, and "with"
-means with it.
+twice: with every correction, and with the one named switched off (``evaluate_network(..., route_features=...)``).
 Prints the draws within the tolerances (IOPS 3 %, mean latency 10 %) both ways, the verdicts that change, how many
 answers move by 0.5 % or more and how many of those come closer to the DES, and the RMS IOPS error. A 60,000-request
 run's IOPS carry up to about +-1 % (95 % CI) at high queue depth: ``model_vs_des.py --confirm`` reruns misses longer.
 
 The measurement behind ``route_mva._wait_displacement`` (2026-11-28) was made this way, on the cached draws of the
 one-transaction seeds 20261246-57 and 20261260-63: 59 misses without it, 52 with it (8 in, 1 out). So was the
-one behind leaving ``c_server_departures`` off (docs/accuracy.md, "Multi-core groups' departures"), and the one
-behind ``idle_bound`` (ssdco/model/idle_bound.py; docs/accuracy.md, "The idle bound in the model"), and the one
-behind ``arrival_shares`` (route_mva.py, 8.; docs/accuracy.md, "The others an arrival sees").
+one behind ``idle_bound`` (ssdco/model/idle_bound.py; docs/accuracy.md, "The idle bound in the model").
 """
 
 import argparse
@@ -42,7 +38,7 @@ MOVED = 0.005  # an answer that moves by this much (relative IOPS) counts as mov
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--feature", choices=sorted(FEATURES), required=True,
-                    help="the correction to compare: switched off, or on where it is off by default")
+                    help="the correction to compare, switched off")
     ap.add_argument("--seeds", type=int, nargs="+", required=True, help="Hypothesis seeds to draw from")
     ap.add_argument("--sizes", choices=("4", "mixed"), default="4")
     ap.add_argument("--configs", type=int, default=300, help="draws per seed (Hypothesis may repeat some)")

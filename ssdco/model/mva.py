@@ -43,14 +43,12 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
     """Run the MVA recursion to population ``n_max``.
 
     All station arrays have length K (per-copy quantities, us). Returns
-    (x_by_n[n_max+1], residence[K], queue[K], p_wait[K], queue_by_n[n_max+1, K]): the first four at
-    population n_max, where residence is per request on one copy (us) and p_wait the probability that an
-    arriving job must queue; queue_by_n[n] the mean jobs at one copy at population n (row 0 empty).
+    (x_by_n[n_max+1], residence[K], queue[K], p_wait[K]): the last three at population n_max, where residence
+    is per request on one copy (us) and p_wait the probability that an arriving job must queue.
     """
     k_count = demand.shape[0]
     x_by_n = np.zeros(n_max + 1)
     queue = np.zeros(k_count)
-    queue_by_n = np.zeros((n_max + 1, k_count))
     util = np.zeros(k_count)
     residence = np.zeros(k_count)
     p_wait = np.zeros(k_count)
@@ -96,7 +94,6 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
         x_by_n[n] = x
         for k in range(k_count):
             queue[k] = x * residence[k]
-            queue_by_n[n, k] = queue[k]
             util[k] = x * demand[k] / servers[k] if servers[k] == 1 else 0.0
             c = servers[k]
             if 1 < c < n_max and demand[k] > 0.0:
@@ -122,7 +119,7 @@ def _mva_kernel(demand, servers, copies, scv, delay, n_max, exponential):
                 marg[k, 0] = p0
                 tail_jobs[k] = tj
                 tail_prob[k] = tp
-    return x_by_n, residence, queue, p_wait, queue_by_n
+    return x_by_n, residence, queue, p_wait
 
 
 @nb.njit(cache=True, parallel=True)
@@ -131,7 +128,7 @@ def _mva_batch_kernel(demand, servers, copies, scv, delay, n_max, exponential):
     b_count = demand.shape[0]
     out = np.zeros(b_count)
     for b in nb.prange(b_count):
-        xs, _, _, _, _ = _mva_kernel(demand[b], servers[b], copies[b], scv[b], delay[b], n_max, exponential)
+        xs, _, _, _ = _mva_kernel(demand[b], servers[b], copies[b], scv[b], delay[b], n_max, exponential)
         out[b] = xs[n_max]
     return out
 
@@ -184,7 +181,7 @@ def solve_closed(demand_us, servers, copies, scv, delay_us: float, population: i
     v = np.ascontiguousarray(scv, dtype=np.float64)
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
-    xs, res, q, pw, _ = _mva_kernel(d, c, m, v, float(delay_us), int(population), False)
+    xs, res, q, pw = _mva_kernel(d, c, m, v, float(delay_us), int(population), False)
     x = float(xs[population])
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs,
                           residence_us=res, queue=q, p_wait=pw, response_us=population / x)

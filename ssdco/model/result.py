@@ -16,8 +16,8 @@ from .network import StationLoad
 from .power import Power
 
 US_PER_S = 1e6
-# The relative resolution of an answer that rests on a seeded event-by-event run (Result.seeded): the standard error
-# of the platoon stage's and the routed stage's throughput over their runs is 0.02-0.25 % (docs/model.md).
+# The relative resolution of an answer that rests on a seeded event-by-event run (Result.seeded): its seed is fixed,
+# but a design changed slightly draws other events, and the answer may move by this much either way.
 SEEDED_RESOLUTION = 2.5e-3
 #: a station limits throughput when the answer's IOPS reaches this share of its capacity bound c / D
 #: (it is at least this busy); below it, a closed workload is limited by its queue depth (``Result.limited_by``)
