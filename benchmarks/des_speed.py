@@ -1,4 +1,4 @@
-"""Speed of the embedded DES (ssdco.validation.des) beside ciw and SimPy on the same network.
+"""Speed of the embedded DES (ssdco.sim.des) beside ciw and SimPy on the same network.
 
 Run: ``python benchmarks/des_speed.py`` (about a minute; ``--quick`` for a few seconds). No assertions.
 
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ssdco.model.network import Network, Station, Step, build_network
+from ssdco.network.build import Network, Station, Step, build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import load_config
-from ssdco.validation.des import simulate
 
 MEANS_US = (0.5, 0.7, 0.6, 0.8, 0.4)
 LAMBDA = 1.0  # arrivals per us

@@ -23,13 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ssdco.model.network import build_network
-from ssdco.model.periodic import periodic_schedule
-from ssdco.model.schedule_chain import _recalled, chain_applies
+from ssdco.model.queueing.periodic import periodic_schedule
+from ssdco.model.queueing.schedule_chain import _recalled, chain_applies
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schedule_chain_vs_des import _within, add_design_arguments, designs_chosen  # noqa: E402

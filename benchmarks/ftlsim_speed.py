@@ -1,4 +1,4 @@
-"""Speed of the functional FTL simulator (ssdco.validation.ftlsim): host page writes per second.
+"""Speed of the functional FTL simulator (ssdco.sim.ftlsim): host page writes per second.
 
 Run: ``python benchmarks/ftlsim_speed.py``. Prints one line per configuration and a summary
 line; no assertions. The rate counts every host write the run applies (sequential
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from ssdco.model.address_patterns import JESD219_LBA_SKEW, UniformPattern
-from ssdco.validation.ftlsim import simulate_ftl, simulate_lru_cache, simulate_partitioned_cache
+from ssdco.ftl.address_patterns import JESD219_LBA_SKEW, UniformPattern
+from ssdco.sim.ftlsim import simulate_ftl, simulate_lru_cache, simulate_partitioned_cache
 
 
 def _bench_ftl(logical_pages: int, npb: int, alpha: float, policy: str, pattern, name: str) -> float:

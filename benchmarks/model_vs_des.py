@@ -20,7 +20,7 @@ printed.
 
 ``--confirm N`` (closed only) runs the DES again on every miss, N requests from another seed, and prints the
 model's errors against that run too: a miss that is the short DES's noise, or a pattern it had not yet left
-(ssdco/validation/replications.py), then shows up as such. Of the 13 misses among the 1,733 cached
+(ssdco/sim/replications.py), then shows up as such. Of the 13 misses among the 1,733 cached
 comparisons of 2026-11-25, two were (1,000,000 requests: +3.62 % to +2.76 % and +3.16 % to +2.68 %); the other
 11 moved by at most 0.4 %. Each confirmed miss for which whatif reports a start pattern (``Result.start_pattern``)
 also shows the model's start-pattern IOPS against that run and its expected length; the summary counts the misses
@@ -47,13 +47,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ssdco.model.network import build_network
-from ssdco.model.whatif import evaluate_network
 from ssdco.atomic import write_text_atomic
+from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from ssdco.sweep import source_fingerprint
+from ssdco.sweep_runner import source_fingerprint
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import open_at, random_config
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,10 +6,10 @@ MVA, of the default solver (the route MVA, or the periodic schedule or the convo
 deterministic route allows it) and of the exact (exponential, product-form) solver are compared with the
 unchanged design.
 Prints how many additions lower IOPS and by how much, and the worst cases. The route MVA and the exact
-solver should show none (see ssdco/model/route_mva.py, "Monotone in servers"; the route MVA's earlier
+solver should show none (see ssdco/model/queueing/route_mva.py, "Monotone in servers"; the route MVA's earlier
 recursion in n lost up to 4.0 %). The periodic schedule need not: it is exact for the DES, and the DES is
 not monotone in servers (tests/model/test_periodic.py: a fourth core, -1.1 %); nor need the convoy
-estimate (ssdco/model/periodic.py), whose skeleton is a deterministic schedule too, and which the default
+estimate (ssdco/model/queueing/periodic.py), whose skeleton is a deterministic schedule too, and which the default
 solver takes only while it is above the route MVA.
 ``--des`` re-runs every addition that lowers the default solver's IOPS, and the worst route-MVA case, in
 the DES to show what the simulated controller does.
@@ -22,12 +22,11 @@ import time
 
 import numpy as np
 
-from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import one_more_server, random_config
-
 
 SOLVERS = (("route MVA", {"periodic": False}), ("default", {}), ("exact (--exact)", {"exact": True}))
 

@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/open_core_runs.py [--requests 100000]`` (about ten seconds). No
 assertions: this prints where the open solver stands on core groups visited in runs or by batches
-(``ssdco/model/open_runs.py``, work conservation on one server c times as fast), and, for one core, the
+(``ssdco/model/queueing/open_runs.py``, work conservation on one server c times as fast), and, for one core, the
 closed-form first wait that work conservation gives beside the DES's.
 
 The designs (``ssdco.validation.random_designs.core_group_config``): 16 KiB reads (4 transactions) at
@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import argparse
 
-from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import core_group_config, open_at
 
 PATTERNS = (("translate",), ("cache_lookup", "translate"), ("parse", "translate"))

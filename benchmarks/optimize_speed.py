@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 from ssdco import load_config
-from ssdco.optimizer import LinearModel, enumerate_space, linear_optimum, make_targets, optimize
-from ssdco.optimizer import ilp
+from ssdco.optimizer import LinearModel, enumerate_space, ilp, linear_optimum, make_targets, optimize
 from ssdco.optimizer.space import DesignSpace
 
 PM9A3 = Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml"

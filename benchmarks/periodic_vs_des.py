@@ -1,4 +1,4 @@
-"""The exact periodic schedule and the convoy estimate (``ssdco/model/periodic.py``) against the DES, beside
+"""The exact periodic schedule and the convoy estimate (``ssdco/model/queueing/periodic.py``) against the DES, beside
 the route MVA they replace.
 
 The schedule applies to closed workloads of one deterministic route (one operation, one request size, no
@@ -29,18 +29,17 @@ from pathlib import Path
 
 import numpy as np
 
+from ssdco.model.queueing.periodic import CONVOY_MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH, periodic_schedule
 from ssdco.model.solvers import SCHEDULES, all_but
-from ssdco.model.network import build_network
-from ssdco.model.periodic import CONVOY_MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH, periodic_schedule
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model_vs_des import hypothesis_configs  # noqa: E402
-
 
 # whatif's answer where the schedule applies but the chain's check of its start replaced it
 # (whatif.ORBIT_MATCH_TOLERANCE)

@@ -12,7 +12,7 @@ the modules; all run in the DES). For every route-MVA answer it runs ``whatif``
 with and without the platoon check and the DES (``--requests``), and prints: how many answers the caveat flags and
 how many of them miss the DES's tolerances (IOPS 3 %, mean latency 10 %); the misses no caveat flags before and
 after; the skeleton's IOPS against the DES's on the flagged ones; the time the check adds. The caveat is the route
-MVA's (``platoon_stage=False``): by default the platoon stage (``model/platoon_stage.py``) answers wherever the check
+MVA's (``platoon_stage=False``): by default the platoon stage (``queueing/platoon_stage.py``) answers wherever the check
 looks, and the script prints how many answers it gave, how many of them the route MVA and the stage miss, and the
 time whatif takes there.
 
@@ -29,13 +29,13 @@ import sys
 import time
 from pathlib import Path
 
+from ssdco.model.queueing.periodic import platoon_throughput_per_us
 from ssdco.model.solvers import all_but
-from ssdco.model.network import build_network
-from ssdco.model.periodic import platoon_throughput_per_us
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import core_pair_config, core_run_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -13,7 +13,7 @@ run's IOPS carry up to about +-1 % (95 % CI) at high queue depth: ``model_vs_des
 
 The measurement behind ``route_mva._wait_displacement`` (2026-11-28) was made this way, on the cached draws of the
 one-transaction seeds 20261246-57 and 20261260-63: 59 misses without it, 52 with it (8 in, 1 out). So was the
-one behind ``idle_bound`` (ssdco/model/idle_bound.py; docs/accuracy.md, "The idle bound in the model").
+one behind ``idle_bound`` (ssdco/model/queueing/idle_bound.py; docs/accuracy.md, "The idle bound in the model").
 """
 
 import argparse
@@ -24,7 +24,7 @@ from pathlib import Path
 from model_vs_des import cached_draws, des_iops_and_latency
 from schedule_chain_vs_des import _within
 
-from ssdco.model import route_mva
+from ssdco.model.queueing import route_mva
 from ssdco.model.whatif import evaluate_network
 
 FEATURES = {"fork_join": route_mva.FORK_JOIN, "max_wait": route_mva.MAX_WAIT, "reentry": route_mva.REENTRY,

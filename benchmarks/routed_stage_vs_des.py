@@ -1,4 +1,4 @@
-"""The routed stage alone (ssdco/model/routed_stage.py): what it buys the route MVA against the DES, and what its
+"""The routed stage alone (queueing/routed_stage.py): what it buys the route MVA against the DES, and what its
 estimate costs against the exact chain it estimates. Asserts nothing; prints measured figures.
 
     .venv/bin/python benchmarks/routed_stage_vs_des.py [--requests N]
@@ -30,16 +30,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import ssdco.model.periodic as periodic  # noqa: E402
-import ssdco.model.whatif as whatif  # noqa: E402
 from model_vs_des import des_iops_and_latency, hypothesis_configs, load_des_cache  # noqa: E402
+
+import ssdco.model.queueing.periodic as periodic  # noqa: E402
+import ssdco.model.whatif as whatif  # noqa: E402
 from ssdco.atomic import write_text_atomic  # noqa: E402
-from ssdco.model.network import build_network  # noqa: E402
-from ssdco.model.route_mva import ALL_FEATURES, ROUTED_STAGE, solve_route  # noqa: E402
-from ssdco.model.routed_stage import RoutedStage, routed_stage_per_us, routed_stages  # noqa: E402
+from ssdco.model.queueing.route_mva import ALL_FEATURES, ROUTED_STAGE, solve_route  # noqa: E402
+from ssdco.model.queueing.routed_stage import RoutedStage, routed_stage_per_us, routed_stages  # noqa: E402
+from ssdco.network.build import build_network  # noqa: E402
+from ssdco.sim.des import simulate  # noqa: E402
 from ssdco.spec import config_from_dict  # noqa: E402
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE  # noqa: E402
-from ssdco.validation.des import simulate  # noqa: E402
 from tests.designs import reads_over_two_one_die_channels  # noqa: E402
 from tests.model.test_routed_stage import _exact_per_slot  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""How far a larger state budget takes the Markov chain of the requests' draws (``ssdco/model/schedule_chain.py``)
+"""How far a larger state budget takes the Markov chain of the requests' draws (``queueing/schedule_chain.py``)
 at one queue depth: for every closed deterministic configuration of ``schedule_chain_vs_des.py``'s set at that
 depth where ``whatif``'s chain outgrew its budget (``attempt_chain(...).outgrown``; the route MVA answers), the
 chain is explored again on the 10 % grid with ``--max-states`` states, and both answers are compared with a
@@ -19,12 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import request_alone_us
-from ssdco.model.schedule_chain import attempt_chain
+from ssdco.model.queueing.route_mva import request_alone_us
+from ssdco.model.queueing.schedule_chain import attempt_chain
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from ssdco.validation.des import simulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schedule_chain_vs_des import add_design_arguments, designs_chosen  # noqa: E402

@@ -31,13 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import request_alone_us
-from ssdco.model.schedule_chain import REFINE_ONLY, attempt_chain
+from ssdco.model.queueing.route_mva import request_alone_us
+from ssdco.model.queueing.schedule_chain import REFINE_ONLY, attempt_chain
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from ssdco.validation.des import simulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model_vs_des import hypothesis_configs  # noqa: E402

@@ -1,5 +1,5 @@
 """How fast the stationary distributions of the Markov chain of the requests' draws are solved
-(``ssdco/model/schedule_chain.py``, ``_stationary``), against the solver as it was at ``REFERENCE_COMMIT``
+(``ssdco/model/queueing/schedule_chain.py``, ``_stationary``), against the solver as it was at ``REFERENCE_COMMIT``
 (power iteration for up to 20,000 steps, then a sparse LU), side by side in one run.
 
 The chains are the ones ``whatif`` solves: for every closed deterministic configuration at queue depth 2-5 of
@@ -10,7 +10,7 @@ reference solver takes about 5 minutes on it). Both solvers then solve every kep
 per class where either solver left power iteration, the states, both times, which fallback the current one
 used, and the L1 distance between the two answers; then the totals and their ratio.
 
-The reference is read from git (``git show REFERENCE_COMMIT:ssdco/model/schedule_chain.py``, the function
+The reference is read from git (``git show REFERENCE_COMMIT:ssdco/model/queueing/schedule_chain.py``, the function
 and its two constants only), so run it from a clone: ``.venv/bin/python benchmarks/schedule_chain_solve.py
 [--seeds 20261123 20261125] [--draws 150] [--random 200] [--min-states 15000] [--slow-case]`` (about 6 minutes
 with the defaults on one core; 12 more with ``--slow-case``). Prints measurements; asserts nothing.
@@ -27,10 +27,10 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import splu
 
-from ssdco.model import schedule_chain
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import request_alone_us
+from ssdco.model.queueing import schedule_chain
+from ssdco.model.queueing.route_mva import request_alone_us
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import random_config
 
@@ -45,7 +45,7 @@ SLOW_CASE_SEED, SLOW_CASE_QUEUE_DEPTH = 373, 3
 def reference_stationary():
     """``_stationary`` as of ``REFERENCE_COMMIT`` with its constants, compiled from git into a namespace of its
     own (the rest of that module is not needed)."""
-    source = subprocess.run(["git", "show", f"{REFERENCE_COMMIT}:ssdco/model/schedule_chain.py"], cwd=ROOT,
+    source = subprocess.run(["git", "show", f"{REFERENCE_COMMIT}:ssdco/model/queueing/schedule_chain.py"], cwd=ROOT,
                             check=True, capture_output=True, text=True).stdout
     wanted = {"POWER_ITERATIONS", "POWER_TOLERANCE", "_stationary"}
     nodes = [n for n in ast.parse(source).body

@@ -1,4 +1,4 @@
-"""How fast the Markov chain of the requests' draws is explored (``ssdco/model/schedule_chain.py``), against the
+"""How fast the Markov chain of the requests' draws is explored (``queueing/schedule_chain.py``), against the
 same code as it was before its kernels dropped numba's reference counting (commit ``REFERENCE_COMMIT``), side by
 side in one run.
 
@@ -7,7 +7,7 @@ implementations explore the chain on the 10 % grid with at most ``--max-states``
 that both explore the same chain (status, transitions, probabilities and per-state figures, bit for bit) and
 prints per configuration the states and both times, then the totals, the states per second and the ratio.
 
-The reference is read from git (``git show REFERENCE_COMMIT:ssdco/model/schedule_chain.py``), so run it from a
+The reference is read from git (``git show REFERENCE_COMMIT:ssdco/model/queueing/schedule_chain.py``), so run it from a
 clone: ``.venv/bin/python benchmarks/schedule_chain_speed.py [--seeds 20261123] [--draws 40] [--random 40]
 [--max-states 200000]`` (about 5 minutes with the defaults on one core, the first run compiling both). Prints
 measurements; asserts nothing but that the chains agree.
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ssdco.model import schedule_chain as current
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import request_alone_us
+from ssdco.model.queueing import schedule_chain as current
+from ssdco.model.queueing.route_mva import request_alone_us
+from ssdco.network.build import build_network
 from ssdco.spec import config_from_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,7 +39,7 @@ GRID = 0.1
 def reference_module(workdir: Path):
     """``schedule_chain`` as of ``REFERENCE_COMMIT``, imported as a module of the ``ssdco.model`` package (its
     relative imports resolve there) from a file in ``workdir``."""
-    source = subprocess.run(["git", "show", f"{REFERENCE_COMMIT}:ssdco/model/schedule_chain.py"], cwd=ROOT,
+    source = subprocess.run(["git", "show", f"{REFERENCE_COMMIT}:ssdco/model/queueing/schedule_chain.py"], cwd=ROOT,
                             check=True, capture_output=True, text=True).stdout
     path = workdir / "schedule_chain_reference.py"
     path.write_text(source)

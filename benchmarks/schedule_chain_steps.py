@@ -1,4 +1,4 @@
-"""The Markov chain's lumping grids (``ssdco/model/schedule_chain.py``): what ``schedule_chain`` explores,
+"""The Markov chain's lumping grids (``ssdco/model/queueing/schedule_chain.py``): what ``schedule_chain`` explores,
 against exploring every grid step on its own, on the configurations of ``schedule_chain_vs_des.py``.
 
 ``schedule_chain`` tries its steps (``default_grid_steps``: ``SHALLOW_GRID_STEPS`` at queue depth 2, ``GRID_STEPS``
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ssdco.model import schedule_chain as sc
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import request_alone_us
+from ssdco.model.queueing import schedule_chain as sc
+from ssdco.model.queueing.route_mva import request_alone_us
+from ssdco.network.build import build_network
 from ssdco.spec import config_from_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -1,4 +1,4 @@
-"""The Markov chain of the requests' draws (``ssdco/model/schedule_chain.py``) against the DES, beside the route
+"""The Markov chain of the requests' draws (``queueing/schedule_chain.py``) against the DES, beside the route
 MVA it replaces, at queue depths 2 to 5 (``--max-queue-depth``: up to ``CHAIN_MAX_QUEUE_DEPTH``, 8) with
 deterministic service.
 
@@ -27,16 +27,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ssdco.model.solvers import SCHEDULES, all_but
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import request_alone_us
-from ssdco.model.schedule_chain import attempt_chain, schedule_chain
-from ssdco.model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.model.caveats import CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH, route_mva_at_risk
+from ssdco.model.queueing.route_mva import request_alone_us
+from ssdco.model.queueing.schedule_chain import attempt_chain, schedule_chain
+from ssdco.model.solvers import SCHEDULES, all_but
+from ssdco.model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

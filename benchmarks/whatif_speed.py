@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from ssdco import evaluate, load_config
-from ssdco.model.mva import solve_closed, solve_closed_batch
-from ssdco.model.network import build_network
+from ssdco.model.queueing.mva import solve_closed, solve_closed_batch
+from ssdco.network.build import build_network
 
 PM9A3 = Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml"
 

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from ssdco import evaluate, load_config
-from ssdco.model.convolution import closed_throughput, closed_throughput_fft
-from ssdco.model.network import build_network
+from ssdco.model.queueing.convolution import closed_throughput, closed_throughput_fft
+from ssdco.network.build import build_network
 
 PM9A3 = Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml"
 

@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 
 from ssdco import load_config
-from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 
 PM9A3 = Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml"

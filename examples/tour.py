@@ -103,7 +103,7 @@ for r in rows:
 
 # %%
 if PLOTS is not None:
-    from ssdco import plots
+    from ssdco.report import plots
 
     out = Path(PLOTS)
     written = [plots.plot_optimize(best, out / "optimize.png"), plots.plot_validation(check, out / "validate.png"),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from .defaults import VERSION
+from ssdco.defaults import VERSION
 
 __version__ = VERSION
 
@@ -32,10 +32,10 @@ __all__ = ["Config", "ConfigError", "Result", "SsdcoError", "SweepTable", "evalu
            "load_controller", "optimize", "sweep", "validate", "whatif"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from .api import SweepTable, evaluate, optimize, sweep, validate, whatif
-    from .errors import ConfigError, SsdcoError
-    from .model.result import Result
-    from .spec import Config, load_config, load_controller
+    from ssdco.api import SweepTable, evaluate, optimize, sweep, validate, whatif
+    from ssdco.errors import ConfigError, SsdcoError
+    from ssdco.model.result import Result
+    from ssdco.spec import Config, load_config, load_controller
 
 
 def __getattr__(name: str):

@@ -15,18 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-from . import defaults
+from ssdco import defaults
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model.result import Result
-    from .optimizer.search import OptimizeResult
-    from .spec import Config
-    from .validation.compare import Validation
+    from ssdco.model.result import Result
+    from ssdco.optimizer.search import OptimizeResult
+    from ssdco.spec import Config
+    from ssdco.validation.compare import Validation
 
 
 def _as_config(config, controller, overrides) -> Config:
     """``config`` as a :class:`Config`: loaded from a path, or rebuilt with ``controller``/``overrides``."""
-    from .spec import Config, apply_overrides, config_from_dict, load_config
+    from ssdco.spec import Config, apply_overrides, config_from_dict, load_config
 
     overrides = list(overrides or ())
     if isinstance(config, (str, os.PathLike)):
@@ -71,7 +71,7 @@ def evaluate(config: Config | str | os.PathLike[str], *, controller: str | None 
     ConfigError
         A malformed file, field or override, naming the file, field, value and what is allowed.
     """
-    from .model.whatif import evaluate as _evaluate
+    from ssdco.model.whatif import evaluate as _evaluate
 
     return _evaluate(_as_config(config, controller, overrides), effort=effort)
 
@@ -119,10 +119,10 @@ def validate(config: Config | str | os.PathLike[str], *, controller: str | None 
     ConfigError
         Bad input, or an open workload beyond capacity (no steady state for the DES to measure).
     """
-    from .validation.compare import validate as _validate
-    from .validation.des import MAX_REQUESTS, min_requests
-    from .validation.replications import MAX_REPLICATIONS
-    from .errors import ConfigError
+    from ssdco.errors import ConfigError
+    from ssdco.sim.des import MAX_REQUESTS, min_requests
+    from ssdco.sim.replications import MAX_REPLICATIONS
+    from ssdco.validation.compare import validate as _validate
 
     if isinstance(requests, bool) or not isinstance(requests, int) or not min_requests() <= requests <= MAX_REQUESTS:
         raise ConfigError("ssdco.validate", "requests", requests,
@@ -179,7 +179,7 @@ def optimize(config: Config | str | os.PathLike[str], *, min_iops: float | None 
         DES figures), ``runners_up``, ``binding``; ``to_frame()`` and ``pareto_frame()`` give DataFrames.
         Never raises for an infeasible target: ``status`` says so and ``message`` explains it.
     """
-    from .optimizer import optimize as _optimize
+    from ssdco.optimizer import optimize as _optimize
 
     opts = dict(options or {})
     if verify_des is not None:
@@ -222,7 +222,7 @@ class SweepTable:
 
     def to_frame(self):
         """The rows as a pandas DataFrame (needs pandas: the ``frame`` extra)."""
-        from .display import data_frame
+        from ssdco.display import data_frame
 
         return data_frame(self.rows, self.columns)
 
@@ -305,8 +305,8 @@ def _grid_specs(grid: Mapping[str, Sequence[Any]] | Sequence[str]) -> list[str]:
 
 def _sweep_source(config: Config, controller: str | None) -> tuple[str, str | None]:
     """The file and controller name a sweep of a loaded ``config`` reads again (a sweep works from files)."""
-    from .errors import ConfigError
-    from .spec import load_config
+    from ssdco.errors import ConfigError
+    from ssdco.spec import load_config
 
     if not Path(config.source).is_file():
         raise ConfigError(config.source, "config", config.name,
@@ -364,8 +364,8 @@ def sweep(config: str | os.PathLike[str] | Config, grid: Mapping[str, Sequence[A
         One row per grid point (``iops``, ``latency_us.mean`` in us, ``power_mw.total`` in mW, per-station
         ``utilization.*``, and ``des.*`` with the DES); ``to_frame()`` gives a DataFrame.
     """
-    from .spec import Config
-    from .sweep import plan_sweep, read_sweep_csv, run_sweep
+    from ssdco.spec import Config
+    from ssdco.sweep_runner import plan_sweep, read_sweep_csv, run_sweep
 
     if isinstance(config, Config):
         config_path, controller = _sweep_source(config, controller)

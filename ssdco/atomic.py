@@ -10,7 +10,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .errors import ConfigError
+from ssdco.errors import ConfigError
 
 
 def _default_mode() -> int:

@@ -15,10 +15,10 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
-from . import defaults
-from .atomic import check_output_path, write_text_atomic
-from .errors import SsdcoError
-from .first_run import note_if_compiling
+from ssdco import defaults
+from ssdco.atomic import check_output_path, write_text_atomic
+from ssdco.errors import SsdcoError
+from ssdco.first_run import note_if_compiling
 
 EXIT_OK = 0
 EXIT_NOT_MET = 1  # the answer is out: a budget or target not met, nothing feasible, the model and DES disagree
@@ -196,7 +196,7 @@ def _des_requests(or_zero: bool = False):
     imported only when the option is given, so that ``--help`` stays cheap)."""
 
     def parse(text: str) -> int:
-        from .validation.des import MAX_REQUESTS, min_requests
+        from ssdco.sim.des import MAX_REQUESTS, min_requests
 
         return _int_at_least(min_requests(), MAX_REQUESTS, or_zero)(text)
 
@@ -206,7 +206,7 @@ def _des_requests(or_zero: bool = False):
 def _replications(text: str) -> str | int:
     """argparse type of ``validate``'s and ``sweep``'s ``--replications``: ``auto`` or an integer in
     [0, MAX_REPLICATIONS]."""
-    from .validation.replications import MAX_REPLICATIONS
+    from ssdco.sim.replications import MAX_REPLICATIONS
 
     if text == "auto":
         return text
@@ -239,7 +239,7 @@ _nonnegative_float = _float_in(positive=False)
 
 def _timing_spread_scv(text: str) -> float:
     """argparse type of ``validate --timing-spread``: an scv > 0, at most the config's own limit."""
-    from .validation.compare import MAX_TIMING_SPREAD_SCV
+    from ssdco.validation.compare import MAX_TIMING_SPREAD_SCV
 
     return _float_in(positive=True, maximum=MAX_TIMING_SPREAD_SCV)(text)
 
@@ -257,7 +257,7 @@ def _fmt(x: float | None, unit: str = "", digits: int = 1) -> str:
 
 def format_result(r, source: str | None = None) -> str:
     """Human-readable table of a what-if :class:`~ssdco.model.whatif.Result` (``source``: the config file)."""
-    from .errors import unstable_open_workload_error
+    from ssdco.errors import unstable_open_workload_error
 
     lines = []
     wl = (f"closed, queue depth {r.queue_depth}" if r.workload == "closed"
@@ -326,7 +326,7 @@ def _power_ftl_budget_lines(r) -> list[str]:
     lines = [f"  power: cores {p.cores_mw:.1f} mW, accelerators {p.accelerators_mw:.1f} mW, "
              f"DRAM {p.dram_mw:.1f} mW, total {p.total_mw:.1f} mW",
              f"  energy per I/O       {_fmt(r.energy_per_io_nj, ' nJ', 1)}", ""]
-    if r.ftl is not None:  # [ftl] table: mapping option, WAF, lifetime (ssdco/model/ftl.py)
+    if r.ftl is not None:  # [ftl] table: mapping option, WAF, lifetime (ssdco/network/ftl_effects.py)
         f = r.ftl
         lines.append(f"  FTL: {f['mapping']} mapping (hit ratio {f['mapping_hit_ratio']:.3f}, "
                      f"DRAM {f['dram_size_gib']:.3f} GiB, "
@@ -350,7 +350,7 @@ def _power_ftl_budget_lines(r) -> list[str]:
 
 
 def _cmd_whatif(args) -> int:
-    from . import evaluate, load_config
+    from ssdco import evaluate, load_config
 
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     result = evaluate(config, effort="exact" if args.exact else "fast" if args.fast else "full")
@@ -363,7 +363,7 @@ def _cmd_whatif(args) -> int:
 
 def format_validation(v) -> str:
     """Human-readable side-by-side table of a :class:`~ssdco.validation.compare.Validation`."""
-    from .validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, UTILIZATION_TOLERANCE, timing_spread_note
+    from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, UTILIZATION_TOLERANCE, timing_spread_note
 
     a, d = v.analytic, v.des
     rel = v.relative_error
@@ -440,8 +440,8 @@ def _verdict_text(v) -> str:
 
 
 def _cmd_validate(args) -> int:
-    from . import load_config
-    from .validation.compare import validate
+    from ssdco import load_config
+    from ssdco.validation.compare import validate
 
     _check_plot_option(args.plot)
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
@@ -449,7 +449,7 @@ def _cmd_validate(args) -> int:
     v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=args.replications,
                  markov_chain=not args.fast, timing_spread_scv=args.timing_spread)
     if args.plot is not None:
-        from .plots import plot_validation
+        from ssdco.report.study.plots import plot_validation
 
         plot_validation(v, args.plot)
     if args.json:
@@ -466,7 +466,7 @@ def _progress(choice: str) -> bool:
 
 
 def _cmd_study(args) -> int:
-    from .report import default_command, require_matplotlib, run_study, write_study
+    from ssdco.report.study.study import default_command, require_matplotlib, run_study, write_study
 
     require_matplotlib()  # before the long run, not after it
     check_output_path(args.out, "--out", directory=True)  # likewise
@@ -482,7 +482,7 @@ def _cmd_study(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
-    from .sweep import check_outputs, plan_sweep, run_sweep
+    from ssdco.sweep_runner import check_outputs, plan_sweep, run_sweep
 
     check_outputs(args.out, args.parquet)  # before validating every grid point, too
     _check_plot_option(args.plot)
@@ -505,7 +505,7 @@ def _check_plot_option(path: str | None) -> None:
     """Before a long run: refuse a ``--plot`` path that cannot be written or a missing matplotlib."""
     if path is None:
         return
-    from .plots import require_matplotlib
+    from ssdco.report.study.plots import require_matplotlib
 
     require_matplotlib()
     check_output_path(path, "--plot")
@@ -513,9 +513,9 @@ def _check_plot_option(path: str | None) -> None:
 
 def _plot_sweep_csv(plan, csv_path, png_path: str) -> None:
     """``sweep --plot``: the finished CSV's rows against the grid's axes."""
-    from .api import _parse_cell
-    from .plots import plot_sweep
-    from .sweep import read_sweep_csv
+    from ssdco.api import _parse_cell
+    from ssdco.report.study.plots import plot_sweep
+    from ssdco.sweep_runner import read_sweep_csv
 
     rows = [{k: _parse_cell(v) for k, v in r.items()} for r in read_sweep_csv(csv_path)]
     name = Path(plan.config_path).stem
@@ -527,9 +527,9 @@ def _plot_sweep_csv(plan, csv_path, png_path: str) -> None:
 def _cmd_optimize(args) -> int:
     """``ssdco optimize``: exit 0 with a pick, 1 when nothing qualifies (then ``feasible`` is false and the report
     says which constraint binds and which designs come closest; no design file is written)."""
-    from . import load_config
-    from .optimizer import optimize
-    from .optimizer.report import design_toml, format_text, pareto_csv, to_json
+    from ssdco import load_config
+    from ssdco.optimizer import optimize
+    from ssdco.report.study.optimize import design_toml, format_text, pareto_csv, to_json
 
     for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
         if path is not None:  # before the search (and its DES runs), not after it
@@ -551,7 +551,7 @@ def _cmd_optimize(args) -> int:
         files["pareto"] = str(args.pareto)
         notes.append(f"wrote the Pareto front ({len(result.pareto)} designs) to {args.pareto}")
     if args.plot is not None and result.pareto is not None:
-        from .plots import plot_optimize
+        from ssdco.report.study.plots import plot_optimize
 
         plot_optimize(result, args.plot)
         files["plot"] = str(args.plot)

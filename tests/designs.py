@@ -71,7 +71,7 @@ def two_reads_two_dies() -> dict:
     """4 KiB reads at QD 2 over 2 single-plane dies on one channel (tR 10 us); three fast cores run every
     module but translate, an accelerator. From benchmarks/model_vs_des.py --hypothesis 20261125 (draw 87),
     rounded. The two requests collide at a die once; the collision spaces them by a read, and from then
-    on neither waits anywhere (model/periodic.py)."""
+    on neither waits anywhere (model/queueing/periodic.py)."""
     return _design(
         "two-reads-two-dies", False,
         {"channels": 1, "ways_per_channel": 2, "dies_per_chip": 1, "planes_per_die": 1,
@@ -87,7 +87,7 @@ def two_modules_on_one_slow_core() -> dict:
     """4 KiB reads at QD 2; one slow core runs translate and dispatch, the other modules are accelerators;
     32 four-plane dies (tR 10 us) on 2 channels. From benchmarks/model_vs_des.py --hypothesis 20261125
     (draw 66), rounded. The core translates both requests, then dispatches both, and idles while they are
-    at the NAND (model/periodic.py)."""
+    at the NAND (model/queueing/periodic.py)."""
     return _design(
         "two-modules-one-slow-core", False,
         {"channels": 2, "ways_per_channel": 2, "dies_per_chip": 2, "planes_per_die": 4,
@@ -122,7 +122,7 @@ def reads_and_programs_at_one_slow_core() -> dict:
     parses and looks up the cache (the bottleneck), another completes, translate and dispatch are
     accelerators. From benchmarks/model_vs_des.py --hypothesis 20261125 (draw 105), rounded. The three
     requests keep a few fixed phase relations at the core, which the route MVA's arrivals at random times
-    miss (+8.5 % IOPS); the Markov chain of the requests' draws (model/schedule_chain.py) does not."""
+    miss (+8.5 % IOPS); the Markov chain of the requests' draws (model/queueing/schedule_chain.py) does not."""
     return _design(
         "reads-and-programs-at-one-slow-core", False,
         {"channels": 1, "ways_per_channel": 1, "dies_per_chip": 1, "planes_per_die": 3,
@@ -141,7 +141,7 @@ def two_patterns_at_queue_depth_2() -> dict:
     --hypothesis 20261123 --sizes mixed (draw 27), rounded. With deterministic service the two requests
     settle for good in one of two patterns, depending on their first draws: the one the DES shows with
     every seed tried, and one 7 % slower that the start reaches about once in twenty
-    (model/schedule_chain.py, ``ChainSolution.patterns``)."""
+    (model/queueing/schedule_chain.py, ``ChainSolution.patterns``)."""
     return _design(
         "two-patterns-at-qd2", True,
         {"channels": 2, "ways_per_channel": 1, "dies_per_chip": 2, "planes_per_die": 3,

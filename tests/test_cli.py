@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from ssdco.cli import main, write_atomic
-
 from tests.conftest import PM9A3
 
 WHATIF_KEYS = {"iops", "latency_us", "utilization", "bottleneck", "power_mw", "energy_per_io_nj", "budgets"}

@@ -240,8 +240,8 @@ def test_whatif_of_an_unstable_open_workload_is_an_answer_with_the_same_explanat
 
 
 def test_the_des_names_the_bottleneck_of_an_unstable_open_workload():
-    from ssdco.model.network import build_network
-    from ssdco.validation.des import DesError, simulate
+    from ssdco.network.build import build_network
+    from ssdco.sim.des import DesError, simulate
     from tests.conftest import PM9A3
 
     cfg = load_config(PM9A3, controller="c01", overrides=["workload.arrival_iops=5e7"])
@@ -255,11 +255,11 @@ def test_the_des_names_the_bottleneck_of_an_unstable_open_workload():
 def test_study_and_optimize_check_their_outputs_before_running(tmp_path, capsys, monkeypatch):
     # both used to run to the end (minutes for the study) and then fail to write
     import ssdco.optimizer
-    import ssdco.report
+    import ssdco.report.study
     from tests.conftest import PM9A3
 
     pytest.importorskip("matplotlib")
-    monkeypatch.setattr(ssdco.report, "run_study", lambda *a, **k: pytest.fail("the study ran"))
+    monkeypatch.setattr(ssdco.report.study, "run_study", lambda *a, **k: pytest.fail("the study ran"))
     monkeypatch.setattr(ssdco.optimizer, "optimize", lambda *a, **k: pytest.fail("the search ran"))
     afile = tmp_path / "afile"
     afile.write_text("x")

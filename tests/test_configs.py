@@ -6,7 +6,6 @@ import pytest
 
 from ssdco import evaluate, load_config
 from ssdco.spec import list_controller_presets
-
 from tests.conftest import CONFIGS, PM9A3
 
 PRESETS = list_controller_presets(CONFIGS)

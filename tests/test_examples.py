@@ -5,7 +5,6 @@ import runpy
 import pytest
 
 import ssdco
-
 from tests.conftest import PM9A3, ROOT
 
 TOUR = ROOT / "examples" / "tour.py"

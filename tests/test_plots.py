@@ -1,4 +1,4 @@
-"""Plots (ssdco/plots.py): each --plot option writes a PNG; the figure functions refuse bad input clearly."""
+"""Plots (ssdco/report/plots.py): each --plot option writes a PNG; the figure functions refuse bad input clearly."""
 
 import importlib.util
 import sys
@@ -7,8 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from ssdco.cli import main
-from ssdco.plots import PlotError, latency_tail_figure, pareto_figure, sweep_figure, validation_figure
-
+from ssdco.report.plots import PlotError, latency_tail_figure, pareto_figure, sweep_figure, validation_figure
 from tests.conftest import PM9A3
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -148,7 +147,7 @@ def test_latency_tail_figure_refuses_bad_input_and_shows_every_curve():
 def test_the_studys_latency_plot_shows_every_design():
     from matplotlib.figure import Figure
 
-    from ssdco.report import _plot_cdf
+    from ssdco.report.study import _plot_cdf
 
     def run(name, origin="preset"):
         return SimpleNamespace(name=name, origin=origin, latency_cdf_us=([50.0, 60.0, 70.0], [0.5, 0.99, 1.0]),

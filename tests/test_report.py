@@ -11,9 +11,8 @@ import pytest
 
 from ssdco.cli import main
 from ssdco.errors import SsdcoError
-from ssdco.report import PLOT_FILES, ControllerRun, Metrics, check_trends, parameter_sources
+from ssdco.report.study import PLOT_FILES, ControllerRun, Metrics, check_trends, parameter_sources
 from ssdco.spec import load_config
-
 from tests.conftest import PM9A3
 
 REQUESTS = "4000"
@@ -149,7 +148,7 @@ def test_the_report_names_each_designs_solver_and_lists_its_caveats(two_runs):
 
 
 def test_caveats_reach_the_report():
-    from ssdco.report import _caveat_lines
+    from ssdco.report.study import _caveat_lines
 
     metrics = Metrics(iops=1.0, latency_mean_us=1.0, latency_p99_us=1.0, cores_mw=0.0, accelerators_mw=0.0,
                       dram_mw=0.0, core_limit_mw=1.0, dram_limit_mw=1.0)
@@ -164,7 +163,7 @@ def test_caveats_reach_the_report():
 
 
 def test_an_unsettled_design_says_so_instead_of_disagree():
-    from ssdco.report import _verdict_cell
+    from ssdco.report.study import _verdict_cell
 
     metrics = Metrics(iops=1.0, latency_mean_us=1.0, latency_p99_us=1.0, cores_mw=0.0, accelerators_mw=0.0,
                       dram_mw=0.0, core_limit_mw=1.0, dram_limit_mw=1.0)
@@ -266,7 +265,7 @@ def test_open_workload_is_refused_naming_the_study(tmp_path, capsys):
 
 
 def test_missing_matplotlib_fails_clearly_and_writes_nothing(tmp_path, monkeypatch, capsys):
-    from ssdco import report
+    from ssdco.report import study as report
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setattr(report, "run_study", lambda *a, **k: pytest.fail("must check matplotlib first"))
@@ -280,7 +279,7 @@ def test_missing_matplotlib_fails_clearly_and_writes_nothing(tmp_path, monkeypat
 
 
 def test_zoom_labels_move_left_when_a_marked_design_sits_to_their_right():
-    from ssdco.report import _labels_on_the_left
+    from ssdco.report.study import _labels_on_the_left
 
     # c09 and c10 of the study: same IOPS, 0.2 apart in cost (c09's label would cover c10); c08 further right
     points = [(6.4, 567.0), (6.6, 567.0), (7.3, 566.0)]

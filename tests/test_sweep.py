@@ -11,10 +11,16 @@ import pytest
 from ssdco.cli import main
 from ssdco.errors import ConfigError
 from ssdco.spec import apply_overrides, config_from_dict
-from ssdco.sweep import (SweepError, grid_points, parse_grid, parse_grid_spec, plan_sweep, read_sweep_csv,
-                         run_sweep)
+from ssdco.sweep_runner import (
+    SweepError,
+    grid_points,
+    parse_grid,
+    parse_grid_spec,
+    plan_sweep,
+    read_sweep_csv,
+    run_sweep,
+)
 from ssdco.validation.compare import validate
-
 from tests.conftest import PM9A3, ROOT
 
 GRID = ["workload.queue_depth=1,2,4,8", "workload.read_fraction=1.0,0.7"]
@@ -250,7 +256,7 @@ def test_killed_sweep_resumes_to_identical_bytes(plan, reference, tmp_path):
     out = tmp_path / "killed.csv"
     script = textwrap.dedent(f"""
         import time
-        from ssdco.sweep import plan_sweep, run_sweep
+        from ssdco.sweep_runner import plan_sweep, run_sweep
         plan = plan_sweep({str(PM9A3)!r}, {GRID!r}, controller="c01")
         run_sweep(plan, {str(out)!r}, on_row=lambda i: time.sleep(0.4))  # slow points, so we can kill mid-way
     """)
@@ -344,11 +350,11 @@ def test_cli_sweep_writes_and_resumes(tmp_path, capsys):
 
 def test_sweep_id_changes_with_ssdco_source(monkeypatch):
     # A file started by another version of the model must not be resumed as if it were this one.
-    import ssdco.sweep
+    import ssdco.sweep_runner
 
     plan = plan_sweep(PM9A3, ["workload.queue_depth=1,2"])
     assert plan_sweep(PM9A3, ["workload.queue_depth=1,2"]).sweep_id == plan.sweep_id
-    monkeypatch.setattr(ssdco.sweep, "code_fingerprint", lambda: "0123456789ab")
+    monkeypatch.setattr(ssdco.sweep_runner, "code_fingerprint", lambda: "0123456789ab")
     assert plan_sweep(PM9A3, ["workload.queue_depth=1,2"]).sweep_id != plan.sweep_id
 
 
@@ -396,7 +402,7 @@ def test_run_sweep_rejects_a_bad_connect_timeout(plan, tmp_path):
                                   "out_under_a_file", "out_is_a_directory", "empty_out"])
 def test_unwritable_outputs_are_refused_before_any_point_runs(case, plan, tmp_path, monkeypatch):
     # --parquet /proc/x.parquet used to fail only after every point had been computed
-    import ssdco.sweep
+    import ssdco.sweep_runner
 
     afile = tmp_path / "afile"
     afile.write_text("x")
@@ -411,7 +417,7 @@ def test_unwritable_outputs_are_refused_before_any_point_runs(case, plan, tmp_pa
         parquet = bad
     else:
         out = bad
-    monkeypatch.setattr(ssdco.sweep, "evaluate_point", lambda task: pytest.fail("a point ran"))
+    monkeypatch.setattr(ssdco.sweep_runner, "evaluate_point", lambda task: pytest.fail("a point ran"))
     with pytest.raises(ConfigError) as e:
         run_sweep(plan, out, parquet=parquet)
     assert e.value.source == option and e.value.value == str(bad)
@@ -419,9 +425,9 @@ def test_unwritable_outputs_are_refused_before_any_point_runs(case, plan, tmp_pa
 
 
 def test_cli_unwritable_parquet_exits_2_at_once_naming_the_option(tmp_path, capsys, monkeypatch):
-    import ssdco.sweep
+    import ssdco.sweep_runner
 
-    monkeypatch.setattr(ssdco.sweep, "plan_sweep", lambda *a, **k: pytest.fail("planned before checking"))
+    monkeypatch.setattr(ssdco.sweep_runner, "plan_sweep", lambda *a, **k: pytest.fail("planned before checking"))
     unwritable = "/proc/x.parquet" if os.path.isdir("/proc/self") else str(tmp_path / "afile" / "x.parquet")
     (tmp_path / "afile").write_text("x")
     out = tmp_path / "s.csv"
@@ -457,7 +463,7 @@ def test_an_unusable_scheduler_address_leaves_only_the_clean_message_on_stderr(a
 
 
 def test_cli_sweep_names_what_limits_each_point_and_exits_1_on_point_errors(tmp_path, capsys, monkeypatch):
-    import ssdco.sweep
+    import ssdco.sweep_runner
 
     out = tmp_path / "limits.csv"
     args = ["sweep", str(PM9A3), "-c", "c07", "--grid", "workload.queue_depth=2,16", "--out", str(out),
@@ -466,13 +472,13 @@ def test_cli_sweep_names_what_limits_each_point_and_exits_1_on_point_errors(tmp_
     rows = read_sweep_csv(out)
     assert [r["limited_by"] for r in rows] == ["none: queue depth limits it"] * 2
     assert {r["bottleneck"] for r in rows} == {"pcie"}
-    real = ssdco.sweep.evaluate_point
+    real = ssdco.sweep_runner.evaluate_point
 
     def second_fails(task):
         index, row = real(task)
         return (index, {"error": "SsdcoError: a point that cannot be evaluated"}) if index == 1 else (index, row)
 
-    monkeypatch.setattr(ssdco.sweep, "evaluate_point", second_fails)
+    monkeypatch.setattr(ssdco.sweep_runner, "evaluate_point", second_fails)
     out.unlink()
     capsys.readouterr()
     assert main(args) == 1

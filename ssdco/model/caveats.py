@@ -7,11 +7,16 @@ figures each sentence quotes) and is documented beside its constant.
 
 from __future__ import annotations
 
-from ..model.network import Network
-from .result import StartPattern
-from .route_mva import ALL_FEATURES, FLOW, RouteArrays, solve_route
-from .schedule_chain import FAST_CHAIN_MAX_QUEUE_DEPTH, FAST_GRID_STEPS, LU_MAX_STATES, PATTERN_WEIGHT_DIGITS, \
-    ChainSolution
+from ssdco.model.queueing.route_mva import ALL_FEATURES, FLOW, RouteArrays, solve_route
+from ssdco.model.queueing.schedule_chain import (
+    FAST_CHAIN_MAX_QUEUE_DEPTH,
+    FAST_GRID_STEPS,
+    LU_MAX_STATES,
+    PATTERN_WEIGHT_DIGITS,
+    ChainSolution,
+)
+from ssdco.model.result import StartPattern
+from ssdco.network.build import Network
 
 US_PER_S = 1e6
 

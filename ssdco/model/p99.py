@@ -38,8 +38,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammainc, gammainccinv, gammaincinv, ndtr, ndtri, roots_laguerre
 
-from .network import Network, StationLoad
-from .open_runs import path_wait_weight, relaxation_time_us
+from ssdco.model.queueing.open_runs import path_wait_weight, relaxation_time_us
+from ssdco.network.build import Network, StationLoad
 
 P99 = 0.99
 
@@ -193,7 +193,7 @@ def _buffer_split(network: Network, writes: tuple[float, float, float, float], e
                   runs_per_us: float, blocked: float | None = None) -> list[tuple[float, float, float, float]]:
     """Split the write mode where the write buffer holds the requests (route_mva.py, 5.): a write that finds
     too few free slots does its run itself. ``blocked``: the fraction of writes that do, from the buffer's
-    chain (:mod:`~ssdco.model.write_buffer`); their run's mean sojourn is then R = extra / blocked, with
+    chain (:mod:`~ssdco.model.queueing.write_buffer`); their run's mean sojourn is then R = extra / blocked, with
     ``extra_us`` the writes' mean wait for the buffer. At the buffer's bound alone (``blocked`` None) all
     ``slots`` are busy, and Little's law on the background runs (plus the blocked writes' own runs) gives
     R = slots / runs_per_us + extra and the blocked fraction extra / R. The run's wait (R minus its

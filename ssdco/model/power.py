@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..spec import Config
-from .ftl import ftl_effects
-from .network import Network
+from ssdco.network.build import Network
+from ssdco.network.ftl_effects import ftl_effects
+from ssdco.spec import Config
 
 NJ_PER_S_TO_MW = 1e-6
 
@@ -52,7 +52,7 @@ def compute_power(config: Config, network: Network, iops: float, busy_servers: M
 
     ``busy_servers`` must have an entry for every core-group station (``cores:<group>``).
     ``dram_size_gib`` overrides the DRAM size; by default it is ``config.dram.size_gib``, or with an
-    ``[ftl]`` table the size the mapping option implies (:mod:`ssdco.model.ftl`).
+    ``[ftl]`` table the size the mapping option implies (:mod:`ssdco.network.ftl_effects`).
     """
     by_station: dict[str, float] = {}
     cores = 0.0

@@ -9,11 +9,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..spec import Config
-from .bounds import Bounds
-from .ftl import FtlEffects
-from .network import StationLoad
-from .power import Power
+from ssdco.model.bounds import Bounds
+from ssdco.model.power import Power
+from ssdco.network.build import StationLoad
+from ssdco.network.ftl_effects import FtlEffects
+from ssdco.spec import Config
 
 US_PER_S = 1e6
 # The relative resolution of an answer that rests on a seeded event-by-event run (Result.seeded): its seed is fixed,
@@ -205,15 +205,14 @@ class Result:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from ..display import html_table
+        from ssdco.display import html_table
 
         return html_table(self._title() + ("" if self.stable else " - UNSTABLE"), self.headline())
 
     def to_frame(self):
         """A one-row pandas DataFrame of this answer, with the columns of ``ssdco sweep``'s CSV (IOPS, us, mW;
         needs pandas: the ``frame`` extra). Concatenate several to compare designs."""
-        from ..display import data_frame
-        from ..sweep import flatten_whatif
+        from ssdco.display import data_frame, flatten_whatif
 
         return data_frame([{"config": self.config_name, **flatten_whatif(self.to_dict())}])
 

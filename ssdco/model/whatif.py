@@ -14,19 +14,25 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..spec import Config
-from .bounds import Bounds, asymptotic_bounds
-from .caveats import (START_PATTERN_GRID_STEPS, flow_correction_share, pattern_caveats, start_pattern,
-                      start_pattern_caveats, trust_caveats)
-from .ftl import ftl_effects
-from .network import Network, build_network
-from .p99 import p99_estimate_us
-from .power import compute_power
-from .result import Result, StartPattern, check_budgets, ftl_summary
-from .route_mva import ALL_FEATURES, queue_at_capacity
-from .schedule_chain import attempt_chain
-from .solvers import Answer, Context, answer, context
-from .solvers.schedules import chain_skipped
+from ssdco.model.bounds import Bounds, asymptotic_bounds
+from ssdco.model.caveats import (
+    START_PATTERN_GRID_STEPS,
+    flow_correction_share,
+    pattern_caveats,
+    start_pattern,
+    start_pattern_caveats,
+    trust_caveats,
+)
+from ssdco.model.p99 import p99_estimate_us
+from ssdco.model.power import compute_power
+from ssdco.model.queueing.route_mva import ALL_FEATURES, queue_at_capacity
+from ssdco.model.queueing.schedule_chain import attempt_chain
+from ssdco.model.result import Result, StartPattern, check_budgets, ftl_summary
+from ssdco.model.solvers import Answer, Context, answer, context
+from ssdco.model.solvers.schedules import chain_skipped
+from ssdco.network.build import Network, build_network
+from ssdco.network.ftl_effects import ftl_effects
+from ssdco.spec import Config
 
 US_PER_S = 1e6
 # the solvers that follow the requests one by one: the route MVA's caveats do not apply to their answers

@@ -12,10 +12,10 @@ slack vector), ``ilp`` (PuLP model with named rows), ``enumerate`` (vectorised b
 (text / JSON / CSV / TOML strings).
 """
 
-from .enumerate import DesignTable, ParetoPoint, enumerate_space, linear_optimum, pareto_front
-from .problem import Evaluation, LinearModel, Targets, make_targets
-from .search import OptimizeResult, optimize
-from .space import Design, DesignSpace, Group, SearchOptions
+from ssdco.optimizer.enumerate import DesignTable, ParetoPoint, enumerate_space, linear_optimum, pareto_front
+from ssdco.optimizer.problem import Evaluation, LinearModel, Targets, make_targets
+from ssdco.optimizer.search import OptimizeResult, optimize
+from ssdco.optimizer.space import Design, DesignSpace, Group, SearchOptions
 
 __all__ = ["Design", "DesignSpace", "DesignTable", "Evaluation", "Group", "LinearModel", "OptimizeResult",
            "ParetoPoint", "SearchOptions", "Targets", "enumerate_space", "linear_optimum", "make_targets",

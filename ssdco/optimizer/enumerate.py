@@ -9,7 +9,7 @@ Cartesian product of the groups' (spec, count) choices, so no Python loop runs p
 * :func:`linear_optimum` - the cheapest design meeting the *same* linear model as the ILP (``problem.py``),
   by brute force; equal to the ILP optimum's cost (the acceptance test).
 * :func:`closed_iops` - the closed-network throughput of every design at the workload's queue depth with
-  ``ssdco.model.mva.solve_closed_batch`` (the same residual-corrected MVA as ``ssdco whatif``).
+  ``ssdco.model.queueing.mva.solve_closed_batch`` (the same residual-corrected MVA as ``ssdco whatif``).
 * :func:`pareto_front` - the non-dominated set over (cost min, verified IOPS max, core-side power min),
   power taken at each design's own MVA operating point. The batch solver is the station-level
   residual-corrected MVA; ``optimize`` also re-evaluates the front's designs with ``ssdco whatif``'s own
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model.mva import solve_closed_batch
-from ..spec import MODULES
-from .problem import FEAS_TOL, US_PER_S, Coefficients, LinearModel, build_coefficients
-from .space import Design, DesignSpace, set_partitions
+from ssdco.model.queueing.mva import solve_closed_batch
+from ssdco.optimizer.problem import FEAS_TOL, US_PER_S, Coefficients, LinearModel, build_coefficients
+from ssdco.optimizer.space import Design, DesignSpace, set_partitions
+from ssdco.spec import MODULES
 
 SLOTS = len(MODULES)  # a design has at most one station per module
 

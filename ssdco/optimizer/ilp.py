@@ -41,10 +41,10 @@ from typing import Iterable, Mapping
 
 import pulp
 
-from ..errors import ConfigError
-from ..spec import MODULES
-from .problem import US_PER_S, LinearModel, row_family
-from .space import Design
+from ssdco.errors import ConfigError
+from ssdco.optimizer.problem import US_PER_S, LinearModel, row_family
+from ssdco.optimizer.space import Design
+from ssdco.spec import MODULES
 
 TIE_BREAK = 1e-7  # cost units: the most the power tie-break can add to a design's objective
 COST_TOL = 1e-6  # designs whose costs differ by less are ties

@@ -26,7 +26,7 @@ closed network with no think time), so it folds into X.
 :meth:`LinearModel.evaluate` returns a design's cost and one **signed slack vector** (row name -> slack;
 feasible <=> every slack >= 0 within :data:`FEAS_TOL`), with the same row names as the ILP's constraints,
 so an infeasible design can be explained row by row. All coefficients come from
-``ssdco.model.network.build_network`` on probe controllers and from ``ssdco.model.power.compute_power``,
+``ssdco.network.build.build_network`` on probe controllers and from ``ssdco.model.power.compute_power``,
 so the model and the analytic solver share one definition of demands and power.
 """
 
@@ -38,12 +38,12 @@ from typing import Mapping
 
 import numpy as np
 
-from ..errors import ConfigError
-from ..model.ftl import ftl_effects
-from ..model.network import Network, build_network
-from ..model.power import compute_power
-from ..spec import MODULES, Controller, CoreGroup
-from .space import Design, DesignSpace, Group
+from ssdco.errors import ConfigError
+from ssdco.model.power import compute_power
+from ssdco.network.build import Network, build_network
+from ssdco.network.ftl_effects import ftl_effects
+from ssdco.optimizer.space import Design, DesignSpace, Group
+from ssdco.spec import MODULES, Controller, CoreGroup
 
 US_PER_S = 1e6
 FEAS_TOL = 1e-7  # relative tolerance of a row (ILP solvers accept about 1e-7 violations too)
@@ -252,7 +252,7 @@ def build_coefficients(space: DesignSpace) -> Coefficients:
     specs = opts.core_specs
     by_spec = {s: _module_moments(_probe_network(space, s, ())) for s in specs}
     base = _probe_network(space, specs[0], ())
-    bg = {b.name: b.demand_us for b in base.background_loads()}  # FTL background work (model/ftl.py)
+    bg = {b.name: b.demand_us for b in base.background_loads()}  # FTL background work (network/ftl_effects.py)
     fixed = [ld for ld in base.loads() if ld.kind in ("link", "die", "channel")]
     n_mod = len(MODULES)
 

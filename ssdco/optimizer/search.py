@@ -11,7 +11,7 @@ The verify/tighten loop
    embedded DES (``ssdco.validation.compare.validate``, ``des_requests`` requests, seeded): the same
    checks on the measured numbers. The analytic check is made first with the answer without whatif's platoon
    check, and in the main search a design that passes it is checked with whatif's own answer, where the platoon
-   stage may answer instead of the route MVA (``model/platoon_stage.py``; 10-100 ms a design, too much for
+   stage may answer instead of the route MVA (``model/queueing/platoon_stage.py``; 10-100 ms a design, too much for
    every one). The price, as with the screen below: a design the route MVA puts below a target and the stage
    above it is not found (the route MVA is mostly the higher of the two there: it misses the requests' moving
    in step). The auxiliary searches check with the answer without the platoon check alone, and with the DES
@@ -82,17 +82,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..model.solvers import all_but
-from ..errors import SsdcoError
-from ..model.schedule_chain import FAST_CHAIN_MAX_QUEUE_DEPTH
-from ..model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
-from ..model.result import Result
-from ..model.whatif import evaluate
-from ..spec import Budgets, Config
-from . import ilp
-from .enumerate import DesignTable, ParetoPoint, enumerate_space, linear_feasible, linear_optimum, pareto
-from .problem import US_PER_S, Evaluation, LinearModel, Targets, make_targets, row_family
-from .space import Design, DesignSpace
+from ssdco.errors import SsdcoError
+from ssdco.model.queueing.schedule_chain import FAST_CHAIN_MAX_QUEUE_DEPTH
+from ssdco.model.result import Result
+from ssdco.model.solvers import all_but
+from ssdco.model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
+from ssdco.model.whatif import evaluate
+from ssdco.optimizer import ilp
+from ssdco.optimizer.enumerate import DesignTable, ParetoPoint, enumerate_space, linear_feasible, linear_optimum, pareto
+from ssdco.optimizer.problem import US_PER_S, Evaluation, LinearModel, Targets, make_targets, row_family
+from ssdco.optimizer.space import Design, DesignSpace
+from ssdco.spec import Budgets, Config
 
 REL_STEP = 1e-3  # how far past a threshold the "becomes" re-solve looks (relative)
 BISECT_REL_TOL = 5e-3
@@ -264,7 +264,7 @@ class OptimizeResult:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from ..display import html_table
+        from ssdco.display import html_table
 
         return html_table(f"optimize {self.config.name}: {self.status}", self.headline())
 
@@ -272,7 +272,7 @@ class OptimizeResult:
         """A pandas DataFrame with one row per reported design: the pick, then the runners-up, or where nothing
         qualifies the closest designs (``kind``, cost, what each lacks, model IOPS, mean latency in us, core-side
         and DRAM power in mW). Needs pandas (the ``frame`` extra)."""
-        from ..display import data_frame
+        from ssdco.display import data_frame
 
         cols = ["kind", "design", "cost", "delta_cost", "lacks", "iops", "latency_mean_us", "core_power_mw",
                 "dram_power_mw", "verified_by"]
@@ -294,7 +294,7 @@ class OptimizeResult:
     def pareto_frame(self):
         """The Pareto front (``optimize(..., pareto_front=True)``) as a pandas DataFrame: design, cost, model
         IOPS, core-side power (mW), mean latency (us), whether it meets every target. Needs pandas."""
-        from ..display import data_frame
+        from ssdco.display import data_frame
 
         if self.pareto is None:
             raise ValueError("no Pareto front: call ssdco.optimize(..., pareto_front=True)")
@@ -395,7 +395,7 @@ class _Searcher:
 
     def full(self, design: Design) -> Result:
         """Whatif's own answer for ``design``: :meth:`analytic`'s, with the platoon check, where the platoon stage
-        answers instead of the route MVA (``model/platoon_stage.py``, 10-100 ms) and the route MVA's caveats are
+        answers instead of the route MVA (``queueing/platoon_stage.py``, 10-100 ms) and the route MVA's caveats are
         complete. Only a route-MVA answer can change; others are :meth:`analytic`'s own."""
         r = self.full_cache.get(design)
         if r is None:
@@ -425,7 +425,7 @@ class _Searcher:
     def des(self, design: Design):
         v = self.des_cache.get(design)
         if v is None:
-            from ..validation.compare import validate
+            from ssdco.validation.compare import validate
 
             t0 = time.perf_counter()
             try:
@@ -443,7 +443,7 @@ class _Searcher:
         has one answer (verdict AGREE / DISAGREE / UNSETTLED), and with ``timing_spread_scv`` (``optimize
         --timing-spread``) the run with every service time varying (``compare.with_timing_spread_check``). The checks
         against the targets and the verdict stay on the main run, as for every design verified on the way."""
-        from ..validation.compare import with_replications, with_timing_spread_check
+        from ssdco.validation.compare import with_replications, with_timing_spread_check
 
         t0 = time.perf_counter()
         settled = with_replications(validation, requests=self.opts.des_requests, seed=self.opts.des_seed)
@@ -683,9 +683,9 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
 
 
 def _optimize_variants(space: DesignSpace, options: Mapping[str, Any] | None, kw: dict) -> OptimizeResult:
-    from ..model.ftl import ftl_effects
-    from ..model.network import build_network
-    from ..model.power import compute_power
+    from ssdco.model.power import compute_power
+    from ssdco.network.build import build_network
+    from ssdco.network.ftl_effects import ftl_effects
 
     t0 = time.perf_counter()
     opts = dict(options or {})
@@ -744,7 +744,7 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
                            max_latency_us=max_latency_us)
     size = space.size()
     if pareto_front and size > space.options.enumeration_limit:
-        from ..errors import ConfigError
+        from ssdco.errors import ConfigError
 
         raise ConfigError(config.source, "optimizer.enumeration_limit", space.options.enumeration_limit,
                           f"the design space has {size:,} designs; raise the limit to at least that to "
@@ -827,7 +827,7 @@ def _cost_breakdown(space: DesignSpace, d: Design) -> dict[str, float]:
     cores = sum(g.count * cfg.core_specs[g.spec].cost for g in d.groups)
     units = sum(u * cfg.accelerator_specs[m].unit_cost for m, u in d.hardware)
     dev = sum(cfg.accelerator_specs[m].development_cost for m, _ in d.hardware)
-    from ..model.ftl import ftl_effects
+    from ssdco.network.ftl_effects import ftl_effects
 
     fx = ftl_effects(cfg)
     dram = (cfg.dram.size_gib if fx is None else fx.dram_size_gib) * cfg.dram.cost_per_gib

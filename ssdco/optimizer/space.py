@@ -44,7 +44,7 @@ Device options. ``[optimizer.dram]`` makes the FTL's mapping table a decision (n
 table): ``mappings`` (subset of "full", "dftl", "partitioned") and ``cache_fractions`` (fractions of the
 mapping entries the DRAM cache holds, for "dftl" and "partitioned"). Each combination is a
 :class:`DeviceVariant` whose DRAM size, DRAM power, DRAM cost and NAND work follow from
-:mod:`ssdco.model.ftl`; ``optimize`` solves each variant and keeps the cheapest verified pick, reporting
+:mod:`ssdco.network.ftl_effects`; ``optimize`` solves each variant and keeps the cheapest verified pick, reporting
 every variant's DRAM size, DRAM power, WAF and lifetime. ``min_life_years`` (default 0) rejects a variant
 whose flash would wear out sooner at the target IOPS (lifetime does not depend on the controller design).
 ``[optimizer.nand]`` stays reserved for NAND-geometry choices. A device option changes only the *fixed*
@@ -68,8 +68,8 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping
 
-from ..errors import MISSING, ConfigError
-from ..spec import MODULES, Config, Controller, CoreGroup
+from ssdco.errors import MISSING, ConfigError
+from ssdco.spec import MODULES, Config, Controller, CoreGroup
 
 SOLVERS = ("auto", "cbc", "highs")
 RESERVED_TABLES = ("nand",)
@@ -376,7 +376,7 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
     fractions: tuple[float, ...] = ()
     dram = raw.get("dram", None)
     if dram is not None:
-        from ..spec import FTL_MAPPINGS
+        from ssdco.spec import FTL_MAPPINGS
 
         if not isinstance(dram, Mapping):
             raise err("dram", dram, "expected a table [optimizer.dram] with mappings and cache_fractions")
@@ -396,7 +396,7 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
             raise err("dram.cache_fractions", fv, "expected a non-empty list of numbers in (0, 1]")
         mappings = tuple(m for m in FTL_MAPPINGS if m in mv)
         fractions = tuple(sorted({float(x) for x in fv}))
-    from ..validation.compare import MAX_TIMING_SPREAD_SCV
+    from ssdco.validation.compare import MAX_TIMING_SPREAD_SCV
 
     spread = raw.get("timing_spread_scv", DEFAULTS["timing_spread_scv"])
     if (isinstance(spread, bool) or not isinstance(spread, (int, float)) or not math.isfinite(spread)

@@ -11,16 +11,16 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .. import defaults
-from ..errors import ConfigError, unstable_open_workload_error
-from ..model.network import Network, build_network
-from ..model.power import compute_power
-from ..model.result import Result, _num, budget_dict, check_budgets
-from ..model.whatif import evaluate_network
-from ..rng import SeedLike
-from ..spec import Config, Variability
-from .des import DesResult, simulate
-from .replications import ReplicationCheck, default_runs, replication_check
+from ssdco import defaults
+from ssdco.errors import ConfigError, unstable_open_workload_error
+from ssdco.model.power import compute_power
+from ssdco.model.result import Result, _num, budget_dict, check_budgets
+from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import Network, build_network
+from ssdco.rng import SeedLike
+from ssdco.sim.des import DesResult, simulate
+from ssdco.sim.replications import ReplicationCheck, default_runs, replication_check
+from ssdco.spec import Config, Variability
 
 # Agreement the model must reach against the DES on closed, deterministic configurations
 # (issue "DES and ssdco validate"): IOPS within 3 %, mean latency within 10 %.
@@ -165,7 +165,7 @@ class Validation:
 
     def headline(self) -> list[tuple[str, str, str]]:
         """The headline figures as (metric, value, unit) rows: the model's, the DES's and their error."""
-        from ..display import number
+        from ssdco.display import number
 
         a, d, rel = self.analytic, self.des, self.relative_error
         return [("IOPS, model", number(a.iops, 0), "IOPS"),
@@ -194,7 +194,7 @@ class Validation:
             f"{self.des_runs} run(s)"])
 
     def _repr_html_(self) -> str:
-        from ..display import html_table
+        from ssdco.display import html_table
 
         a = self.analytic
         return html_table(f"validate {a.config_name}, controller {a.controller}: {self.verdict}", self.headline())
@@ -202,8 +202,7 @@ class Validation:
     def to_frame(self):
         """A one-row pandas DataFrame: the model's and the DES's figures and their errors, with the columns of
         ``ssdco sweep --des-requests``'s CSV (IOPS, us, mW; needs pandas: the ``frame`` extra)."""
-        from ..display import data_frame
-        from ..sweep import flatten_validation
+        from ssdco.display import data_frame, flatten_validation
 
         return data_frame([{"config": self.analytic.config_name, **flatten_validation(self.to_dict())}])
 
@@ -288,7 +287,7 @@ def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: See
 
     ``replications``: that many more DES runs from seeds spawned from ``seed``, each of a quarter of
     ``requests``, to check that the DES's IOPS does not depend on its seed (``replications.py``); ``"auto"``
-    (``ssdco validate``'s default) makes :func:`~ssdco.validation.replications.default_runs` of them: 4 on
+    (``ssdco validate``'s default) makes :func:`~ssdco.sim.replications.default_runs` of them: 4 on
     closed deterministic workloads, else none. With an int ``seed`` the result is
     reproducible; a Generator seed is advanced by the main run before the extra seeds are spawned.
 
@@ -372,7 +371,7 @@ def with_replications(validation: Validation, *, requests: int, seed: SeedLike, 
                       network: Network | None = None, service_family: str = "auto",
                       progress: bool = False) -> Validation:
     """``validation`` with ``runs`` more DES runs from seeds spawned from ``seed`` (``replications.py``), each
-    of a quarter of ``requests``; ``"auto"``: :func:`~ssdco.validation.replications.default_runs` of them.
+    of a quarter of ``requests``; ``"auto"``: :func:`~ssdco.sim.replications.default_runs` of them.
 
     ``requests`` and ``seed`` must be those of the main run, so that ``validate(..., replications=R)`` and
     ``with_replications(validate(...), runs=R)`` are the same (the optimizer adds the runs to its pick's

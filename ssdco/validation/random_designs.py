@@ -18,8 +18,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..model.solvers import SCHEDULES, all_but
-from ..spec import MODULES
+from ssdco.model.solvers import SCHEDULES, all_but
+from ssdco.spec import MODULES
 
 CORE_SPECS = {
     "fast": {"frequency_mhz": 1000.0, "idle_mw": 30.0, "active_mw": 100.0, "cost": 1.0},
@@ -96,9 +96,9 @@ def core_run_config(seed: int) -> dict:
     modules each on a core of their own or, with probability 0.3, an accelerator. The queue depth is 0.8-3 times
     the knee N* (capacity x one request's latency alone) of the last design so evaluated, within 2-64. The designs
     of ``benchmarks/platoon_vs_des.py``."""
-    from ..model.network import build_network
-    from ..model.whatif import evaluate_network
-    from ..spec import config_from_dict
+    from ssdco.model.whatif import evaluate_network
+    from ssdco.network.build import build_network
+    from ssdco.spec import config_from_dict
 
     rng = np.random.default_rng(seed + 7_000_000)
     d = random_config(seed, mixed_sizes=False)
@@ -146,9 +146,9 @@ def core_pair_config(seed: int) -> dict | None:
     N* (capacity x one request's latency alone), within 3-64. The pairs of ``benchmarks/platoon_vs_des.py --pairs``:
     the bottleneck may serve steps with the NAND between them (docs/accuracy.md, "Two core groups that take
     turns")."""
-    from ..model.network import build_network
-    from ..model.whatif import evaluate_network
-    from ..spec import config_from_dict
+    from ssdco.model.whatif import evaluate_network
+    from ssdco.network.build import build_network
+    from ssdco.spec import config_from_dict
 
     rng = np.random.default_rng(seed + 9_000_000)
     d = random_config(seed, mixed_sizes=False)
@@ -189,9 +189,9 @@ def core_pair_config(seed: int) -> dict | None:
 def open_at(d: dict, load: float) -> dict:
     """Closed design ``d`` as an open workload: Poisson arrivals at ``load`` x the capacity bound (IOPS)
     that the analytic model gives the closed design."""
-    from ..model.network import build_network
-    from ..model.whatif import evaluate_network
-    from ..spec import config_from_dict
+    from ssdco.model.whatif import evaluate_network
+    from ssdco.network.build import build_network
+    from ssdco.spec import config_from_dict
 
     closed = config_from_dict(d)
     capacity_iops = evaluate_network(closed, build_network(closed)).bounds.capacity_iops

@@ -1,4 +1,4 @@
-"""Address patterns and transfer-size mixes (ssdco.model.address_patterns)."""
+"""Address patterns and transfer-size mixes (ssdco.ftl.address_patterns)."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.address_patterns import (
+from ssdco.ftl.address_patterns import (
     JESD219_LBA_SKEW,
     JESD219_TRANSFER_SIZE_MIX,
     JESD219_TRANSFER_SIZE_PROBABILITIES,

@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from ssdco.model.solvers import all_but
 from ssdco import evaluate, load_config
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import ALL_FEATURES, FLOW, route_arrays, solve_route
 from ssdco.model.caveats import FLOW_CORRECTION_CAVEAT_SHARE, flow_correction_share, trust_caveats
+from ssdco.model.queueing.route_mva import ALL_FEATURES, FLOW, route_arrays, solve_route
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from ssdco.validation.des import simulate
 from tests.designs import writes_behind_regular_flow
 
 SHARE = FLOW_CORRECTION_CAVEAT_SHARE

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import _flow_scv, _traffic_shares, route_arrays, solve_route
+from ssdco.model.queueing.route_mva import _flow_scv, _traffic_shares, route_arrays, solve_route
+from ssdco.network.build import build_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import random_config
 from tests.designs import bursty_read_write_mix

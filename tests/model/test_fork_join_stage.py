@@ -4,13 +4,13 @@
 import numpy as np
 import pytest
 
+from ssdco.model.queueing.route_mva import ALL_FEATURES, FORK_JOIN_STAGE, stage_behind_rest
 from ssdco.model.solvers import SCHEDULES, all_but
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import ALL_FEATURES, FORK_JOIN_STAGE, stage_behind_rest
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.designs import sixteen_kib_reads_at_busy_channels_at_queue_depth_7
 from tests.model.test_route_mva import _solved

@@ -1,15 +1,15 @@
-"""FTL effects in the analytic model (ssdco.model.ftl and how network/whatif use them)."""
+"""FTL effects in the analytic model (ssdco.network.ftl_effects and how network/whatif use them)."""
 
 import math
 
 import pytest
 
-from ssdco.model.solvers import all_but
 from ssdco import load_config
-from ssdco.model.ftl import SECONDS_PER_YEAR, WARRANTY_YEARS, ftl_effects
-from ssdco.model.network import build_network
-from ssdco.model.waf import alpha_from_op, waf
+from ssdco.ftl.waf import alpha_from_op, waf
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate
+from ssdco.network.build import build_network
+from ssdco.network.ftl_effects import SECONDS_PER_YEAR, WARRANTY_YEARS, ftl_effects
 from ssdco.spec import JESD219_SIZE_PROBS, JESD219_SIZES_KIB, config_from_dict
 from tests.conftest import PM9A3
 
@@ -105,7 +105,7 @@ def test_write_buffer_bound_rises_with_the_buffer_across_the_fft_threshold():
     # above route_mva.FFT_MIN_POPULATION jobs the bound comes from the FFT convolution: it must continue the
     # log-space one (more slots, a higher bound, below the dies' capacity); its speed is measured in
     # benchmarks/write_buffer_speed.py
-    from ssdco.model.route_mva import FFT_MIN_POPULATION
+    from ssdco.model.queueing.route_mva import FFT_MIN_POPULATION
 
     bounds = []
     for kib in (2048, 4 * (FFT_MIN_POPULATION - 32), 4 * (FFT_MIN_POPULATION - 31), 16384, 65536):

@@ -1,4 +1,4 @@
-"""The busy core group idles while every request is away (ssdco/model/idle_bound.py, route_mva.IDLE_BOUND):
+"""The busy core group idles while every request is away (ssdco/model/queueing/idle_bound.py, route_mva.IDLE_BOUND):
 its parts against closed forms, where it must not bind, and random design 10004 against the DES."""
 
 import copy
@@ -6,16 +6,16 @@ import math
 
 import pytest
 
-import ssdco.model.idle_bound as idle_bound_module
+import ssdco.model.queueing.idle_bound as idle_bound_module
+from ssdco.model.queueing.erlang import machine_repairman
+from ssdco.model.queueing.idle_bound import held_by_idle_bound, idle_bound, route_time_moments
+from ssdco.model.queueing.route_mva import ALL_FEATURES, IDLE_BOUND, residences_at, route_arrays, solve_route
 from ssdco.model.solvers import SCHEDULES, all_but
-from ssdco.model.idle_bound import held_by_idle_bound, idle_bound, route_time_moments
-from ssdco.model.network import build_network
-from ssdco.model.references import machine_repairman
-from ssdco.model.route_mva import ALL_FEATURES, IDLE_BOUND, residences_at, route_arrays, solve_route
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import one_more_server, random_config
 from tests.designs import reads_whose_returns_scatter_at_three_slow_cores
 
@@ -23,7 +23,7 @@ WITHOUT = ALL_FEATURES & ~IDLE_BOUND
 
 
 def test_the_machine_repairman_neither_overflows_nor_loses_the_capacity_at_large_populations():
-    # (N D / T)^N overflows a float at N = 256 without the log-space balance (references.machine_repairman, which
+    # (N D / T)^N overflows a float at N = 256 without the log-space balance (erlang.machine_repairman, which
     # the bound calls; tests/model/test_mva.py checks it against the exact convolution, test_des.py against the DES)
     x = machine_repairman(256, 1.0, 50.0, 2)[0]
     assert x == pytest.approx(2 / 50.0, rel=1e-12)

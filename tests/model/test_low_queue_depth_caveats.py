@@ -4,16 +4,20 @@ import copy
 
 import pytest
 
-from ssdco.model.solvers import SCHEDULES, all_but
-from ssdco.model.network import build_network
 from ssdco.model.caveats import BUSY_BOTTLENECK_UTILIZATION, route_mva_at_risk, trust_caveats
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.whatif import evaluate, evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from ssdco.validation.des import simulate
-from tests.designs import (mixed_requests_behind_one_slow_core_at_queue_depth_5, reads_dipping_at_queue_depth_4,
-                           reads_in_step_at_one_slow_core, two_reads_two_dies,
-                           writes_behind_one_slow_core_at_queue_depth_5)
+from tests.designs import (
+    mixed_requests_behind_one_slow_core_at_queue_depth_5,
+    reads_dipping_at_queue_depth_4,
+    reads_in_step_at_one_slow_core,
+    two_reads_two_dies,
+    writes_behind_one_slow_core_at_queue_depth_5,
+)
 
 
 def test_a_busy_slow_core_at_queue_depth_4_is_flagged_where_the_route_mva_solves_it():

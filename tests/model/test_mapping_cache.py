@@ -1,4 +1,4 @@
-"""Mapping-cache analytics (ssdco.model.mapping_cache): Che's approximation, DFTL costs, DRAM.
+"""Mapping-cache analytics (ssdco.ftl.mapping_cache): Che's approximation, DFTL costs, DRAM.
 
 Simulator comparisons (Che vs a simulated LRU, partitioned cache) are in tests/validation/test_ftlsim.py.
 """
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.address_patterns import JESD219_LBA_SKEW, UniformPattern
-from ssdco.model.mapping_cache import (
+from ssdco.ftl.address_patterns import JESD219_LBA_SKEW, UniformPattern
+from ssdco.ftl.mapping_cache import (
     ZonePopularity,
     batch_update_entries_per_flush,
     che_characteristic_time,

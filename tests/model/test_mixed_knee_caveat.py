@@ -1,21 +1,21 @@
 """whatif's caveat for a core bottleneck short of saturation while reads and programs mix (whatif.trust_caveats).
 
 The caveat is the route MVA's: since 2026-11-29 (twenty-sixth session) the platoon stage answers wherever reads
-and programs mix behind a core group (ssdco/model/platoon_stage.py), so these tests ask for the route MVA's answer
+and programs mix behind a core group (queueing/platoon_stage.py), so these tests ask for the route MVA's answer
 (``platoon_stage=False``) and check the stage's against the same DES run."""
 
 import copy
 
 import pytest
 
-from ssdco.model.solvers import all_but
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import ALL_FEATURES, IDLE_BOUND
 from ssdco.model.caveats import MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE, MIXED_KNEE_UTILIZATION, trust_caveats
+from ssdco.model.queueing.route_mva import ALL_FEATURES, IDLE_BOUND
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from ssdco.validation.des import simulate
 from tests.designs import reads_and_programs_at_a_busy_fast_core, saturated_mix_under_three_knees
 
 LOW, HIGH = MIXED_KNEE_UTILIZATION

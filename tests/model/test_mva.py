@@ -5,10 +5,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.convolution import (closed_throughput, closed_throughput_by_n, closed_throughput_fft,
-                                     solve_closed_convolution)
-from ssdco.model.mva import solve_closed, solve_closed_batch
-from ssdco.model.references import closed_single_station, machine_repairman, tandem_balanced_throughput
+from ssdco.model.queueing.convolution import (
+    closed_throughput,
+    closed_throughput_by_n,
+    closed_throughput_fft,
+    solve_closed_convolution,
+)
+from ssdco.model.queueing.mva import solve_closed, solve_closed_batch
+from tests.references import closed_single_station, machine_repairman, tandem_balanced_throughput
 
 
 @pytest.mark.parametrize("n,c,s", [(1, 1, 2.0), (5, 1, 1.0), (5, 3, 4.0), (3, 8, 1.5), (40, 4, 50.0)])

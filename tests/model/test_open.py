@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.open import solve_open
-from ssdco.model.references import erlang_c, mg1_mean_wait, mmc_mean_wait
+from ssdco.model.queueing.erlang import erlang_c
+from ssdco.model.queueing.open import solve_open
+from tests.references import mg1_mean_wait, mmc_mean_wait
 
 
 def erlang_c_textbook(c: int, a: float) -> float:
@@ -79,8 +80,8 @@ def test_residual_factors_of_an_open_route_count_only_visits_after_an_earlier_on
     import numpy as np
 
     from ssdco import load_config
-    from ssdco.model.network import build_network
-    from ssdco.model.route_mva import residual_factors, route_arrays
+    from ssdco.model.queueing.route_mva import residual_factors, route_arrays
+    from ssdco.network.build import build_network
     from tests.conftest import PM9A3
 
     net = build_network(load_config(PM9A3, controller="c02"))  # translate, dispatch, complete on 3 slow cores
@@ -103,7 +104,7 @@ def test_residual_factors_of_an_open_route_count_only_visits_after_an_earlier_on
 @given(c=st.integers(1, 8), rho=st.floats(0.05, 0.98))
 @settings(max_examples=50)
 def test_batch_erlang_c_of_single_jobs_is_erlang_c(c, rho):
-    from ssdco.model.open import batch_erlang_c
+    from ssdco.model.queueing.open import batch_erlang_c
 
     a = rho * c
     p_wait, queued = batch_erlang_c(c, a / 100.0, 100.0, [0.0, 1.0])
@@ -116,7 +117,7 @@ def test_batch_erlang_c_solves_the_mx_m_c_chain(c, rho):
     # against the truncated generator of M^X/M/c solved as a linear system (pi Q = 0, sum pi = 1)
     import numpy as np
 
-    from ssdco.model.open import batch_erlang_c
+    from ssdco.model.queueing.open import batch_erlang_c
 
     pmf = np.array([0.0, 4.0, 6.0, 4.0, 1.0]) / 15.0  # Bin(4, 1/2) given >= 1: 16 KiB over two dies
     s = 100.0
@@ -143,7 +144,7 @@ def test_first_of_a_batch_on_one_server_waits_as_in_mx_g_1(rho, scv):
     # lambda_B E[B^2] / (2 (1 - rho)), E[B^2] = E[X] S^2 scv + E[X^2] S^2 (Gross & Harris), for a batch mix
     import numpy as np
 
-    from ssdco.model.open import batch_first_wait
+    from ssdco.model.queueing.open import batch_first_wait
 
     pmf = np.array([0.0, 0.5, 0.3, 0.0, 0.2])
     ex, ex2 = float(np.dot(np.arange(5), pmf)), float(np.dot(np.arange(5) ** 2, pmf))
@@ -157,7 +158,7 @@ def test_first_of_a_batch_on_one_server_waits_as_in_mx_g_1(rho, scv):
 @given(c=st.integers(1, 6), rho=st.floats(0.05, 0.95), scv=st.sampled_from([0.0, 0.5, 1.0]))
 @settings(max_examples=30)
 def test_first_of_a_batch_of_one_waits_as_allen_cunneen(c, rho, scv):
-    from ssdco.model.open import batch_first_wait
+    from ssdco.model.queueing.open import batch_first_wait
 
     s = 10.0
     a = rho * c
@@ -169,7 +170,7 @@ def test_batch_erlang_c_at_vanishing_load():
     # no arrivals, and a load so small that the chain's terms underflow: nobody waits, and nothing divides by 0
     import numpy as np
 
-    from ssdco.model.open import batch_erlang_c
+    from ssdco.model.queueing.open import batch_erlang_c
 
     assert batch_erlang_c(3, 0.0, 10.0, [0.0, 1.0]) == (0.0, 0.0)
     p_wait, queued = batch_erlang_c(16, 1e-15, 1.0, np.r_[0.0, np.full(16, 1 / 16)])

@@ -1,12 +1,12 @@
-"""Work conservation at a station a request visits in runs or batches (ssdco/model/open_runs.py), on small
+"""Work conservation at a station a request visits in runs or batches (ssdco/model/queueing/open_runs.py), on small
 hand-built open networks whose answers are known in closed form."""
 
 import math
 
 import pytest
 
-from ssdco.model.network import Network, Station, Step
-from ssdco.model.open_runs import eligible_stations, run_times
+from ssdco.model.queueing.open_runs import eligible_stations, run_times
+from ssdco.network.build import Network, Station, Step
 
 
 def _network(steps, servers: int = 1, transactions: int = 4, iops: float = 1.0, extra=()) -> Network:
@@ -141,7 +141,7 @@ def test_only_single_copy_stations_with_batches_or_several_visits_qualify():
 def test_one_job_at_a_time_on_c_cores_waits_as_allen_cunneen(servers):
     # a per-transaction step of 4 KiB requests (one job at a time) on c cores: the fast server's wait times
     # C(c, a) / rho, which is the M/D/c wait of Allen-Cunneen, C(c, a) S / (2 (c - a)) (open.py)
-    from ssdco.model.references import erlang_c
+    from tests.references import erlang_c
 
     b, load = 20.0, 0.6
     net = _at_load([Step("translate", "cores:g", False, b, b)], load, servers=servers, transactions=1)
@@ -153,7 +153,7 @@ def test_path_wait_weight():
     # a transaction's visits per group: parse and translate with a short delay between are one group, whose
     # waits move together in the p99 estimate (weight 3^2); with the NAND between, two groups, whose waits
     # are correlated by exp(-gap / tau): independent 1^2 + 2^2, the same backlog (1 + 2)^2
-    from ssdco.model.open_runs import path_wait_weight
+    from ssdco.model.queueing.open_runs import path_wait_weight
 
     def steps(gap):
         return [Step("parse", "cores:g", True, 10.0, 10.0), Step("nand", None, True, gap, gap),
@@ -169,7 +169,7 @@ def test_path_wait_weight():
 def test_relaxation_time_of_the_m_m_1_queue():
     # 1 / (mu (1 - sqrt(rho))^2): the slowest rate in the M/M/1 queue's autocorrelation (Abate & Whitt 1988);
     # c servers as one c times as fast; an idle station forgets at once
-    from ssdco.model.open_runs import relaxation_time_us
+    from ssdco.model.queueing.open_runs import relaxation_time_us
 
     assert relaxation_time_us(10.0, 1, 0.81) == pytest.approx(10.0 / 0.1 ** 2)
     assert relaxation_time_us(10.0, 2, 0.81) == pytest.approx(5.0 / 0.1 ** 2)

@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 from ssdco import load_config
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import route_arrays, route_latency, solve_route
 from ssdco.model.p99 import _buffer_split, _mixture_quantile
+from ssdco.model.queueing.route_mva import route_arrays, route_latency, solve_route
+from ssdco.network.build import build_network
 from tests.conftest import PM9A3
 
 
@@ -189,7 +189,7 @@ def test_mixing_reads_and_programs_in_one_batch_size_waits_as_mx_g_1_of_the_batc
     # M^X/G/1 with batches of X = 4 all reads (service a) or all programs (b): the first of a batch waits
     # lambda_B E[Y^2] / (2 (1 - rho)) with Y = 4 S_op, E[Y^2] = 16 E[S_op^2]; the open solver gets it from
     # the mixture's scv and the batch term weighted as Network.batch_excess weights it
-    from ssdco.model.open import solve_open
+    from ssdco.model.queueing.open import solve_open
 
     a, b, p_read, rho = 20.0, 600.0, 0.7, 0.6
     mean = p_read * a + (1 - p_read) * b

@@ -1,21 +1,25 @@
-"""The exact periodic schedule of a closed network with one deterministic route (ssdco/model/periodic.py)."""
+"""The exact periodic schedule of a closed network with one deterministic route (ssdco/model/queueing/periodic.py)."""
 
 import copy
 
 import pytest
 
+from ssdco.model.queueing.periodic import CONVOY_MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH, convoy_estimate, periodic_schedule
+from ssdco.model.queueing.route_mva import route_arrays, solve_route
 from ssdco.model.solvers import SCHEDULES, all_but
-from ssdco.model.network import Network, Station, Step, build_network
-from ssdco.model.periodic import CONVOY_MAX_QUEUE_DEPTH, MAX_QUEUE_DEPTH, convoy_estimate, periodic_schedule
-from ssdco.model.route_mva import route_arrays, solve_route
 from ssdco.model.whatif import evaluate, evaluate_network
+from ssdco.network.build import Network, Station, Step, build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import one_more_server, random_config
-from tests.designs import (eight_kib_reads_through_one_die, reads_in_step_at_one_slow_core,
-                           reads_over_two_four_plane_dies_at_queue_depth_7, two_modules_on_one_slow_core,
-                           two_reads_two_dies)
+from tests.designs import (
+    eight_kib_reads_through_one_die,
+    reads_in_step_at_one_slow_core,
+    reads_over_two_four_plane_dies_at_queue_depth_7,
+    two_modules_on_one_slow_core,
+    two_reads_two_dies,
+)
 
 
 def _network(die_us: float, copies: int = 1, queue_depth: int = 2, read_fraction: float = 1.0) -> Network:

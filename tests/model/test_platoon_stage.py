@@ -1,4 +1,4 @@
-"""The platoon stage (ssdco/model/platoon_stage.py): where a core group is the route MVA's bottleneck and serves
+"""The platoon stage (queueing/platoon_stage.py): where a core group is the route MVA's bottleneck and serves
 several steps, or reads and programs mix behind it, the core groups, dies and channels run event by event and
 answer instead of the route MVA; a request of several transactions forks into them."""
 
@@ -7,23 +7,27 @@ from pathlib import Path
 
 import pytest
 
-import ssdco.model.platoon_stage as P
+import ssdco.model.queueing.platoon_stage as P
 from ssdco.model.solvers import all_but
-from ssdco.model.network import build_network
 from ssdco.model.solvers.stage import STAGE_MAX_QUEUE_DEPTH
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict, load_config
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import core_run_config
-from tests.designs import (eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10,
-                           mix_behind_one_slow_core_at_queue_depth_6,
-                           reads_behind_two_slow_cores_each_serving_several_steps, reads_saturating_one_slow_core,
-                           saturated_mix_under_three_knees,
-                           sixteen_kib_mix_behind_one_slow_core, sixteen_kib_mixes_at_busy_dies_at_queue_depth_24,
-                           sixteen_kib_reads_at_busy_dies_at_queue_depth_11,
-                           sixteen_kib_reads_where_the_chain_outgrows,
-                           writes_in_step_with_an_accelerator_between)
+from tests.designs import (
+    eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10,
+    mix_behind_one_slow_core_at_queue_depth_6,
+    reads_behind_two_slow_cores_each_serving_several_steps,
+    reads_saturating_one_slow_core,
+    saturated_mix_under_three_knees,
+    sixteen_kib_mix_behind_one_slow_core,
+    sixteen_kib_mixes_at_busy_dies_at_queue_depth_24,
+    sixteen_kib_reads_at_busy_dies_at_queue_depth_11,
+    sixteen_kib_reads_where_the_chain_outgrows,
+    writes_in_step_with_an_accelerator_between,
+)
 
 PM9A3 = Path(__file__).resolve().parents[2] / "configs" / "pm9a3-960.toml"
 IN_STEP = "the requests may move in step"

@@ -3,9 +3,8 @@
 import pytest
 
 from ssdco import evaluate, load_config
-from ssdco.model.network import build_network
 from ssdco.model.power import compute_power
-
+from ssdco.network.build import build_network
 from tests.conftest import PM9A3
 
 

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from ssdco.model.solvers import all_but
 from ssdco import load_config
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import queue_at_capacity, route_arrays, solve_route
+from ssdco.model.queueing.route_mva import queue_at_capacity, route_arrays, solve_route
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import validate
-from ssdco.validation.des import simulate
 from tests.conftest import PM9A3
 from tests.designs import reads_and_programs_at_a_busy_fast_core
 from tests.strategies import config_dicts

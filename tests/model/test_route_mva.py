@@ -10,21 +10,35 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.solvers import all_but
 from ssdco import load_config
-from ssdco.model.network import Network, Station, Step, build_network
-from ssdco.model.route_mva import (STAGE_BEHIND_REST_UTILIZATION, expected_max,
-                                   expected_serial_count, own_run_departures, request_alone_us, residual_cv2,
-                                   route_arrays, serial_level_distribution, solve_route, stage_behind_rest,
-                                   stage_wait_correlation, top_level_profile)
+from ssdco.model.queueing.route_mva import (
+    STAGE_BEHIND_REST_UTILIZATION,
+    expected_max,
+    expected_serial_count,
+    own_run_departures,
+    request_alone_us,
+    residual_cv2,
+    route_arrays,
+    serial_level_distribution,
+    solve_route,
+    stage_behind_rest,
+    stage_wait_correlation,
+    top_level_profile,
+)
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import Network, Station, Step, build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
-from tests.designs import (bursty_read_write_mix, mix_behind_one_slow_core_at_queue_depth_6,
-                           mixed_16k_requests_at_busy_channels,
-                           reads_at_busy_channels_behind_fast_cores, sixteen_kib_reads_waiting_at_dies_and_channels)
+from tests.designs import (
+    bursty_read_write_mix,
+    mix_behind_one_slow_core_at_queue_depth_6,
+    mixed_16k_requests_at_busy_channels,
+    reads_at_busy_channels_behind_fast_cores,
+    sixteen_kib_reads_waiting_at_dies_and_channels,
+)
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -152,7 +166,7 @@ def test_expected_max_of_independent_discrete():
 
 
 def test_last_own_departure_with_variable_service():
-    from ssdco.model.route_mva import own_last_departure
+    from ssdco.model.queueing.route_mva import own_last_departure
 
     harmonic = sum(1.0 / k for k in range(1, 5))
     # exponential services on copies so many that the four never share one: the max of four, H_4
@@ -175,7 +189,7 @@ def test_last_own_departure_with_variable_service():
 @given(st.integers(1, 12), st.integers(1, 9), st.integers(0, 12))
 @settings(max_examples=40)
 def test_occupancy_mean_of_an_indicator_is_the_max_load_distribution(t, m, limit):
-    from ssdco.model.route_mva import _occupancy_mean, _p_max_load_at_most
+    from ssdco.model.queueing.route_mva import _occupancy_mean, _p_max_load_at_most
 
     g = (np.arange(t + 1) <= limit).astype(float)[:, None]
     want = 1.0 if limit >= t else _p_max_load_at_most(t, m, limit)
@@ -185,8 +199,8 @@ def test_occupancy_mean_of_an_indicator_is_the_max_load_distribution(t, m, limit
 def test_variable_service_spread_of_a_step_one_operation_skips():
     # with a mapping cache and a write buffer the data read is a read-only die step: at 70 % reads the
     # writes skip it, so its spread is 0 for them (a distribution of total probability 1, not 0.7)
-    from ssdco.model.network import build_network
-    from ssdco.model.route_mva import own_last_departure, own_serial_parts
+    from ssdco.model.queueing.route_mva import own_last_departure, own_serial_parts
+    from ssdco.network.build import build_network
     from tests.conftest import PM9A3
 
     overrides = ["workload.read_fraction=0.7", "workload.request_size_kib=16", "variability.nand_scv=1.0"]

@@ -1,4 +1,4 @@
-"""The routed stage alone (ssdco/model/routed_stage.py): its estimate against exact chains, where it applies,
+"""The routed stage alone (ssdco/model/queueing/routed_stage.py): its estimate against exact chains, where it applies,
 and how the route MVA and whatif use it."""
 
 import copy
@@ -9,11 +9,11 @@ from itertools import product
 import numpy as np
 import pytest
 
-from ssdco.model.solvers import all_but
 from ssdco.cli import format_result
-from ssdco.model.network import build_network
-from ssdco.model.routed_stage import RoutedStage, routed_stage_per_us, routed_stages, stage_bound_per_us
+from ssdco.model.queueing.routed_stage import RoutedStage, routed_stage_per_us, routed_stages, stage_bound_per_us
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
 from ssdco.spec import config_from_dict
 from tests.designs import bursty_read_write_mix, reads_over_two_one_die_channels
 

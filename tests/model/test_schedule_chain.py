@@ -1,5 +1,5 @@
 """The Markov chain of a closed deterministic network whose randomness is the requests' draws
-(ssdco/model/schedule_chain.py): closed forms, work conservation, agreement with the DES, scope."""
+(ssdco/model/queueing/schedule_chain.py): closed forms, work conservation, agreement with the DES, scope."""
 
 import copy
 import inspect
@@ -9,27 +9,35 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco import load_config
-from ssdco.model.network import Network, Station, Step, build_network
-from ssdco.model.route_mva import request_alone_us, route_arrays, solve_route
-from ssdco.model import schedule_chain as chain_module
-from ssdco.model.schedule_chain import GRID_STEPS, schedule_chain
-from ssdco.model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
+from ssdco.model.queueing import schedule_chain as chain_module
 from ssdco.model.caveats import CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH, route_mva_at_risk, trust_caveats
+from ssdco.model.queueing.route_mva import request_alone_us, route_arrays, solve_route
+from ssdco.model.queueing.schedule_chain import GRID_STEPS, schedule_chain
+from ssdco.model.solvers import SCHEDULES, all_but
+from ssdco.model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import Network, Station, Step, build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
-from tests.designs import (eight_kib_reads_over_eight_dies_at_queue_depth_4, mixed_16k_reads_at_queue_depth_2,
-                           programs_among_fast_reads_on_a_coarse_grid, reads_alone_over_three_dies,
-                           reads_at_queue_depth_2_behind_one_slow_core,
-                           reads_and_programs_at_one_slow_core, reads_and_programs_on_one_die_at_queue_depth_8,
-                           reads_at_queue_depth_5, reads_over_eight_dies_behind_two_cores_at_queue_depth_5,
-                           reads_over_a_coarse_grid, two_patterns_at_queue_depth_2,
-                           writes_over_one_channel_at_queue_depth_3, writes_whose_finer_grid_collapses_at_queue_depth_4)
+from tests.designs import (
+    eight_kib_reads_over_eight_dies_at_queue_depth_4,
+    mixed_16k_reads_at_queue_depth_2,
+    programs_among_fast_reads_on_a_coarse_grid,
+    reads_alone_over_three_dies,
+    reads_and_programs_at_one_slow_core,
+    reads_and_programs_on_one_die_at_queue_depth_8,
+    reads_at_queue_depth_2_behind_one_slow_core,
+    reads_at_queue_depth_5,
+    reads_over_a_coarse_grid,
+    reads_over_eight_dies_behind_two_cores_at_queue_depth_5,
+    two_patterns_at_queue_depth_2,
+    writes_over_one_channel_at_queue_depth_3,
+    writes_whose_finer_grid_collapses_at_queue_depth_4,
+)
 
 
 def _dies(dies: int, servers: int = 1, queue_depth: int = 2, service_us: float = 10.0) -> Network:

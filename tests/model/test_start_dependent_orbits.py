@@ -7,17 +7,21 @@ import re
 
 import pytest
 
-from ssdco.model.network import build_network
-from ssdco.model.periodic import periodic_schedule
-from ssdco.model.route_mva import request_alone_us
-from ssdco.model.schedule_chain import attempt_chain
+from ssdco.model.caveats import start_pattern_caveats
+from ssdco.model.queueing.periodic import periodic_schedule
+from ssdco.model.queueing.route_mva import request_alone_us
+from ssdco.model.queueing.schedule_chain import attempt_chain
 from ssdco.model.solvers.schedules import ORBIT_MATCH_TOLERANCE
 from ssdco.model.whatif import evaluate_network
-from ssdco.model.caveats import start_pattern_caveats
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from ssdco.validation.des import simulate
-from tests.designs import (eight_kib_reads_through_one_die, reads_locking_into_start_dependent_patterns,
-                           reads_whose_start_collision_picks_their_pattern, two_reads_two_dies)
+from tests.designs import (
+    eight_kib_reads_through_one_die,
+    reads_locking_into_start_dependent_patterns,
+    reads_whose_start_collision_picks_their_pattern,
+    two_reads_two_dies,
+)
 
 
 def _network(design):

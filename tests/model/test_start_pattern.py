@@ -13,13 +13,13 @@ from scipy.sparse import csgraph
 
 from ssdco import load_config
 from ssdco.cli import main
-from ssdco.model.network import build_network
-from ssdco.model.schedule_chain import ChainSolution, _transient_visits
 from ssdco.model.caveats import PATTERN_SPREAD, START_PATTERN_MIN_REQUESTS, start_pattern, start_pattern_caveats
+from ssdco.model.queueing.schedule_chain import ChainSolution, _transient_visits
 from ssdco.model.whatif import evaluate
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, validate
-from ssdco.validation.des import simulate
 from tests.designs import writes_holding_a_start_pattern
 
 START_TOML = Path(__file__).parents[1] / "data" / "writes_holding_a_start_pattern.toml"

@@ -1,4 +1,4 @@
-"""Analytic WAF (ssdco.model.waf): theorems first, then the worked tables of reference-parameters.md §6.2."""
+"""Analytic WAF (ssdco.ftl.waf): theorems first, then the worked tables of reference-parameters.md §6.2."""
 
 import math
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.address_patterns import JESD219_LBA_SKEW, UniformPattern, hot_cold_pattern
-from ssdco.model.waf import (
+from ssdco.ftl.address_patterns import JESD219_LBA_SKEW, UniformPattern, hot_cold_pattern
+from ssdco.ftl.waf import (
     GcCostPerHostWrite,
     alpha_from_op,
     alpha_from_spare_factor,

@@ -5,14 +5,21 @@ copies' merged output."""
 import numpy as np
 import pytest
 
+from ssdco.model.queueing.route_mva import (
+    ALL_FEATURES,
+    FLOW,
+    IDLE_BOUND,
+    WAIT_DISPLACEMENT,
+    _wait_displacement,
+    route_arrays,
+    solve_route,
+)
 from ssdco.model.solvers import all_but
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import (ALL_FEATURES, FLOW, IDLE_BOUND, WAIT_DISPLACEMENT, _wait_displacement, route_arrays,
-                                   solve_route)
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from ssdco.validation.des import simulate
 from tests.designs import eight_kib_reads_over_eight_dies_at_queue_depth_4, reads_behind_a_slow_completion_core
 
 

@@ -1,4 +1,4 @@
-"""The write buffer's chain of slots (model/write_buffer.py): its stationary solution against a dense
+"""The write buffer's chain of slots (model/queueing/write_buffer.py): its stationary solution against a dense
 reference, its monotonicity in slots, and the buffer's bound counted in transactions."""
 
 import math
@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssdco import load_config
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import route_arrays, solve_route, write_buffer_capacity
-from ssdco.model.write_buffer import BufferPool, _stationary, pool_throughput
-from ssdco.validation.des import simulate
+from ssdco.model.queueing.route_mva import route_arrays, solve_route, write_buffer_capacity
+from ssdco.model.queueing.write_buffer import BufferPool, _stationary, pool_throughput
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from tests.conftest import PM9A3
 
 

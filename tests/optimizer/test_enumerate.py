@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.mva import solve_closed
+from ssdco.model.queueing.mva import solve_closed
 from ssdco.optimizer.enumerate import closed_iops, enumerate_space, linear_feasible, linear_optimum, pareto_front
 from ssdco.optimizer.problem import LinearModel, make_targets
 from ssdco.optimizer.space import DesignSpace

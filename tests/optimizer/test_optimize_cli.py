@@ -178,7 +178,7 @@ def test_an_unset_power_budget_is_not_set_rather_than_unlimited_and_met():
     import tomllib
 
     from ssdco.optimizer import optimize
-    from ssdco.optimizer.report import format_text
+    from ssdco.report.optimize import format_text
     from ssdco.spec import config_from_dict
 
     raw = tomllib.loads(PM9A3.read_text())

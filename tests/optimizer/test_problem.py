@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssdco.errors import ConfigError
-from ssdco.model.network import build_network
 from ssdco.model.power import compute_power
-from ssdco.model.route_mva import request_alone_us
+from ssdco.model.queueing.route_mva import request_alone_us
+from ssdco.network.build import build_network
 from ssdco.optimizer.enumerate import enumerate_space
 from ssdco.optimizer.problem import FAMILIES, LinearModel, make_targets, row_family
 from ssdco.optimizer.space import DesignSpace

@@ -212,7 +212,7 @@ def test_auxiliary_searches_screen_with_whatif_fast_and_report_full_model_figure
     full = evaluate(res.space.config_for(best.design))
     assert full.method == "markov-chain"
     assert (best.iops, best.core_power_mw) == (full.iops, full.power.core_side_mw)
-    from ssdco.optimizer.report import format_text
+    from ssdco.report.optimize import format_text
 
     assert f"checked {res.timing['screened_designs']} design(s) without the Markov chain first" in format_text(res)
     # with --fast the verification tries only the chain's first states at QD 1-2, and the screen not even those:
@@ -287,7 +287,7 @@ def test_a_feasible_picks_binding_checks_verify_their_designs_with_the_des_as_th
     # so are reported as verified by the DES; with the DES rejecting every design but the pick, no cheaper design
     # qualifies: the check verifies cheaper designs until its cap and leaves the question open (binds None)
     from ssdco.optimizer import search as S
-    from ssdco.optimizer.report import format_text
+    from ssdco.report.optimize import format_text
 
     res = optimize(pm9a3, min_iops=500_000, core_power_mw=192, dram_power_mw=800)
     assert {b.name: b.binds for b in res.binding}["min_iops"] is True
@@ -311,7 +311,7 @@ def test_a_feasible_picks_binding_checks_verify_their_designs_with_the_des_as_th
 
 def test_an_infeasible_targets_binding_checks_are_analytic_even_with_the_des_on(pm9a3):
     # the explanation's searches never run the DES (search.py's docstring); each check says so, and the report too
-    from ssdco.optimizer.report import format_text
+    from ssdco.report.optimize import format_text
 
     res = optimize(pm9a3, min_iops=650_000)
     assert res.status == "infeasible" and res.space.options.verify_des
@@ -397,7 +397,7 @@ def test_closest_designs_that_meet_the_target_analytically_say_why_they_are_not_
     low = closest["closest:lowest_power_meeting_iops"]
     assert low.core_power_mw <= 55 and "> budget" not in low.lacks[0]
     assert "but the search stopped (optimizer.max_iterations) before verifying it" in low.lacks[0]
-    from ssdco.optimizer.report import format_text
+    from ssdco.report.optimize import format_text
 
     header = "BINDING CONSTRAINTS (each relaxed alone; the designs found so are verified analytically, not by the "
     assert header + "DES)" in format_text(res)

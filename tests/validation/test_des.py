@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.network import Network, Station, Step, build_network
+from ssdco.network.build import Network, Station, Step, build_network
+from ssdco.sim.des import DesError, compile_network, simulate
 from ssdco.spec import load_config
-from ssdco.validation import stats as S
-from ssdco.validation.des import DesError, compile_network, simulate
+from ssdco.sim import stats as S
 
 ONE = dict(read_fraction=1.0, request_bytes=(4096.0,), request_probs=(1.0,), transactions=(1,))
 

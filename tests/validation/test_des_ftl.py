@@ -31,9 +31,9 @@ import numpy as np
 import pytest
 
 from ssdco import load_config
-from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
-from ssdco.validation.des import NAND_HIST, simulate
+from ssdco.network.build import build_network
+from ssdco.sim.des import NAND_HIST, simulate
 from tests.conftest import PM9A3
 
 REQUESTS = 100_000
@@ -158,7 +158,7 @@ SMALL_BUFFER_CASES = [  # measured (benchmarks/write_buffer_vs_des.py): before t
 @pytest.mark.parametrize("overrides", SMALL_BUFFER_CASES, ids=[" ".join(c) for c in SMALL_BUFFER_CASES])
 def test_model_agrees_with_des_with_a_write_buffer_of_a_few_slots(overrides):
     # 4 or 64 slots: writes find the buffer full at any load and do their flush themselves; the model's chain
-    # of the buffer's slots (model/write_buffer.py) holds these to the acceptance tolerance. Others of the
+    # of the buffer's slots (model/queueing/write_buffer.py) holds these to the acceptance tolerance. Others of the
     # grid stay off (docs/accuracy.md, "Not yet trustworthy"), and whatif flags them all.
     c, net, d = run(*overrides, requests=40_000)
     m = evaluate_network(c, net)
@@ -216,8 +216,8 @@ def test_model_agrees_with_des_on_the_jesd219_workload(overrides, tol):
 def test_open_workload_beyond_the_write_bound_is_refused():
     import tomllib
 
+    from ssdco.sim.des import DesError
     from ssdco.spec import config_from_dict
-    from ssdco.validation.des import DesError
 
     raw = tomllib.loads(PM9A3.read_text())
     w = {k: v for k, v in raw["workload"].items() if k != "queue_depth"}

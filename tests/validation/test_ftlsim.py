@@ -1,4 +1,4 @@
-"""Functional FTL / mapping-cache simulators (ssdco.validation.ftlsim) against the analytic models.
+"""Functional FTL / mapping-cache simulators (ssdco.sim.ftlsim) against the analytic models.
 
 Acceptance checks of the FTL-effects issue:
 * analytic WAF vs simulated WAF within 5 % (uniform random writes, OP 7/15/28 %, FIFO and greedy),
@@ -12,26 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco.model.address_patterns import (
+from ssdco.ftl.address_patterns import (
     JESD219_LBA_SKEW,
     SequentialPattern,
     UniformPattern,
     ZonedPattern,
     hot_cold_pattern,
 )
-from ssdco.model.mapping_cache import (
-    ZonePopularity,
-    che_hit_ratio,
-    dftl_cost,
-    partitioned_cache_cost,
-)
-from ssdco.model.waf import alpha_from_op, waf, waf_fifo, waf_greedy, waf_hot_cold
-from ssdco.validation.ftlsim import (
-    run_lru_cache,
-    simulate_ftl,
-    simulate_lru_cache,
-    simulate_partitioned_cache,
-)
+from ssdco.ftl.mapping_cache import ZonePopularity, che_hit_ratio, dftl_cost, partitioned_cache_cost
+from ssdco.ftl.waf import alpha_from_op, waf, waf_fifo, waf_greedy, waf_hot_cold
+from ssdco.sim.ftlsim import run_lru_cache, simulate_ftl, simulate_lru_cache, simulate_partitioned_cache
 
 U = 1 << 18  # logical pages: 4096 blocks of 64 pages, ~1 s for all six WAF runs
 NP = 64
@@ -284,8 +274,8 @@ def test_config_driven_simulation_matches_the_models_waf():
     with the WAF the analytic model puts on the route (PM9A3 geometry: 4,608-unit blocks, OP 14.5 %)."""
 
     from ssdco import load_config
-    from ssdco.model.ftl import ftl_effects
-    from ssdco.validation.ftlsim import simulate_config
+    from ssdco.network.ftl_effects import ftl_effects
+    from ssdco.sim.ftlsim import simulate_config
     from tests.conftest import PM9A3
 
     uniform = load_config(PM9A3, overrides=["workload.read_fraction=0.0"])

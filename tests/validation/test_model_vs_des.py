@@ -10,7 +10,7 @@ within 10 %. What the model achieves on this suite's draws is asserted as measur
   under pytest, whose conftest stops Hypothesis harvesting ssdco's literals);
 * 8-16 KiB requests (fork-join of 2-4 transactions): all 100 within both tolerances (measured: worst IOPS error
   -1.23 %, 2026-12-05, 70 %-read 16 KiB requests at QD 29, the route MVA). From 2026-11-27 until the platoon
-  stage (ssdco/model/platoon_stage.py) took over where the Markov chain outgrows its budget, one draw missed,
+  stage (ssdco/model/queueing/platoon_stage.py) took over where the Markov chain outgrows its budget, one draw missed,
   +4.60 % (+4.9 to +5.2 % against 1,000,000-request runs: 8 KiB 70 %-read requests at QD 4 over four two-plane
   dies with 77-times-longer programs, two slow cores, whose chain outgrows 400,000 states even on a grid of 30 %
   of a request's latency); this test then asserted >= 99 of 100 and a worst IOPS error <= 5 %. That draw and
@@ -19,7 +19,7 @@ within 10 %. What the model achieves on this suite's draws is asserted as measur
 History on these draws (tests/conftest.py pins them against Hypothesis's harvesting of source constants; the
 draws also change whenever the source of ``_collect``'s inner function changes, since a derandomized test is
 seeded from it): 100/100 (worst 2.9 %) and 99/100 (worst 4.5 %) before the Markov chain of the requests' draws
-(ssdco/model/schedule_chain.py) took over closed deterministic work at QD 2-4; 97/100, worst 4.6 %, before the
+(ssdco/model/queueing/schedule_chain.py) took over closed deterministic work at QD 2-4; 97/100, worst 4.6 %, before the
 bursty output of mixed read/write dies was passed on to the stations after them, route_mva.py, 3.; 5.0 %
 before a request's transactions were taken to share its operation, route_mva.py, 1.; 6.0 % before immediate
 feedback at a core group was merged into one service, route_mva.py, 3.; 88/100, worst 6.3 %, before own
@@ -47,20 +47,26 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from ssdco.model.solvers import all_but
 from ssdco import load_config
-from ssdco.model.network import build_network
-from ssdco.model.route_mva import route_arrays, solve_route
+from ssdco.model.queueing.route_mva import route_arrays, solve_route
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
-from tests.designs import (batched_lookups_at_one_slow_core, bursty_read_write_mix, channel_bound_reads,
-                           mixed_16k_requests_at_busy_channels, reads_at_busy_channels_behind_fast_cores,
-                           reads_over_two_one_die_channels, sixteen_kib_reads_waiting_at_dies_and_channels,
-                           split_core_runs)
+from tests.designs import (
+    batched_lookups_at_one_slow_core,
+    bursty_read_write_mix,
+    channel_bound_reads,
+    mixed_16k_requests_at_busy_channels,
+    reads_at_busy_channels_behind_fast_cores,
+    reads_over_two_one_die_channels,
+    sixteen_kib_reads_waiting_at_dies_and_channels,
+    split_core_runs,
+)
 from tests.strategies import CORE_SPECS, accelerator_spec, config_dicts
 
 CONFIGS = 100

@@ -13,10 +13,10 @@ left (a core running two modules in a row) waits for a full service, as in the c
 import numpy as np
 import pytest
 
-from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import core_group_config, open_at, random_config
 from tests.designs import channel_bound_reads
 
@@ -116,7 +116,7 @@ def test_batches_of_programs_on_multi_plane_dies_queue_as_mx_m_c(planes):
     # each die is an M^X/M/c queue fed Bin(4, 1/2) programs per request that reaches it
     # (Network.copy_batches), and its mean queue is what open.batch_erlang_c computes; the DES's wait per
     # program is that queue over the programs' rate (Little's law)
-    from ssdco.model.open import batch_erlang_c
+    from ssdco.model.queueing.open import batch_erlang_c
 
     d = random_config(48, mixed_sizes=True)
     d["nand"].update(channels=1, ways_per_channel=2, dies_per_chip=1, planes_per_die=planes)

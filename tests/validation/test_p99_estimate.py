@@ -43,10 +43,10 @@ import numpy as np
 import pytest
 
 from ssdco import load_config
-from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from ssdco.validation.des import simulate
 from ssdco.validation.random_designs import open_at, random_config
 from tests.conftest import PM9A3
 

@@ -1,4 +1,4 @@
-"""Independent DES replications: does the DES's answer depend on its seed (ssdco/validation/replications.py)?"""
+"""Independent DES replications: does the DES's answer depend on its seed (ssdco/sim/replications.py)?"""
 
 from pathlib import Path
 
@@ -6,14 +6,13 @@ import numpy as np
 import pytest
 
 from ssdco import load_config
-from ssdco.model.network import build_network
 from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
+from ssdco.sim.replications import DEFAULT_RUNS, HETEROGENEITY_P, default_runs, heterogeneity_p, standard_error
 from ssdco.spec import config_from_dict
-from ssdco.validation import stats as S
+from ssdco.sim import stats as S
 from ssdco.validation.compare import validate, with_replications
-from ssdco.validation.des import simulate
-from ssdco.validation.replications import (DEFAULT_RUNS, HETEROGENEITY_P, default_runs, heterogeneity_p,
-                                           standard_error)
 from tests.conftest import PM9A3
 from tests.designs import reads_locking_into_start_dependent_patterns
 

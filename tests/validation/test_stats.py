@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sst
 
-from ssdco.validation import stats as S
+from ssdco.sim import stats as S
 
 LO, HI, BINS = 1e-3, 1e7, 8192
 RATIO = (HI / LO) ** (1.0 / BINS)  # width of one bin as a ratio (1.0028)

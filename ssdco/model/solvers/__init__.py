@@ -3,8 +3,8 @@
 See :mod:`ssdco.model.solvers.registry` for the precedence and docs/model.md for each solver's method and accuracy.
 """
 
-from .base import EFFORTS, Answer, Context, Fit, Solver
-from .registry import PRIMARY, REFINERS, SCHEDULES, SOLVER_NAMES, all_but, answer, context
+from ssdco.model.solvers.base import EFFORTS, Answer, Context, Fit, Solver
+from ssdco.model.solvers.registry import PRIMARY, REFINERS, SCHEDULES, SOLVER_NAMES, all_but, answer, context
 
 __all__ = ["EFFORTS", "PRIMARY", "REFINERS", "SCHEDULES", "SOLVER_NAMES", "Answer", "Context", "Fit", "Solver",
            "all_but", "answer", "context"]

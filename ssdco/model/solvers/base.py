@@ -16,10 +16,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..bounds import asymptotic_bounds
-from ..network import Network, StationLoad
-from ..open_runs import eligible_stations
-from ..route_mva import ALL_FEATURES, RouteArrays, route_arrays, solve_route
+from ssdco.model.bounds import asymptotic_bounds
+from ssdco.model.queueing.open_runs import eligible_stations
+from ssdco.model.queueing.route_mva import ALL_FEATURES, RouteArrays, route_arrays, solve_route
+from ssdco.network.build import Network, StationLoad
 
 EFFORTS = ("screen", "fast", "full", "exact")
 """Effort levels, cheapest first:

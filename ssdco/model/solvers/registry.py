@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..network import Network
-from ..route_mva import ALL_FEATURES
-from .base import EFFORTS, Answer, Context, Solver
-from .route import ExactConvolution, OpenMgc, RouteMva
-from .schedules import ConvoySchedule, MarkovChain, PeriodicSchedule
-from .stage import PlatoonStage
+from ssdco.model.queueing.route_mva import ALL_FEATURES
+from ssdco.model.solvers.base import EFFORTS, Answer, Context, Solver
+from ssdco.model.solvers.route import ExactConvolution, OpenMgc, RouteMva
+from ssdco.model.solvers.schedules import ConvoySchedule, MarkovChain, PeriodicSchedule
+from ssdco.model.solvers.stage import PlatoonStage
+from ssdco.network.build import Network
 
 PRIMARY: tuple[Solver, ...] = (ExactConvolution(), OpenMgc(), PeriodicSchedule(), MarkovChain(), RouteMva())
 REFINERS: tuple[Solver, ...] = (ConvoySchedule(), PlatoonStage())

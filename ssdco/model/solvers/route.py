@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..idle_bound import held_by_idle_bound
-from ..mva import solve_closed
-from ..open import solve_open
-from ..open_runs import run_times
-from ..route_mva import IDLE_BOUND, residual_factors, route_latency, routed_arrival_gamma, stage_behind_rest
-from .base import FITS, Answer, Context, Fit
+from ssdco.model.queueing.idle_bound import held_by_idle_bound
+from ssdco.model.queueing.mva import solve_closed
+from ssdco.model.queueing.open import solve_open
+from ssdco.model.queueing.open_runs import run_times
+from ssdco.model.queueing.route_mva import (
+    IDLE_BOUND,
+    residual_factors,
+    route_latency,
+    routed_arrival_gamma,
+    stage_behind_rest,
+)
+from ssdco.model.solvers.base import FITS, Answer, Context, Fit
 
 US_PER_S = 1e6
 

@@ -24,10 +24,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..network import Network
-from ..periodic import convoy_estimate, periodic_schedule
-from ..schedule_chain import FAST_CHAIN_MAX_QUEUE_DEPTH, FAST_GRID_STEPS, ChainSolution, attempt_chain, chain_applies
-from .base import FITS, Answer, Context, Fit
+from ssdco.model.queueing.periodic import convoy_estimate, periodic_schedule
+from ssdco.model.queueing.schedule_chain import (
+    FAST_CHAIN_MAX_QUEUE_DEPTH,
+    FAST_GRID_STEPS,
+    ChainSolution,
+    attempt_chain,
+    chain_applies,
+)
+from ssdco.model.solvers.base import FITS, Answer, Context, Fit
+from ssdco.network.build import Network
 
 P99 = 0.99
 # The chain's queue depths: above them it rarely fits its state budget, and a chain that does not fit costs seconds

@@ -9,9 +9,9 @@ The stage declines what it does not model (several request sizes, random FTL eve
 
 from __future__ import annotations
 
-from ..network import Network
-from ..platoon_stage import EVENT_KINDS, platoon_stage
-from .base import FITS, Answer, Context, Fit
+from ssdco.model.queueing.platoon_stage import EVENT_KINDS, platoon_stage
+from ssdco.model.solvers.base import FITS, Answer, Context, Fit
+from ssdco.network.build import Network
 
 # The chain-outgrown rule of :func:`stage_answers` holds at queue depth 2 to this depth (where it was measured).
 CHAIN_OUTGROWN_MAX_QUEUE_DEPTH = 5

@@ -1,0 +1,1 @@
+"""The queueing methods the solvers run: MVA, convolution, open networks, route MVA, stage runs, schedules."""

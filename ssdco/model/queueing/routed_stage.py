@@ -1,0 +1,298 @@
+"""The address-routed stage alone: what the dies and channels sustain with all N requests in them.
+
+The capacity bound c / D of a station is what it sustains with an endless queue. At queue depth N the
+dies and channels never have one: a request's T transactions pick their dies at random, and a die (or a
+channel) whose share of the N requests' transactions has run out idles while the request waits for its
+slowest transaction elsewhere. New work arrives only when a request completes, so the copies' backlogs drift
+apart and are pulled back only by idling (a zero-drift random walk reflected at a distance of about N
+requests: the idle fraction falls as about 1 / N). And a channel fed by a few dies idles while none of
+them has a read done. In the embedded DES, with 16 KiB reads over two channels of one die each, the channels
+are 91.4, 96.1, 97.4, 98.2, 98.8 and 99.6 % busy at QD 4, 7, 10, 14, 20 and 64, where the route MVA's fixed
+point alone reaches c / D at QD 7 (+4.1 % IOPS); with 4 KiB reads over one channel of 8 dies at QD 10, 97 %,
+where the fixed point alone has the channel at capacity (+3.1 %).
+
+**The stage alone.** N requests, each forking its T transactions (T drawn from the request sizes) to the
+dies uniformly at random, c servers (planes) per die, then each to its die's channel (die d to channel
+d % channels, as in the DES), FCFS in arrival order at each, a request leaving when its last transaction
+ends and the next one taking its place at once; deterministic service, a read's or a program's (a request's
+transactions share its operation). Where only one of the two stations qualifies, that one alone. The rest of
+the route only holds requests away from the stage, so its throughput is taken as an upper bound on X(N)
+(argued, not proven: the loop has no product form; on the cached DES comparisons the DES is never above it by
+more than its own noise, docs/accuracy.md). The route MVA holds its X(N) to it (``route_mva.solve_route``),
+as it holds it to c / D.
+
+It is estimated by running the stage event by event, seeded (:data:`SEED`), so the answer is the same on
+every run: its exact chain (the N requests' remaining transactions per copy, in arrival order) grows
+exponentially in N. For one station with one service time S every service starts at a multiple of S (all
+start at time 0, and a server starts work only when a service ends or a request arrives, which happens only
+when a service ends), so that stage runs in slots, and for small N its slotted chain is solved exactly in
+``tests/model/test_routed_stage.py``: the estimate is within 0.25 % of it (over eight other seeds within 0.05 %
+on average). Over :data:`REQUESTS` requests its standard error is 0.02-0.1 % with one service time per
+station and up to about 0.25 % where reads and programs mix (eight seeds on each of ten stages);
+an estimate takes 15-120 ms.
+The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,000,000 requests, lands
+0.03-0.14 % above the dies alone (within the DES's own 95 % CI, 0.14-0.22 %): there the rest of the route holds
+almost no requests and the stage alone is the design.
+
+The same stage also runs with a fixed time between a request's completion and the arrival of the one that
+takes its place (``think_us``), standing for the rest of the route: in the convoy estimate (``periodic.py``),
+as its deterministic schedule has that time, and behind the route MVA's own time there
+(``route_mva.stage_behind_rest``, one-transaction requests at busy dies or channels).
+
+Where it applies (:func:`routed_stages`): a closed workload, a die or channel station that only the data
+step visits (no mapping-table reads, no background work), deterministic (NAND scv 0), and every request's
+transactions visiting it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numba as nb
+import numpy as np
+
+from ssdco.network.build import Network
+
+SEED = 20261127  # the estimate's seed: one fixed stream, so the bound is the same on every run
+REQUESTS = 200_000  # completed requests per estimate, after a warm-up of a tenth as many
+SCREEN_REQUESTS = 20_000  # the short run that tells whether the bound can hold a given X at all
+SCREEN_MARGIN = 0.05
+ROUTED_KINDS = ("die", "channel")
+
+
+@dataclass(frozen=True)
+class RoutedStage:
+    """A die or channel station that the stage alone describes (:func:`routed_stage_per_us`): ``copies`` x
+    ``servers``, a read's visit ``read_us`` long and a write's ``write_us``, ``read_fraction`` of the requests
+    reads (a request's transactions share its operation)."""
+
+    station: str
+    copies: int
+    servers: int
+    read_us: float
+    write_us: float
+    read_fraction: float
+
+
+def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
+    """The die and channel stations of ``network`` that the stage alone describes (see the module
+    docstring), dies first: with both, the stage is the dies feeding their channels; empty for an open
+    workload."""
+    if network.queue_depth is None:
+        return ()
+    found = []
+    for st in network.stations:
+        if st.kind not in ROUTED_KINDS:
+            continue
+        steps = [s for s in network.steps if s.station == st.name]
+        if len(steps) != 1:
+            continue
+        s = steps[0]
+        if (s.background or s.per_request or s.probability != 1.0 or s.scv != 0.0 or s.per_byte_us != 0.0
+                or s.routing == "single"):
+            continue
+        shares = {"read": network.read_fraction, "write": 1.0 - network.read_fraction}
+        visiting = [op for op in ("read", "write") if shares[op] > 0.0]
+        if s.ops != "both" and visiting != [s.ops]:
+            continue  # some requests do not visit: their transactions are not in the stage's loop
+        if min(s.read_us if op == "read" else s.write_us for op in visiting) <= 0.0:
+            continue
+        found.append(RoutedStage(st.name, int(st.copies), int(st.servers), float(s.read_us), float(s.write_us),
+                                 float(network.read_fraction)))
+    return tuple(sorted(found, key=lambda st: ROUTED_KINDS.index(st.station)))
+
+
+def stage_bound_per_us(stages: tuple[RoutedStage, ...], population: int, transactions: tuple[int, ...],
+                       probs: tuple[float, ...], x_per_us: float = math.inf) -> float:
+    """What ``stages`` alone sustain (requests/us) with ``population`` requests of ``transactions``
+    transactions each (with probabilities ``probs``): :func:`routed_stage_per_us`.
+
+    Where a throughput ``x_per_us`` is given and a short run (:data:`SCREEN_REQUESTS`) puts the stages more
+    than :data:`SCREEN_MARGIN` above it, the bound cannot hold that X and inf is returned without the full run
+    (the short run's standard error is at most about 0.8 %, where reads and programs mix: the margin is six of
+    them)."""
+    if x_per_us < math.inf:
+        quick = routed_stage_per_us(population, transactions, probs, stages, requests=SCREEN_REQUESTS)
+        if x_per_us < quick * (1.0 - SCREEN_MARGIN):
+            return math.inf
+    return routed_stage_per_us(population, transactions, probs, stages)
+
+
+def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: tuple[float, ...],
+                        stages: tuple[RoutedStage, ...], seed: int = SEED, requests: int | None = None,
+                        think_us: float = 0.0) -> float:
+    """Requests completed per us by ``population`` requests in ``stages`` alone (one station, or the dies then
+    their channels, die d feeding channel d % channels as in the DES), each request forking
+    ``transactions[j]`` transactions (with probability ``probs[j]``) over the first stage's copies at random,
+    a read's visit ``read_us`` long (the stages' ``read_fraction`` of the requests) and a program's
+    ``write_us``: event by event, over ``requests`` completed requests (default :data:`REQUESTS`) after a
+    warm-up of a tenth as many. ``think_us``: a fixed time (us) between a request's completion and the arrival
+    of the one that takes its place (0: at once; the convoy estimate and ``route_mva.stage_behind_rest`` put
+    the rest of the route there)."""
+    if population < 1:
+        raise ValueError(f"population must be >= 1, got {population}")
+    if not 1 <= len(stages) <= 2:
+        raise ValueError(f"expected one or two stages, got {len(stages)}")
+    if (not transactions or len(probs) != len(transactions) or min(transactions) < 1 or min(probs) < 0.0
+            or not math.isclose(sum(probs), 1.0, rel_tol=1e-9)):
+        raise ValueError(f"expected request sizes of >= 1 transactions with probabilities summing to 1, got "
+                         f"{transactions} and {probs}")
+    read_fraction = stages[0].read_fraction
+    for st in stages:
+        if st.copies < 1 or st.servers < 1:
+            raise ValueError(f"{st.station}: copies and servers must be >= 1, got {st.copies} and {st.servers}")
+        if not (0.0 <= st.read_fraction <= 1.0 and (st.read_us > 0.0 or st.read_fraction == 0.0)
+                and (st.write_us > 0.0 or st.read_fraction == 1.0)):
+            raise ValueError(f"{st.station}: expected a read fraction in [0, 1] and positive service times for the "
+                             f"operations it draws, got {st.read_fraction}, {st.read_us} and {st.write_us}")
+        if st.read_fraction != read_fraction:
+            raise ValueError(f"the stages' read fractions differ: {[x.read_fraction for x in stages]}")
+    if requests is not None and requests < 1:
+        raise ValueError(f"requests must be >= 1, got {requests}")
+    if not (math.isfinite(think_us) and think_us >= 0.0):
+        raise ValueError(f"think_us must be finite and >= 0, got {think_us}")
+    return _per_us(int(population), tuple(int(t) for t in transactions), tuple(float(p) for p in probs),
+                   tuple(stages), int(seed), REQUESTS if requests is None else int(requests), float(think_us))
+
+
+@lru_cache(maxsize=1024)
+def _per_us(population, transactions, probs, stages, seed, requests, think_us) -> float:
+    sizes = np.array(transactions, dtype=np.int64)
+    cumulative = np.cumsum(np.array(probs, dtype=np.float64))
+    cumulative[-1] = 1.0
+    return float(_event_kernel(population, sizes, cumulative, stages[0].read_fraction,
+                               np.array([st.copies for st in stages], dtype=np.int64),
+                               np.array([st.servers for st in stages], dtype=np.int64),
+                               np.array([st.read_us for st in stages]), np.array([st.write_us for st in stages]),
+                               requests, requests // 10, seed, think_us))
+
+
+@nb.njit(cache=True)
+def _push(heap_t, heap_k, heap_r, size, t, k, r):
+    i = size
+    while i > 0:
+        parent = (i - 1) // 2
+        if heap_t[parent] <= t:
+            break
+        heap_t[i], heap_k[i], heap_r[i] = heap_t[parent], heap_k[parent], heap_r[parent]
+        i = parent
+    heap_t[i], heap_k[i], heap_r[i] = t, k, r
+
+
+@nb.njit(cache=True)
+def _pop(heap_t, heap_k, heap_r, size):
+    """Remove the root of the heap of ``size`` entries; the caller read it first."""
+    size -= 1
+    t, k, r = heap_t[size], heap_k[size], heap_r[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_t[child + 1] < heap_t[child]:
+            child += 1
+        if heap_t[child] >= t:
+            break
+        heap_t[i], heap_k[i], heap_r[i] = heap_t[child], heap_k[child], heap_r[child]
+        i = child
+    heap_t[i], heap_k[i], heap_r[i] = t, k, r
+
+
+@nb.njit(cache=True)
+def _event_kernel(population, sizes, cumulative, read_fraction, copies, servers, read_us, write_us, requests,
+                  warm_requests, seed, think_us):
+    np.random.seed(seed)
+    n_stages = copies.shape[0]
+    offset = np.zeros(n_stages + 1, dtype=np.int64)  # the stages' copies, numbered one after the other
+    for s in range(n_stages):
+        offset[s + 1] = offset[s] + copies[s]
+    stage_of = np.zeros(offset[n_stages], dtype=np.int64)
+    for s in range(n_stages):
+        stage_of[offset[s]:offset[s + 1]] = s
+    depth = population * sizes.max()  # the most transactions one copy can hold
+    fifo = np.zeros((offset[n_stages], depth), dtype=np.int64)  # per copy, the request of each queued one
+    head = np.zeros(offset[n_stages], dtype=np.int64)
+    count = np.zeros(offset[n_stages], dtype=np.int64)
+    busy = np.zeros(offset[n_stages], dtype=np.int64)
+    left = np.zeros(population, dtype=np.int64)  # per request, its transactions not yet through
+    is_read = np.zeros(population, dtype=np.bool_)
+    capacity = 0
+    for s in range(n_stages):
+        capacity += copies[s] * servers[s]
+    heap_t = np.zeros(capacity + population)  # service ends (time, copy, request) and arrivals (copy -1)
+    heap_k = np.zeros(capacity + population, dtype=np.int64)
+    heap_r = np.zeros(capacity + population, dtype=np.int64)
+    size = 0
+    n_sizes = sizes.shape[0]
+    now = 0.0
+    completed = 0
+    start = 0.0
+    arriving = population  # requests 0 .. N - 1 arrive at time 0, then one think_us after each completion
+    r = 0
+    while True:
+        for _ in range(arriving):
+            j = 0
+            if n_sizes > 1:
+                u = np.random.random()
+                while j < n_sizes - 1 and u >= cumulative[j]:
+                    j += 1
+            left[r] = sizes[j]
+            is_read[r] = np.random.random() < read_fraction
+            for _ in range(sizes[j]):
+                g = int(np.random.random() * copies[0])
+                if busy[g] < servers[0]:
+                    busy[g] += 1
+                    _push(heap_t, heap_k, heap_r, size, now + (read_us[0] if is_read[r] else write_us[0]), g, r)
+                    size += 1
+                else:
+                    tail = head[g] + count[g]
+                    fifo[g, tail - depth if tail >= depth else tail] = r
+                    count[g] += 1
+            r += 1
+        arriving = 0
+        while arriving == 0:
+            now, g, done = heap_t[0], heap_k[0], heap_r[0]
+            _pop(heap_t, heap_k, heap_r, size)
+            size -= 1
+            if g < 0:  # the request that takes a completed one's place arrives
+                r = done
+                arriving = 1
+                break
+            busy[g] -= 1
+            s = stage_of[g]
+            if count[g] > 0:  # the copy's next transaction starts
+                nxt = fifo[g, head[g]]
+                head[g] += 1
+                if head[g] == depth:
+                    head[g] = 0
+                count[g] -= 1
+                busy[g] += 1
+                _push(heap_t, heap_k, heap_r, size, now + (read_us[s] if is_read[nxt] else write_us[s]), g, nxt)
+                size += 1
+            if s + 1 < n_stages:  # on to the next stage: die d's channel d % channels
+                h = offset[s + 1] + (g - offset[s]) % copies[s + 1]
+                if busy[h] < servers[s + 1]:
+                    busy[h] += 1
+                    _push(heap_t, heap_k, heap_r, size,
+                          now + (read_us[s + 1] if is_read[done] else write_us[s + 1]), h, done)
+                    size += 1
+                else:
+                    tail = head[h] + count[h]
+                    fifo[h, tail - depth if tail >= depth else tail] = done
+                    count[h] += 1
+                continue
+            left[done] -= 1
+            if left[done] == 0:
+                completed += 1
+                if completed == warm_requests:
+                    start = now
+                if completed == warm_requests + requests:
+                    return requests / (now - start)
+                if think_us > 0.0:
+                    _push(heap_t, heap_k, heap_r, size, now + think_us, -1, done)
+                    size += 1
+                else:
+                    r = done  # its place is taken at once by the next request
+                    arriving = 1

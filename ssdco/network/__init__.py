@@ -1,0 +1,1 @@
+"""Configuration -> frozen queueing network: stations, the request's route, FTL effects computed once."""

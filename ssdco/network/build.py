@@ -1,0 +1,574 @@
+"""Configuration -> queueing network (stations and the request's route). No solving here.
+
+The controller is a tandem network that every request walks through:
+
+    fetch (fixed PCIe latency) -> parse -> [per transaction: cache_lookup -> translate -> dispatch
+    -> die (array busy tR / tPROG) -> channel bus (page transfer)] -> PCIe data transfer -> complete
+    -> completion post (fixed PCIe latency)
+
+Stations:
+
+* ``pcie`` - the host link, one server; occupancy = (request bytes + command bytes) / bandwidth.
+* ``cores:<group>`` - a core group of ``count`` cores serving all its modules FCFS (multi-server).
+* ``accel:<module>`` - ``units`` hardware units; each unit is busy for the initiation interval and the
+  rest of its latency is a pipeline delay that does not hold the unit.
+* ``die`` - ``copies`` = number of dies. **Address-routed**: a transaction goes to the one die its address
+  maps to (uniformly at random by default) and waits there even if another die is idle. This is *not* a
+  single shared queue with ``dies`` servers (which would let any idle die take any transaction and so
+  would overstate throughput at moderate load). Inside a die, planes are servers when the device reads
+  planes independently.
+* ``channel`` - ``copies`` = number of channels; a transaction uses the bus of its die's channel.
+
+Identical address-routed copies are one :class:`Station` with ``copies > 1``; solvers exploit the
+symmetry (each copy has the same demand) so cost does not grow with the die count.
+
+With an ``[ftl]`` table (:mod:`ssdco.network.ftl_effects`) the route gains, per read transaction, the mapping
+cache's critical-path NAND work (translation-page read on a miss; with plain DFTL a dirty victim's
+write-back before it), data reads skip nothing, and writes are acknowledged from the DRAM write buffer:
+their page programs, GC copies, erases and mapping-page traffic are **background** steps. A background
+step is visited by a clone of the job: the clone queues FCFS at the station like any job, the job itself
+goes on at once (the DES spawns clones from a pool of ``background_slots``; when the pool is empty the
+job does the work itself, which is the write buffer's back-pressure). The analytic solvers treat
+background steps as an open stream sharing the stations (``Network.background_loads``).
+
+Steps may be visited by one operation only (``ops``) and with a probability (``probability``;
+``follow`` reuses the job's previous draw, so nested events such as "miss" and "miss with a dirty
+victim" stay consistent). Visits of such a step = base visits x operation share x probability.
+
+Requests of several sizes split into ``ceil(size / mapping unit)`` transactions that run in parallel
+(fork-join) in the DES; the analytic model sums their demands (visit ratio = mean transactions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+from scipy.stats import binom
+
+from ssdco.network.ftl_effects import FtlEffects, ftl_effects
+from ssdco.spec import KIB, MODULES, Config
+
+ROUTING = ("single", "uniform", "die_channel")
+STEP_OPS = ("both", "read", "write")
+
+
+@dataclass(frozen=True)
+class Station:
+    """A service centre. ``servers`` per copy; ``copies`` identical address-routed replicas."""
+
+    name: str
+    kind: str  # "link" | "cores" | "accel" | "die" | "channel"
+    servers: int
+    copies: int = 1
+
+
+@dataclass(frozen=True)
+class Step:
+    """One visit on the request's route.
+
+    Service time of a visit = (``read_us`` for a read, ``write_us`` for a write)
+    + ``per_byte_us`` x request bytes; then ``delay_us`` of pure latency that holds no server.
+    ``station`` is None for a pure delay (infinite server): then the service part is itself a delay,
+    drawn with ``scv`` like any service. ``per_request`` False means once per transaction.
+    """
+
+    label: str
+    station: str | None
+    per_request: bool
+    read_us: float
+    write_us: float
+    per_byte_us: float = 0.0
+    scv: float = 0.0
+    delay_us: float = 0.0
+    routing: str = "single"
+    dram_accesses: float = 0.0
+    ops: str = "both"  # "both" | "read" | "write": which operations visit the step
+    probability: float = 1.0  # chance that a job of those operations visits it
+    follow: bool = False  # reuse the job's previous probability draw (nested events)
+    background: bool = False  # done by a background clone; the job does not wait for it
+
+
+@dataclass(frozen=True)
+class StationLoad:
+    """Per-request load on one copy of a station (what MVA and the open solver need)."""
+
+    name: str
+    kind: str
+    servers: int
+    copies: int
+    visits: float  # visits per request to one copy
+    service_us: float  # mean per-visit service time
+    scv: float  # squared coefficient of variation of a visit's service time
+
+    @property
+    def demand_us(self) -> float:
+        """Service demand per request on one copy (visits x service), us."""
+        return self.visits * self.service_us
+
+
+def fork_join_block_ends(per_request) -> np.ndarray:
+    """Per step, for a per-transaction step (``per_request`` false) the index of the first step after its
+    fork-join block (the run of consecutive per-transaction steps it belongs to); ``len(per_request)`` for
+    per-request steps."""
+    flags = [bool(f) for f in per_request]
+    ns = len(flags)
+    block_end = np.full(ns, ns, dtype=np.int64)
+    k = 0
+    while k < ns:
+        if flags[k]:
+            k += 1
+            continue
+        j = k
+        while j < ns and not flags[j]:
+            j += 1
+        block_end[k:j] = j
+        k = j
+    return block_end
+
+
+@dataclass(frozen=True)
+class Network:
+    """Stations, the ordered route, and the workload facts the route depends on."""
+
+    stations: tuple[Station, ...]
+    steps: tuple[Step, ...]
+    read_fraction: float
+    request_bytes: tuple[float, ...]
+    request_probs: tuple[float, ...]
+    transactions: tuple[int, ...]
+    queue_depth: int | None
+    arrival_iops: float | None
+    background_slots: int = 0  # DES clone pool for background steps (the write buffer, in transactions)
+    ftl: FtlEffects | None = field(default=None, compare=False, repr=False)  # what the steps were built from
+
+    @cached_property
+    def mean_transactions(self) -> float:
+        """Mean transactions per request."""
+        return float(np.dot(self.transactions, self.request_probs))
+
+    @cached_property
+    def mean_request_bytes(self) -> float:
+        """Mean request size in bytes."""
+        return float(np.dot(self.request_bytes, self.request_probs))
+
+    def station(self, name: str) -> Station:
+        """The station called ``name``."""
+        for s in self.stations:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def op_weight(self, step: Step) -> float:
+        """Fraction of the base visits (per request or per transaction) that make ``step``."""
+        share = {"both": 1.0, "read": self.read_fraction, "write": 1.0 - self.read_fraction}[step.ops]
+        return share * step.probability
+
+    def visits(self, step: Step) -> float:
+        """Mean visits per request made by ``step`` (1 or mean transactions, x :meth:`op_weight`)."""
+        return (1.0 if step.per_request else self.mean_transactions) * self.op_weight(step)
+
+    def step_moments(self, step: Step, op: str | None = None) -> tuple[float, float]:
+        """First and second moment (us, us^2) of one visit's service time, mixing reads/writes and sizes
+        (over the operations that visit the step), or of operation ``op`` ("read" or "write") alone."""
+        return self.step_raw_moments(step, op)[:2]
+
+    def step_raw_moments(self, step: Step, op: str | None = None) -> tuple[float, float, float]:
+        """First three moments (us, us^2, us^3) of one visit's service time, as :meth:`step_moments`
+        (a service of scv > 0 taken as a gamma: E[S^3] = E[S]^3 (1 + scv) (1 + 2 scv))."""
+        m1 = m2 = m3 = 0.0
+        ops = ((True, self.read_fraction), (False, 1.0 - self.read_fraction))
+        if op is not None:
+            ops = ((op == "read", 1.0),)
+        elif step.ops != "both":
+            ops = ((step.ops == "read", 1.0),)
+        for is_read, p_op in ops:
+            if p_op <= 0:
+                continue
+            base = step.read_us if is_read else step.write_us
+            sizes = self.request_bytes if step.per_request else (0.0,)
+            probs = self.request_probs if step.per_request else (1.0,)
+            for b, p in zip(sizes, probs):
+                mean = base + step.per_byte_us * b
+                m1 += p_op * p * mean
+                m2 += p_op * p * mean * mean * (1.0 + step.scv)
+                m3 += p_op * p * mean ** 3 * (1.0 + step.scv) * (1.0 + 2.0 * step.scv)
+        return m1, m2, m3
+
+    @cached_property
+    def residual_scv(self) -> dict[str, float]:
+        """Per station: the squared coefficient of variation of the residual service an arrival finds there,
+        over all the work it serves (foreground and background, weighted by visits). The residual R of a
+        service S has E[R] = E[S^2] / (2 E[S]) and E[R^2] = E[S^3] / (3 E[S]), so
+        cv_R^2 = 4 E[S] E[S^3] / (3 E[S^2]^2) - 1: 1/3 for one deterministic service, 1 for the
+        exponential, more when long operations are rare (erases among programs). Stations without work
+        are left out."""
+        moments: dict[str, tuple[float, float, float]] = {}
+        for step in self.steps:
+            v = self.visits(step)
+            if step.station is None or v <= 0:
+                continue
+            m1, m2, m3 = moments.get(step.station, (0.0, 0.0, 0.0))
+            s1, s2, s3 = self.step_raw_moments(step)
+            moments[step.station] = (m1 + v * s1, m2 + v * s2, m3 + v * s3)
+        return {name: 4.0 * m1 * m3 / (3.0 * m2 * m2) - 1.0 for name, (m1, m2, m3) in moments.items() if m2 > 0}
+
+    @cached_property
+    def batch_excess(self) -> dict[str, float]:
+        """Per station: the batch term of its M^X/G/c wait, E[X^2] / E[X] - 1 for the batch X that its visits
+        arrive in, averaged over the visits and weighted by the squared mean service of the batch's operation
+        (in units of the station's mean service squared). Used by the open solver (``open.py``, M^X/G/c).
+
+        A request's T transactions reach a per-transaction step together (the fork): all T at a single
+        station, 1 + Bin(T - 1, 1/m) at each of m address-routed copies, so a transaction's batch is larger
+        on average by (E[T^2] / E[T] - 1) / m (sizes weighted by their transactions); per-request steps
+        arrive one at a time. The transactions of a batch make the same step for the same operation, so the
+        batch's work B = X S_op has E[B^2] = E[X] Var(S_op) + E[X^2] m_op^2: the siblings' part,
+        E[X (X - 1)] m_op^2, goes with the operation's mean, not the station's (a write request's four
+        programs arrive together; reads and programs mixed at random would understate the work they bring,
+        by a third on 16 KiB requests at 70 % reads). With one service time per station this is the plain
+        E[X^2] / E[X] - 1."""
+        t = np.asarray(self.transactions, dtype=float)
+        p = np.asarray(self.request_probs, dtype=float)
+        excess = float(np.dot(p, t * t) / np.dot(p, t) - 1.0)
+        copies = {st.name: st.copies for st in self.stations}
+        mean_service = {ld.name: ld.service_us for ld in self.loads()}
+        visits: dict[str, float] = {}
+        batched: dict[str, float] = {}
+        for step in self.steps:
+            v = self.visits(step)
+            if step.station is None or step.background or v <= 0:
+                continue
+            visits[step.station] = visits.get(step.station, 0.0) + v
+            if not step.per_request and excess > 0 and mean_service[step.station] > 0:
+                spread = copies[step.station] if step.routing != "single" else 1
+                batched[step.station] = (batched.get(step.station, 0.0) + v * excess / spread
+                                         * self._op_mean_square(step) / mean_service[step.station] ** 2)
+        return {name: batched.get(name, 0.0) / v for name, v in visits.items()}
+
+    @cached_property
+    def copy_batches(self) -> dict[str, tuple[float, np.ndarray]]:
+        """Per station whose foreground work is one per-transaction step that every request of its operation
+        makes (a die's array step, a channel's transfer): (batches per request at one copy, P(X = x) for
+        x = 0 .. max T), X the number of a request's T transactions that land on that copy, given that it
+        gets any: Bin(T, 1 / m) over m address-routed copies (T at a single station), mixed over the request
+        sizes. Used by the open solver for the batch arrivals of M^X/G/c (``open.py``)."""
+        t_max = int(max(self.transactions))
+        copies = {st.name: st.copies for st in self.stations}
+        steps: dict[str, list[Step]] = {}
+        for step in self.steps:
+            if step.station is not None and not step.background and self.visits(step) > 0:
+                steps.setdefault(step.station, []).append(step)
+        out = {}
+        for name, own in steps.items():
+            if len(own) != 1 or own[0].per_request or own[0].probability != 1.0:
+                continue
+            m = copies[name] if own[0].routing != "single" else 1
+            pmf = np.zeros(t_max + 1)
+            for t, p in zip(self.transactions, self.request_probs):
+                x = np.arange(int(t) + 1)
+                pmf[: int(t) + 1] += p * binom.pmf(x, int(t), 1.0 / m)
+            pmf[0] = 0.0
+            rate = float(pmf.sum())
+            out[name] = (self.op_weight(own[0]) * rate, pmf / rate)
+        return out
+
+    @cached_property
+    def sibling_work_ratio(self) -> dict[str, float]:
+        """Per address-routed station: E[m_op^2] / S^2 over its per-transaction visits, where m_op is the mean
+        service of the visit's step for its operation and S the station's mean service. A transaction queued
+        behind its own siblings has their operation (a write request's programs wait behind each other), so
+        such transactions bring E[m_op^2] / E[m_op] of work each, not S: 1 when reads and writes take the
+        same time there, (0.7 tR^2 + 0.3 tPROG^2) / (0.7 tR + 0.3 tPROG)^2 at a die at 70 % reads (2.2 for
+        tR 50 us and tPROG 450 us). Used by the closed solver for the others' queue (``route_mva.py``, 1.)."""
+        mean_service = {ld.name: ld.service_us for ld in self.loads()}
+        visits: dict[str, float] = {}
+        squares: dict[str, float] = {}
+        for step in self.steps:
+            v = self.visits(step)
+            if (step.station is None or step.background or step.per_request or step.routing == "single" or v <= 0
+                    or mean_service[step.station] <= 0):
+                continue
+            visits[step.station] = visits.get(step.station, 0.0) + v
+            squares[step.station] = (squares.get(step.station, 0.0)
+                                     + v * self._op_mean_square(step) / mean_service[step.station] ** 2)
+        return {name: squares[name] / v for name, v in visits.items()}
+
+    @cached_property
+    def copy_work_correlation(self) -> dict[str, float]:
+        """Per address-routed station with several copies: the correlation between the work one request brings
+        to two of its copies, Cov(Y_1, Y_2) / Var(Y_1), the heavy-traffic correlation of the two copies'
+        workloads (a reflected Brownian motion's covariance is its input's).
+
+        The request's T transactions split over m copies as a multinomial (X_1, .., X_m), all of its
+        operation, so with m_op the work per transaction for that operation (its mean service times the visit
+        probability, 0 where the operation does not visit): E[Y_1 Y_2] = E[T (T - 1)] / m^2 E[m_op^2],
+        E[Y_1] = E[T] / m E[m_op] and E[Y_1^2] = E[T] / m E[m_op^2] + E[T (T - 1)] / m^2 E[m_op^2]. Background
+        work (page programs, GC) lands on one copy at a time and adds its second moment to Var(Y_1) only.
+        Negative for one operation and one size (the split puts fewer on one copy when more go to another),
+        positive when programs and reads mix (a write request's programs land on several dies at once) or
+        sizes vary enough."""
+        t = np.asarray(self.transactions, dtype=float)
+        p = np.asarray(self.request_probs, dtype=float)
+        t_mean = float(np.dot(p, t))
+        t_pairs = float(np.dot(p, t * (t - 1.0)))
+        background = {b.name: b for b in self.background_loads()}
+        out: dict[str, float] = {}
+        for st in self.stations:
+            steps = [s for s in self.steps if s.station == st.name and not s.background and not s.per_request
+                     and s.routing != "single" and self.op_weight(s) > 0]
+            if st.copies < 2 or not steps:
+                continue
+            m = float(st.copies)
+            mean = square = 0.0
+            for op, share in (("read", self.read_fraction), ("write", 1.0 - self.read_fraction)):
+                work = sum(s.probability * self.step_moments(s, op)[0] for s in steps if s.ops in ("both", op))
+                mean += share * work
+                square += share * work * work
+            cov = t_pairs / m ** 2 * square - (t_mean / m * mean) ** 2
+            var = t_mean / m * square + t_pairs / m ** 2 * square - (t_mean / m * mean) ** 2
+            if st.name in background:
+                b = background[st.name]
+                var += b.visits * b.service_us ** 2 * (1.0 + b.scv)
+            if var > 0.0:
+                out[st.name] = cov / var
+        return out
+
+    def _op_mean_square(self, step: Step) -> float:
+        """E[m_op^2] (us^2) over the operations that visit ``step``: m_op the mean service of one visit for a
+        read or for a write."""
+        shares = {"both": (("read", self.read_fraction), ("write", 1.0 - self.read_fraction)),
+                  "read": (("read", 1.0),), "write": (("write", 1.0),)}[step.ops]
+        return sum(share * self.step_moments(step, op)[0] ** 2 for op, share in shares if share > 0)
+
+    @cached_property
+    def operation_visits(self) -> tuple[tuple[float, dict[str, float], dict[str, float]], ...]:
+        """(probability, visits per request, visits on one transaction's path) per station, for reads and
+        for writes (foreground steps; steps taken with a probability count that probability). The request's
+        visits count each of its transactions; a request's transactions run in parallel, so one
+        transaction's path is the request's path."""
+        out = []
+        for op, prob in (("read", self.read_fraction), ("write", 1.0 - self.read_fraction)):
+            if prob <= 0.0:
+                continue
+            per_request: dict[str, float] = {}
+            per_path: dict[str, float] = {}
+            for s in self.steps:
+                if s.station is None or s.background or s.ops not in ("both", op):
+                    continue
+                per_request[s.station] = per_request.get(s.station, 0.0) + s.probability * (
+                    1.0 if s.per_request else self.mean_transactions)
+                per_path[s.station] = per_path.get(s.station, 0.0) + s.probability
+            out.append((prob, per_request, per_path))
+        return tuple(out)
+
+    @cached_property
+    def operation_paths(self) -> tuple[tuple[float, float, float, float], ...]:
+        """(probability, mean, variance, variable mean) of the service and delay on one transaction's path
+        (us, us^2, us), for reads and for writes: a request is all reads or all writes, so these are the
+        modes of the latency. The variance comes from request sizes, configured service variability and
+        steps taken with a probability; the variable mean is the part of the mean that those steps
+        contribute (the rest of the path is a fixed time)."""
+        out = []
+        for is_read, prob in ((True, self.read_fraction), (False, 1.0 - self.read_fraction)):
+            if prob <= 0.0:
+                continue
+            op = "read" if is_read else "write"
+            mean = var = variable = 0.0
+            for step in self.steps:
+                if step.background or step.ops not in ("both", op):
+                    continue
+                m1, m2 = self.step_moments(step, op)
+                q = step.probability
+                mean += q * (m1 + step.delay_us)
+                step_var = q * (m2 - m1 * m1) + q * (1.0 - q) * m1 * m1
+                var += step_var
+                if step_var > 1e-12 * max(m1 * m1, 1e-300):
+                    variable += q * m1
+            out.append((prob, mean, max(var, 0.0), variable))
+        return tuple(out)
+
+    @cached_property
+    def delay_us(self) -> float:
+        """Total pure delay per request (us): fixed host latencies, accelerator pipeline tails and the
+        service part of station-less steps (a station-less step is an infinite-server delay)."""
+        total = 0.0
+        for s in self.steps:
+            if s.background:
+                continue
+            total += self.visits(s) * s.delay_us
+            if s.station is None:
+                total += self.visits(s) * self.step_moments(s)[0]
+        return float(total)
+
+    def loads(self, background: bool = False) -> tuple[StationLoad, ...]:
+        """Per-copy load of every station, aggregating the steps that visit it (mixture service).
+
+        Foreground steps only (the request's route); ``background=True`` gives the background steps'
+        load instead (see :meth:`background_loads`). Computed once per network (it is immutable)."""
+        return self._background_loads if background else self._foreground_loads
+
+    @cached_property
+    def _foreground_loads(self) -> tuple[StationLoad, ...]:
+        return self._aggregate_loads(background=False)
+
+    @cached_property
+    def _background_loads(self) -> tuple[StationLoad, ...]:
+        return self._aggregate_loads(background=True)
+
+    def _aggregate_loads(self, background: bool) -> tuple[StationLoad, ...]:
+        out = []
+        for st in self.stations:
+            v_tot = m1 = m2 = 0.0
+            for step in self.steps:
+                if step.station != st.name or step.background != background:
+                    continue
+                v = self.visits(step)
+                s1, s2 = self.step_moments(step)
+                v_tot += v
+                m1 += v * s1
+                m2 += v * s2
+            if v_tot == 0:
+                if not background and any(x.background and x.station == st.name and self.visits(x) > 0
+                                          for x in self.steps):
+                    # only background work visits it (e.g. dies under a write-only workload)
+                    out.append(StationLoad(name=st.name, kind=st.kind, servers=st.servers, copies=st.copies,
+                                           visits=0.0, service_us=0.0, scv=0.0))
+                continue
+            mean = m1 / v_tot
+            second = m2 / v_tot
+            scv = max(second / (mean * mean) - 1.0, 0.0) if mean > 0 else 0.0
+            out.append(StationLoad(name=st.name, kind=st.kind, servers=st.servers, copies=st.copies,
+                                   visits=v_tot / st.copies, service_us=mean, scv=scv))
+        return tuple(out)
+
+    def background_loads(self) -> tuple[StationLoad, ...]:
+        """Per-copy load of the background steps (work per request that no request waits for)."""
+        return self.loads(background=True)
+
+    @property
+    def has_background(self) -> bool:
+        """True when some step is background work."""
+        return any(s.background for s in self.steps)
+
+    def graph(self) -> nx.DiGraph:
+        """The station graph: nodes are stations (attrs servers, copies, kind, demand_us), edges follow the
+        route with ``visits`` per request. Draw it with ``networkx.draw`` or inspect ``G.nodes(data=True)``."""
+        g = nx.DiGraph()
+        g.add_node("host", kind="source", servers=0, copies=1, demand_us=0.0)
+        for ld in self.loads():
+            g.add_node(ld.name, kind=ld.kind, servers=ld.servers, copies=ld.copies,
+                       demand_us=ld.demand_us * ld.copies)
+        prev = "host"
+        for step in self.steps:
+            if step.station is None or step.background:
+                continue
+            v = self.visits(step)
+            if g.has_edge(prev, step.station):
+                g[prev][step.station]["visits"] += v
+                g[prev][step.station]["labels"].append(step.label)
+            else:
+                g.add_edge(prev, step.station, visits=v, labels=[step.label])
+            prev = step.station
+        g.add_edge(prev, "host", visits=1.0, labels=["done"])
+        return g
+
+
+def build_network(config: Config) -> Network:
+    """Build the station graph and route for ``config`` (its controller, device and workload)."""
+    nand, host, w, var = config.nand, config.host, config.workload, config.variability
+    ctrl = config.controller
+    stations: list[Station] = [Station("pcie", "link", 1)]
+    for g in ctrl.core_groups:
+        stations.append(Station(f"cores:{g.name}", "cores", g.count))
+    for m, units in ctrl.accelerator_units.items():
+        stations.append(Station(f"accel:{m}", "accel", units))
+    stations.append(Station("die", "die", nand.read_servers_per_die, nand.dies))
+    stations.append(Station("channel", "channel", 1, nand.channels))
+
+    def module_step(m: str) -> Step:
+        spec = config.modules[m]
+        kind, where = ctrl.placement(m)
+        if kind == "accel":
+            a = config.accelerator_specs[m]
+            ii = a.initiation_interval_us
+            return Step(m, f"accel:{m}", spec.per_request, ii, ii, scv=0.0,
+                        delay_us=a.latency_us - ii, dram_accesses=spec.dram_accesses_per_visit)
+        group = next(g for g in ctrl.core_groups if g.name == where)
+        t = spec.service_on(config.core_specs[group.spec])
+        return Step(m, f"cores:{group.name}", spec.per_request, t, t, scv=var.firmware_scv,
+                    dram_accesses=spec.dram_accesses_per_visit)
+
+    unit_bytes = w.mapping_unit_kib * KIB
+    transfer = nand.transfer_us(unit_bytes)
+    link = 1.0 / host.bytes_per_us
+    fx = ftl_effects(config)
+    nscv = var.nand_scv
+    data_ops = "both"
+    mapping_steps: list[Step] = []
+    background: list[Step] = []
+    slots = 0
+    if fx is not None:
+        page_transfer = nand.transfer_us(nand.page_size_kib * KIB)
+        if fx.read_map_writebacks > 0 and w.read_fraction > 0:  # plain DFTL: dirty victim written first
+            p = fx.read_map_writebacks
+            mapping_steps.append(Step("map_writeback", "die", False, nand.t_prog_us, nand.t_prog_us, scv=nscv,
+                                      routing="uniform", ops="read", probability=p))
+            if fx.read_map_rmw_reads > 0:
+                mapping_steps.append(Step("map_rmw_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
+                                          routing="uniform", ops="read", probability=p, follow=True))
+        if fx.read_map_reads > 0 and w.read_fraction > 0:
+            follow = bool(mapping_steps)
+            p = fx.read_map_reads
+            mapping_steps.append(Step("map_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
+                                      routing="uniform", ops="read", probability=p, follow=follow))
+            mapping_steps.append(Step("map_transfer", "channel", False, page_transfer, page_transfer, scv=nscv,
+                                      routing="die_channel", ops="read", probability=p, follow=True))
+        if w.read_fraction < 1.0:
+            data_ops = "read"  # writes end at the DRAM buffer; their NAND work is background
+            slots = fx.write_buffer_slots
+            write_through = slots == 0  # no buffer: every write waits for its own NAND work
+
+            def bg(label: str, station: str, count: float, t_us: float, routing: str) -> None:
+                if count <= 0:
+                    return
+                p = min(1.0, count)
+                svc = t_us * count / p  # more than one operation per write: done back to back
+                background.append(Step(label, station, False, svc, svc, scv=nscv, routing=routing, ops="write",
+                                       probability=p, background=not write_through))
+
+            bg("bg_program", "die", fx.bg_programs, nand.t_prog_us, "uniform")
+            bg("bg_read", "die", fx.bg_reads, nand.t_read_us, "uniform")
+            bg("bg_erase", "die", fx.bg_erases, nand.t_erase_us, "uniform")
+            bg("bg_transfer", "channel", fx.bg_transfers_units, transfer, "die_channel")
+    steps = [
+        Step("fetch", None, True, 0.0, 0.0, delay_us=host.command_fetch_us),
+        module_step("parse"),
+        module_step("cache_lookup"),
+        module_step("translate"),
+        *mapping_steps,
+        module_step("dispatch"),
+        Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing="uniform", ops=data_ops),
+        Step("nand_transfer", "channel", False, transfer, transfer, scv=nscv, routing="die_channel", ops=data_ops),
+        *background,
+        Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
+             per_byte_us=link, scv=var.host_scv),
+        module_step("complete"),
+        Step("completion", None, True, 0.0, 0.0, delay_us=host.completion_post_us),
+    ]
+    assert [s.label for s in steps if s.label in MODULES] == list(MODULES)
+    sizes = tuple(s * KIB for s in w.request_sizes_kib)
+    return Network(
+        stations=tuple(stations),
+        steps=tuple(steps),
+        read_fraction=w.read_fraction,
+        request_bytes=sizes,
+        request_probs=w.request_size_probs,
+        transactions=tuple(w.transactions_for(s) for s in w.request_sizes_kib),
+        queue_depth=w.queue_depth,
+        arrival_iops=w.arrival_iops,
+        background_slots=slots,
+        ftl=fx,
+    )

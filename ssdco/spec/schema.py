@@ -1,0 +1,321 @@
+"""The configuration's schema: frozen dataclasses of the device, workload, FTL, budgets and controller.
+
+Internally times are microseconds, powers milliwatts, energies nanojoules, sizes bytes; the unit is part of
+every field name. :mod:`ssdco.spec.load` reads and validates TOML into these.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from ssdco.errors import MISSING, ConfigError
+from ssdco.ftl.mapping_cache import full_mapping_table_bytes
+
+SCHEMA_VERSION = 1
+MODULES: tuple[str, ...] = ("parse", "cache_lookup", "translate", "dispatch", "complete")
+PER_REQUEST_MODULES = frozenset({"parse", "complete"})
+KIB = 1024
+GIB = 1 << 30
+MAPPING_ENTRY_BYTES = 4  # one page-level mapping entry per mapped unit (reference-parameters.md §4.3)
+
+# PCIe per-lane raw rate (GT/s) and line-code efficiency by generation (PCI-SIG base specs).
+PCIE_GT_PER_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
+PCIE_ENCODING = {1: 8 / 10, 2: 8 / 10, 3: 128 / 130, 4: 128 / 130, 5: 128 / 130, 6: 242 / 256}
+
+
+# --------------------------------------------------------------------------------------------------
+# Frozen specs
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NandSpec:
+    """NAND array geometry and timing."""
+
+    channels: int
+    ways_per_channel: int
+    dies_per_chip: int
+    planes_per_die: int
+    page_size_kib: float
+    pages_per_block: int
+    blocks_per_plane: int
+    t_read_us: float
+    t_prog_us: float
+    t_erase_us: float
+    channel_rate_mts: float
+    channel_width_bits: int
+    ecc_overhead_fraction: float
+    independent_plane_reads: bool
+    over_provisioning: float
+
+    @property
+    def dies(self) -> int:
+        """Total number of dies (channels x ways x dies per chip)."""
+        return self.channels * self.ways_per_channel * self.dies_per_chip
+
+    @property
+    def channel_bytes_per_us(self) -> float:
+        """Channel bus bandwidth in bytes per microsecond (MT/s x bus width / 8)."""
+        return self.channel_rate_mts * self.channel_width_bits / 8.0
+
+    def transfer_us(self, payload_bytes: float) -> float:
+        """Time (us) to move ``payload_bytes`` plus ECC spare over one channel bus."""
+        return payload_bytes * (1.0 + self.ecc_overhead_fraction) / self.channel_bytes_per_us
+
+    @property
+    def read_servers_per_die(self) -> int:
+        """Concurrent array reads a die can serve: planes if they read independently, else 1."""
+        return self.planes_per_die if self.independent_plane_reads else 1
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """Host interface: PCIe link and fixed per-command overheads."""
+
+    pcie_gen: int
+    pcie_lanes: int
+    link_efficiency: float
+    command_fetch_us: float
+    completion_post_us: float
+    command_bytes: int
+
+    @property
+    def bytes_per_us(self) -> float:
+        """Effective one-direction link bandwidth in bytes/us (lanes x GT/s x encoding x efficiency / 8)."""
+        gts = PCIE_GT_PER_S[self.pcie_gen]
+        return self.pcie_lanes * gts * 1e3 * PCIE_ENCODING[self.pcie_gen] * self.link_efficiency / 8.0
+
+
+@dataclass(frozen=True)
+class CoreSpec:
+    """An embedded core type (e.g. a 1 GHz Cortex-R class core)."""
+
+    name: str
+    frequency_mhz: float
+    idle_mw: float
+    active_mw: float
+    cycle_scale: float
+    cost: float
+
+
+@dataclass(frozen=True)
+class ModuleSpec:
+    """A firmware module's software cost and DRAM traffic.
+
+    Service on a core spec = cycles x spec.cycle_scale / frequency + memory_stall_us, unless
+    ``service_us`` names an explicit time for that spec.
+    """
+
+    name: str
+    cycles: float
+    memory_stall_us: float
+    dram_accesses_per_visit: float
+    service_us: Mapping[str, float]
+
+    @property
+    def per_request(self) -> bool:
+        """True for modules visited once per request (parse, complete); else once per transaction."""
+        return self.name in PER_REQUEST_MODULES
+
+    def service_on(self, core: CoreSpec) -> float:
+        """Per-visit service time (us) of this module on ``core``."""
+        if core.name in self.service_us:
+            return float(self.service_us[core.name])
+        return self.cycles * core.cycle_scale / core.frequency_mhz + self.memory_stall_us
+
+
+@dataclass(frozen=True)
+class AcceleratorSpec:
+    """A hardware unit that replaces one firmware module. ``initiation_interval_us`` <= ``latency_us``."""
+
+    module: str
+    latency_us: float
+    initiation_interval_us: float
+    idle_mw: float
+    energy_per_op_nj: float
+    unit_cost: float
+    development_cost: float
+
+
+@dataclass(frozen=True)
+class DramSpec:
+    """Controller DRAM: background power per GiB plus energy per random access and per streamed bit."""
+
+    size_gib: float
+    background_mw_per_gib: float
+    access_energy_nj: float
+    stream_energy_pj_per_bit: float
+    data_passes_per_io: float
+    cost_per_gib: float
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Host workload. Exactly one of ``queue_depth`` (closed) or ``arrival_iops`` (open) is set."""
+
+    read_fraction: float
+    request_sizes_kib: tuple[float, ...]
+    request_size_probs: tuple[float, ...]
+    queue_depth: int | None
+    arrival_iops: float | None
+    address_pattern: str
+    hot_access_fraction: float
+    hot_space_fraction: float
+    mapping_unit_kib: float
+
+    @property
+    def closed(self) -> bool:
+        """True for a closed (fixed queue depth) workload."""
+        return self.queue_depth is not None
+
+    @property
+    def mean_request_bytes(self) -> float:
+        """Mean request size in bytes."""
+        return sum(s * p for s, p in zip(self.request_sizes_kib, self.request_size_probs)) * KIB
+
+    def transactions_for(self, size_kib: float) -> int:
+        """Transactions (mapping units) one aligned request of ``size_kib`` splits into."""
+        return max(1, math.ceil(size_kib / self.mapping_unit_kib - 1e-9))
+
+    @property
+    def mean_transactions(self) -> float:
+        """Mean transactions per request."""
+        return sum(self.transactions_for(s) * p for s, p in zip(self.request_sizes_kib, self.request_size_probs))
+
+
+FTL_MAPPINGS = ("full", "dftl", "partitioned")
+GC_POLICIES = ("greedy", "fifo")
+CACHE_GRANULARITIES = ("page", "entry")
+
+
+@dataclass(frozen=True)
+class FtlSpec:
+    """Flash translation layer: write buffer, garbage collection, mapping table, endurance.
+
+    Present only when the device file has an ``[ftl]`` table; without it the device is the ideal one (a write
+    programs its page on the request's path, no GC, the whole mapping table in DRAM). See
+    :mod:`ssdco.network.ftl_effects` for how each field enters the model.
+    """
+
+    gc_policy: str  # "greedy" | "fifo" victim selection (Desnoyers 2012)
+    mapping: str  # "full" page table in DRAM | "dftl" cached table | "partitioned" clean/dirty cache
+    cache_fraction: float  # fraction of mapping entries the DRAM cache holds (dftl / partitioned)
+    cache_granularity: str  # "page" (translation pages) | "entry" ((LPN, PPN) pairs), dftl only
+    dirty_fraction: float  # partitioned: share of the cache given to the dirty (entry-logged) area
+    pe_cycles: float  # program/erase rating of a block
+    write_buffer_kib: float  # DRAM write buffer; when it is full a write waits for its own flush; 0: write-through
+    capacity_gb: float  # user (logical) capacity, decimal GB
+
+    @property
+    def logical_bytes(self) -> int:
+        """User capacity in bytes."""
+        return int(round(self.capacity_gb * 1e9))
+
+
+@dataclass(frozen=True)
+class Variability:
+    """Squared coefficients of variation of service times (0 = deterministic, the default)."""
+
+    firmware_scv: float
+    nand_scv: float
+    host_scv: float
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Design limits. ``core_power_mw`` covers cores plus accelerators (the controller's compute side)."""
+
+    core_power_mw: float
+    dram_power_mw: float
+    min_iops: float
+
+
+@dataclass(frozen=True)
+class CoreGroup:
+    """``count`` identical cores of ``spec`` sharing FCFS the work of ``modules``."""
+
+    name: str
+    spec: str
+    count: int
+    modules: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Controller:
+    """A hardware/software split: each module on exactly one core group or accelerator."""
+
+    name: str
+    description: str
+    core_groups: tuple[CoreGroup, ...]
+    accelerator_units: Mapping[str, int]
+
+    def placement(self, module: str) -> tuple[str, str]:
+        """Where ``module`` runs: ``("core", group name)`` or ``("accel", module)``."""
+        if module in self.accelerator_units:
+            return ("accel", module)
+        for g in self.core_groups:
+            if module in g.modules:
+                return ("core", g.name)
+        raise KeyError(module)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A complete, validated configuration: device, workload, budgets and one controller."""
+
+    name: str
+    source: str
+    nand: NandSpec
+    host: HostSpec
+    core_specs: Mapping[str, CoreSpec]
+    modules: Mapping[str, ModuleSpec]
+    accelerator_specs: Mapping[str, AcceleratorSpec]
+    dram: DramSpec
+    workload: Workload
+    variability: Variability
+    budgets: Budgets
+    controller: Controller
+    raw: Mapping[str, Any] = field(repr=False, compare=False, hash=False, default_factory=dict)
+    ftl: FtlSpec | None = None
+
+    def with_controller(self, controller: Controller) -> "Config":
+        """A copy with another controller (validated against this device's specs)."""
+        check_controller(self.source, controller, self.core_specs, self.accelerator_specs)
+        return replace(self, controller=controller)
+
+
+def check_controller(source: str, c: Controller, core_specs: Mapping[str, CoreSpec],
+                      accel_specs: Mapping[str, AcceleratorSpec], prefix: str = "") -> None:
+    """Every module placed exactly once, on a known core spec or an accelerator that has a spec."""
+    pre = f"{prefix}." if prefix else ""
+    seen: dict[str, str] = {}
+    names = set()
+    for i, g in enumerate(c.core_groups):
+        if g.spec not in core_specs:
+            raise ConfigError(source, f"{pre}core_groups[{i}].spec", g.spec,
+                              f"unknown core spec; defined: {', '.join(core_specs)}")
+        if g.name in names:
+            raise ConfigError(source, f"{pre}core_groups[{i}].name", g.name, "core group names must be unique")
+        names.add(g.name)
+        for m in g.modules:
+            if m in seen:
+                raise ConfigError(source, f"{pre}core_groups[{i}].modules", list(g.modules),
+                                  f"module '{m}' is already placed on {seen[m]}; place each module exactly once")
+            seen[m] = f"core group '{g.name}'"
+    for m in c.accelerator_units:
+        if m in seen:
+            raise ConfigError(source, f"{pre}accelerators.{m}", c.accelerator_units[m],
+                              f"module '{m}' is already placed on {seen[m]}; place each module exactly once")
+        if m not in accel_specs:
+            raise ConfigError(source, f"{pre}accelerators.{m}", c.accelerator_units[m],
+                              f"no accelerator_specs.{m} in the device file; "
+                              f"defined: {', '.join(accel_specs) or 'none'}")
+        seen[m] = "an accelerator"
+    missing = [m for m in MODULES if m not in seen]
+    if missing:
+        raise ConfigError(source, f"{pre}core_groups", [list(g.modules) for g in c.core_groups],
+                          f"modules not placed on any core group or accelerator: {', '.join(missing)}")
