@@ -99,6 +99,12 @@ def test_imports_point_down_the_layers(module):
     assert not upward, f"{module} (layer {layer_of(module)}) imports from higher layers: {upward}"
 
 
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_every_import_names_a_module_of_the_package(module):
+    missing = sorted(t for t in imports_of(module) if t not in MODULES)
+    assert not missing, f"{module} imports modules that do not exist: {missing}"
+
+
 def test_no_import_cycles():
     cycles = list(nx.simple_cycles(GRAPH))
     assert not cycles, f"import cycles: {cycles[:5]}"

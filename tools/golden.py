@@ -7,6 +7,7 @@ a later tree against the record to a relative tolerance of 1e-9::
     python tools/golden.py record            # writes tools/golden.json (atomically)
     python tools/golden.py check             # exit 1 and a list of the designs that moved
     python tools/golden.py check --only presets --limit 40
+    python tools/golden.py check --des 200000 --json moved.json   # each moved answer's DES verdict
 
 The designs are stored whole (TOML-shaped dicts), so the check does not depend on how they were drawn:
 the PM9A3 presets c01-c10 at queue depths 1-128 and as open workloads, PM9A3 read/write mixes, the named
@@ -108,12 +109,22 @@ def all_designs(count: int) -> list[tuple[str, str, dict]]:
     return preset_designs() + gallery_designs() + hypothesis_designs(count) + random_designs(count // 2)
 
 
-def answer(design: dict, effort: str) -> dict:
-    from ssdco.model.whatif import evaluate
+def answer(design: dict, effort: str, without: tuple[str, ...] = ()) -> dict:
+    """The answer to ``design`` at ``effort``, with the solvers and route-MVA corrections named in ``without``
+    left out (an experiment: what removing them would move)."""
+    from ssdco.model.queueing import route_mva
+    from ssdco.model.solvers import all_but
+    from ssdco.model.whatif import evaluate_network
+    from ssdco.network.build import build_network
     from ssdco.spec import config_from_dict
 
     config = config_from_dict(design, source="<golden>", base_dir=ROOT / "configs")
-    r = evaluate(config, **EFFORTS[effort])
+    features = route_mva.ALL_FEATURES
+    solvers = [n for n in without if not hasattr(route_mva, n.upper().replace("-", "_"))]
+    for name in set(without) - set(solvers):
+        features &= ~getattr(route_mva, name.upper().replace("-", "_"))
+    r = evaluate_network(config, build_network(config), **EFFORTS[effort],
+                         solvers=all_but(*solvers) if solvers else None, route_features=features)
     return {"method": r.method, "iops": r.iops, "latency_mean_us": r.latency_mean_us,
             "latency_p99_us": r.latency_p99_us, "bottleneck": r.bottleneck, "stable": r.stable}
 
@@ -143,7 +154,8 @@ def record(count: int) -> None:
     print(f"recorded {len(rows)} designs x {len(EFFORTS)} efforts into {GOLDEN.relative_to(ROOT)}")
 
 
-def check(only: str | None, limit: int | None, efforts: list[str]) -> int:
+def check(only: str | None, limit: int | None, efforts: list[str], des_requests: int = 0,
+          json_out: Path | None = None, without: tuple[str, ...] = ()) -> int:
     rows = json.loads(GOLDEN.read_text())["designs"]
     if only:
         rows = [r for r in rows if r["group"] == only]
@@ -151,16 +163,56 @@ def check(only: str | None, limit: int | None, efforts: list[str]) -> int:
     moved = []
     for row in rows:
         for effort in efforts:
-            want, got = row[effort], answer(row["design"], effort)
+            want, got = row[effort], answer(row["design"], effort, without)
             if (want["method"] != got["method"] or want["bottleneck"] != got["bottleneck"]
                     or not all(_same(want[k], got[k]) for k in ("iops", "latency_mean_us", "latency_p99_us"))):
                 moved.append((row["group"], row["name"], effort, want, got))
+    verdicts = _des_verdicts(moved, des_requests) if des_requests else {}
+    report = []
     for group, name, effort, want, got in moved:
-        print(f"MOVED {group}/{name} [{effort}]: {want['method']} {want['iops']:.9g} IOPS "
-              f"{want['latency_mean_us']:.9g} us -> {got['method']} {got['iops']:.9g} IOPS "
-              f"{got['latency_mean_us']:.9g} us")
+        line = (f"MOVED {group}/{name} [{effort}]: {want['method']} {want['iops']:.9g} IOPS "
+                f"{want['latency_mean_us']:.9g} us -> {got['method']} {got['iops']:.9g} IOPS "
+                f"{got['latency_mean_us']:.9g} us")
+        verdict = verdicts.get((group, name))
+        if verdict:
+            line += (f"; DES {verdict['des_iops']:.9g} IOPS {verdict['des_latency_us']:.9g} us: "
+                     f"{_verdict_word(want, verdict)} -> {_verdict_word(got, verdict)}")
+        print(line)
+        report.append({"group": group, "name": name, "effort": effort, "before": want, "after": got,
+                       "des": verdict})
     print(f"{len(rows) * len(efforts) - len(moved)} of {len(rows) * len(efforts)} answers unchanged")
+    if json_out:
+        from ssdco.atomic import write_text_atomic
+
+        write_text_atomic(json_out, json.dumps({"moved": report}, indent=1))
     return 1 if moved else 0
+
+
+def _des_verdicts(moved: list, requests: int) -> dict:
+    """The DES's IOPS and mean latency (seed 0, ``requests`` requests) of each moved design, by (group, name)."""
+    from ssdco.network.build import build_network
+    from ssdco.sim.des import simulate
+    from ssdco.spec import config_from_dict
+
+    rows = {(r["group"], r["name"]): r["design"] for r in json.loads(GOLDEN.read_text())["designs"]}
+    out = {}
+    for group, name, *_ in moved:
+        if (group, name) in out:
+            continue
+        config = config_from_dict(rows[(group, name)], source="<golden>", base_dir=ROOT / "configs")
+        des = simulate(build_network(config), requests=requests, seed=0)
+        out[(group, name)] = {"des_iops": des.iops.value, "des_latency_us": des.mean_latency_us.value,
+                              "requests": requests}
+    return out
+
+
+def _verdict_word(answer: dict, des: dict) -> str:
+    """AGREE when ``answer`` is within the validation's tolerances of the DES (3 % IOPS, 10 % mean latency)."""
+    from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
+
+    ok = (abs(answer["iops"] / des["des_iops"] - 1.0) <= IOPS_TOLERANCE
+          and abs(answer["latency_mean_us"] / des["des_latency_us"] - 1.0) <= LATENCY_TOLERANCE)
+    return "AGREE" if ok else "DIFFER"
 
 
 def main() -> int:
@@ -172,11 +224,16 @@ def main() -> int:
     c.add_argument("--only", choices=("presets", "gallery", "hypothesis", "random"))
     c.add_argument("--limit", type=int)
     c.add_argument("--effort", action="append", choices=tuple(EFFORTS))
+    c.add_argument("--des", type=int, default=0, metavar="REQUESTS",
+                   help="run the DES (seed 0, this many requests) on each moved design and give its verdict")
+    c.add_argument("--json", type=Path, help="write the moved answers (and their DES verdicts) to this file")
+    c.add_argument("--without", action="append", default=[], metavar="NAME",
+                   help="leave out this solver (e.g. periodic-schedule) or route-MVA correction (e.g. flow)")
     args = p.parse_args()
     if args.command == "record":
         record(args.count)
         return 0
-    return check(args.only, args.limit, args.effort or list(EFFORTS))
+    return check(args.only, args.limit, args.effort or list(EFFORTS), args.des, args.json, tuple(args.without))
 
 
 if __name__ == "__main__":
