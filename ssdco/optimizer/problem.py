@@ -271,13 +271,13 @@ def _software_columns(space: DesignSpace, by_spec: Mapping[str, dict]) -> dict:
         for s, c in space.group_options():
             groups.append(Group(s, c, mods))
             rows.append(_software_column(space.config.core_specs[s], by_spec[s], mods, c))
-    cost, idle, busy, dem, srv, scv, mem, path = (list(col) for col in zip(*rows))
+    cost, idle, busy, dem, srv, scv, mem, path = zip(*rows)
     f = np.float64
-    return dict(groups=tuple(groups), g_cost=np.array(cost, f), g_idle_mw=np.array(idle, f),
-                g_busy_mw_per_iops=np.array(busy, f), g_demand_us=np.array(dem, f),
-                g_servers=np.array(srv, np.int64), g_scv=np.array(scv, f),
-                g_member=np.array(mem, bool).reshape(len(groups), len(MODULES)), g_path_us=np.array(path, f),
-                group_index={g: i for i, g in enumerate(groups)})
+    return {"groups": tuple(groups), "g_cost": np.array(cost, f), "g_idle_mw": np.array(idle, f),
+            "g_busy_mw_per_iops": np.array(busy, f), "g_demand_us": np.array(dem, f),
+            "g_servers": np.array(srv, np.int64), "g_scv": np.array(scv, f),
+            "g_member": np.array(mem, bool).reshape(len(groups), len(MODULES)), "g_path_us": np.array(path, f),
+            "group_index": {g: i for i, g in enumerate(groups)}}
 
 
 def _hardware_columns(space: DesignSpace) -> dict:
@@ -295,12 +295,13 @@ def _hardware_columns(space: DesignSpace) -> dict:
                 rows.append((u * a.unit_cost + a.development_cost, u * a.idle_mw,
                              a.energy_per_op_nj * v / US_PER_S,  # nJ x (I/O/s) x visits x 1e-6 = mW
                              vm1, u, v * tail, MODULES.index(m), pv_m1 + pv * tail))
-    cost, idle, energy, dem, srv, tail_us, mod, path = (list(col) for col in zip(*rows)) if rows else ([],) * 8
+    cost, idle, energy, dem, srv, tail_us, mod, path = zip(*rows) if rows else ([],) * 8
     f = np.float64
-    return dict(hw=tuple(hw_list), h_cost=np.array(cost, f), h_idle_mw=np.array(idle, f),
-                h_energy_mw_per_iops=np.array(energy, f), h_demand_us=np.array(dem, f),
-                h_servers=np.array(srv, np.int64), h_tail_us=np.array(tail_us, f), h_module=np.array(mod, np.int64),
-                h_path_us=np.array(path, f), hw_index={h: i for i, h in enumerate(hw_list)})
+    return {"hw": tuple(hw_list), "h_cost": np.array(cost, f), "h_idle_mw": np.array(idle, f),
+            "h_energy_mw_per_iops": np.array(energy, f), "h_demand_us": np.array(dem, f),
+            "h_servers": np.array(srv, np.int64), "h_tail_us": np.array(tail_us, f),
+            "h_module": np.array(mod, np.int64), "h_path_us": np.array(path, f),
+            "hw_index": {h: i for i, h in enumerate(hw_list)}}
 
 
 def _fixed_columns(base: Network) -> dict:
@@ -309,12 +310,12 @@ def _fixed_columns(base: Network) -> dict:
     bg = {b.name: b.demand_us for b in base.background_loads()}  # FTL background work (model/ftl.py)
     fixed = [ld for ld in base.loads() if ld.kind in ("link", "die", "channel")]
     f = np.float64
-    return dict(fixed_names=tuple(ld.name for ld in fixed),
-                fixed_demand_us=np.array([ld.demand_us + bg.get(ld.name, 0.0) for ld in fixed], f),
-                fixed_servers=np.array([ld.servers for ld in fixed], np.int64),
-                fixed_copies=np.array([ld.copies for ld in fixed], f),
-                fixed_scv=np.array([ld.scv for ld in fixed], f),
-                fixed_delay_us=float(base.delay_us), fixed_path_us=_fixed_path_us(base))
+    return {"fixed_names": tuple(ld.name for ld in fixed),
+            "fixed_demand_us": np.array([ld.demand_us + bg.get(ld.name, 0.0) for ld in fixed], f),
+            "fixed_servers": np.array([ld.servers for ld in fixed], np.int64),
+            "fixed_copies": np.array([ld.copies for ld in fixed], f),
+            "fixed_scv": np.array([ld.scv for ld in fixed], f),
+            "fixed_delay_us": float(base.delay_us), "fixed_path_us": _fixed_path_us(base)}
 
 
 def _dram_columns(space: DesignSpace, base: Network) -> dict:
@@ -328,8 +329,8 @@ def _dram_columns(space: DesignSpace, base: Network) -> dict:
     dram_gib = cfg.dram.size_gib if fx is None else fx.dram_size_gib
     p0 = compute_power(probe_cfg, base, 0.0, busy0, dram_size_gib=dram_gib).dram_mw
     p1 = compute_power(probe_cfg, base, US_PER_S, busy0, dram_size_gib=dram_gib).dram_mw
-    return dict(dram_background_mw=float(p0), dram_mw_per_iops=float((p1 - p0) / US_PER_S),
-                dram_cost=float(dram_gib * cfg.dram.cost_per_gib))
+    return {"dram_background_mw": float(p0), "dram_mw_per_iops": float((p1 - p0) / US_PER_S),
+            "dram_cost": float(dram_gib * cfg.dram.cost_per_gib)}
 
 
 def build_coefficients(space: DesignSpace) -> Coefficients:

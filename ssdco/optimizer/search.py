@@ -685,10 +685,10 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
 def _mapping_fields(cfg: Config, fx) -> dict[str, Any]:
     """A :class:`DeviceOption`'s mapping fields: the variant's FTL mapping and its effects ``fx``
     (``model.ftl.ftl_effects``; a full table in the configured DRAM without them)."""
-    return dict(mapping=cfg.ftl.mapping if cfg.ftl else "full",
-                cache_fraction=cfg.ftl.cache_fraction if cfg.ftl else 1.0,
-                dram_size_gib=fx.dram_size_gib if fx else cfg.dram.size_gib,
-                waf=fx.waf_total if fx else 1.0, mapping_hit_ratio=fx.mapping_hit_ratio if fx else 1.0)
+    return {"mapping": cfg.ftl.mapping if cfg.ftl else "full",
+            "cache_fraction": cfg.ftl.cache_fraction if cfg.ftl else 1.0,
+            "dram_size_gib": fx.dram_size_gib if fx else cfg.dram.size_gib,
+            "waf": fx.waf_total if fx else 1.0, "mapping_hit_ratio": fx.mapping_hit_ratio if fx else 1.0}
 
 
 def _device_option(name: str, cfg: Config, r: OptimizeResult, min_life: float) -> DeviceOption:
