@@ -276,18 +276,8 @@ class SweepPlan:
                          fast=self.fast)
 
 
-def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str | None = None,
-               overrides: Sequence[str] = (), des_requests: int = 0, seed: int = 0,
-               replications: int | str = 0, fast: bool = False) -> SweepPlan:
-    """Parse the grid and validate every point's configuration before anything runs. ``fast``: every point's
-    analytic answer skips the Markov chain of the requests' draws (``whatif --fast``; part of the sweep's id).
-
-    Raises
-    ------
-    ConfigError
-        A malformed axis, or a value that makes an invalid configuration (naming the field and value).
-    """
-    from ssdco.network.build import build_network
+def _check_run_options(des_requests: int, seed: int, replications: int | str) -> None:
+    """Refuse a bad ``--des-requests``, ``--seed`` or ``--replications`` (extra runs need the DES)."""
     from ssdco.sim.replications import MAX_REPLICATIONS
 
     if isinstance(des_requests, bool) or int(des_requests) != des_requests or des_requests < 0:
@@ -301,14 +291,14 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
     if replications != 0 and des_requests == 0:
         raise ConfigError("--replications", "replications", replications,
                           "extra DES runs need the DES: give --des-requests N as well")
-    axes = parse_grid(grid)
-    if controller is not None and any(a.field == "controller" for a in axes):
-        raise ConfigError(GRID_SOURCE, "controller", controller,
-                          "a grid over 'controller' cannot be combined with --controller")
-    path = Path(config_path)
-    base = load_config(path, controller=controller, overrides=list(overrides))
-    base_raw = dict(base.raw)
-    points = grid_points(axes)
+
+
+def _point_stations(path: Path, base_raw: Mapping[str, Any], points: Sequence[GridPoint],
+                    controller: str | None) -> list[str]:
+    """Validate every grid point's configuration (an error names the point); the stations of all of them, in
+    order of first appearance."""
+    from ssdco.network.build import build_network
+
     stations: dict[str, None] = {}
     for p in points:
         raw = apply_overrides(base_raw, list(p.overrides))
@@ -318,7 +308,31 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
             raise ConfigError(f"{GRID_SOURCE} point {p.key}", e.field, e.value, e.allowed) from None
         for ld in build_network(cfg).loads():
             stations.setdefault(ld.name)
-    columns = tuple(sweep_columns([a.field for a in axes], list(stations), des_requests > 0))
+    return list(stations)
+
+
+def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str | None = None,
+               overrides: Sequence[str] = (), des_requests: int = 0, seed: int = 0,
+               replications: int | str = 0, fast: bool = False) -> SweepPlan:
+    """Parse the grid and validate every point's configuration before anything runs. ``fast``: every point's
+    analytic answer skips the Markov chain of the requests' draws (``whatif --fast``; part of the sweep's id).
+
+    Raises
+    ------
+    ConfigError
+        A malformed axis, or a value that makes an invalid configuration (naming the field and value).
+    """
+    _check_run_options(des_requests, seed, replications)
+    axes = parse_grid(grid)
+    if controller is not None and any(a.field == "controller" for a in axes):
+        raise ConfigError(GRID_SOURCE, "controller", controller,
+                          "a grid over 'controller' cannot be combined with --controller")
+    path = Path(config_path)
+    base = load_config(path, controller=controller, overrides=list(overrides))
+    base_raw = dict(base.raw)
+    points = grid_points(axes)
+    stations = _point_stations(path, base_raw, points, controller)
+    columns = tuple(sweep_columns([a.field for a in axes], stations, des_requests > 0))
     identity = {"config": base_raw, "controller": controller, "resolved_controller": asdict(base.controller),
                 "grid": [[a.field, list(a.tokens)] for a in axes], "des_requests": int(des_requests),
                 "seed": int(seed), "replications": replications, "columns": list(columns),

@@ -247,6 +247,9 @@ PHRASES = {
     "Path(source).stem": "the file's name without .toml",
     "[config.ftl.cache_fraction if config.ftl.mapping != 'full' else 0.25]":
         "[ftl.cache_fraction], or [0.25] with mapping = \"full\"",
+    "[ftl.cache_fraction if ftl.mapping != 'full' else 0.25]":
+        "[ftl.cache_fraction], or [0.25] with mapping = \"full\"",
+    "', '.join(universe) or 'none'": "those with [accelerator_specs]",
     "list(FTL_MAPPINGS)": "every mapping",
     "latency": "latency_us",
     "idle": "idle_mw",
@@ -369,8 +372,39 @@ class _ParserWalk(ast.NodeVisitor):
             return
         self.generic_visit(node)
 
+    #: the module's functions by name (set by :func:`spec_tables`): a parser that hands its reader to a helper
+    #: (``_request_sizes(r)``, ``_size_mix(r.sub("request_size_kib"))``) reads the helper's fields too
+    helpers: dict[str, ast.FunctionDef] = {}
+
+    def _helper_reader(self, arg: ast.AST) -> str | None:
+        """The table path of a reader passed as an argument: a known reader or ``reader.sub("key")``."""
+        if isinstance(arg, ast.Name) and arg.id in self.readers:
+            return self.readers[arg.id]
+        f = arg.func if isinstance(arg, ast.Call) else None
+        if isinstance(f, ast.Attribute) and f.attr == "sub" and isinstance(f.value, ast.Name) \
+                and f.value.id in self.readers and arg.args:
+            key = self._key(arg.args[0])
+            parent = self.readers[f.value.id]
+            path = f"{parent}.{key}" if parent else key
+            self._table(path, len(arg.args) > 1)
+            return path
+        return None
+
+    def _visit_helper(self, helper: ast.FunctionDef, path: str) -> None:
+        """Walk ``helper``'s body with its first parameter reading the table ``path``."""
+        saved = dict(self.readers)
+        self.readers[helper.args.args[0].arg] = path
+        for stmt in helper.body:
+            self.visit(stmt)
+        self.readers = saved
+
     def visit_Call(self, node: ast.Call) -> None:
         f = node.func
+        if isinstance(f, ast.Name) and f.id in self.helpers and node.args and f.id.startswith("_") \
+                and not f.id.startswith("_parse_"):
+            path = self._helper_reader(node.args[0])
+            if path is not None:
+                self._visit_helper(self.helpers[f.id], path)
         if isinstance(f, ast.Name) and f.id in self.local_templates and node.args:
             _, call, orelse = self.local_templates[f.id]
             key = self._key(node.args[0])
@@ -459,6 +493,7 @@ def spec_tables() -> dict[str, Table]:
     source = SPEC_PY.read_text()
     tree = ast.parse(source)
     fns = _functions(tree)
+    _ParserWalk.helpers = fns
     schema_source = SCHEMA_PY.read_text()
     docs = _dataclass_docs(ast.parse(schema_source), schema_source.splitlines())
     ns = vars(spec_module)
@@ -510,8 +545,7 @@ def spec_tables() -> dict[str, Table]:
 # --------------------------------------------------------------------------------------------------
 def optimizer_tables() -> dict[str, Table]:
     """The ``[optimizer]`` keys as ``parse_options`` reads them, with ``DEFAULTS`` and their ranges."""
-    tree = ast.parse(SPACE_PY.read_text())
-    fn = _functions(tree)["parse_options"]
+    tree = ast.parse(SPACE_PY.read_text())  # parse_options and the reader it drives (_OptionReader)
     from ssdco.validation import compare
 
     ns = {**vars(spec_module), **vars(compare), **vars(space_module)}
@@ -525,11 +559,15 @@ def optimizer_tables() -> dict[str, Table]:
             table.fields[key] = Field(table=table.path, key=key)
         return table.fields[key]
 
+    def allow(f: Field, text: str) -> None:
+        if text not in f.allowed and "unknown field" not in text:
+            f.allowed.append(text)
+
     for key, value in space_module.DEFAULTS.items():
         f = fld(key)
         f.default = _value_text(value)
         f.kind = {bool: "true/false", int: "integer", float: "number", str: "string"}[type(value)]
-    for node in ast.walk(fn):
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not node.args:
             continue
         first = node.args[0]
@@ -537,31 +575,34 @@ def optimizer_tables() -> dict[str, Table]:
             continue
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
+        target = func.value if isinstance(func, ast.Attribute) else None
+        owner = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
         key = first.value
-        if name == "integer" and owner == "":
+        if name == "integer" and len(node.args) == 3:
             f = fld(key)
             f.kind = "integer"
             f.allowed.insert(0, f"{_text(node.args[1], ns)}..{_text(node.args[2], ns)}")
+        elif name == "number" and len(node.args) == 4:
+            f = fld(key)
+            f.kind = f.kind or "number"
+            if f.default == "required":
+                f.default = _text(node.args[1], ns)
+            allow(f, _text(node.args[3], ns, True))
+        elif name == "flag":
+            allow(fld(key), "expected true or false")
         elif name == "names":
             f = fld(key)
             f.kind = "list of strings"
             f.default = {"core_specs": "every [core_specs] entry",
                          "hardware_modules": "every module with [accelerator_specs]"}.get(key, f.default)
-        elif name == "get" and owner in ("raw", "dram") and len(node.args) > 1 and key not in ("dram",):
+        elif name == "get" and owner in ("raw", "dram") and len(node.args) > 1 and key not in ("dram", "optimizer"):
             f = fld(f"dram.{key}" if owner == "dram" else key)
             if f.default == "required":
                 f.default = _text(node.args[1], ns)
             if owner == "dram":
                 f.kind = "list"
-        elif name == "err" and len(node.args) >= 3 and not key.startswith("dram") or (
-                name == "err" and key.startswith("dram.")):
-            if key in ("dram",):
-                continue
-            f = fld(key)
-            text = _text(node.args[2], ns, True)
-            if text not in f.allowed and "unknown field" not in text:
-                f.allowed.append(text)
+        elif name in ("err", "error") and len(node.args) >= 3 and key != "dram":
+            allow(fld(key), _text(node.args[2], ns, True))
     life = fld("min_life_years")
     life.kind = life.kind or "number"
     if dram.fields.get("cache_fractions"):

@@ -131,75 +131,103 @@ def _var_name(group) -> str:
     return f"sw_{group.spec}_x{group.count}__" + "__".join(group.modules)
 
 
-def build(model: LinearModel, *, cuts: Iterable[Design] = (), drop: Iterable[str] = (), objective: str = "cost",
-          cost_cap: float | None = None, cost_floor: float | None = None, elastic: bool = False):
-    """Build the PuLP problem. Returns ``(prob, columns, hardware, slack_vars)``.
+class _RowAdder:
+    """Adds named rows to ``prob``; in elastic mode each budget/target row gets a non-negative violation
+    variable (``violation_<row>``, kept in ``slack_vars``)."""
 
-    ``drop`` names constraint families (``problem.FAMILIES``) to leave out; ``objective`` is "cost" or
-    "core_power" (minimum core-side power at the target, cost as tie-break).
-    """
-    c, t = model.coef, model.targets
-    x = t.target_iops
-    drop = set(drop)
-    prob = pulp.LpProblem("ssdco_optimize", pulp.LpMinimize)
-    ys = [_new_var(prob, _var_name(g), cat="Binary") for g in c.groups]
-    hs = [_new_var(prob, f"hw_{m}_x{u}", cat="Binary") for m, u in c.hw]
-    one = _new_var(prob, "device_as_configured", cat="Binary")
-    prob += (pulp.LpAffineExpression([(one, 1.0)]) == 1, "device_variant")
-    slack_vars: dict[str, pulp.LpVariable] = {}
+    def __init__(self, prob, elastic: bool):
+        self.prob = prob
+        self.elastic = elastic
+        self.slack_vars: dict[str, pulp.LpVariable] = {}
 
-    def add(expr_terms, sense: str, rhs: float, name: str) -> None:
+    def __call__(self, expr_terms, sense: str, rhs: float, name: str) -> None:
+        """Add ``sum(a * v) <sense> rhs`` as row ``name`` (``sense``: "<=" or "=="), zero terms left out."""
         terms = [(v, float(a)) for v, a in expr_terms if a != 0.0]
-        if elastic and row_family(name) in ("utilization", "population", "core_power", "dram_power"):
-            e = _new_var(prob, f"violation_{name}", low=0)
-            slack_vars[name] = e
+        if self.elastic and row_family(name) in ("utilization", "population", "core_power", "dram_power"):
+            e = _new_var(self.prob, f"violation_{name}", low=0)
+            self.slack_vars[name] = e
             terms.append((e, -1.0))
         if not terms:  # a constant row: 0 <= rhs holds (rhs >= 0 for every row we build)
             return
         expr = pulp.LpAffineExpression(terms)
-        prob.addConstraint(pulp.LpConstraint(expr, {"<=": pulp.LpConstraintLE, "==": pulp.LpConstraintEQ}[sense],
-                                             rhs=rhs, name=name))
+        self.prob.addConstraint(pulp.LpConstraint(expr, {"<=": pulp.LpConstraintLE,
+                                                         "==": pulp.LpConstraintEQ}[sense], rhs=rhs, name=name))
 
+
+def _add_assignment_rows(add: _RowAdder, model: LinearModel, ys, hs) -> None:
+    """``assign_<module>``: each module placed exactly once, on one core group or one hardware option."""
+    c = model.coef
     for k, m in enumerate(MODULES):
         terms = [(ys[j], 1.0) for j in range(len(ys)) if c.g_member[j, k]]
         terms += [(hs[i], 1.0) for i in range(len(hs)) if c.h_module[i] == k]
         add(terms, "==", 1.0, f"assign_{m}")
-    if "utilization" not in drop:
-        for k, m in enumerate(MODULES):
-            terms = [(ys[j], x * c.g_demand_us[j] / US_PER_S / c.groups[j].count)
-                     for j in range(len(ys)) if c.g_member[j, k]]
-            terms += [(hs[i], x * c.h_demand_us[i] / US_PER_S / c.hw[i][1])
-                      for i in range(len(hs)) if c.h_module[i] == k]
-            add(terms, "<=", t.utilization_cap, f"util_{m}")
-        for name, d, s in zip(c.fixed_names, c.fixed_demand_us, c.fixed_servers):
-            add([(one, x * d / US_PER_S / s)], "<=", t.utilization_cap, model.fixed_row_name(name))
-    if "population" not in drop:
-        # R0: one request's own path at zero load (problem.py), linear in the columns chosen
-        terms = [(one, x * c.fixed_path_us / US_PER_S)]
-        terms += [(ys[j], x * c.g_path_us[j] / US_PER_S) for j in range(len(ys))]
-        terms += [(hs[i], x * c.h_path_us[i] / US_PER_S) for i in range(len(hs))]
-        add(terms, "<=", float(t.queue_depth), "population_bound")
-    power_terms = [(ys[j], c.g_idle_mw[j] + x * c.g_busy_mw_per_iops[j]) for j in range(len(ys))]
-    power_terms += [(hs[i], c.h_idle_mw[i] + x * c.h_energy_mw_per_iops[i]) for i in range(len(hs))]
-    if "core_power" not in drop and math.isfinite(t.core_power_mw):
-        add(power_terms, "<=", t.core_power_mw, "core_power")
-    if "dram_power" not in drop and math.isfinite(t.dram_power_mw):
-        add([(one, model.dram_power_mw())], "<=", t.dram_power_mw, "dram_power")
-    cost_terms = [(ys[j], float(c.g_cost[j])) for j in range(len(ys))]
-    cost_terms += [(hs[i], float(c.h_cost[i])) for i in range(len(hs))]
-    cost_terms += [(one, c.dram_cost)]
+
+
+def _add_utilization_rows(add: _RowAdder, model: LinearModel, ys, hs, one) -> None:
+    """``util_<module>`` and the shared stations' ``util_*``: utilisation at the target throughput <= cap."""
+    c, t = model.coef, model.targets
+    x = t.target_iops
+    for k, m in enumerate(MODULES):
+        terms = [(ys[j], x * c.g_demand_us[j] / US_PER_S / c.groups[j].count)
+                 for j in range(len(ys)) if c.g_member[j, k]]
+        terms += [(hs[i], x * c.h_demand_us[i] / US_PER_S / c.hw[i][1])
+                  for i in range(len(hs)) if c.h_module[i] == k]
+        add(terms, "<=", t.utilization_cap, f"util_{m}")
+    for name, d, s in zip(c.fixed_names, c.fixed_demand_us, c.fixed_servers):
+        add([(one, x * d / US_PER_S / s)], "<=", t.utilization_cap, model.fixed_row_name(name))
+
+
+def _add_population_row(add: _RowAdder, model: LinearModel, ys, hs, one) -> None:
+    """``population_bound``: X x R0 <= queue depth, R0 one request's own path at zero load (problem.py),
+    linear in the columns chosen."""
+    c, t = model.coef, model.targets
+    x = t.target_iops
+    terms = [(one, x * c.fixed_path_us / US_PER_S)]
+    terms += [(ys[j], x * c.g_path_us[j] / US_PER_S) for j in range(len(ys))]
+    terms += [(hs[i], x * c.h_path_us[i] / US_PER_S) for i in range(len(hs))]
+    add(terms, "<=", float(t.queue_depth), "population_bound")
+
+
+def _power_terms(model: LinearModel, ys, hs) -> list:
+    """Core-side power (mW) of each column at the target throughput, as (variable, coefficient) terms."""
+    c, x = model.coef, model.targets.target_iops
+    terms = [(ys[j], c.g_idle_mw[j] + x * c.g_busy_mw_per_iops[j]) for j in range(len(ys))]
+    terms += [(hs[i], c.h_idle_mw[i] + x * c.h_energy_mw_per_iops[i]) for i in range(len(hs))]
+    return terms
+
+
+def _cost_terms(model: LinearModel, ys, hs, one) -> list:
+    """Cost of each column and of the DRAM, as (variable, coefficient) terms."""
+    c = model.coef
+    terms = [(ys[j], float(c.g_cost[j])) for j in range(len(ys))]
+    terms += [(hs[i], float(c.h_cost[i])) for i in range(len(hs))]
+    terms += [(one, c.dram_cost)]
+    return terms
+
+
+def _add_cost_rows(add: _RowAdder, cost_terms: list, cost_cap: float | None, cost_floor: float | None) -> None:
+    """``cost_cap`` (cost <= a bound) and ``cost_floor`` (cost >= a bound), each when given."""
     if cost_cap is not None:
         add(cost_terms, "<=", cost_cap, "cost_cap")
     if cost_floor is not None and math.isfinite(cost_floor):
-        prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(v, a) for v, a in cost_terms if a != 0.0]),
-                                             pulp.LpConstraintGE, rhs=cost_floor, name="cost_floor"))
+        add.prob.addConstraint(pulp.LpConstraint(
+            pulp.LpAffineExpression([(v, a) for v, a in cost_terms if a != 0.0]), pulp.LpConstraintGE,
+            rhs=cost_floor, name="cost_floor"))
+
+
+def _add_nogood_cuts(prob, model: LinearModel, cuts: Iterable[Design], ys, hs) -> None:
+    """``nogood_<k>``: each cut design excluded (not all of its columns chosen together)."""
     for n, d in enumerate(cuts):
         cols, hws = model.selection(d)
         sel = [ys[j] for j in cols] + [hs[i] for i in hws]
         prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(v, 1.0) for v in sel]),
                                              pulp.LpConstraintLE, rhs=len(sel) - 1, name=f"nogood_{n}"))
 
-    # objective (power tie-break scaled so it adds at most TIE_BREAK)
+
+def _objective(model: LinearModel, one, power_terms: list, cost_terms: list, slack_vars: Mapping[str, object],
+               objective: str, elastic: bool):
+    """The objective: cost with a power tie-break scaled to add at most TIE_BREAK, minimum core-side power
+    with a cost tie-break, or (elastic) the sum of relative violations."""
     p_scale = sum(max(a, 0.0) for _, a in power_terms) or 1.0
     c_scale = sum(max(a, 0.0) for _, a in cost_terms) or 1.0
     if elastic:
@@ -212,8 +240,39 @@ def build(model: LinearModel, *, cuts: Iterable[Design] = (), drop: Iterable[str
     combined: dict[str, list] = {}  # LpAffineExpression keeps the last coefficient of a repeated variable
     for v, a in terms:
         combined.setdefault(v.name, [v, 0.0])[1] += a
-    prob.setObjective(pulp.LpAffineExpression([(v, a) for v, a in combined.values() if a != 0.0] or [(one, 0.0)]))
-    return prob, ys, hs, slack_vars
+    return pulp.LpAffineExpression([(v, a) for v, a in combined.values() if a != 0.0] or [(one, 0.0)])
+
+
+def build(model: LinearModel, *, cuts: Iterable[Design] = (), drop: Iterable[str] = (), objective: str = "cost",
+          cost_cap: float | None = None, cost_floor: float | None = None, elastic: bool = False):
+    """Build the PuLP problem. Returns ``(prob, columns, hardware, slack_vars)``.
+
+    ``drop`` names constraint families (``problem.FAMILIES``) to leave out; ``objective`` is "cost" or
+    "core_power" (minimum core-side power at the target, cost as tie-break).
+    """
+    c, t = model.coef, model.targets
+    drop = set(drop)
+    prob = pulp.LpProblem("ssdco_optimize", pulp.LpMinimize)
+    ys = [_new_var(prob, _var_name(g), cat="Binary") for g in c.groups]
+    hs = [_new_var(prob, f"hw_{m}_x{u}", cat="Binary") for m, u in c.hw]
+    one = _new_var(prob, "device_as_configured", cat="Binary")
+    prob += (pulp.LpAffineExpression([(one, 1.0)]) == 1, "device_variant")
+    add = _RowAdder(prob, elastic)
+    _add_assignment_rows(add, model, ys, hs)
+    if "utilization" not in drop:
+        _add_utilization_rows(add, model, ys, hs, one)
+    if "population" not in drop:
+        _add_population_row(add, model, ys, hs, one)
+    power_terms = _power_terms(model, ys, hs)
+    if "core_power" not in drop and math.isfinite(t.core_power_mw):
+        add(power_terms, "<=", t.core_power_mw, "core_power")
+    if "dram_power" not in drop and math.isfinite(t.dram_power_mw):
+        add([(one, model.dram_power_mw())], "<=", t.dram_power_mw, "dram_power")
+    cost_terms = _cost_terms(model, ys, hs, one)
+    _add_cost_rows(add, cost_terms, cost_cap, cost_floor)
+    _add_nogood_cuts(prob, model, cuts, ys, hs)
+    prob.setObjective(_objective(model, one, power_terms, cost_terms, add.slack_vars, objective, elastic))
+    return prob, ys, hs, add.slack_vars
 
 
 def _rhs(model: LinearModel, row: str) -> float:

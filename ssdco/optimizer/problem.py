@@ -26,7 +26,7 @@ closed network with no think time), so it folds into X.
 :meth:`LinearModel.evaluate` returns a design's cost and one **signed slack vector** (row name -> slack;
 feasible <=> every slack >= 0 within :data:`FEAS_TOL`), with the same row names as the ILP's constraints,
 so an infeasible design can be explained row by row. All coefficients come from
-``ssdco.network.build.build_network`` on probe controllers and from ``ssdco.model.power.compute_power``,
+``ssdco.model.network.build_network`` on probe controllers and from ``ssdco.model.power.compute_power``,
 so the model and the analytic solver share one definition of demands and power.
 """
 
@@ -245,89 +245,101 @@ def _fixed_path_us(net: Network) -> float:
     return float(total)
 
 
-def build_coefficients(space: DesignSpace) -> Coefficients:
-    """Linear-model coefficients of every column of ``space`` (probe networks, see the module docstring)."""
-    cfg = space.config
-    opts = space.options
-    specs = opts.core_specs
-    by_spec = {s: _module_moments(_probe_network(space, s, ())) for s in specs}
-    base = _probe_network(space, specs[0], ())
-    bg = {b.name: b.demand_us for b in base.background_loads()}  # FTL background work (network/ftl_effects.py)
-    fixed = [ld for ld in base.loads() if ld.kind in ("link", "die", "channel")]
-    n_mod = len(MODULES)
+def _software_column(core, mom, mods: tuple[str, ...], count: int) -> tuple:
+    """One software column, ``count`` cores of spec ``core`` serving ``mods`` (``mom``: the spec's
+    :func:`_module_moments`): (cost, idle mW, busy mW per I/O/s, demand us, servers, scv, module membership,
+    path us)."""
+    v_tot = sum(mom[m][0] for m in mods)
+    d = 0.0
+    m2 = 0.0
+    for m in mods:  # MODULES order, as Network.loads() sums them
+        d += mom[m][1]
+        m2 += mom[m][2]
+    mean = d / v_tot
+    scv = max((m2 / v_tot) / (mean * mean) - 1.0, 0.0) if mean > 0 else 0.0
+    d = v_tot * mean  # demand as Network.loads() forms it (visits x mean service)
+    return (count * core.cost, count * core.idle_mw, d / US_PER_S * (core.active_mw - core.idle_mw), d, count, scv,
+            [m in mods for m in MODULES], sum(mom[m][5] for m in mods))
 
-    groups, g_cost, g_idle, g_busy, g_dem, g_srv, g_scv, g_mem, g_path = [], [], [], [], [], [], [], [], []
-    for mask in range(1, 2 ** n_mod):
+
+def _software_columns(space: DesignSpace, by_spec: Mapping[str, dict]) -> dict:
+    """The :class:`Coefficients` fields of the software columns (``groups``, ``g_*``, ``group_index``): every
+    non-empty module subset with every (spec, count) of ``space.group_options()``."""
+    groups, rows = [], []
+    for mask in range(1, 2 ** len(MODULES)):
         mods = tuple(m for i, m in enumerate(MODULES) if mask >> i & 1)
         for s, c in space.group_options():
-            core = cfg.core_specs[s]
-            mom = by_spec[s]
-            v_tot = sum(mom[m][0] for m in mods)
-            d = 0.0
-            m2 = 0.0
-            for m in mods:  # MODULES order, as Network.loads() sums them
-                d += mom[m][1]
-                m2 += mom[m][2]
-            mean = d / v_tot
-            scv = max((m2 / v_tot) / (mean * mean) - 1.0, 0.0) if mean > 0 else 0.0
-            d = v_tot * mean  # demand as Network.loads() forms it (visits x mean service)
             groups.append(Group(s, c, mods))
-            g_cost.append(c * core.cost)
-            g_idle.append(c * core.idle_mw)
-            g_busy.append(d / US_PER_S * (core.active_mw - core.idle_mw))
-            g_dem.append(d)
-            g_srv.append(c)
-            g_scv.append(scv)
-            g_mem.append([m in mods for m in MODULES])
-            g_path.append(sum(mom[m][5] for m in mods))
+            rows.append(_software_column(space.config.core_specs[s], by_spec[s], mods, c))
+    cost, idle, busy, dem, srv, scv, mem, path = zip(*rows)
+    f = np.float64
+    return {"groups": tuple(groups), "g_cost": np.array(cost, f), "g_idle_mw": np.array(idle, f),
+            "g_busy_mw_per_iops": np.array(busy, f), "g_demand_us": np.array(dem, f),
+            "g_servers": np.array(srv, np.int64), "g_scv": np.array(scv, f),
+            "g_member": np.array(mem, bool).reshape(len(groups), len(MODULES)), "g_path_us": np.array(path, f),
+            "group_index": {g: i for i, g in enumerate(groups)}}
 
-    hw_list, h_cost, h_idle, h_en, h_dem, h_srv, h_tail, h_mod, h_path = [], [], [], [], [], [], [], [], []
+
+def _hardware_columns(space: DesignSpace) -> dict:
+    """The :class:`Coefficients` fields of the hardware columns (``hw``, ``h_*``, ``hw_index``): every module of
+    ``hardware_modules`` with 1..``max_units`` units, unit and development cost in one coefficient."""
+    cfg, opts = space.config, space.options
+    hw_list, rows = [], []
     if opts.hardware_modules:
-        acc = _module_moments(_probe_network(space, specs[0], opts.hardware_modules))
+        acc = _module_moments(_probe_network(space, opts.core_specs[0], opts.hardware_modules))
         for m in opts.hardware_modules:
             a = cfg.accelerator_specs[m]
             v, vm1, _, tail, pv, pv_m1 = acc[m]
             for u in range(1, opts.max_units + 1):
                 hw_list.append((m, u))
-                h_cost.append(u * a.unit_cost + a.development_cost)
-                h_idle.append(u * a.idle_mw)
-                h_en.append(a.energy_per_op_nj * v / US_PER_S)  # nJ x (I/O/s) x visits x 1e-6 = mW
-                h_dem.append(vm1)
-                h_srv.append(u)
-                h_tail.append(v * tail)
-                h_mod.append(MODULES.index(m))
-                h_path.append(pv_m1 + pv * tail)
+                rows.append((u * a.unit_cost + a.development_cost, u * a.idle_mw,
+                             a.energy_per_op_nj * v / US_PER_S,  # nJ x (I/O/s) x visits x 1e-6 = mW
+                             vm1, u, v * tail, MODULES.index(m), pv_m1 + pv * tail))
+    cost, idle, energy, dem, srv, tail_us, mod, path = zip(*rows) if rows else ([],) * 8
+    f = np.float64
+    return {"hw": tuple(hw_list), "h_cost": np.array(cost, f), "h_idle_mw": np.array(idle, f),
+            "h_energy_mw_per_iops": np.array(energy, f), "h_demand_us": np.array(dem, f),
+            "h_servers": np.array(srv, np.int64), "h_tail_us": np.array(tail_us, f),
+            "h_module": np.array(mod, np.int64), "h_path_us": np.array(path, f),
+            "hw_index": {h: i for i, h in enumerate(hw_list)}}
 
-    # DRAM power from power.py itself (intercept and slope of a linear function of the I/O rate).
+
+def _fixed_columns(base: Network) -> dict:
+    """The :class:`Coefficients` fields of the stations every design shares (link, dies, channels; their FTL
+    background work added) and of the pure delays, from the probe network ``base``."""
+    bg = {b.name: b.demand_us for b in base.background_loads()}  # FTL background work (network/ftl_effects.py)
+    fixed = [ld for ld in base.loads() if ld.kind in ("link", "die", "channel")]
+    f = np.float64
+    return {"fixed_names": tuple(ld.name for ld in fixed),
+            "fixed_demand_us": np.array([ld.demand_us + bg.get(ld.name, 0.0) for ld in fixed], f),
+            "fixed_servers": np.array([ld.servers for ld in fixed], np.int64),
+            "fixed_copies": np.array([ld.copies for ld in fixed], f),
+            "fixed_scv": np.array([ld.scv for ld in fixed], f),
+            "fixed_delay_us": float(base.delay_us), "fixed_path_us": _fixed_path_us(base)}
+
+
+def _dram_columns(space: DesignSpace, base: Network) -> dict:
+    """The :class:`Coefficients` fields of the DRAM: its power from power.py itself (intercept and slope of a
+    linear function of the I/O rate) and its cost."""
+    cfg = space.config
     busy0: dict[str, float] = {}
-    probe_groups = tuple(CoreGroup(m, specs[0], 1, (m,)) for m in MODULES)
+    probe_groups = tuple(CoreGroup(m, space.options.core_specs[0], 1, (m,)) for m in MODULES)
     probe_cfg = cfg.with_controller(Controller("probe", "", probe_groups, {}))
     fx = ftl_effects(cfg)
     dram_gib = cfg.dram.size_gib if fx is None else fx.dram_size_gib
     p0 = compute_power(probe_cfg, base, 0.0, busy0, dram_size_gib=dram_gib).dram_mw
     p1 = compute_power(probe_cfg, base, US_PER_S, busy0, dram_size_gib=dram_gib).dram_mw
+    return {"dram_background_mw": float(p0), "dram_mw_per_iops": float((p1 - p0) / US_PER_S),
+            "dram_cost": float(dram_gib * cfg.dram.cost_per_gib)}
 
-    f = np.float64
-    return Coefficients(
-        groups=tuple(groups), g_cost=np.array(g_cost, f), g_idle_mw=np.array(g_idle, f),
-        g_busy_mw_per_iops=np.array(g_busy, f), g_demand_us=np.array(g_dem, f),
-        g_servers=np.array(g_srv, np.int64), g_scv=np.array(g_scv, f),
-        g_member=np.array(g_mem, bool).reshape(len(groups), n_mod),
-        hw=tuple(hw_list), h_cost=np.array(h_cost, f), h_idle_mw=np.array(h_idle, f),
-        h_energy_mw_per_iops=np.array(h_en, f), h_demand_us=np.array(h_dem, f),
-        h_servers=np.array(h_srv, np.int64), h_tail_us=np.array(h_tail, f), h_module=np.array(h_mod, np.int64),
-        fixed_names=tuple(ld.name for ld in fixed),
-        fixed_demand_us=np.array([ld.demand_us + bg.get(ld.name, 0.0) for ld in fixed], f),
-        fixed_servers=np.array([ld.servers for ld in fixed], np.int64),
-        fixed_copies=np.array([ld.copies for ld in fixed], f),
-        fixed_scv=np.array([ld.scv for ld in fixed], f),
-        fixed_delay_us=float(base.delay_us),
-        fixed_path_us=_fixed_path_us(base), g_path_us=np.array(g_path, f), h_path_us=np.array(h_path, f),
-        dram_background_mw=float(p0), dram_mw_per_iops=float((p1 - p0) / US_PER_S),
-        dram_cost=float(dram_gib * cfg.dram.cost_per_gib),
-        group_index={g: i for i, g in enumerate(groups)},
-        hw_index={h: i for i, h in enumerate(hw_list)},
-    )
+
+def build_coefficients(space: DesignSpace) -> Coefficients:
+    """Linear-model coefficients of every column of ``space`` (probe networks, see the module docstring)."""
+    specs = space.options.core_specs
+    by_spec = {s: _module_moments(_probe_network(space, s, ())) for s in specs}
+    base = _probe_network(space, specs[0], ())
+    return Coefficients(**_software_columns(space, by_spec), **_hardware_columns(space), **_fixed_columns(base),
+                        **_dram_columns(space, base))
 
 
 class LinearModel:

@@ -682,55 +682,140 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
     return _optimize_variants(space, options, kw)
 
 
-def _optimize_variants(space: DesignSpace, options: Mapping[str, Any] | None, kw: dict) -> OptimizeResult:
+def _mapping_fields(cfg: Config, fx) -> dict[str, Any]:
+    """A :class:`DeviceOption`'s mapping fields: the variant's FTL mapping and its effects ``fx``
+    (``model.ftl.ftl_effects``; a full table in the configured DRAM without them)."""
+    return {"mapping": cfg.ftl.mapping if cfg.ftl else "full",
+            "cache_fraction": cfg.ftl.cache_fraction if cfg.ftl else 1.0,
+            "dram_size_gib": fx.dram_size_gib if fx else cfg.dram.size_gib,
+            "waf": fx.waf_total if fx else 1.0, "mapping_hit_ratio": fx.mapping_hit_ratio if fx else 1.0}
+
+
+def _device_option(name: str, cfg: Config, r: OptimizeResult, min_life: float) -> DeviceOption:
+    """The ``device_options`` row of one device variant searched as ``r``: its DRAM power and flash lifetime at
+    the target; feasible when ``r`` is and the lifetime reaches ``min_life`` years."""
     from ssdco.model.power import compute_power
     from ssdco.network.build import build_network
     from ssdco.network.ftl_effects import ftl_effects
 
-    t0 = time.perf_counter()
-    opts = dict(options or {})
-    opts.pop("dram", None)
-    min_life = space.options.min_life_years
-    rows: list[DeviceOption] = []
-    results: list[tuple[DeviceOption, OptimizeResult]] = []
-    for v in space.device_variants:
-        cfg = v.config
-        r = _optimize_device(cfg, options=opts, **kw)
-        fx = ftl_effects(cfg)
-        t = r.targets
-        w = cfg.workload
-        write_rate = t.target_iops * (1.0 - w.read_fraction) * w.mean_request_bytes
-        life = fx.life_years(write_rate) if fx is not None else math.inf
-        net = build_network(cfg)
-        dram_mw = compute_power(cfg, net, t.target_iops, {},
-                                dram_size_gib=None if fx is None else fx.dram_size_gib).dram_mw
-        ok = r.feasible and life >= min_life
-        note = r.message
-        if r.feasible and life < min_life:
-            note = f"lifetime {life:.3g} years at {t.target_iops:,.0f} IOPS < min_life_years {min_life:g}"
-        row = DeviceOption(
-            name=v.name, mapping=cfg.ftl.mapping if cfg.ftl else "full",
-            cache_fraction=cfg.ftl.cache_fraction if cfg.ftl else 1.0,
-            dram_size_gib=fx.dram_size_gib if fx else cfg.dram.size_gib, dram_power_mw=float(dram_mw),
-            waf=fx.waf_total if fx else 1.0, mapping_hit_ratio=fx.mapping_hit_ratio if fx else 1.0,
-            life_years=float(life), feasible=ok, cost=r.cost if ok else None, pick=r.pick if ok else None,
-            iops=(r.verdict.analytic.iops if ok and r.verdict is not None else None), note=note)
-        rows.append(row)
-        results.append((row, r))
+    fx = ftl_effects(cfg)
+    t = r.targets
+    w = cfg.workload
+    write_rate = t.target_iops * (1.0 - w.read_fraction) * w.mean_request_bytes
+    life = fx.life_years(write_rate) if fx is not None else math.inf
+    net = build_network(cfg)
+    dram_mw = compute_power(cfg, net, t.target_iops, {},
+                            dram_size_gib=None if fx is None else fx.dram_size_gib).dram_mw
+    ok = r.feasible and life >= min_life
+    note = r.message
+    if r.feasible and life < min_life:
+        note = f"lifetime {life:.3g} years at {t.target_iops:,.0f} IOPS < min_life_years {min_life:g}"
+    return DeviceOption(
+        name=name, **_mapping_fields(cfg, fx), dram_power_mw=float(dram_mw), life_years=float(life), feasible=ok,
+        cost=r.cost if ok else None, pick=r.pick if ok else None,
+        iops=(r.verdict.analytic.iops if ok and r.verdict is not None else None), note=note)
+
+
+def _best_device_option(results: list[tuple[DeviceOption, OptimizeResult]]):
+    """``(row, result, message)`` of the cheapest feasible variant (ties: the earlier one); without one, the
+    first variant's result with its pick removed."""
     feasible = [(row, r) for row, r in results if row.feasible]
     if feasible:
         row, best = min(feasible, key=lambda x: x[1].cost)
         msg = (f"{best.message} Device option: {row.name} "
                f"(DRAM {row.dram_size_gib:.3g} GiB, {row.dram_power_mw:,.0f} mW).")
-    else:
-        row, best = results[0]
-        msg = f"no mapping option qualifies; first option ({row.name}): {row.note}"
-        best = replace(best, pick=None, status="infeasible" if best.status == "optimal" else best.status,
-                       cost=None, verdict=None, linear=None)
+        return row, best, msg
+    row, best = results[0]
+    msg = f"no mapping option qualifies; first option ({row.name}): {row.note}"
+    best = replace(best, pick=None, status="infeasible" if best.status == "optimal" else best.status,
+                   cost=None, verdict=None, linear=None)
+    return row, best, msg
+
+
+def _optimize_variants(space: DesignSpace, options: Mapping[str, Any] | None, kw: dict) -> OptimizeResult:
+    t0 = time.perf_counter()
+    opts = dict(options or {})
+    opts.pop("dram", None)
+    results: list[tuple[DeviceOption, OptimizeResult]] = []
+    for v in space.device_variants:
+        r = _optimize_device(v.config, options=opts, **kw)
+        results.append((_device_option(v.name, v.config, r, space.options.min_life_years), r))
+    row, best, msg = _best_device_option(results)
     timing = dict(best.timing)
     timing["device_options_seconds"] = time.perf_counter() - t0
-    return replace(best, message=msg, device=row.name, device_options=tuple(rows), timing=timing,
+    return replace(best, message=msg, device=row.name, device_options=tuple(o for o, _ in results), timing=timing,
                    solve_seconds=time.perf_counter() - t0)
+
+
+def _check_enumerable(config: Config, space: DesignSpace, size: int) -> None:
+    """Refuse a Pareto front of a space larger than ``optimizer.enumeration_limit``."""
+    from ssdco.errors import ConfigError
+
+    if size > space.options.enumeration_limit:
+        raise ConfigError(config.source, "optimizer.enumeration_limit", space.options.enumeration_limit,
+                          f"the design space has {size:,} designs; raise the limit to at least that to "
+                          "enumerate it for --pareto (or shrink the space: max_cores_per_group, max_units, core_specs)")
+
+
+def _enumerated(space: DesignSpace, model: LinearModel, size: int) -> tuple[DesignTable | None, float]:
+    """The table of every design and the seconds it took, when the space is within ``enumeration_limit``
+    (small enough: the search verifies whole cost levels per ILP solve); else ``(None, 0.0)``."""
+    if size > space.options.enumeration_limit:
+        return None, 0.0
+    t0 = time.perf_counter()
+    table = enumerate_space(space, model.coef)
+    return table, time.perf_counter() - t0
+
+
+def _verified_pick(s: _Searcher, targets: Targets, pick: Design | None, des: bool) -> Verdict | None:
+    """The pick's verdict, its DES run settled by the seed check and its analytic answer whatif's own, with
+    every caveat (a pick passed it: ``s.analytic_failures``); None without a pick."""
+    if pick is None:
+        return None
+    verdict = s.verdict(pick, targets, des)
+    if verdict.validation is not None:
+        verdict = replace(verdict, validation=s.settle(verdict.validation))
+    return replace(verdict, analytic=s.full(pick))
+
+
+def _outcome(s: _Searcher, targets: Targets, pick: Design | None, cost: float | None, main: _Outcome):
+    """``(status, message, runners_up, binding, infeasibility)`` of the search ``main``: the pick's runners-up
+    and binding constraints, or what rules every design out."""
+    if pick is not None:
+        runners, binding = _runners_and_binding(s, targets, pick, cost, main)
+        return "optimal", _pick_message(pick, cost, main), runners, binding, None
+    status = main.status
+    infeas, binding = _explain_infeasible(s, targets, main)
+    message = _infeasible_message(s, targets, main, binding)
+    runners = [_candidate(s, targets, v.design, None, "rejected", list(v.failures), v.stage) for v in main.rejected]
+    return status, message, runners, binding, infeas
+
+
+def _cross_check(table: DesignTable, model: LinearModel, main: _Outcome, enum_seconds: float) -> CrossCheck:
+    """The ILP's first optimum against brute-force enumeration of the linear model."""
+    t0 = time.perf_counter()
+    b, ecost = linear_optimum(table, model)
+    ilp_cost = main.first_cost
+    if main.first_cost is None and main.iterations == 0:
+        ilp_cost = None
+    agree = (ecost is None and ilp_cost is None) or (
+        ecost is not None and ilp_cost is not None and abs(ecost - ilp_cost) <= ilp.COST_TOL * max(1.0, abs(ecost)))
+    return CrossCheck(ilp_cost, ecost, bool(agree), len(table), enum_seconds + time.perf_counter() - t0)
+
+
+def _pareto_front(s: _Searcher, table: DesignTable, model: LinearModel) -> tuple[tuple[ParetoPoint, ...], float]:
+    """The Pareto front of the enumerated space, each point with whatif's IOPS, and the seconds its MVA took."""
+    pts, front_seconds = pareto(table, model)
+    return tuple(replace(p, iops_whatif=float(s.analytic(p.design).iops)) for p in pts), front_seconds
+
+
+def _timing(s: _Searcher, main: _Outcome, enum_seconds: float, front_seconds: float | None) -> dict[str, float]:
+    """``OptimizeResult.timing``: where the search spent its time, and how many solves and designs."""
+    return {"ilp_seconds": s.ilp_seconds, "ilp_solves": s.ilp_solves, "verify_iterations": main.iterations,
+            "analytic_seconds": s.verify_seconds, "screen_seconds": s.screen_seconds,
+            "analytic_designs": len(s.analytic_cache),
+            "screened_designs": len(s.screen_cache), "des_seconds": s.des_seconds,
+            "enumeration_seconds": enum_seconds, "pareto_mva_seconds": front_seconds or 0.0}
 
 
 def _optimize_device(config: Config, *, min_iops: float | None = None, core_power_mw: float | None = None,
@@ -743,65 +828,27 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
     targets = make_targets(space, min_iops=min_iops, core_power_mw=core_power_mw, dram_power_mw=dram_power_mw,
                            max_latency_us=max_latency_us)
     size = space.size()
-    if pareto_front and size > space.options.enumeration_limit:
-        from ssdco.errors import ConfigError
-
-        raise ConfigError(config.source, "optimizer.enumeration_limit", space.options.enumeration_limit,
-                          f"the design space has {size:,} designs; raise the limit to at least that to "
-                          "enumerate it for --pareto (or shrink the space: max_cores_per_group, max_units, core_specs)")
+    if pareto_front:
+        _check_enumerable(config, space, size)
     cfg = replace(config, budgets=Budgets(core_power_mw=targets.core_power_mw, dram_power_mw=targets.dram_power_mw,
                                           min_iops=targets.min_iops))
     space = replace(space, config=cfg)
     model = LinearModel(space, targets)
     opts = space.options
-    table = None
-    enum_seconds = 0.0
-    if size <= opts.enumeration_limit:  # small enough: verify whole cost levels per ILP solve
-        t0 = time.perf_counter()
-        table = enumerate_space(space, model.coef)
-        enum_seconds = time.perf_counter() - t0
+    table, enum_seconds = _enumerated(space, model, size)
     s = _Searcher(space, model, cfg, table)
 
     main = s.search(targets, des=opts.verify_des, record=True)
     pick = main.pick
-    verdict = s.verdict(pick, targets, opts.verify_des) if pick is not None else None
-    if verdict is not None and verdict.validation is not None:
-        verdict = replace(verdict, validation=s.settle(verdict.validation))
-    if verdict is not None:  # whatif's own answer, with every caveat (a pick passed it: s.analytic_failures)
-        verdict = replace(verdict, analytic=s.full(pick))
+    verdict = _verified_pick(s, targets, pick, opts.verify_des)
     linear = model.evaluate(pick) if pick is not None else None
     cost = linear.cost if linear is not None else None
-
-    runners: list[Candidate] = []
-    binding: list[Binding] = []
-    infeas = None
-    if pick is not None:
-        runners, binding = _runners_and_binding(s, targets, pick, cost, main)
-        status, message = "optimal", _pick_message(pick, cost, main)
-    else:
-        status = main.status
-        infeas, binding = _explain_infeasible(s, targets, main)
-        message = _infeasible_message(s, targets, main, binding)
-        runners = [_candidate(s, targets, v.design, None, "rejected", list(v.failures), v.stage) for v in main.rejected]
-
+    status, message, runners, binding, infeas = _outcome(s, targets, pick, cost, main)
     sens = _sensitivity(s, targets, pick, verdict) if (explain and pick is not None) else None
-
-    xc = None
     if cross_check is None:
         cross_check = table is not None
-    if cross_check and table is not None:
-        t0 = time.perf_counter()
-        b, ecost = linear_optimum(table, model)
-        ilp_cost = main.first_cost
-        if main.first_cost is None and main.iterations == 0:
-            ilp_cost = None
-        agree = (ecost is None and ilp_cost is None) or (
-            ecost is not None and ilp_cost is not None and abs(ecost - ilp_cost) <= ilp.COST_TOL * max(1.0, abs(ecost)))
-        xc = CrossCheck(ilp_cost, ecost, bool(agree), len(table), enum_seconds + time.perf_counter() - t0)
-    front, front_seconds = None, None
-    if pareto_front and table is not None:
-        pts, front_seconds = pareto(table, model)
-        front = tuple(replace(p, iops_whatif=float(s.analytic(p.design).iops)) for p in pts)
+    xc = _cross_check(table, model, main, enum_seconds) if cross_check and table is not None else None
+    front, front_seconds = _pareto_front(s, table, model) if pareto_front and table is not None else (None, None)
 
     total = time.perf_counter() - t_start
     breakdown = _cost_breakdown(space, pick) if pick is not None else {}
@@ -811,11 +858,7 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
         binding=tuple(binding), infeasibility=infeas, sensitivity=tuple(sens) if sens is not None else None,
         cross_check=xc, pareto=front, pareto_seconds=front_seconds, history=tuple(s.history), space_size=size,
         solver=s.solver, solve_seconds=total, time_to_optimum_seconds=main.first_seconds,
-        timing={"ilp_seconds": s.ilp_seconds, "ilp_solves": s.ilp_solves, "verify_iterations": main.iterations,
-                "analytic_seconds": s.verify_seconds, "screen_seconds": s.screen_seconds,
-                "analytic_designs": len(s.analytic_cache),
-                "screened_designs": len(s.screen_cache), "des_seconds": s.des_seconds,
-                "enumeration_seconds": enum_seconds, "pareto_mva_seconds": front_seconds or 0.0},
+        timing=_timing(s, main, enum_seconds, front_seconds),
     )
 
 

@@ -44,7 +44,7 @@ Device options. ``[optimizer.dram]`` makes the FTL's mapping table a decision (n
 table): ``mappings`` (subset of "full", "dftl", "partitioned") and ``cache_fractions`` (fractions of the
 mapping entries the DRAM cache holds, for "dftl" and "partitioned"). Each combination is a
 :class:`DeviceVariant` whose DRAM size, DRAM power, DRAM cost and NAND work follow from
-:mod:`ssdco.network.ftl_effects`; ``optimize`` solves each variant and keeps the cheapest verified pick, reporting
+:mod:`ssdco.model.ftl`; ``optimize`` solves each variant and keeps the cheapest verified pick, reporting
 every variant's DRAM size, DRAM power, WAF and lifetime. ``min_life_years`` (default 0) rejects a variant
 whose flash would wear out sooner at the target IOPS (lifetime does not depend on the controller design).
 ``[optimizer.nand]`` stays reserved for NAND-geometry choices. A device option changes only the *fixed*
@@ -313,117 +313,162 @@ class DesignSpace:
         return replace(self, options=replace(self.options, **changes))
 
 
-def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
-    """Validate the ``[optimizer]`` table; every bad value raises ConfigError naming the field."""
-    src = config.source
+def _is_number(x: Any) -> bool:
+    """An int or a float, not a bool."""
+    return not isinstance(x, bool) and isinstance(x, (int, float))
 
-    def err(key: str, value: Any, allowed: str) -> ConfigError:
-        return ConfigError(src, f"optimizer.{key}", value, allowed)
 
-    def integer(key: str, lo: int, hi: int) -> int:
-        v = raw.get(key, DEFAULTS[key])
+class _OptionReader:
+    """Reads the keys of one ``[optimizer]`` table; every bad value raises ConfigError naming the field."""
+
+    def __init__(self, config: Config, raw: Mapping[str, Any]):
+        self.config = config
+        self.raw = raw
+
+    def error(self, key: str, value: Any, allowed: str) -> ConfigError:
+        """The ConfigError of ``optimizer.<key>``."""
+        return ConfigError(self.config.source, f"optimizer.{key}", value, allowed)
+
+    def integer(self, key: str, lo: int, hi: int) -> int:
+        """An integer from ``lo`` to ``hi`` (default from DEFAULTS)."""
+        v = self.raw.get(key, DEFAULTS[key])
         if isinstance(v, bool) or not isinstance(v, int):
-            raise err(key, v, f"expected an integer from {lo} to {hi}")
+            raise self.error(key, v, f"expected an integer from {lo} to {hi}")
         if not lo <= v <= hi:
-            raise err(key, v, f"out of range: allowed {lo}..{hi}")
+            raise self.error(key, v, f"out of range: allowed {lo}..{hi}")
         return int(v)
 
-    def names(key: str, universe: tuple[str, ...], default: tuple[str, ...], what: str,
+    def number(self, key: str, default: float, within, allowed: str) -> float:
+        """A finite number (not a bool) for which ``within(value)`` holds."""
+        v = self.raw.get(key, default)
+        if not _is_number(v) or not math.isfinite(v) or not within(v):
+            raise self.error(key, v, allowed)
+        return float(v)
+
+    def flag(self, key: str) -> bool:
+        """True or false (default from DEFAULTS)."""
+        v = self.raw.get(key, DEFAULTS[key])
+        if not isinstance(v, bool):
+            raise self.error(key, v, "expected true or false")
+        return v
+
+    def names(self, key: str, universe: tuple[str, ...], default: tuple[str, ...], what: str,
               allow_empty: bool) -> tuple[str, ...]:
-        v = raw.get(key, list(default))
+        """Distinct names from ``universe``, in the universe's (canonical) order."""
+        v = self.raw.get(key, list(default))
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v) or (not v and not allow_empty):
-            raise err(key, v, f"expected a {'' if allow_empty else 'non-empty '}list of {what} from "
-                              f"{', '.join(universe) or 'none'}")
+            raise self.error(key, v, f"expected a {'' if allow_empty else 'non-empty '}list of {what} from "
+                                     f"{', '.join(universe) or 'none'}")
         for x in v:
             if x not in universe:
-                raise err(key, v, f"unknown name '{x}'; expected {what} from {', '.join(universe) or 'none'}")
+                raise self.error(key, v, f"unknown name '{x}'; expected {what} from {', '.join(universe) or 'none'}")
         if len(set(v)) != len(v):
-            raise err(key, v, "names must not repeat")
-        return tuple(x for x in universe if x in v)  # canonical order
+            raise self.error(key, v, "names must not repeat")
+        return tuple(x for x in universe if x in v)
 
-    known = set(DEFAULTS) | {"core_specs", "hardware_modules", "dram", "min_life_years"} | set(RESERVED_TABLES)
-    for key in raw:
-        if key not in known:
-            raise err(key, raw[key], "unknown field; allowed here: " + ", ".join(sorted(known)))
-    for key in RESERVED_TABLES:
-        if key in raw:
-            raise err(key, raw[key], "reserved for NAND-geometry options, which the optimizer does not search "
-                                     "(DRAM/mapping options go in [optimizer.dram]) - remove the table")
+    def check_keys(self) -> None:
+        """Refuse unknown keys and the reserved (unsupported) option tables."""
+        known = set(DEFAULTS) | {"core_specs", "hardware_modules", "dram", "min_life_years"} | set(RESERVED_TABLES)
+        for key in self.raw:
+            if key not in known:
+                raise self.error(key, self.raw[key], "unknown field; allowed here: " + ", ".join(sorted(known)))
+        for key in RESERVED_TABLES:
+            if key in self.raw:
+                raise self.error(key, self.raw[key], "reserved for NAND-geometry options, which the optimizer does "
+                                                     "not search (DRAM/mapping options go in [optimizer.dram]) - "
+                                                     "remove the table")
 
-    core_specs = names("core_specs", tuple(config.core_specs), tuple(config.core_specs), "core spec names", False)
-    hw_universe = tuple(m for m in MODULES if m in config.accelerator_specs)
-    hw = raw.get("hardware_modules", MISSING)
-    if hw is not MISSING and isinstance(hw, list):
-        for x in hw:
-            if isinstance(x, str) and x in MODULES and x not in config.accelerator_specs:
-                raise err("hardware_modules", hw, f"module '{x}' has no [accelerator_specs.{x}] in the device file; "
-                                                  f"modules with a spec: {', '.join(hw_universe) or 'none'}")
-    hardware_modules = names("hardware_modules", hw_universe, hw_universe, "module names", True)
+    def hardware_modules(self) -> tuple[str, ...]:
+        """``hardware_modules``: modules with an ``[accelerator_specs]`` entry (default: all of them)."""
+        specs = self.config.accelerator_specs
+        universe = tuple(m for m in MODULES if m in specs)
+        hw = self.raw.get("hardware_modules", MISSING)
+        if hw is not MISSING and isinstance(hw, list):
+            for x in hw:
+                if isinstance(x, str) and x in MODULES and x not in specs:
+                    raise self.error("hardware_modules", hw, f"module '{x}' has no [accelerator_specs.{x}] in the "
+                                                             f"device file; modules with a spec: "
+                                                             f"{', '.join(universe) or 'none'}")
+        return self.names("hardware_modules", universe, universe, "module names", True)
 
-    cap = raw.get("utilization_cap", DEFAULTS["utilization_cap"])
-    if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap) or not 0 < cap <= 1:
-        raise err("utilization_cap", cap, "expected a number in (0, 1]")
-    verify_des = raw.get("verify_des", DEFAULTS["verify_des"])
-    if not isinstance(verify_des, bool):
-        raise err("verify_des", verify_des, "expected true or false")
-    markov_chain = raw.get("markov_chain", DEFAULTS["markov_chain"])
-    if not isinstance(markov_chain, bool):
-        raise err("markov_chain", markov_chain, "expected true or false")
-    solver = raw.get("solver", DEFAULTS["solver"])
-    if solver not in SOLVERS:
-        raise err("solver", solver, f"expected one of {', '.join(SOLVERS)}")
-    mappings: tuple[str, ...] = ()
-    fractions: tuple[float, ...] = ()
-    dram = raw.get("dram", None)
-    if dram is not None:
-        from ssdco.spec import FTL_MAPPINGS
-
+    def dram_options(self) -> tuple[tuple[str, ...], tuple[float, ...]]:
+        """``[optimizer.dram]``: the mapping options and cache fractions to search (both empty without it)."""
+        dram = self.raw.get("dram", None)
+        if dram is None:
+            return (), ()
         if not isinstance(dram, Mapping):
-            raise err("dram", dram, "expected a table [optimizer.dram] with mappings and cache_fractions")
-        if config.ftl is None:
-            raise err("dram", dram, "mapping options need an [ftl] table in the device file")
+            raise self.error("dram", dram, "expected a table [optimizer.dram] with mappings and cache_fractions")
+        if self.config.ftl is None:
+            raise self.error("dram", dram, "mapping options need an [ftl] table in the device file")
         for key in dram:
             if key not in ("mappings", "cache_fractions"):
-                raise err(f"dram.{key}", dram[key], "unknown field; allowed here: cache_fractions, mappings")
+                raise self.error(f"dram.{key}", dram[key], "unknown field; allowed here: cache_fractions, mappings")
+        return self._dram_mappings(dram), self._dram_cache_fractions(dram)
+
+    def _dram_mappings(self, dram: Mapping[str, Any]) -> tuple[str, ...]:
+        """``dram.mappings``: distinct FTL mapping names (default: all), in FTL_MAPPINGS order."""
+        from ssdco.spec import FTL_MAPPINGS
+
         mv = dram.get("mappings", list(FTL_MAPPINGS))
         if (not isinstance(mv, list) or not mv or not all(isinstance(x, str) and x in FTL_MAPPINGS for x in mv)
                 or len(set(mv)) != len(mv)):
-            raise err("dram.mappings", mv,
-                      f"expected a non-empty list of distinct names from {', '.join(FTL_MAPPINGS)}")
-        fv = dram.get("cache_fractions", [config.ftl.cache_fraction if config.ftl.mapping != "full" else 0.25])
-        if (not isinstance(fv, list) or not fv or any(isinstance(x, bool) or not isinstance(x, (int, float))
-                                                     or not 0 < x <= 1 for x in fv)):
-            raise err("dram.cache_fractions", fv, "expected a non-empty list of numbers in (0, 1]")
-        mappings = tuple(m for m in FTL_MAPPINGS if m in mv)
-        fractions = tuple(sorted({float(x) for x in fv}))
+            raise self.error("dram.mappings", mv,
+                             f"expected a non-empty list of distinct names from {', '.join(FTL_MAPPINGS)}")
+        return tuple(m for m in FTL_MAPPINGS if m in mv)
+
+    def _dram_cache_fractions(self, dram: Mapping[str, Any]) -> tuple[float, ...]:
+        """``dram.cache_fractions``: numbers in (0, 1], sorted and distinct (default: the device's fraction, or
+        0.25 for a full table)."""
+        ftl = self.config.ftl
+        fv = dram.get("cache_fractions", [ftl.cache_fraction if ftl.mapping != "full" else 0.25])
+        if not isinstance(fv, list) or not fv or any(not _is_number(x) or not 0 < x <= 1 for x in fv):
+            raise self.error("dram.cache_fractions", fv, "expected a non-empty list of numbers in (0, 1]")
+        return tuple(sorted({float(x) for x in fv}))
+
+    def min_life_years(self) -> float:
+        """``min_life_years``: years >= 0; a positive one needs the device's ``[ftl]`` table."""
+        life = self.number("min_life_years", 0.0, lambda x: x >= 0, "expected a number >= 0 (years)")
+        if life > 0 and self.config.ftl is None:
+            raise self.error("min_life_years", self.raw.get("min_life_years"),
+                             "a lifetime target needs an [ftl] table (P/E rating) in the device file")
+        return life
+
+
+def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
+    """Validate the ``[optimizer]`` table; every bad value raises ConfigError naming the field."""
     from ssdco.validation.compare import MAX_TIMING_SPREAD_SCV
 
-    spread = raw.get("timing_spread_scv", DEFAULTS["timing_spread_scv"])
-    if (isinstance(spread, bool) or not isinstance(spread, (int, float)) or not math.isfinite(spread)
-            or not 0 <= spread <= MAX_TIMING_SPREAD_SCV):
-        raise err("timing_spread_scv", spread, f"expected a number in [0, {MAX_TIMING_SPREAD_SCV:g}] (0: no spread "
-                                               "check; 0.01: a 10 % standard deviation)")
-    life = raw.get("min_life_years", 0.0)
-    if isinstance(life, bool) or not isinstance(life, (int, float)) or not math.isfinite(life) or life < 0:
-        raise err("min_life_years", life, "expected a number >= 0 (years)")
-    if life > 0 and config.ftl is None:
-        raise err("min_life_years", life, "a lifetime target needs an [ftl] table (P/E rating) in the device file")
+    o = _OptionReader(config, raw)
+    o.check_keys()
+    core_specs = o.names("core_specs", tuple(config.core_specs), tuple(config.core_specs), "core spec names", False)
+    hardware_modules = o.hardware_modules()
+    cap = o.number("utilization_cap", DEFAULTS["utilization_cap"], lambda x: 0 < x <= 1, "expected a number in (0, 1]")
+    verify_des = o.flag("verify_des")
+    markov_chain = o.flag("markov_chain")
+    solver = raw.get("solver", DEFAULTS["solver"])
+    if solver not in SOLVERS:
+        raise o.error("solver", solver, f"expected one of {', '.join(SOLVERS)}")
+    mappings, fractions = o.dram_options()
+    spread = o.number("timing_spread_scv", DEFAULTS["timing_spread_scv"], lambda x: 0 <= x <= MAX_TIMING_SPREAD_SCV,
+                      f"expected a number in [0, {MAX_TIMING_SPREAD_SCV:g}] (0: no spread check; 0.01: a 10 % "
+                      "standard deviation)")
+    life = o.min_life_years()
     return SearchOptions(
         mappings=mappings,
         cache_fractions=fractions,
-        min_life_years=float(life),
+        min_life_years=life,
         core_specs=core_specs,
-        max_cores_per_group=integer("max_cores_per_group", 1, 64),
+        max_cores_per_group=o.integer("max_cores_per_group", 1, 64),
         hardware_modules=hardware_modules,
-        max_units=integer("max_units", 1, 16),
-        utilization_cap=float(cap),
-        max_iterations=integer("max_iterations", 1, 100_000),
+        max_units=o.integer("max_units", 1, 16),
+        utilization_cap=cap,
+        max_iterations=o.integer("max_iterations", 1, 100_000),
         verify_des=verify_des,
-        des_requests=integer("des_requests", 1_000, 10_000_000),
-        des_seed=integer("des_seed", 0, 2**32 - 1),
-        enumeration_limit=integer("enumeration_limit", 0, 50_000_000),
-        runners_up=integer("runners_up", 0, 20),
+        des_requests=o.integer("des_requests", 1_000, 10_000_000),
+        des_seed=o.integer("des_seed", 0, 2**32 - 1),
+        enumeration_limit=o.integer("enumeration_limit", 0, 50_000_000),
+        runners_up=o.integer("runners_up", 0, 20),
         solver=solver,
         markov_chain=markov_chain,
-        timing_spread_scv=float(spread),
+        timing_spread_scv=spread,
     )

@@ -69,61 +69,92 @@ MODEL_VS_DES_KEYS = ("relative_error", "utilization_error", "tolerances", "des_r
                      "verdict", "agrees")
 
 
+def _validation_dicts(v) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``des`` and ``model_vs_des``: the pick's ``ssdco validate --json`` document, split (None without a DES)."""
+    if v is None or v.validation is None:
+        return None, None
+    doc = v.validation.to_dict()
+    return doc["des"], {k: doc[k] for k in MODEL_VS_DES_KEYS}
+
+
+def _linear_dict(lin) -> dict[str, Any] | None:
+    """``linear``: the pick's slack vector, utilisations, powers and zero-load latency at the target."""
+    if lin is None:
+        return None
+    return {"slack": {k: _num(x) for k, x in lin.slack.items()},
+            "utilization_at_target": {k: _num(x) for k, x in lin.utilization.items()},
+            "core_power_mw_at_target": _num(lin.core_power_mw),
+            "dram_power_mw_at_target": _num(lin.dram_power_mw),
+            "zero_load_latency_us": _num(lin.zero_load_latency_us)}
+
+
+def _infeasibility_dict(inf) -> dict[str, Any] | None:
+    """``infeasibility``: the violated rows, the least-violating design and the closest designs."""
+    if inf is None:
+        return None
+    return {"violated_rows": {k: {"value": _num(a), "limit": _num(b), "explanation": text}
+                              for k, (a, b, text) in inf.rows.items()},
+            "least_violating": design_dict(inf.least_violating),
+            "closest": [_candidate_dict(c) for c in inf.closest]}
+
+
+def _sensitivity_dict(x) -> dict[str, Any]:
+    """One ``sensitivity`` entry: how far a parameter may move each way, and the design past each limit."""
+    return {"parameter": x.parameter, "current": _num(x.current), "binding": x.binding,
+            "tighten_limit": _num(x.tighten_limit), "tighten_becomes": design_dict(x.tighten_becomes),
+            "tighten_becomes_cost": _num(x.tighten_becomes_cost), "loosen_limit": _num(x.loosen_limit),
+            "loosen_becomes": design_dict(x.loosen_becomes), "loosen_becomes_cost": _num(x.loosen_becomes_cost)}
+
+
+def _cross_check_dict(xc) -> dict[str, Any] | None:
+    """``cross_check``: the ILP's optimum cost against brute-force enumeration's."""
+    if xc is None:
+        return None
+    return {"ilp_cost": _num(xc.ilp_cost), "enumeration_cost": _num(xc.enumeration_cost), "agree": xc.agree,
+            "designs": xc.designs, "seconds": _num(xc.seconds)}
+
+
+def _targets_dict(t) -> dict[str, Any]:
+    """``targets``: the IOPS/latency target and the budgets searched with."""
+    return {"min_iops": _num(t.min_iops), "max_latency_us": _num(t.max_latency_us),
+            "target_iops": _num(t.target_iops), "queue_depth": t.queue_depth,
+            "core_power_mw": _num(t.core_power_mw), "dram_power_mw": _num(t.dram_power_mw),
+            "utilization_cap": _num(t.utilization_cap)}
+
+
+def _device_option_dict(o) -> dict[str, Any]:
+    """One ``device_options`` entry (an ``[optimizer.dram]`` variant)."""
+    return {"name": o.name, "mapping": o.mapping, "cache_fraction": _num(o.cache_fraction),
+            "dram_size_gib": _num(o.dram_size_gib), "dram_power_mw": _num(o.dram_power_mw),
+            "waf": _num(o.waf), "mapping_hit_ratio": _num(o.mapping_hit_ratio),
+            "life_years": _num(o.life_years), "feasible": o.feasible, "cost": _num(o.cost),
+            "design": design_dict(o.pick), "iops": _num(o.iops), "note": o.note}
+
+
 def to_json(r) -> dict[str, Any]:
     """The ``ssdco optimize --json`` document (schema ``ssdco.optimize/1``)."""
-    t = r.targets
     v = r.verdict
-    des = model_vs_des = None
-    if v is not None and v.validation is not None:  # the pick's ``ssdco validate --json`` document, split
-        doc = v.validation.to_dict()
-        des, model_vs_des = doc["des"], {k: doc[k] for k in MODEL_VS_DES_KEYS}
-    lin = None
-    if r.linear is not None:
-        lin = {"slack": {k: _num(x) for k, x in r.linear.slack.items()},
-               "utilization_at_target": {k: _num(x) for k, x in r.linear.utilization.items()},
-               "core_power_mw_at_target": _num(r.linear.core_power_mw),
-               "dram_power_mw_at_target": _num(r.linear.dram_power_mw),
-               "zero_load_latency_us": _num(r.linear.zero_load_latency_us)}
-    inf = None
-    if r.infeasibility is not None:
-        inf = {"violated_rows": {k: {"value": _num(a), "limit": _num(b), "explanation": text}
-                                 for k, (a, b, text) in r.infeasibility.rows.items()},
-               "least_violating": design_dict(r.infeasibility.least_violating),
-               "closest": [_candidate_dict(c) for c in r.infeasibility.closest]}
-    sens = None
-    if r.sensitivity is not None:
-        sens = [{"parameter": x.parameter, "current": _num(x.current), "binding": x.binding,
-                 "tighten_limit": _num(x.tighten_limit), "tighten_becomes": design_dict(x.tighten_becomes),
-                 "tighten_becomes_cost": _num(x.tighten_becomes_cost), "loosen_limit": _num(x.loosen_limit),
-                 "loosen_becomes": design_dict(x.loosen_becomes), "loosen_becomes_cost": _num(x.loosen_becomes_cost)}
-                for x in r.sensitivity]
-    xc = None
-    if r.cross_check is not None:
-        xc = {"ilp_cost": _num(r.cross_check.ilp_cost), "enumeration_cost": _num(r.cross_check.enumeration_cost),
-              "agree": r.cross_check.agree, "designs": r.cross_check.designs, "seconds": _num(r.cross_check.seconds)}
+    des, model_vs_des = _validation_dicts(v)
     return {
         "schema": "ssdco.optimize/1",
         "config": r.config.name,
         "feasible": r.feasible,
         "status": r.status,
         "message": r.message,
-        "targets": {"min_iops": _num(t.min_iops), "max_latency_us": _num(t.max_latency_us),
-                    "target_iops": _num(t.target_iops), "queue_depth": t.queue_depth,
-                    "core_power_mw": _num(t.core_power_mw), "dram_power_mw": _num(t.dram_power_mw),
-                    "utilization_cap": _num(t.utilization_cap)},
+        "targets": _targets_dict(r.targets),
         "cost": _num(r.cost),
         "cost_breakdown": {k: _num(x) for k, x in r.cost_breakdown.items()},
         "design": design_dict(r.pick),
         "analytic": v.analytic.to_dict() if v is not None else None,
         "des": des,
         "model_vs_des": model_vs_des,
-        "linear": lin,
+        "linear": _linear_dict(r.linear),
         "runners_up": [_candidate_dict(c) for c in r.runners_up],
         "binding": [{"name": b.name, "limit": _num(b.limit), "value": _num(b.value), "binds": b.binds,
                      "effect": b.effect, "verified_by": b.verified_by} for b in r.binding],
-        "infeasibility": inf,
-        "sensitivity": sens,
-        "cross_check": xc,
+        "infeasibility": _infeasibility_dict(r.infeasibility),
+        "sensitivity": [_sensitivity_dict(x) for x in r.sensitivity] if r.sensitivity is not None else None,
+        "cross_check": _cross_check_dict(r.cross_check),
         "pareto_points": len(r.pareto) if r.pareto is not None else None,
         "history": [{"step": i, "design": lbl, "cost": _num(c), "verdict": verdict}
                     for i, lbl, c, verdict in r.history],
@@ -133,12 +164,7 @@ def to_json(r) -> dict[str, Any]:
         "time_to_optimum_seconds": _num(r.time_to_optimum_seconds),
         "timing": {k: _num(x) for k, x in r.timing.items()},
         "device": r.device,
-        "device_options": [{"name": o.name, "mapping": o.mapping, "cache_fraction": _num(o.cache_fraction),
-                            "dram_size_gib": _num(o.dram_size_gib), "dram_power_mw": _num(o.dram_power_mw),
-                            "waf": _num(o.waf), "mapping_hit_ratio": _num(o.mapping_hit_ratio),
-                            "life_years": _num(o.life_years), "feasible": o.feasible, "cost": _num(o.cost),
-                            "design": design_dict(o.pick), "iops": _num(o.iops), "note": o.note}
-                           for o in r.device_options],
+        "device_options": [_device_option_dict(o) for o in r.device_options],
     }
 
 
@@ -192,18 +218,13 @@ def _cost_line(r) -> str:
               f"module's development_cost once, DRAM cost_per_gib per GiB")
 
 
-def format_text(r) -> str:
-    """The human-readable ``ssdco optimize`` report."""
-    t = r.targets
-    L = [f"ssdco optimize: {r.config.name}  (closed workload, queue depth {t.queue_depth})",
-         f"  target   {_targets_line(t)}",
-         f"  space    {_space_line(r)}",
-         f"  cost     {_cost_line(r)}"]
+def _search_lines(r) -> list[str]:
+    """How the search went: solver, time to the linear optimum, designs verified, screening, cross-check."""
     solve = f"  search   {r.solver.upper()} ILP"
     if r.time_to_optimum_seconds is not None:
         solve += f": linear optimum in {r.time_to_optimum_seconds:.3f} s"
     solve += f"; {r.timing.get('verify_iterations', 0)} design(s) verified; total {r.solve_seconds:.2f} s"
-    L.append(solve)
+    L = [solve]
     if r.timing.get("screened_designs"):
         L.append(f"  screen   the other searches (runners-up, binding, explanation) checked "
                  f"{r.timing['screened_designs']:,} design(s) without the Markov chain first and verified only "
@@ -212,60 +233,108 @@ def format_text(r) -> str:
         xc = r.cross_check
         L.append(f"  check    brute-force enumeration of {xc.designs:,} designs: optimum cost "
                  f"{_cost(xc.enumeration_cost)} vs ILP {_cost(xc.ilp_cost)} -> {'agree' if xc.agree else 'DISAGREE'}")
-    if r.device_options:
-        L += ["", "DEVICE OPTIONS (mapping table; DRAM size and power follow from it)",
-              f"  {'option':<22} {'DRAM GiB':>8} {'DRAM mW':>8} {'WAF':>6} {'hit':>6} {'life y':>8} "
-              f"{'cost':>7}  best design"]
-        for o in r.device_options:
-            mark = "*" if o.name == r.device and r.feasible else " "
-            cost = f"{o.cost:.4g}" if o.cost is not None else "-"
-            best = o.pick.label() if o.pick is not None else f"none: {o.note}"
-            life = f"{o.life_years:.3g}" if math.isfinite(o.life_years) else "inf"
-            L.append(f" {mark}{o.name:<22} {o.dram_size_gib:>8.3f} {o.dram_power_mw:>8.1f} {o.waf:>6.2f} "
-                     f"{o.mapping_hit_ratio:>6.3f} {life:>8} {cost:>7}  {best}")
-    L.append("")
-    if r.feasible:
-        L += _pick_block(r)
+    return L
+
+
+def _device_options_lines(r) -> list[str]:
+    """The DEVICE OPTIONS table (one row per ``[optimizer.dram]`` variant; ``*`` marks the pick's)."""
+    if not r.device_options:
+        return []
+    L = ["", "DEVICE OPTIONS (mapping table; DRAM size and power follow from it)",
+         f"  {'option':<22} {'DRAM GiB':>8} {'DRAM mW':>8} {'WAF':>6} {'hit':>6} {'life y':>8} "
+         f"{'cost':>7}  best design"]
+    for o in r.device_options:
+        mark = "*" if o.name == r.device and r.feasible else " "
+        cost = f"{o.cost:.4g}" if o.cost is not None else "-"
+        best = o.pick.label() if o.pick is not None else f"none: {o.note}"
+        life = f"{o.life_years:.3g}" if math.isfinite(o.life_years) else "inf"
+        L.append(f" {mark}{o.name:<22} {o.dram_size_gib:>8.3f} {o.dram_power_mw:>8.1f} {o.waf:>6.2f} "
+                 f"{o.mapping_hit_ratio:>6.3f} {life:>8} {cost:>7}  {best}")
+    return L
+
+
+def _runners_up_lines(r) -> list[str]:
+    """The RUNNERS-UP table: the first 12 next-cheapest designs and what each lacks."""
+    if not r.runners_up:
+        return []
+    L = ["", "RUNNERS-UP (what each lacks)",
+         f"  {'cost':>7} {'vs pick':>8}  {'analytic IOPS':>13} {'core mW':>8}  design / lacks"]
+    for c in r.runners_up[:12]:
+        delta = "" if not math.isfinite(c.delta_cost) else f"{c.delta_cost:+.3g}"
+        L.append(f"  {c.cost:>7.4g} {delta:>8}  {c.iops:>13,.0f} {c.core_power_mw:>8.1f}  {c.design.label()}")
+        tag = {"costlier": " (analytic only)", "rejected": " (failed verification)"}.get(c.kind, "")
+        L.append(f"  {'':>7} {'':>8}  {'':>13} {'':>8}    -> {'; '.join(c.lacks)}{tag}")
+    if len(r.runners_up) > 12:
+        L.append(f"  ... {len(r.runners_up) - 12} more in --json")
+    return L
+
+
+def _binding_lines(r) -> list[str]:
+    """BINDING CONSTRAINTS: each budget/target relaxed alone, and what that buys."""
+    if not r.binding:
+        return []
+    by_des = all(b.verified_by == "des" for b in r.binding)  # an infeasible target's checks: analytic only
+    L = ["", "BINDING CONSTRAINTS (each relaxed alone; the designs found so are verified "
+             + ("as the pick is, by the analytic model and the DES)" if by_des
+                else "analytically, not by the DES)")]
+    for b in r.binding:
+        val = "" if b.value is None else f" (pick: {_fmt_param(b.name, b.value)})"
+        L.append(f"  {FAMILY_TEXT.get(b.name, b.name):<24} {_fmt_param(b.name, b.limit):>14}{val}: {b.effect}")
+    return L
+
+
+def _sensitivity_entry(x) -> list[str]:
+    """One parameter of SENSITIVITY: its value, and how far it may tighten and must loosen to change the pick."""
+    L = [f"  {FAMILY_TEXT.get(x.parameter, x.parameter)} = {_fmt_param(x.parameter, x.current)}"
+         + ("  [binding]" if x.binding else "")]
+    word = "rise to" if x.parameter == "min_iops" else "fall to"
+    L.append(f"    tighten: may {word} {_fmt_param(x.parameter, x.tighten_limit)}; past it -> "
+             + (f"{x.tighten_becomes.label()} (cost {x.tighten_becomes_cost:.4g})" if x.tighten_becomes
+                else "nothing qualifies"))
+    if x.loosen_limit is None:
+        L.append("    loosen:  no amount of loosening alone buys a cheaper design")
     else:
-        L += _infeasible_block(r)
-    if r.runners_up:
-        L += ["", "RUNNERS-UP (what each lacks)",
-              f"  {'cost':>7} {'vs pick':>8}  {'analytic IOPS':>13} {'core mW':>8}  design / lacks"]
-        for c in r.runners_up[:12]:
-            delta = "" if not math.isfinite(c.delta_cost) else f"{c.delta_cost:+.3g}"
-            L.append(f"  {c.cost:>7.4g} {delta:>8}  {c.iops:>13,.0f} {c.core_power_mw:>8.1f}  {c.design.label()}")
-            tag = {"costlier": " (analytic only)", "rejected": " (failed verification)"}.get(c.kind, "")
-            L.append(f"  {'':>7} {'':>8}  {'':>13} {'':>8}    -> {'; '.join(c.lacks)}{tag}")
-        if len(r.runners_up) > 12:
-            L.append(f"  ... {len(r.runners_up) - 12} more in --json")
-    if r.binding:
-        by_des = all(b.verified_by == "des" for b in r.binding)  # an infeasible target's checks: analytic only
-        L += ["", "BINDING CONSTRAINTS (each relaxed alone; the designs found so are verified "
-                  + ("as the pick is, by the analytic model and the DES)" if by_des
-                     else "analytically, not by the DES)")]
-        for b in r.binding:
-            val = "" if b.value is None else f" (pick: {_fmt_param(b.name, b.value)})"
-            L.append(f"  {FAMILY_TEXT.get(b.name, b.name):<24} {_fmt_param(b.name, b.limit):>14}{val}: {b.effect}")
-    if r.sensitivity is not None:
-        L += ["", "SENSITIVITY (how far each parameter can move before the pick changes)"]
-        for x in r.sensitivity:
-            L.append(f"  {FAMILY_TEXT.get(x.parameter, x.parameter)} = {_fmt_param(x.parameter, x.current)}"
-                     + ("  [binding]" if x.binding else ""))
-            word = "rise to" if x.parameter == "min_iops" else "fall to"
-            L.append(f"    tighten: may {word} {_fmt_param(x.parameter, x.tighten_limit)}; past it -> "
-                     + (f"{x.tighten_becomes.label()} (cost {x.tighten_becomes_cost:.4g})" if x.tighten_becomes
-                        else "nothing qualifies"))
-            if x.loosen_limit is None:
-                L.append("    loosen:  no amount of loosening alone buys a cheaper design")
-            else:
-                word = "fall to" if x.parameter == "min_iops" else "rise to"
-                L.append(f"    loosen:  must {word} {_fmt_param(x.parameter, x.loosen_limit)} -> "
-                         + (f"{x.loosen_becomes.label()} (cost {x.loosen_becomes_cost:.4g})" if x.loosen_becomes
-                            else "n/a"))
-    if r.pareto is not None:
-        n_ok = sum(p.meets_targets for p in r.pareto)
-        L += ["", f"PARETO FRONT: {len(r.pareto)} non-dominated designs over (cost, analytic IOPS, core-side power), "
-                  f"{n_ok} meet the targets; MVA of all {r.space_size:,} designs took {r.pareto_seconds:.2f} s"]
+        word = "fall to" if x.parameter == "min_iops" else "rise to"
+        L.append(f"    loosen:  must {word} {_fmt_param(x.parameter, x.loosen_limit)} -> "
+                 + (f"{x.loosen_becomes.label()} (cost {x.loosen_becomes_cost:.4g})" if x.loosen_becomes
+                    else "n/a"))
+    return L
+
+
+def _sensitivity_lines(r) -> list[str]:
+    """SENSITIVITY (with ``--explain``)."""
+    if r.sensitivity is None:
+        return []
+    L = ["", "SENSITIVITY (how far each parameter can move before the pick changes)"]
+    for x in r.sensitivity:
+        L += _sensitivity_entry(x)
+    return L
+
+
+def _pareto_lines(r) -> list[str]:
+    """The Pareto front's summary (with ``--pareto`` or ``--plot``)."""
+    if r.pareto is None:
+        return []
+    n_ok = sum(p.meets_targets for p in r.pareto)
+    return ["", f"PARETO FRONT: {len(r.pareto)} non-dominated designs over (cost, analytic IOPS, core-side power), "
+                f"{n_ok} meet the targets; MVA of all {r.space_size:,} designs took {r.pareto_seconds:.2f} s"]
+
+
+def format_text(r) -> str:
+    """The human-readable ``ssdco optimize`` report."""
+    t = r.targets
+    L = [f"ssdco optimize: {r.config.name}  (closed workload, queue depth {t.queue_depth})",
+         f"  target   {_targets_line(t)}",
+         f"  space    {_space_line(r)}",
+         f"  cost     {_cost_line(r)}"]
+    L += _search_lines(r)
+    L += _device_options_lines(r)
+    L.append("")
+    L += _pick_block(r) if r.feasible else _infeasible_block(r)
+    L += _runners_up_lines(r)
+    L += _binding_lines(r)
+    L += _sensitivity_lines(r)
+    L += _pareto_lines(r)
     L += ["", f"  {r.message}"]
     return "\n".join(L)
 
@@ -284,8 +353,9 @@ def _fmt_param(name: str, v) -> str:
     return _mw(v)
 
 
-def _pick_block(r) -> list[str]:
-    d, v, b = r.pick, r.verdict, r.cost_breakdown
+def _placement_lines(r) -> list[str]:
+    """The PICK headline with its cost breakdown, and where each module runs."""
+    d, b = r.pick, r.cost_breakdown
     L = [f"PICK  cost {r.cost:.4g}  (cores {b['cores']:.4g}, accelerator units {b['accelerator_units']:.4g}, "
          f"development {b['development']:.4g}, DRAM {b['dram']:.4g})"]
     for m in MODULES:
@@ -295,35 +365,55 @@ def _pick_block(r) -> list[str]:
         else:
             L.append(f"  {m:<14} software on core group '{where.name}' ({where.count} x "
                      f"{_spec_name(r.config, where.spec)})")
-    a = v.analytic
-    val = v.validation
-    t = r.targets
-    L += ["", f"  {'verified':<22}{'analytic':>14}{'DES' if val is not None else '':>16}"
-              f"{'model/DES' if val is not None else '':>11}   target"]
+    return L
 
-    def row(label, av, dv, target, fmt):
-        ds = fmt(dv) if dv is not None else ("not run" if val is None else "n/a")
-        err = f"{av / dv - 1.0:+.1%}" if dv and math.isfinite(av) else ""
-        L.append(f"  {label:<22}{fmt(av):>14}{ds:>16}{err:>11}   {target}")
 
+def _verified_row(label: str, av: float, dv: float | None, target: str, spec: str, des_run: bool) -> str:
+    """One row of the verified table: the analytic and the DES value (format ``spec``), model/DES - 1, target."""
+    ds = format(dv, spec) if dv is not None else ("n/a" if des_run else "not run")
+    err = f"{av / dv - 1.0:+.1%}" if dv and math.isfinite(av) else ""
+    return f"  {label:<22}{format(av, spec):>14}{ds:>16}{err:>11}   {target}"
+
+
+def _verified_lines(r) -> list[str]:
+    """The pick's figures from the analytic model and the DES, their relative difference and the target."""
+    a, val, t = r.verdict.analytic, r.verdict.validation, r.targets
     des = val.des if val is not None else None
     dp = val.des_power_mw if val is not None else None
-    row("IOPS", a.iops, des.iops.value if des else None,
-        f">= {t.min_iops:,.0f}" if t.min_iops > 0 else "not set", lambda x: f"{x:,.0f}")
-    row("latency mean (us)", a.latency_mean_us, des.mean_latency_us.value if des else None,
-        f"<= {t.max_latency_us:,.2f}" if t.max_latency_us is not None else "", lambda x: f"{x:.2f}")
-    row("latency p99 (us)", a.latency_p99_us if a.latency_p99_us is not None else math.nan,
-        des.p99_us if des else None, "(estimate vs measured)", lambda x: f"{x:.2f}")
-    row("core-side power (mW)", a.power.core_side_mw, (dp["cores"] + dp["accelerators"]) if dp else None,
-        _at_most_mw(t.core_power_mw), lambda x: f"{x:.1f}")
-    row("DRAM power (mW)", a.power.dram_mw, dp["dram"] if dp else None, _at_most_mw(t.dram_power_mw),
-        lambda x: f"{x:.1f}")
-    busiest = a.busiest_station
-    station = a.limited_by if a.limited_by in a.utilization else busiest
-    L.append(f"  limited by: {a.limited_by} (analytic: " + ("" if station == a.limited_by else "busiest station ")
-             + f"{station} {a.utilization[station]:.0%} busy"
-             + (f"; DES: busiest station {max(des.utilization, key=des.utilization.get)} "
-                f"{max(des.utilization.values()):.0%} busy" if des is not None else "") + ")")
+    rows = (
+        ("IOPS", a.iops, des.iops.value if des else None, f">= {t.min_iops:,.0f}" if t.min_iops > 0 else "not set",
+         ",.0f"),
+        ("latency mean (us)", a.latency_mean_us, des.mean_latency_us.value if des else None,
+         f"<= {t.max_latency_us:,.2f}" if t.max_latency_us is not None else "", ".2f"),
+        ("latency p99 (us)", a.latency_p99_us if a.latency_p99_us is not None else math.nan,
+         des.p99_us if des else None, "(estimate vs measured)", ".2f"),
+        ("core-side power (mW)", a.power.core_side_mw, (dp["cores"] + dp["accelerators"]) if dp else None,
+         _at_most_mw(t.core_power_mw), ".1f"),
+        ("DRAM power (mW)", a.power.dram_mw, dp["dram"] if dp else None, _at_most_mw(t.dram_power_mw), ".1f"),
+    )
+    L = ["", f"  {'verified':<22}{'analytic':>14}{'DES' if val is not None else '':>16}"
+             f"{'model/DES' if val is not None else '':>11}   target"]
+    L += [_verified_row(label, av, dv, target, spec, val is not None) for label, av, dv, target, spec in rows]
+    return L
+
+
+def _limited_by_line(a, des) -> str:
+    """What limits the pick's throughput: the analytic answer's station (or its busiest one) and the DES's
+    busiest station (``des``: the DES run, or None)."""
+    station = a.limited_by if a.limited_by in a.utilization else a.busiest_station
+    return (f"  limited by: {a.limited_by} (analytic: " + ("" if station == a.limited_by else "busiest station ")
+            + f"{station} {a.utilization[station]:.0%} busy"
+            + (f"; DES: busiest station {max(des.utilization, key=des.utilization.get)} "
+               f"{max(des.utilization.values()):.0%} busy" if des is not None else "") + ")")
+
+
+def _pick_block(r) -> list[str]:
+    """The PICK section: placement, verified figures, what limits it, the verdict and the model's caveats."""
+    v = r.verdict
+    a, val, t = v.analytic, v.validation, r.targets
+    L = _placement_lines(r)
+    L += _verified_lines(r)
+    L.append(_limited_by_line(a, val.des if val is not None else None))
     lin = r.linear
     if t.target_iops > 0:  # the linear model's figures at the IOPS target (none without one)
         worst = max(lin.utilization, key=lin.utilization.get)

@@ -177,11 +177,8 @@ def _axis_value(v: Any) -> Any:
         return str(v)
 
 
-def sweep_figure(rows: Sequence[Mapping[str, Any]], axes: Sequence[str], *, title: str = "sweep"):
-    """IOPS and mean latency (us) against the first grid axis, one line per combination of the other axes;
-    DES values (``des.iops``, ``des.latency_us.mean``) as open markers where the rows have them."""
-    Figure, _ = require_matplotlib()
-    axes = list(axes)
+def _plottable_rows(rows: Sequence[Mapping[str, Any]], axes: list[str]) -> list[Mapping[str, Any]]:
+    """The rows with an IOPS value; PlotError without axes, without such rows or for an axis that is no column."""
     if not axes:
         raise PlotError("axes: expected at least one grid field, got none")
     rows = [r for r in rows if r.get("iops") not in (None, "")]
@@ -190,40 +187,69 @@ def sweep_figure(rows: Sequence[Mapping[str, Any]], axes: Sequence[str], *, titl
     for a in axes:
         if a not in rows[0]:
             raise PlotError(f"axes: {a!r} is not a column of the rows; expected one of the grid fields")
-    first, others = axes[0], axes[1:]
-    xs_raw = [_axis_value(r[first]) for r in rows]
-    numeric = all(isinstance(v, (int, float)) for v in xs_raw)
-    categories = list(dict.fromkeys(str(v) for v in xs_raw))
-    groups: dict[str, list[Mapping[str, Any]]] = {}
-    for r in rows:
+    return rows
+
+
+def _sweep_groups(rows: list[Mapping[str, Any]], positions: list[float],
+                  others: list[str]) -> dict[str, list[tuple[float, Mapping[str, Any]]]]:
+    """(x position, row) pairs by combination of the other axes' values ("a=1, b=2"; "" for a single axis)."""
+    groups: dict[str, list[tuple[float, Mapping[str, Any]]]] = {}
+    for p, r in zip(positions, rows):
         key = ", ".join(f"{a}={r[a]}" for a in others)
-        groups.setdefault(key, []).append(r)
-    fig = Figure(figsize=(8.0, 6.4))
-    panels = fig.subplots(2, 1, sharex=True)
-    has_des = any(r.get("des.iops") not in (None, "") for r in rows)
-    for ax, (col, des_col, label) in zip(panels, SWEEP_PANELS):
-        for k, (key, rs) in enumerate(groups.items()):
-            color = COLORS[k % len(COLORS)]
-            pos = [float(_axis_value(r[first])) if numeric else categories.index(str(r[first])) for r in rs]
-            pairs = sorted((p, y) for p, r in zip(pos, rs) if r.get(col) not in (None, "")
-                           for y in _numbers(col, [r[col]], nonnegative=True))
-            ax.plot([p for p, _ in pairs], [y for _, y in pairs], "o-", color=color, linewidth=1.4, markersize=4,
-                    label=f"model{', ' + key if key else ''}")
-            des = sorted((p, float(r[des_col])) for p, r in zip(pos, rs) if r.get(des_col) not in (None, ""))
-            if des:
-                ax.plot([p for p, _ in des], [y for _, y in des], "s", mfc="none", color=color, markersize=7,
-                        label=f"DES{', ' + key if key else ''}")
-        ax.set_ylabel(label)
-        ax.grid(True, alpha=0.3)
-        top = max((float(r[c]) for r in rows for c in (col, des_col) if r.get(c) not in (None, "")), default=1.0)
-        ax.set_ylim(0, top * 1.1 if top > 0 else 1.0)
-    _kiops_axis(panels[0])
+        groups.setdefault(key, []).append((p, r))
+    return groups
+
+
+def _sweep_panel(ax, rows: list[Mapping[str, Any]], groups: Mapping[str, list[tuple[float, Mapping[str, Any]]]],
+                 col: str, des_col: str, label: str) -> None:
+    """One panel: the model's ``col`` against the first axis, a line per group, the DES's ``des_col`` as open
+    markers; the y axis from 0."""
+    for k, (key, members) in enumerate(groups.items()):
+        color = COLORS[k % len(COLORS)]
+        pairs = sorted((p, y) for p, r in members if r.get(col) not in (None, "")
+                       for y in _numbers(col, [r[col]], nonnegative=True))
+        ax.plot([p for p, _ in pairs], [y for _, y in pairs], "o-", color=color, linewidth=1.4, markersize=4,
+                label=f"model{', ' + key if key else ''}")
+        des = sorted((p, float(r[des_col])) for p, r in members if r.get(des_col) not in (None, ""))
+        if des:
+            ax.plot([p for p, _ in des], [y for _, y in des], "s", mfc="none", color=color, markersize=7,
+                    label=f"DES{', ' + key if key else ''}")
+    ax.set_ylabel(label)
+    ax.grid(True, alpha=0.3)
+    top = max((float(r[c]) for r in rows for c in (col, des_col) if r.get(c) not in (None, "")), default=1.0)
+    ax.set_ylim(0, top * 1.1 if top > 0 else 1.0)
+
+
+def _sweep_x_axis(panels, xs_raw: list[Any], numeric: bool, categories: list[str]) -> None:
+    """Ticks of the first axis: its categories when it is not numeric; a log2 scale when its values span 16x or
+    more."""
     if not numeric:
         panels[1].set_xticks(range(len(categories)), categories)
     elif len(set(xs_raw)) > 2 and min(xs_raw) > 0 and max(xs_raw) / min(xs_raw) >= 16:
         for ax in panels:
             ax.set_xscale("log", base=2)
         panels[1].set_xticks(sorted(set(float(v) for v in xs_raw)), [f"{v:g}" for v in sorted(set(xs_raw))])
+
+
+def sweep_figure(rows: Sequence[Mapping[str, Any]], axes: Sequence[str], *, title: str = "sweep"):
+    """IOPS and mean latency (us) against the first grid axis, one line per combination of the other axes;
+    DES values (``des.iops``, ``des.latency_us.mean``) as open markers where the rows have them."""
+    Figure, _ = require_matplotlib()
+    axes = list(axes)
+    rows = _plottable_rows(rows, axes)
+    first, others = axes[0], axes[1:]
+    xs_raw = [_axis_value(r[first]) for r in rows]
+    numeric = all(isinstance(v, (int, float)) for v in xs_raw)
+    categories = list(dict.fromkeys(str(v) for v in xs_raw))
+    positions = [float(v) if numeric else categories.index(str(r[first])) for v, r in zip(xs_raw, rows)]
+    groups = _sweep_groups(rows, positions, others)
+    fig = Figure(figsize=(8.0, 6.4))
+    panels = fig.subplots(2, 1, sharex=True)
+    has_des = any(r.get("des.iops") not in (None, "") for r in rows)
+    for ax, (col, des_col, label) in zip(panels, SWEEP_PANELS):
+        _sweep_panel(ax, rows, groups, col, des_col, label)
+    _kiops_axis(panels[0])
+    _sweep_x_axis(panels, xs_raw, numeric, categories)
     panels[1].set_xlabel(first)
     panels[0].set_title(title)
     n_entries = len(groups) * (2 if has_des else 1)

@@ -354,6 +354,71 @@ def _run_optimizer(config: Config, target_iops: float):
     return res, cost, note
 
 
+def _study_presets(path: Path) -> tuple[Config, list[str], list[Config]]:
+    """The device configuration, its controller presets' names and their configurations; ConfigError for an
+    open workload, SsdcoError without presets."""
+    base = load_config(path)
+    if base.workload.queue_depth is None:
+        raise ConfigError(base.source, "workload.queue_depth", None,
+                          "ssdco study needs a closed workload (queue_depth), as in the reference study: its "
+                          "designs are compared at a queue depth and its optimizer searches at one; "
+                          "arrival_iops is not supported")
+    presets = list_controller_presets(path.parent)
+    if not presets:
+        raise SsdcoError(f"{path.parent / 'controllers'}: no controller presets (*.toml) to study")
+    return base, presets, [load_config(path, controller=name) for name in presets]
+
+
+def _study_target(base: Config, presets: list[str], preset_cfgs: list[Config],
+                  min_iops: float | None) -> tuple[float, str]:
+    """The optimizer's IOPS target and where it comes from: ``--min-iops``, the config's budgets.min_iops, or
+    the first preset's analytic IOPS."""
+    from ssdco.model.whatif import evaluate
+
+    if min_iops is not None:
+        return float(min_iops), "given on the command line (--min-iops)"
+    if base.budgets.min_iops > 0:
+        return base.budgets.min_iops, "the config's budgets.min_iops"
+    return (evaluate(preset_cfgs[0]).iops,
+            f"{presets[0]}'s analytic IOPS: meet both budgets at the baseline's throughput")
+
+
+def _study_pareto(res) -> Pareto | None:
+    """The optimizer's Pareto front as the study reports it (None when it was not enumerated)."""
+    if res.pareto is None:
+        return None
+    from ssdco.optimizer.enumerate import pareto_front
+
+    pts = res.pareto
+    costs = tuple(float(p.cost) for p in pts)
+    iops = tuple(float(p.iops) for p in pts)
+    front2 = pareto_front(costs, iops, [0.0] * len(pts))
+    return Pareto(costs=costs, iops=iops, core_side_mw=tuple(float(p.core_power_mw) for p in pts),
+                  meets_targets=tuple(bool(p.meets_targets) for p in pts),
+                  labels=tuple(p.design.label() for p in pts), front_2d=tuple(int(i) for i in front2),
+                  space_size=int(res.space_size))
+
+
+def _optimizer_summary(res, config_path: str | Path, target: float, target_source: str,
+                       pareto: Pareto | None) -> OptimizerSummary:
+    """What the optimizer answered at the study's target, and the ``ssdco optimize`` command that repeats it."""
+    on_front = (None if pareto is None or res.pick is None else
+                any(p.design == res.pick for p in res.pareto))
+    return OptimizerSummary(status=res.status, message=res.message, target_iops=target,
+                            target_source=target_source,
+                            pick_label=res.pick.label() if res.pick is not None else None, pick_cost=res.cost,
+                            pick_on_front=on_front,
+                            command=optimize_command(config_path, target, res.targets.core_power_mw,
+                                                     res.targets.dram_power_mw))
+
+
+def _optimizer_note(res, target: float, target_source: str) -> str:
+    """The report's one-line account of the optimizer run: space, target, budgets, status and message."""
+    return (f"`ssdco.optimizer.search.optimize` over {res.space_size:,} designs, IOPS target "
+            f"{target:,.0f} ({target_source}), budgets core side <= {res.targets.core_power_mw:g} mW and "
+            f"DRAM <= {res.targets.dram_power_mw:g} mW: {res.status}; {res.message}.")
+
+
 def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0, progress: bool = False,
               min_iops: float | None = None, command: str | None = None) -> Study:
     """Evaluate every controller preset and the optimizer's pick; check the study's trends.
@@ -378,28 +443,11 @@ def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0
     command : str, optional
         The command line to print in the report (default: the equivalent ``ssdco study`` command).
     """
-    from ssdco.model.whatif import evaluate
-
     if min_iops is not None and not (math.isfinite(min_iops) and min_iops >= 0):
         raise ConfigError("--min-iops", "min_iops", min_iops, "expected a finite number >= 0")
     path = Path(config_path)
-    base = load_config(path)
-    if base.workload.queue_depth is None:
-        raise ConfigError(base.source, "workload.queue_depth", None,
-                          "ssdco study needs a closed workload (queue_depth), as in the reference study: its "
-                          "designs are compared at a queue depth and its optimizer searches at one; "
-                          "arrival_iops is not supported")
-    presets = list_controller_presets(path.parent)
-    if not presets:
-        raise SsdcoError(f"{path.parent / 'controllers'}: no controller presets (*.toml) to study")
-    preset_cfgs = [load_config(path, controller=name) for name in presets]
-    if min_iops is not None:
-        target, target_source = float(min_iops), "given on the command line (--min-iops)"
-    elif base.budgets.min_iops > 0:
-        target, target_source = base.budgets.min_iops, "the config's budgets.min_iops"
-    else:
-        target = evaluate(preset_cfgs[0]).iops
-        target_source = f"{presets[0]}'s analytic IOPS: meet both budgets at the baseline's throughput"
+    base, presets, preset_cfgs = _study_presets(path)
+    target, target_source = _study_target(base, presets, preset_cfgs, min_iops)
     res, cost_fn, extra_note = _run_optimizer(base, target)
     runs = [_evaluate_design(name, "preset", cfg, requests, seed, progress,
                              cost_fn(cfg.controller) if cost_fn else None)
@@ -407,32 +455,13 @@ def run_study(config_path: str | Path, *, requests: int = 200_000, seed: int = 0
     pareto = summary = None
     note = "the optimizer is not available" + extra_note
     if res is not None:
-        pick_label = res.pick.label() if res.pick is not None else None
         if res.pick is not None:
-            ctrl = res.pick.to_controller("pick", f"optimizer's pick: {pick_label}")
+            ctrl = res.pick.to_controller("pick", f"optimizer's pick: {res.pick.label()}")
             runs.append(_evaluate_design("pick", "optimizer", base.with_controller(ctrl), requests, seed, progress,
                                          cost_fn(ctrl)))
-        if res.pareto is not None:
-            from ssdco.optimizer.enumerate import pareto_front
-
-            pts = res.pareto
-            costs = tuple(float(p.cost) for p in pts)
-            iops = tuple(float(p.iops) for p in pts)
-            front2 = pareto_front(costs, iops, [0.0] * len(pts))
-            pareto = Pareto(costs=costs, iops=iops, core_side_mw=tuple(float(p.core_power_mw) for p in pts),
-                            meets_targets=tuple(bool(p.meets_targets) for p in pts),
-                            labels=tuple(p.design.label() for p in pts), front_2d=tuple(int(i) for i in front2),
-                            space_size=int(res.space_size))
-        on_front = (None if pareto is None or res.pick is None else
-                    any(p.design == res.pick for p in res.pareto))
-        summary = OptimizerSummary(status=res.status, message=res.message, target_iops=target,
-                                   target_source=target_source, pick_label=pick_label, pick_cost=res.cost,
-                                   pick_on_front=on_front,
-                                   command=optimize_command(config_path, target, res.targets.core_power_mw,
-                                                            res.targets.dram_power_mw))
-        note = (f"`ssdco.optimizer.search.optimize` over {res.space_size:,} designs, IOPS target "
-                f"{target:,.0f} ({target_source}), budgets core side <= {res.targets.core_power_mw:g} mW and "
-                f"DRAM <= {res.targets.dram_power_mw:g} mW: {res.status}; {res.message}." + extra_note)
+        pareto = _study_pareto(res)
+        summary = _optimizer_summary(res, config_path, target, target_source, pareto)
+        note = _optimizer_note(res, target, target_source) + extra_note
     runs_t = tuple(runs)
     notes = parameter_sources(path)
     return Study(config_path=str(config_path), config=base, requests=requests, seed=seed, runs=runs_t,
@@ -749,53 +778,65 @@ def cdf_controllers(study: Study) -> list[str]:
     return names + [r.name for r in study.runs if r.origin == "optimizer"]
 
 
-def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> str:
-    """``report.md``. ``versions`` (package -> version) is printed for provenance."""
+def _intro_lines(study: Study, versions: Mapping[str, str] | None) -> list[str]:
+    """The report's title, how to regenerate it, the device, workload and budgets, and how designs are run."""
     cfg = study.config
     b = cfg.budgets
-    L: list[str] = []
-    L += [f"# PM9A3 co-design study: {cfg.name}", "",
-          f"Regenerate with `{study.command}` (this file, `results.csv` and the plots are rewritten; "
-          f"the same command in the same environment gives byte-identical files; there is no timestamp).", "",
-          f"Device: {cfg.raw.get('description') or cfg.name}. Workload: "
-          + (f"closed, queue depth {cfg.workload.queue_depth}" if cfg.workload.closed
-             else f"open, {cfg.workload.arrival_iops:,.0f} IOPS")
-          + f", read fraction {cfg.workload.read_fraction:g}, {cfg.workload.mean_request_bytes / 1024:g} KiB requests. "
-          f"Budgets: core side (cores + accelerators) <= {b.core_power_mw:g} mW, DRAM <= {b.dram_power_mw:g} mW.", "",
-          f"Every design is solved by the analytic model (`ssdco whatif`) and simulated by the embedded DES "
-          f"(`ssdco validate`: {study.requests:,} requests, 10 % warm-up discarded, seed {study.seed} for every "
-          f"design). Model-vs-DES errors are analytic / DES - 1.", ""]
+    L = [f"# PM9A3 co-design study: {cfg.name}", "",
+         f"Regenerate with `{study.command}` (this file, `results.csv` and the plots are rewritten; "
+         f"the same command in the same environment gives byte-identical files; there is no timestamp).", "",
+         f"Device: {cfg.raw.get('description') or cfg.name}. Workload: "
+         + (f"closed, queue depth {cfg.workload.queue_depth}" if cfg.workload.closed
+            else f"open, {cfg.workload.arrival_iops:,.0f} IOPS")
+         + f", read fraction {cfg.workload.read_fraction:g}, {cfg.workload.mean_request_bytes / 1024:g} KiB requests. "
+         f"Budgets: core side (cores + accelerators) <= {b.core_power_mw:g} mW, DRAM <= {b.dram_power_mw:g} mW.", "",
+         f"Every design is solved by the analytic model (`ssdco whatif`) and simulated by the embedded DES "
+         f"(`ssdco validate`: {study.requests:,} requests, 10 % warm-up discarded, seed {study.seed} for every "
+         f"design). Model-vs-DES errors are analytic / DES - 1.", ""]
     if versions:
         L += ["Software: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".", ""]
+    return L
 
-    # trends
-    L += ["## The study's reported trends", "",
-          "The reference study (PowerSim thesis, seed 000, ch. 4 §4, figures 13-14) reports these trends for "
-          "its controllers 1-10; ssdco recomputes each from its own numbers, separately for the analytic model "
-          "and the DES.", "",
-          "| trend | study reports | ssdco analytic | ssdco DES | verdict |", "|---|---|---|---|---|"]
+
+def _reproduced_mark(ok: bool | None) -> str:
+    """A trend cell's suffix: reproduced, not reproduced, or nothing when the trend does not apply."""
+    return "" if ok is None else (" (reproduced)" if ok else " (**not reproduced**)")
+
+
+def _trends_section(study: Study) -> list[str]:
+    """The study's reported trends, each recomputed from the analytic model and from the DES."""
+    L = ["## The study's reported trends", "",
+         "The reference study (PowerSim thesis, seed 000, ch. 4 §4, figures 13-14) reports these trends for "
+         "its controllers 1-10; ssdco recomputes each from its own numbers, separately for the analytic model "
+         "and the DES.", "",
+         "| trend | study reports | ssdco analytic | ssdco DES | verdict |", "|---|---|---|---|---|"]
     for t in study.trends:
-        mark = lambda ok: "" if ok is None else (" (reproduced)" if ok else " (**not reproduced**)")
-        L.append(f"| {_md_escape(t.title)} | {_md_escape(t.study)} | {_md_escape(t.analytic)}{mark(t.analytic_ok)} | "
-                 f"{_md_escape(t.des)}{mark(t.des_ok)} | **{t.verdict}** |")
+        L.append(f"| {_md_escape(t.title)} | {_md_escape(t.study)} | {_md_escape(t.analytic)}"
+                 f"{_reproduced_mark(t.analytic_ok)} | {_md_escape(t.des)}{_reproduced_mark(t.des_ok)} | "
+                 f"**{t.verdict}** |")
     L.append("")
+    return L
 
-    # designs
-    L += ["## Designs", "", "| design | origin | placement (module: units) | description | cost |",
-          "|---|---|---|---|---|"]
+
+def _designs_section(study: Study) -> list[str]:
+    """Every design: origin, placement, description and cost."""
+    L = ["## Designs", "", "| design | origin | placement (module: units) | description | cost |",
+         "|---|---|---|---|---|"]
     for r in study.runs:
         L.append(f"| {r.name} | {r.origin} | {_md_escape(placement_text(r.controller))} | "
                  f"{_md_escape(r.controller.description)} | {_g(r.cost, 4) or 'n/a'} |")
     L += [""]
-    L += _optimizer_section(study)
+    return L
 
-    # results
-    L += ["## Performance, power and energy", "",
-          "Analytic model / DES. Power in mW (DES power: the same power model fed with the measured busy time), "
-          "energy per I/O in nJ (cores + accelerators + DRAM).", "",
-          "| design | IOPS | latency mean (us) | latency p99 (us) | cores | accelerators | DRAM | total "
-          "| energy/IO (nJ) | limited by (analytic) |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+
+def _performance_section(study: Study) -> list[str]:
+    """Throughput, latency, power and energy of every design, analytic / DES."""
+    L = ["## Performance, power and energy", "",
+         "Analytic model / DES. Power in mW (DES power: the same power model fed with the measured busy time), "
+         "energy per I/O in nJ (cores + accelerators + DRAM).", "",
+         "| design | IOPS | latency mean (us) | latency p99 (us) | cores | accelerators | DRAM | total "
+         "| energy/IO (nJ) | limited by (analytic) |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
     for r in study.runs:
         a, d = r.analytic, r.des
         L.append(f"| {r.name} | {a.iops:,.0f} / {d.iops:,.0f} | {a.latency_mean_us:.2f} / {d.latency_mean_us:.2f} | "
@@ -805,13 +846,17 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
                  f"{a.total_mw:.1f} / {d.total_mw:.1f} | {a.energy_per_io_nj:,.0f} / {d.energy_per_io_nj:,.0f} | "
                  f"{_md_escape(r.limited_by) or 'n/a'} |")
     L.append("")
+    return L
 
-    # budgets
-    L += ["## Budgets", "",
-          f"Core-side power (cores + accelerators) against {b.core_power_mw:g} mW and DRAM power against "
-          f"{b.dram_power_mw:g} mW, from the analytic model; the DES agrees unless noted.", "",
-          "| design | core side (mW) | core budget met | DRAM (mW) | DRAM budget met | both met |",
-          "|---|---|---|---|---|---|"]
+
+def _budgets_section(study: Study) -> list[str]:
+    """Which design meets which power budget (analytic model; where the DES differs)."""
+    b = study.config.budgets
+    L = ["## Budgets", "",
+         f"Core-side power (cores + accelerators) against {b.core_power_mw:g} mW and DRAM power against "
+         f"{b.dram_power_mw:g} mW, from the analytic model; the DES agrees unless noted.", "",
+         "| design | core side (mW) | core budget met | DRAM (mW) | DRAM budget met | both met |",
+         "|---|---|---|---|---|---|"]
     for r in study.runs:
         a, d = r.analytic, r.des
         note = "" if (a.core_met, a.dram_met) == (d.core_met, d.dram_met) else " (DES differs)"
@@ -822,51 +867,64 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
     meet_both = [r.name for r in study.runs if r.analytic.both_met]
     L += ["", f"Core budget met by: {', '.join(meet_core) or 'none'}. DRAM budget met by: "
               f"{', '.join(meet_dram) or 'none'}. Both: {', '.join(meet_both) or 'none'}.", ""]
+    return L
 
-    # model vs DES
+
+def _error_cell(e: Mapping[str, float], key: str) -> str:
+    """A relative error as a signed percentage, ``n/a`` when absent or not finite."""
+    return _pct(e[key]) if key in e and math.isfinite(e[key]) else "n/a"
+
+
+def _budget_verdicts_text(runs: Sequence[ControllerRun]) -> str:
+    """Whether the analytic model's and the DES's budget verdicts agree, or for which designs they differ."""
+    differ = [r.name for r in runs if (r.analytic.core_met, r.analytic.dram_met) != (r.des.core_met, r.des.dram_met)]
+    return "agree for every design." if not differ else "differ for " + ", ".join(differ) + "."
+
+
+def _model_vs_des_section(study: Study) -> list[str]:
+    """The analytic model's relative errors against the DES, per design, and their summary."""
     from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 
-    L += ["## Model vs DES", "",
-          f"Relative error of the analytic model against the DES (tolerances of `ssdco validate`: IOPS "
-          f"{IOPS_TOLERANCE:.0%}, mean latency {LATENCY_TOLERANCE:.0%}, station utilisation 0.05 absolute; the "
-          f"p99 is a two-moment estimate and has no tolerance). DES IOPS 95 % CI half-width in brackets.", "",
-          "| design | analytic method | IOPS error | mean latency error | p99 error | total power error | verdict |",
-          "|---|---|---|---|---|---|---|"]
+    L = ["## Model vs DES", "",
+         f"Relative error of the analytic model against the DES (tolerances of `ssdco validate`: IOPS "
+         f"{IOPS_TOLERANCE:.0%}, mean latency {LATENCY_TOLERANCE:.0%}, station utilisation 0.05 absolute; the "
+         f"p99 is a two-moment estimate and has no tolerance). DES IOPS 95 % CI half-width in brackets.", "",
+         "| design | analytic method | IOPS error | mean latency error | p99 error | total power error | verdict |",
+         "|---|---|---|---|---|---|---|"]
     for r in study.runs:
         e = r.relative_error
-        f = lambda k: _pct(e[k]) if k in e and math.isfinite(e[k]) else "n/a"
-        L.append(f"| {r.name} | {r.analytic_method or 'n/a'} | {f('iops')} (+-{r.des_iops_half_width:,.0f}) | "
-                 f"{f('latency_mean_us')} | {f('latency_p99_us')} | {f('power_total_mw')} | {_verdict_cell(r)} |")
+        L.append(f"| {r.name} | {r.analytic_method or 'n/a'} | {_error_cell(e, 'iops')} "
+                 f"(+-{r.des_iops_half_width:,.0f}) | {_error_cell(e, 'latency_mean_us')} | "
+                 f"{_error_cell(e, 'latency_p99_us')} | {_error_cell(e, 'power_total_mw')} | {_verdict_cell(r)} |")
     L += _caveat_lines(study.runs)
     worst = max(study.runs, key=lambda r: abs(r.relative_error.get("iops", 0.0)))
     L += ["", f"The model and the DES agree within tolerance for {sum(r.agrees for r in study.runs)} of "
               f"{len(study.runs)} designs; the largest IOPS error is {_pct(worst.relative_error.get('iops', 0.0))} "
               f"({worst.name}). {_seed_check_text(study)}Budget verdicts from the two methods "
-              + ("agree for every design." if all((r.analytic.core_met, r.analytic.dram_met)
-                                                    == (r.des.core_met, r.des.dram_met) for r in study.runs)
-                 else "differ for " + ", ".join(r.name for r in study.runs if (r.analytic.core_met, r.analytic.dram_met)
-                                                 != (r.des.core_met, r.des.dram_met)) + "."), ""]
+              + _budget_verdicts_text(study.runs), ""]
+    return L
 
-    # plots
-    L += ["## Plots", "",
-          f"![IOPS and power per design](./{PLOT_FILES['iops_power']})", "",
-          f"![Energy per I/O per design](./{PLOT_FILES['energy']})", ""]
+
+def _plots_section(study: Study) -> list[str]:
+    """The plots' image links (the Pareto front's when there is one) and how to read the latency plot."""
+    L = ["## Plots", "",
+         f"![IOPS and power per design](./{PLOT_FILES['iops_power']})", "",
+         f"![Energy per I/O per design](./{PLOT_FILES['energy']})", ""]
     if study.pareto is not None:
         L += [f"![Pareto front: cost vs IOPS](./{PLOT_FILES['pareto']})", ""]
     L += [f"![DES latency tails](./{PLOT_FILES['cdf']})", "",
           "The latency plot shows every design's DES latency tail: the fraction of requests slower than a latency "
           "(1 - CDF) on a log axis, where p99 is 10^-2 and p99.9 is 10^-3; the optimizer's pick is the thick line.",
           ""]
+    return L
 
-    # parameters
-    src = study.sources
-    L += ["## Parameters and their sources", "",
-          f"Read from the comments of `{src.path}` (kinds as the file's header defines them). Fields absent from "
-          f"the file take the schema defaults of `ssdco/spec/`. The file's header:", ""]
-    L += [f"> {_md_escape(h)}" for h in src.header]
-    L += ["", "| parameter | value | kind | source (the line's comment) |", "|---|---|---|---|"]
+
+def _parameter_rows(src: SourceNotes) -> list[str]:
+    """The parameter table's rows: each model parameter with its value, kind and line comment, a table's note
+    before its first parameter (a note before [a.b] also covers the [a.*] tables after it)."""
+    L = []
     last_table = None
-    group_note: dict[str, str] = {}  # a note before [a.b] also covers the [a.*] tables after it
+    group_note: dict[str, str] = {}
     for p in src.params:
         if p.field in META_FIELDS or p.field.startswith("sources."):
             continue
@@ -883,10 +941,36 @@ def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> s
         else:
             text = "(no comment in the file)"
         L.append(f"| `{p.field}` | `{_md_escape(p.value)}` | {p.kind or '-'} | {text} |")
+    return L
+
+
+def _parameters_section(study: Study) -> list[str]:
+    """The device file's parameters with the sources its comments give, and its free-form ``[sources]``."""
+    src = study.sources
+    L = ["## Parameters and their sources", "",
+         f"Read from the comments of `{src.path}` (kinds as the file's header defines them). Fields absent from "
+         f"the file take the schema defaults of `ssdco/spec/`. The file's header:", ""]
+    L += [f"> {_md_escape(h)}" for h in src.header]
+    L += ["", "| parameter | value | kind | source (the line's comment) |", "|---|---|---|---|"]
+    L += _parameter_rows(src)
     if src.sources_table:
         L += ["", "Free-form notes in `[sources]`:", ""]
         L += [f"* `{k}`: {v}" for k, v in src.sources_table.items()]
     L += ["", "Controller presets are described in `controllers/*.toml` (descriptions above).", ""]
+    return L
+
+
+def study_markdown(study: Study, versions: Mapping[str, str] | None = None) -> str:
+    """``report.md``. ``versions`` (package -> version) is printed for provenance."""
+    L = _intro_lines(study, versions)
+    L += _trends_section(study)
+    L += _designs_section(study)
+    L += _optimizer_section(study)
+    L += _performance_section(study)
+    L += _budgets_section(study)
+    L += _model_vs_des_section(study)
+    L += _plots_section(study)
+    L += _parameters_section(study)
     return "\n".join(L)
 
 
@@ -1027,7 +1111,108 @@ def _labels_on_the_left(points: list[tuple[float, float]], heights: list[float],
             for i, ((x, _), ly) in enumerate(zip(points, heights))]
 
 
+def _pareto_zoom(costs, iops, marked: list[ControllerRun], target: float | None):
+    """The zoom window ``(x0, x1, y0, y1)`` on the designs near the top of the front, where the presets and the
+    pick sit, and ``top``, the highest IOPS (thousands) of the front and the marked designs."""
+    top = max(float(iops.max()), max((r.analytic.iops / 1e3 for r in marked), default=0.0))
+    ys = [r.analytic.iops / 1e3 for r in marked if r.analytic.iops / 1e3 >= 0.85 * top]
+    if target is not None:
+        ys.append(target)
+    y0, y1 = min(ys) - 0.04 * top, top * 1.015
+    sel = (iops >= y0) & (iops <= y1)
+    xs = list(costs[sel]) + [r.cost for r in marked if y0 <= r.analytic.iops / 1e3 <= y1]
+    x0, x1 = min(xs) - 0.25, max(xs) + 0.55
+    return (x0, x1, y0, y1), top
+
+
+def _scatter_front(ax, costs, iops, power, meets, f2, kw: Mapping[str, Any]):
+    """The front's designs coloured by core-side power (circles meet every target, triangles miss one) and the
+    cost-IOPS staircase ``f2``; returns the circles (the colour bar's mappable)."""
+    sc = ax.scatter(costs[meets], iops[meets], c=power[meets], s=30, marker="o", edgecolors="black",
+                    linewidths=0.4, zorder=3, label="front design meeting every target", **kw)
+    ax.scatter(costs[~meets], iops[~meets], c=power[~meets], s=16, marker="v", alpha=0.85, linewidths=0,
+               zorder=2, label="front design missing a target", **kw)
+    if f2.size:
+        ax.step(costs[f2], iops[f2], where="post", color="black", linewidth=1.0, zorder=1,
+                label="cost-IOPS front (power ignored)")
+    return sc
+
+
+def _mark_designs(ax, marked: list[ControllerRun], target: float | None, kw: Mapping[str, Any]) -> None:
+    """The IOPS target line, and the presets (squares) and the pick (a star) at their analytic IOPS."""
+    if target is not None:
+        ax.axhline(target, color="grey", linestyle="--", linewidth=1.0, zorder=1,
+                   label=f"IOPS target {target:,.0f} k")
+    for r in marked:
+        star = r.origin == "optimizer"
+        ax.scatter([r.cost], [r.analytic.iops / 1e3], marker="*" if star else "s", s=320 if star else 48,
+                   c=[r.analytic.core_side_mw], edgecolors="red", linewidths=1.3, zorder=7 if star else 5, **kw)
+
+
+def _design_label(r: ControllerRun) -> str:
+    """A marked design's label: the preset's name, or "optimizer pick"."""
+    return r.name if r.origin == "preset" else "optimizer pick"
+
+
+def _label_outside_zoom(ax, marked: list[ControllerRun], inside: list[ControllerRun]) -> None:
+    """Labels of the marked designs outside the zoom window, beside their points."""
+    for r in marked:
+        if r in inside:
+            continue
+        ax.annotate(_design_label(r), (r.cost, r.analytic.iops / 1e3), textcoords="offset points", xytext=(7, -3),
+                    fontsize=7, color="darkred", zorder=9)
+
+
+def _label_inside_zoom(ax, inside: list[ControllerRun], window: tuple[float, float, float, float]) -> None:
+    """Labels of the designs inside the zoom window, spread apart vertically and each to the right of its point,
+    unless another marked design sits there (c09 and c10: same IOPS)."""
+    x0, x1, y0, y1 = window
+    pts = [(r.cost, r.analytic.iops / 1e3, r.name) for r in inside]
+    heights = _spread_labels(pts, min_dy=(y1 - y0) * 0.045, near_dx=(x1 - x0) * 0.12)
+    left = _labels_on_the_left([(x, y) for x, y, _ in pts], heights, (x1 - x0) * 0.12, (y1 - y0) * 0.03)
+    for r, ly, blocked in zip(inside, heights, left):
+        side = -1.0 if blocked else 1.0
+        ax.annotate(_design_label(r), (r.cost, r.analytic.iops / 1e3), xytext=(r.cost + side * (x1 - x0) * 0.035, ly),
+                    textcoords="data", va="center", ha="right" if blocked else "left", fontsize=7.5,
+                    color="darkred", weight="bold" if r.origin == "optimizer" else "normal", zorder=9,
+                    arrowprops={"arrowstyle": "-", "color": "darkred", "linewidth": 0.5})
+
+
+def _pareto_axes_text(ax_all, ax_zoom, n_front: int, space_size: int) -> None:
+    """The left panel's legend (with entries for the presets and the pick), the axis labels and the titles."""
+    ax_all.scatter([], [], marker="s", s=48, facecolors="none", edgecolors="red", linewidths=1.3,
+                   label="presets c01-c10")
+    ax_all.scatter([], [], marker="*", s=160, facecolors="none", edgecolors="red", linewidths=1.3,
+                   label="optimizer pick")
+    ax_all.legend(loc="lower right", fontsize=7)
+    for ax in (ax_all, ax_zoom):
+        ax.set_xlabel("cost (relative: cores + accelerators + DRAM)")
+    ax_all.set_ylabel("IOPS (thousands, analytic model)")
+    ax_all.set_title(f"Pareto front: {n_front:,} of {space_size:,} designs")
+    ax_zoom.set_title("zoom on the dotted box")
+
+
+def _pareto_colorbar(fig, sc, cax, budget: float, vmax: float) -> None:
+    """The core-side power colour bar, the budget marked on it in red when it is set and within the scale."""
+    import numpy as np
+
+    cb = fig.colorbar(sc, cax=cax)
+    cb.set_label("core-side power, cores + accelerators (mW)")
+    if not (math.isfinite(budget) and budget <= vmax):
+        return
+    cb.ax.axhline(budget, color="red", linewidth=1.8)
+    step = 50.0 if vmax > 120 else 20.0
+    ticks = [t for t in np.arange(0.0, vmax + 1e-9, step) if abs(t - budget) > 0.12 * vmax] + [budget]
+    cb.set_ticks(sorted(ticks))
+    cb.set_ticklabels([f"budget {t:g}" if t == budget else f"{t:g}" for t in sorted(ticks)])
+    for lab in cb.ax.get_yticklabels():
+        if lab.get_text().startswith("budget"):
+            lab.set_color("red")
+
+
 def _plot_pareto(study: Study, Figure):
+    """The Pareto front (cost against analytic IOPS, coloured by core-side power) with the presets and the pick:
+    the whole front on the left, a zoom on its top on the right."""
     import numpy as np
     from matplotlib.patches import Rectangle
 
@@ -1045,33 +1230,12 @@ def _plot_pareto(study: Study, Figure):
     kw = {"cmap": "viridis", "vmin": 0.0, "vmax": vmax}
     target = study.optimizer.target_iops / 1e3 if study.optimizer is not None else None
     f2 = np.asarray(p.front_2d, dtype=int)
-
-    # zoom window: the designs near the top of the front (where the presets and the pick sit)
-    top = max(float(iops.max()), max((r.analytic.iops / 1e3 for r in marked), default=0.0))
-    ys = [r.analytic.iops / 1e3 for r in marked if r.analytic.iops / 1e3 >= 0.85 * top]
-    if target is not None:
-        ys.append(target)
-    y0, y1 = min(ys) - 0.04 * top, top * 1.015
-    sel = (iops >= y0) & (iops <= y1)
-    xs = list(costs[sel]) + [r.cost for r in marked if y0 <= r.analytic.iops / 1e3 <= y1]
-    x0, x1 = min(xs) - 0.25, max(xs) + 0.55
+    (x0, x1, y0, y1), top = _pareto_zoom(costs, iops, marked, target)
 
     sc = None
     for ax in (ax_all, ax_zoom):
-        sc = ax.scatter(costs[meets], iops[meets], c=power[meets], s=30, marker="o", edgecolors="black",
-                        linewidths=0.4, zorder=3, label="front design meeting every target", **kw)
-        ax.scatter(costs[~meets], iops[~meets], c=power[~meets], s=16, marker="v", alpha=0.85, linewidths=0,
-                   zorder=2, label="front design missing a target", **kw)
-        if f2.size:
-            ax.step(costs[f2], iops[f2], where="post", color="black", linewidth=1.0, zorder=1,
-                    label="cost-IOPS front (power ignored)")
-        if target is not None:
-            ax.axhline(target, color="grey", linestyle="--", linewidth=1.0, zorder=1,
-                       label=f"IOPS target {target:,.0f} k")
-        for r in marked:
-            star = r.origin == "optimizer"
-            ax.scatter([r.cost], [r.analytic.iops / 1e3], marker="*" if star else "s", s=320 if star else 48,
-                       c=[r.analytic.core_side_mw], edgecolors="red", linewidths=1.3, zorder=7 if star else 5, **kw)
+        sc = _scatter_front(ax, costs, iops, power, meets, f2, kw)
+        _mark_designs(ax, marked, target, kw)
     ax_all.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, edgecolor="black", linestyle=":",
                                linewidth=1.0, zorder=8))
     ax_all.set_ylim(0, top * 1.06)
@@ -1079,43 +1243,10 @@ def _plot_pareto(study: Study, Figure):
     ax_zoom.set_ylim(y0, y1)
     # labels: outside the zoom on the left panel, inside it on the right one
     inside = [r for r in marked if y0 <= r.analytic.iops / 1e3 <= y1 and x0 <= r.cost <= x1]
-    for r in marked:
-        if r in inside:
-            continue
-        ax_all.annotate(r.name if r.origin == "preset" else "optimizer pick", (r.cost, r.analytic.iops / 1e3),
-                        textcoords="offset points", xytext=(7, -3), fontsize=7, color="darkred", zorder=9)
-    pts = [(r.cost, r.analytic.iops / 1e3, r.name) for r in inside]
-    heights = _spread_labels(pts, min_dy=(y1 - y0) * 0.045, near_dx=(x1 - x0) * 0.12)
-    # to the right of its point, unless another marked design sits there (c09 and c10: same IOPS)
-    left = _labels_on_the_left([(x, y) for x, y, _ in pts], heights, (x1 - x0) * 0.12, (y1 - y0) * 0.03)
-    for r, ly, blocked in zip(inside, heights, left):
-        name = r.name if r.origin == "preset" else "optimizer pick"
-        side = -1.0 if blocked else 1.0
-        ax_zoom.annotate(name, (r.cost, r.analytic.iops / 1e3), xytext=(r.cost + side * (x1 - x0) * 0.035, ly),
-                         textcoords="data", va="center", ha="right" if blocked else "left", fontsize=7.5,
-                         color="darkred", weight="bold" if r.origin == "optimizer" else "normal", zorder=9,
-                         arrowprops={"arrowstyle": "-", "color": "darkred", "linewidth": 0.5})
-    ax_all.scatter([], [], marker="s", s=48, facecolors="none", edgecolors="red", linewidths=1.3,
-                   label="presets c01-c10")
-    ax_all.scatter([], [], marker="*", s=160, facecolors="none", edgecolors="red", linewidths=1.3,
-                   label="optimizer pick")
-    ax_all.legend(loc="lower right", fontsize=7)
-    for ax in (ax_all, ax_zoom):
-        ax.set_xlabel("cost (relative: cores + accelerators + DRAM)")
-    ax_all.set_ylabel("IOPS (thousands, analytic model)")
-    ax_all.set_title(f"Pareto front: {len(costs):,} of {p.space_size:,} designs")
-    ax_zoom.set_title("zoom on the dotted box")
-    cb = fig.colorbar(sc, cax=cax)
-    cb.set_label("core-side power, cores + accelerators (mW)")
-    if math.isfinite(budget) and budget <= vmax:
-        cb.ax.axhline(budget, color="red", linewidth=1.8)
-        step = 50.0 if vmax > 120 else 20.0
-        ticks = [t for t in np.arange(0.0, vmax + 1e-9, step) if abs(t - budget) > 0.12 * vmax] + [budget]
-        cb.set_ticks(sorted(ticks))
-        cb.set_ticklabels([f"budget {t:g}" if t == budget else f"{t:g}" for t in sorted(ticks)])
-        for lab in cb.ax.get_yticklabels():
-            if lab.get_text().startswith("budget"):
-                lab.set_color("red")
+    _label_outside_zoom(ax_all, marked, inside)
+    _label_inside_zoom(ax_zoom, inside, (x0, x1, y0, y1))
+    _pareto_axes_text(ax_all, ax_zoom, len(costs), p.space_size)
+    _pareto_colorbar(fig, sc, cax, budget, vmax)
     fig.subplots_adjust(left=0.06, right=0.9, top=0.92, bottom=0.11)
     return fig
 

@@ -293,32 +293,41 @@ JESD219_SIZES_KIB = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 8.0, 16.0, 32.0, 64
 JESD219_SIZE_PROBS = (0.04, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.67, 0.10, 0.07, 0.03, 0.03)
 
 
-def _parse_workload(r: _Reader) -> Workload:
-    preset = r.string("preset", "none", choices=WORKLOAD_PRESETS)
-    read_fraction = r.number("read_fraction", 1.0, lo=0, hi=1)
-    if preset == "jesd219" and "request_size_kib" not in r.table:
-        raw_size = {"sizes": list(JESD219_SIZES_KIB), "probabilities": list(JESD219_SIZE_PROBS)}
-        r = _Reader(r.source, {**r.table, "request_size_kib": raw_size}, r.path)
-        r.used.update({"preset", "read_fraction"})
-    raw_size = r.get("request_size_kib", 4)
-    if isinstance(raw_size, Mapping):
-        s = r.sub("request_size_kib")
-        sizes, probs = s.get("sizes"), s.get("probabilities")
-        for key, seq in (("sizes", sizes), ("probabilities", probs)):
-            if (not isinstance(seq, list) or not seq
-                    or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in seq)):
-                raise s.error(key, seq, "expected a non-empty list of numbers")
-        if len(sizes) != len(probs):
-            raise s.error("probabilities", probs, f"expected {len(sizes)} entries, one per size")
-        if any(not 0 < x <= MAX_REQUEST_KIB or x < MIN_MAGNITUDE for x in sizes):
-            raise s.error("sizes", sizes, f"every size must be > 0 and <= {MAX_REQUEST_KIB} KiB")
-        if any(not math.isfinite(p) or p < 0 for p in probs) or abs(sum(probs) - 1.0) > 1e-6:
-            raise s.error("probabilities", probs, "expected non-negative numbers summing to 1")
-        s.finish()
-        sizes_t, probs_t = tuple(float(x) for x in sizes), tuple(float(p) for p in probs)
-    else:
-        size = r.number("request_size_kib", 4, lo=0, lo_open=True, hi=MAX_REQUEST_KIB)
-        sizes_t, probs_t = (size,), (1.0,)
+def _with_jesd219_sizes(r: _Reader) -> _Reader:
+    """A reader of the same ``[workload]`` table with the JESD219 size mix as its ``request_size_kib``."""
+    raw_size = {"sizes": list(JESD219_SIZES_KIB), "probabilities": list(JESD219_SIZE_PROBS)}
+    out = _Reader(r.source, {**r.table, "request_size_kib": raw_size}, r.path)
+    out.used.update({"preset", "read_fraction"})
+    return out
+
+
+def _size_mix(s: _Reader) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """``request_size_kib = {sizes = [...], probabilities = [...]}``: sizes (KiB) and their probabilities."""
+    sizes, probs = s.get("sizes"), s.get("probabilities")
+    for key, seq in (("sizes", sizes), ("probabilities", probs)):
+        if (not isinstance(seq, list) or not seq
+                or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in seq)):
+            raise s.error(key, seq, "expected a non-empty list of numbers")
+    if len(sizes) != len(probs):
+        raise s.error("probabilities", probs, f"expected {len(sizes)} entries, one per size")
+    if any(not 0 < x <= MAX_REQUEST_KIB or x < MIN_MAGNITUDE for x in sizes):
+        raise s.error("sizes", sizes, f"every size must be > 0 and <= {MAX_REQUEST_KIB} KiB")
+    if any(not math.isfinite(p) or p < 0 for p in probs) or abs(sum(probs) - 1.0) > 1e-6:
+        raise s.error("probabilities", probs, "expected non-negative numbers summing to 1")
+    s.finish()
+    return tuple(float(x) for x in sizes), tuple(float(p) for p in probs)
+
+
+def _request_sizes(r: _Reader) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """``request_size_kib``: one size (KiB, default 4) or a size mix, as (sizes, probabilities)."""
+    if isinstance(r.get("request_size_kib", 4), Mapping):
+        return _size_mix(r.sub("request_size_kib"))
+    size = r.number("request_size_kib", 4, lo=0, lo_open=True, hi=MAX_REQUEST_KIB)
+    return (size,), (1.0,)
+
+
+def _queue_depth_or_arrival(r: _Reader) -> tuple[int | None, float | None]:
+    """``queue_depth`` (a closed workload) or ``arrival_iops`` (an open one): exactly one is set."""
     qd = r.get("queue_depth", None)
     arrival = r.get("arrival_iops", None)
     if (qd is None) == (arrival is None):
@@ -328,6 +337,17 @@ def _parse_workload(r: _Reader) -> Workload:
         qd = r.integer("queue_depth", lo=1, hi=4096)
     if arrival is not None:
         arrival = r.number("arrival_iops", lo=MIN_ARRIVAL_IOPS)
+    return qd, arrival
+
+
+def _parse_workload(r: _Reader) -> Workload:
+    """The ``[workload]`` table (a ``preset`` supplies the defaults it names)."""
+    preset = r.string("preset", "none", choices=WORKLOAD_PRESETS)
+    read_fraction = r.number("read_fraction", 1.0, lo=0, hi=1)
+    if preset == "jesd219" and "request_size_kib" not in r.table:
+        r = _with_jesd219_sizes(r)
+    sizes_t, probs_t = _request_sizes(r)
+    qd, arrival = _queue_depth_or_arrival(r)
     pattern = r.string("address_pattern", "jesd219" if preset == "jesd219" else "uniform", choices=ADDRESS_PATTERNS)
     unit_kib = r.number("mapping_unit_kib", 4, lo=0.5, hi=1024)
     if max(sizes_t) / unit_kib > MAX_TRANSACTIONS:
