@@ -45,14 +45,22 @@ P99 = 0.99
 
 
 
-def p99_estimate_us(network: Network, loads: tuple[StationLoad, ...], residence_us: np.ndarray,
-                    p_wait: np.ndarray, mean_jobs: np.ndarray, mean_latency_us: float, closed: bool,
-                    x_per_us: float, buffer_wait_us: float = 0.0, correlated: tuple[str, ...] = (),
-                    write_blocked: float | None = None) -> float:
-    """Estimate of the 99th latency percentile, us: a mixture over reads and writes (and, at the write
-    buffer's bound, the writes that do their background run themselves) of (their own service path + their
-    queueing delay), each delay a gamma matched to two moments (``mean_jobs``: per station copy;
-    ``buffer_wait_us``: per request). See the module docstring."""
+def _wait_var_us2(network: Network, ld: StationLoad, w: float, pw: float) -> float:
+    """The variance (us^2) of a visit's wait at the station of ``ld``, of mean ``w`` us and probability
+    ``pw`` of waiting: 0 w.p. 1 - P, else of mean w / P and cv^2 = P + (1 - P) cv_R^2 (M/G/1; route_mva.py,
+    1.), the residual over everything the station serves (background programs and erases included)."""
+    if not (w > 0 and pw > 0):
+        return 0.0
+    p = min(pw, 1.0)
+    return w * w * (1.0 + p + (1.0 - p) * min(network.residual_scv.get(ld.name, 0.0), 1.0)) / p - w * w
+
+
+def _station_waits(network: Network, loads: tuple[StationLoad, ...], residence_us: np.ndarray, p_wait: np.ndarray,
+                   mean_jobs: np.ndarray, closed: bool, x_per_us: float
+                   ) -> tuple[dict[str, tuple[float, float, float, float]], dict[str, float]]:
+    """Per station: (mean wait per visit us, its variance us^2, the jobs' variance jobs^2, copies), and its
+    queue's relaxation time (us, open_runs.relaxation_time_us); closed workloads hold the jobs' variance to a
+    uniform split of the jobs in the network."""
     # the jobs that can gather at a station: the requests' transactions and the background clones
     jobs_total = (network.queue_depth * network.mean_transactions + network.background_slots) if closed else math.inf
     background = {b.name: b for b in network.background_loads() if b.visits > 0}
@@ -62,12 +70,7 @@ def p99_estimate_us(network: Network, loads: tuple[StationLoad, ...], residence_
         if ld.visits <= 0 or not math.isfinite(res):
             continue
         w = max(res - ld.demand_us, 0.0) / ld.visits  # mean wait per visit
-        var_w = 0.0
-        if w > 0 and pw > 0:
-            p = min(pw, 1.0)
-            # 0 w.p. 1 - P, else of mean w / P and cv^2 = P + (1 - P) cv_R^2 (M/G/1; route_mva.py, 1.), the
-            # residual over everything the station serves (background programs and erases included)
-            var_w = w * w * (1.0 + p + (1.0 - p) * min(network.residual_scv.get(ld.name, 0.0), 1.0)) / p - w * w
+        var_w = _wait_var_us2(network, ld, w, pw)
         visits, work = ld.visits, ld.demand_us
         if ld.name in background:  # background jobs queue there too, with the same wait
             b = background[ld.name]
@@ -82,67 +85,108 @@ def p99_estimate_us(network: Network, loads: tuple[StationLoad, ...], residence_
                 jobs_var, var_w = bound, bound * per_server * per_server
         waits[ld.name] = (w, var_w, jobs_var, ld.copies)
         relaxation_us[ld.name] = relaxation_time_us(work / visits, ld.servers, x_per_us * work / ld.servers)
-    # closed workloads: the others' jobs add up to N - 1, so a station's queue varies only as much as the
-    # rest of the network can absorb: independent queues conditioned on their sum (Gaussian), which
-    # scales station k's variance by 1 - v_k / sum_j v_j (v in jobs^2, the sum over every copy)
+    return waits, relaxation_us
+
+
+def _variance_shares(waits: dict[str, tuple[float, float, float, float]], closed: bool) -> dict[str, float]:
+    """Per station, the factor on its wait's variance: closed workloads' others' jobs add up to N - 1, so a
+    station's queue varies only as much as the rest of the network can absorb: independent queues
+    conditioned on their sum (Gaussian), which scales station k's variance by 1 - v_k / sum_j v_j (v in
+    jobs^2, the sum over every copy); 1 for open workloads."""
     total_jobs_var = sum(v * m for _, _, v, m in waits.values())
-    share = {k: (1.0 - v / total_jobs_var if closed and total_jobs_var > 0 else 1.0)
-             for k, (_, _, v, _) in waits.items()}
-    # per operation: (probability, own path, path variance, mean wait, wait variance on one transaction's path)
-    modes = []
-    # at a station visited in runs (open_runs.py) one group's visits see the same backlog: their waits on a
-    # transaction's path move together, so its variance is (visits in the group)^2 x one wait's
-    reads = [is_read for is_read, p in ((True, network.read_fraction), (False, 1.0 - network.read_fraction)) if p > 0]
-    for is_read, (prob, per_request, per_path), (_, path, path_var, path_variable) in zip(
-            reads, network.operation_visits, network.operation_paths):
-        mean_wait = sum(v * waits[k][0] for k, v in per_request.items() if k in waits)
-        var = 0.0
-        own_mean, own_var = 0.0, 0.0  # the part at address-routed copies (dies, channels)
-        for k, v in per_path.items():
-            if k in waits:
-                together = (path_wait_weight(network, k, is_read, relaxation_us[k]) if k in correlated
-                            else v)
-                var += together * waits[k][1] * share[k]
-                if waits[k][3] > 1:
-                    own_mean += v * waits[k][0]
-                    own_var += together * waits[k][1] * share[k]
-        if not closed and own_mean > 0.0 and own_var > 0.0:
-            # open workloads: a request waits for its slowest transaction, and at the copies the transactions'
-            # waits are independent, so that part of the delay varies as the max of the request's T of them
-            # (the waits at single-copy stations are one backlog, shared by the transactions)
-            var += max_of_transactions_var(own_mean, own_var, network.transactions, network.request_probs) - own_var
-        modes.append((prob, path, path_var, path_variable, mean_wait, var))
-    # the stations' waits add up every transaction's visits, but a request waits for its slowest transaction
-    # (the fork-join makespan, in the mean latency): the waits are scaled to the latency's queueing part
+    return {k: (1.0 - v / total_jobs_var if closed and total_jobs_var > 0 else 1.0)
+            for k, (_, _, v, _) in waits.items()}
+
+
+def _path_wait_var_us2(network: Network, is_read: bool, per_path: dict[str, float],
+                       waits: dict[str, tuple[float, float, float, float]], relaxation_us: dict[str, float],
+                       share: dict[str, float], correlated: tuple[str, ...], closed: bool) -> float:
+    """The variance (us^2) of the waits on one transaction's path (``per_path``: visits per station) for
+    reads or writes. At a station visited in runs (open_runs.py) one group's visits see the same backlog:
+    their waits on a transaction's path move together, so its variance is (visits in the group)^2 x one
+    wait's. Open workloads: the part at the address-routed copies varies as the max of the request's T waits."""
+    var = 0.0
+    own_mean, own_var = 0.0, 0.0  # the part at address-routed copies (dies, channels)
+    for k, v in per_path.items():
+        if k in waits:
+            together = (path_wait_weight(network, k, is_read, relaxation_us[k]) if k in correlated
+                        else v)
+            var += together * waits[k][1] * share[k]
+            if waits[k][3] > 1:
+                own_mean += v * waits[k][0]
+                own_var += together * waits[k][1] * share[k]
+    if not closed and own_mean > 0.0 and own_var > 0.0:
+        # open workloads: a request waits for its slowest transaction, and at the copies the transactions'
+        # waits are independent, so that part of the delay varies as the max of the request's T of them
+        # (the waits at single-copy stations are one backlog, shared by the transactions)
+        var += max_of_transactions_var(own_mean, own_var, network.transactions, network.request_probs) - own_var
+    return var
+
+
+def _scaled_modes(modes: list, mean_latency_us: float, buffer_wait_us: float) -> tuple[list, float]:
+    """(``modes`` with their mean waits scaled to the latency's queueing part, the shift in us that every mode
+    shares): the stations' waits add up every transaction's visits, but a request waits for its slowest
+    transaction (the fork-join makespan, in the mean latency); what is left (no waits, or a latency below the
+    service paths) is the shift."""
     waiting = sum(p * wait for p, _, _, _, wait, _ in modes)
     queueing = mean_latency_us - buffer_wait_us - sum(p * path for p, path, _, _, _, _ in modes)
     if waiting > 0 and queueing > 0:
         modes = [(p, path, path_var, variable, wait * queueing / waiting, var)
                  for p, path, path_var, variable, wait, var in modes]
-    # what is left (no waits, or a latency below the service paths) is shared by all modes
     shift = mean_latency_us - buffer_wait_us - sum(p * (path + wait) for p, path, _, _, wait, _ in modes)
-    components = []
+    return modes, shift
+
+
+def _mode_components(network: Network, is_read: bool, mode: tuple, shift: float, buffer_wait_us: float,
+                     x_per_us: float, write_blocked: float | None) -> list[tuple[float, float, float, float]]:
+    """The mixture components (probability, shift us, mean wait us, variance us^2) of one operation's mode
+    (probability, path, path variance, its varying part, mean wait, wait variance): the main one (split at the
+    write buffer's bound for writes, :func:`_buffer_split`) and one per rare step (:func:`_rare_steps`)."""
+    prob, path, path_var, variable, wait, var = mode
     write_prob = 1.0 - network.read_fraction
-    for is_read, (prob, path, path_var, variable, wait, var) in zip(reads, modes):
-        # steps a request takes less often than the quantile's tail (an erase on the critical path of a
-        # write-through drive, 1 in 1,100 writes) are components of their own: folded into the gamma's
-        # variance they pulled the p99 of a write-only drive at QD 1 to +129 % of the DES's
-        rare = _rare_steps(network, "read" if is_read else "write")
-        rare_prob = sum(q for q, _, _ in rare)
-        path -= sum(q * time for q, time, _ in rare)
-        path_var = max(path_var - sum(v for _, _, v in rare), 0.0)
-        variable = max(variable - sum(q * time for q, time, _ in rare), 0.0)
-        # the gamma covers the wait and the part of the path that varies (its steps' mean with their
-        # variance); the fixed part is the shift. With the path's variance on the wait's mean alone, a
-        # gamma of tiny shape put p99 below the mean wherever service times vary (NAND scv 2 at light
-        # load: p99 -84 % against the DES)
-        main = (prob * (1.0 - rare_prob), shift + path - variable, wait + variable, var + path_var)
-        if not is_read and buffer_wait_us > 0.0 and write_prob > 0.0 and network.background_slots > 0:
-            components += _buffer_split(network, main, buffer_wait_us / write_prob,
-                                        x_per_us * network.mean_transactions * write_prob, write_blocked)
-        else:
-            components.append(main)
-        components += [(prob * q, main[1] + time, main[2], main[3]) for q, time, _ in rare]
+    # steps a request takes less often than the quantile's tail (an erase on the critical path of a
+    # write-through drive, 1 in 1,100 writes) are components of their own: folded into the gamma's
+    # variance they pulled the p99 of a write-only drive at QD 1 to +129 % of the DES's
+    rare = _rare_steps(network, "read" if is_read else "write")
+    rare_prob = sum(q for q, _, _ in rare)
+    path -= sum(q * time for q, time, _ in rare)
+    path_var = max(path_var - sum(v for _, _, v in rare), 0.0)
+    variable = max(variable - sum(q * time for q, time, _ in rare), 0.0)
+    # the gamma covers the wait and the part of the path that varies (its steps' mean with their
+    # variance); the fixed part is the shift. With the path's variance on the wait's mean alone, a
+    # gamma of tiny shape put p99 below the mean wherever service times vary (NAND scv 2 at light
+    # load: p99 -84 % against the DES)
+    main = (prob * (1.0 - rare_prob), shift + path - variable, wait + variable, var + path_var)
+    if not is_read and buffer_wait_us > 0.0 and write_prob > 0.0 and network.background_slots > 0:
+        components = _buffer_split(network, main, buffer_wait_us / write_prob,
+                                   x_per_us * network.mean_transactions * write_prob, write_blocked)
+    else:
+        components = [main]
+    return components + [(prob * q, main[1] + time, main[2], main[3]) for q, time, _ in rare]
+
+
+def p99_estimate_us(network: Network, loads: tuple[StationLoad, ...], residence_us: np.ndarray,
+                    p_wait: np.ndarray, mean_jobs: np.ndarray, mean_latency_us: float, closed: bool,
+                    x_per_us: float, buffer_wait_us: float = 0.0, correlated: tuple[str, ...] = (),
+                    write_blocked: float | None = None) -> float:
+    """Estimate of the 99th latency percentile, us: a mixture over reads and writes (and, at the write
+    buffer's bound, the writes that do their background run themselves) of (their own service path + their
+    queueing delay), each delay a gamma matched to two moments (``mean_jobs``: per station copy;
+    ``buffer_wait_us``: per request). See the module docstring."""
+    waits, relaxation_us = _station_waits(network, loads, residence_us, p_wait, mean_jobs, closed, x_per_us)
+    share = _variance_shares(waits, closed)
+    # per operation: (probability, own path, path variance, mean wait, wait variance on one transaction's path)
+    modes = []
+    reads = [is_read for is_read, p in ((True, network.read_fraction), (False, 1.0 - network.read_fraction)) if p > 0]
+    for is_read, (prob, per_request, per_path), (_, path, path_var, path_variable) in zip(
+            reads, network.operation_visits, network.operation_paths):
+        mean_wait = sum(v * waits[k][0] for k, v in per_request.items() if k in waits)
+        var = _path_wait_var_us2(network, is_read, per_path, waits, relaxation_us, share, correlated, closed)
+        modes.append((prob, path, path_var, path_variable, mean_wait, var))
+    modes, shift = _scaled_modes(modes, mean_latency_us, buffer_wait_us)
+    components = []
+    for is_read, mode in zip(reads, modes):
+        components += _mode_components(network, is_read, mode, shift, buffer_wait_us, x_per_us, write_blocked)
     return _mixture_quantile(tuple(components), P99)
 
 

@@ -164,24 +164,26 @@ def _fail(msg: str) -> DesError:
     return DesError(msg)
 
 
-def compile_network(network: Network, service_family: str = "auto") -> CompiledNetwork:
-    """Validate ``network`` and flatten it into arrays for the event loop."""
-    if service_family not in SERVICE_FAMILIES:
-        raise _fail(f"service_family must be one of {SERVICE_FAMILIES}, got {service_family!r}")
-    stations = network.stations
+def _station_arrays(stations) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Validate ``stations`` and return (their names, copies, servers per copy, each station's first unit
+    (station copy) index, per unit its station and its servers)."""
     names = tuple(s.name for s in stations)
     if len(set(names)) != len(names):
         raise _fail(f"station names are not unique: {names}")
     for s in stations:
         if int(s.servers) < 1 or int(s.copies) < 1:
             raise _fail(f"station {s.name!r}: servers and copies must be >= 1 (got {s.servers}, {s.copies})")
-    index = {n: i for i, n in enumerate(names)}
     copies = np.array([int(s.copies) for s in stations], dtype=np.int64)
     servers = np.array([int(s.servers) for s in stations], dtype=np.int64)
     base = np.concatenate(([0], np.cumsum(copies)[:-1])).astype(np.int64) if len(stations) else np.zeros(0, np.int64)
     unit_station = np.repeat(np.arange(len(stations), dtype=np.int64), copies)
     unit_servers = np.repeat(servers, copies).astype(np.int64)
+    return names, copies, servers, base, unit_station, unit_servers
 
+
+def _request_sizes(network: Network) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Validate the request mix of ``network`` and return (the size classes' probabilities, their transactions,
+    the reads' share, the sizes' cumulative distribution, its last entry exactly 1)."""
     nb = len(network.request_bytes)
     if nb < 1 or len(network.request_probs) != nb or len(network.transactions) != nb:
         raise _fail("request_bytes, request_probs and transactions must be non-empty and equally long")
@@ -196,96 +198,130 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
         raise _fail(f"read_fraction must be in [0, 1], got {rf}")
     cdf = np.cumsum(probs)
     cdf[-1] = 1.0
+    return probs, trans, rf, cdf
 
-    steps = network.steps
-    if not steps:
-        raise _fail("the route has no steps")
-    ns = len(steps)
+
+def _step_labels(steps) -> tuple[str, ...]:
+    """Unique keys of ``steps``: each step's label, a repeated one with "#<index>" appended."""
     labels = []
     seen: set[str] = set()
     for i, st in enumerate(steps):
         lab = st.label if st.label not in seen else f"{st.label}#{i}"
         seen.add(lab)
         labels.append(lab)
+    return tuple(labels)
+
+
+def _check_step(i: int, st, index: dict[str, int], names: tuple[str, ...]) -> None:
+    """Raise DesError unless step ``i`` has finite non-negative times (us) and scv, a known routing that a
+    station-less step does not use, a known station, known operations, a probability in [0, 1], and is at a
+    station and per transaction where it is a background step."""
+    where = f"step {i} ({st.label!r})"
+    for attr in ("read_us", "write_us", "per_byte_us", "scv", "delay_us"):
+        v = float(getattr(st, attr))
+        if not math.isfinite(v) or v < 0:
+            raise _fail(f"{where}: {attr} must be finite and >= 0, got {v}")
+    if st.routing not in ROUTING:
+        raise _fail(f"{where}: routing must be one of {ROUTING}, got {st.routing!r}")
+    if st.station is not None and st.station not in index:
+        raise _fail(f"{where}: unknown station {st.station!r} (stations: {names})")
+    if st.station is None and st.routing != "single":
+        raise _fail(f"{where}: a station-less (pure delay) step cannot have routing {st.routing!r}")
+    if st.ops not in ("both", "read", "write"):
+        raise _fail(f"{where}: ops must be 'both', 'read' or 'write', got {st.ops!r}")
+    if not 0.0 <= float(st.probability) <= 1.0:
+        raise _fail(f"{where}: probability must be in [0, 1], got {st.probability}")
+    if st.background and (st.per_request or st.station is None):
+        raise _fail(f"{where}: a background step must be a per-transaction step at a station")
+
+
+def _step_placement(steps, index: dict[str, int], base: np.ndarray, copies: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per step: its station's index (-1 for a pure delay), its routing code, its station's first unit index
+    and its station's copies (1 for a pure delay)."""
+    ns = len(steps)
     step_station = np.full(ns, -1, dtype=np.int64)
     step_route = np.zeros(ns, dtype=np.int64)
-    per_req = np.array([bool(s.per_request) for s in steps], dtype=np.bool_)
-    fam = np.zeros(ns, dtype=np.int64)
-    delay = np.zeros(ns, dtype=float)
-    mean = np.zeros((ns, 2, nb), dtype=float)
-    mu = np.zeros((ns, 2, nb), dtype=float)
-    sigma = np.zeros(ns, dtype=float)
     sbase = np.zeros(ns, dtype=np.int64)
     scop = np.ones(ns, dtype=np.int64)
-    req_bytes = np.asarray(network.request_bytes, dtype=float)
     for i, st in enumerate(steps):
-        where = f"step {i} ({st.label!r})"
-        for attr in ("read_us", "write_us", "per_byte_us", "scv", "delay_us"):
-            v = float(getattr(st, attr))
-            if not math.isfinite(v) or v < 0:
-                raise _fail(f"{where}: {attr} must be finite and >= 0, got {v}")
-        if st.routing not in ROUTING:
-            raise _fail(f"{where}: routing must be one of {ROUTING}, got {st.routing!r}")
         if st.station is not None:
-            if st.station not in index:
-                raise _fail(f"{where}: unknown station {st.station!r} (stations: {names})")
             k = index[st.station]
             step_station[i] = k
             sbase[i] = base[k]
             scop[i] = copies[k]
             step_route[i] = _ROUTE_CODE[st.routing]
-        elif st.routing != "single":
-            raise _fail(f"{where}: a station-less (pure delay) step cannot have routing {st.routing!r}")
-        if st.ops not in ("both", "read", "write"):
-            raise _fail(f"{where}: ops must be 'both', 'read' or 'write', got {st.ops!r}")
-        if not 0.0 <= float(st.probability) <= 1.0:
-            raise _fail(f"{where}: probability must be in [0, 1], got {st.probability}")
-        if st.background and (st.per_request or st.station is None):
-            raise _fail(f"{where}: a background step must be a per-transaction step at a station")
+    return step_station, step_route, sbase, scop
+
+
+def _family_code(scv: float, service_family: str) -> int:
+    """The service time's family for a step of squared coefficient of variation ``scv``: deterministic at 0,
+    else exponential (forced, or at scv 1 under "auto") or log-normal."""
+    if scv == 0.0:
+        return _DET
+    if service_family == "exponential" or (service_family == "auto" and scv == 1.0):
+        return _EXP
+    return _LOGN
+
+
+def _step_services(steps, request_bytes: np.ndarray, service_family: str
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per step: its service family code, its delay (us), its mean service and log-normal location per
+    [op (0 read, 1 write), size] (us; the per-byte part at per-request steps only, as Network.step_moments
+    has it), and its log-normal shape."""
+    ns, nb = len(steps), len(request_bytes)
+    fam = np.zeros(ns, dtype=np.int64)
+    delay = np.zeros(ns, dtype=float)
+    mean = np.zeros((ns, 2, nb), dtype=float)
+    mu = np.zeros((ns, 2, nb), dtype=float)
+    sigma = np.zeros(ns, dtype=float)
+    for i, st in enumerate(steps):
         delay[i] = float(st.delay_us)
         scv = float(st.scv)
-        if scv == 0.0:
-            fam[i] = _DET
-        elif service_family == "exponential" or (service_family == "auto" and scv == 1.0):
-            fam[i] = _EXP
-        else:
-            fam[i] = _LOGN
+        fam[i] = _family_code(scv, service_family)
         s2 = math.log1p(scv)
         sigma[i] = math.sqrt(s2)
-        bytes_ = req_bytes if st.per_request else np.zeros(nb)  # as Network.step_moments
+        bytes_ = request_bytes if st.per_request else np.zeros(nb)  # as Network.step_moments
         for op, b in ((0, float(st.read_us)), (1, float(st.write_us))):
             m = b + float(st.per_byte_us) * bytes_
             mean[i, op, :] = m
             with np.errstate(divide="ignore"):
                 mu[i, op, :] = np.where(m > 0, np.log(np.maximum(m, 1e-300)) - 0.5 * s2, 0.0)
-    # fork-join blocks and die_channel provenance
-    has_tx = bool(np.any(~per_req))
-    block_end = fork_join_block_ends(per_req)
+    return fam, delay, mean, mu, sigma
+
+
+def _check_die_channel(steps, per_req: np.ndarray) -> None:
+    """Raise DesError where a 'die_channel' step has no earlier 'uniform' step of the same job (the same
+    fork-join block for a per-transaction step) to take its die from."""
     for i, st in enumerate(steps):
-        if st.station is not None and st.routing == "die_channel":
-            if st.per_request:
-                prior = [k for k in range(i) if per_req[k]]
-            else:
-                start = i
-                while start > 0 and not per_req[start - 1]:
-                    start -= 1
-                prior = list(range(start, i))
-            if not any(steps[k].station is not None and steps[k].routing == "uniform" for k in prior):
-                raise _fail(f"step {i} ({st.label!r}): 'die_channel' routing needs an earlier 'uniform' step "
-                            "of the same job (same fork-join block for a per-transaction step)")
-    tx_pool = int(trans[probs > 0].max()) if has_tx else 0
-    ops = np.array([{"both": 0, "read": 1, "write": 2}[st.ops] for st in steps], dtype=np.int64)
-    prob = np.array([float(st.probability) for st in steps], dtype=float)
-    follow = np.array([bool(st.follow) for st in steps], dtype=np.bool_)
-    bgm = np.array([bool(st.background) for st in steps], dtype=np.bool_)
+        if st.station is None or st.routing != "die_channel":
+            continue
+        if st.per_request:
+            prior = [k for k in range(i) if per_req[k]]
+        else:
+            start = i
+            while start > 0 and not per_req[start - 1]:
+                start -= 1
+            prior = list(range(start, i))
+        if not any(steps[k].station is not None and steps[k].routing == "uniform" for k in prior):
+            raise _fail(f"step {i} ({st.label!r}): 'die_channel' routing needs an earlier 'uniform' step "
+                        "of the same job (same fork-join block for a per-transaction step)")
+
+
+def _background_ends(bgm: np.ndarray, block_end: np.ndarray) -> np.ndarray:
+    """Per step, the first step after its run of consecutive background steps (within one fork-join block);
+    the next step for a step that is not a background one."""
+    ns = len(bgm)
     bgend = np.arange(1, ns + 1, dtype=np.int64)
     for i in range(ns - 1, -1, -1):
         if bgm[i] and i + 1 < ns and bgm[i + 1] and block_end[i + 1] == block_end[i]:
             bgend[i] = bgend[i + 1]
-    kinds = {s.name: s.kind for s in stations}
-    isdie = np.array([st.station is not None and kinds[st.station] == "die" for st in steps], dtype=np.bool_)
-    bg_slots = max(1, int(network.background_slots)) if bgm.any() else 0
+    return bgend
 
+
+def _workload(network: Network) -> tuple[bool, int, float]:
+    """Validate the workload of ``network`` and return (closed, queue depth (0 if open), arrival IOPS (0 if
+    closed))."""
     closed = network.queue_depth is not None
     if closed == (network.arrival_iops is not None):
         raise _fail("exactly one of queue_depth (closed) and arrival_iops (open) must be set")
@@ -295,8 +331,43 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
     iops = float(network.arrival_iops) if not closed else 0.0
     if not closed and not (iops > 0 and math.isfinite(iops)):
         raise _fail(f"arrival_iops must be a positive finite rate, got {network.arrival_iops}")
+    return closed, qd, iops
+
+
+def compile_network(network: Network, service_family: str = "auto") -> CompiledNetwork:
+    """Validate ``network`` and flatten it into arrays for the event loop."""
+    if service_family not in SERVICE_FAMILIES:
+        raise _fail(f"service_family must be one of {SERVICE_FAMILIES}, got {service_family!r}")
+    stations = network.stations
+    names, copies, servers, base, unit_station, unit_servers = _station_arrays(stations)
+    index = {n: i for i, n in enumerate(names)}
+    probs, trans, rf, cdf = _request_sizes(network)
+    steps = network.steps
+    if not steps:
+        raise _fail("the route has no steps")
+    labels = _step_labels(steps)
+    for i, st in enumerate(steps):
+        _check_step(i, st, index, names)
+    step_station, step_route, sbase, scop = _step_placement(steps, index, base, copies)
+    per_req = np.array([bool(s.per_request) for s in steps], dtype=np.bool_)
+    fam, delay, mean, mu, sigma = _step_services(steps, np.asarray(network.request_bytes, dtype=float),
+                                                 service_family)
+    # fork-join blocks and die_channel provenance
+    has_tx = bool(np.any(~per_req))
+    block_end = fork_join_block_ends(per_req)
+    _check_die_channel(steps, per_req)
+    tx_pool = int(trans[probs > 0].max()) if has_tx else 0
+    ops = np.array([{"both": 0, "read": 1, "write": 2}[st.ops] for st in steps], dtype=np.int64)
+    prob = np.array([float(st.probability) for st in steps], dtype=float)
+    follow = np.array([bool(st.follow) for st in steps], dtype=np.bool_)
+    bgm = np.array([bool(st.background) for st in steps], dtype=np.bool_)
+    bgend = _background_ends(bgm, block_end)
+    kinds = {s.name: s.kind for s in stations}
+    isdie = np.array([st.station is not None and kinds[st.station] == "die" for st in steps], dtype=np.bool_)
+    bg_slots = max(1, int(network.background_slots)) if bgm.any() else 0
+    closed, qd, iops = _workload(network)
     return CompiledNetwork(
-        station_names=names, station_servers=servers, station_copies=copies, step_labels=tuple(labels),
+        station_names=names, station_servers=servers, station_copies=copies, step_labels=labels,
         step_station=step_station, step_route=step_route, step_per_request=per_req, step_family=fam,
         step_delay=delay, step_mean=mean, step_mu=mu, step_sigma=sigma, step_base=sbase, step_copies=scop,
         step_block_end=block_end, unit_servers=unit_servers, unit_station=unit_station, size_cdf=cdf,

@@ -96,105 +96,149 @@ def run_times(network: Network, loads: tuple[StationLoad, ...], arrival_per_us: 
     return out
 
 
-def _station_times(classes, lam: float, servers: int) -> tuple[float, float]:
-    """(a request's mean excess, its jobs' summed mean wait), us, at one station of ``servers`` servers:
-    ``classes`` is [(groups, probability)] per operation and size (:func:`_class_groups`; every class has
-    the same groups and levels)."""
+@dataclass(frozen=True)
+class _StationWork:
+    """The work of one station's request classes (:func:`_station_times`) on the fast server: ``classes``
+    [(groups, probability)], the arrival rate ``lam`` (per us), each group's levels, the work a request brings
+    per group and level (us), and the utilisation of each group and of the station."""
+
+    classes: list
+    lam: float
+    levels: list[int]
+    level_work: list[list[float]]
+    group_rho: list[float]
+    rho: float
+
+
+def _station_work(classes, lam: float) -> _StationWork:
+    """The levels, the work per group and level (us) and the utilisations of ``classes`` at rate ``lam``."""
     n_groups = len(classes[0][0])
     levels = [1 + max(job[4] for cls, _ in classes for job in cls[g]) for g in range(n_groups)]
     # per group and level: the work a request brings (us, on the fast server)
     level_work = [[sum(p * sum(w for w, _, _, _, lv in groups[g] if lv == m) for groups, p in classes)
                    for m in range(levels[g])] for g in range(n_groups)]
     group_rho = [lam * sum(ws) for ws in level_work]
-    rho = sum(group_rho)
+    return _StationWork(classes, lam, levels, level_work, group_rho, sum(group_rho))
+
+
+def _work_ahead_us(work: _StationWork, g: int, level: int, release: float, chain: list[float],
+                   pending: list[list[float]]) -> float:
+    """The others' work (us) a job of group ``g`` and level ``level`` released ``release`` us after its
+    request's arrival finds ahead of it beyond the first wait (``chain``: the own release times, level 0 to
+    this job's; ``pending``: E[U] per group and level), as :func:`_schedule` describes."""
+    lam, level_work = work.lam, work.level_work
+    ahead = 0.0
+    for m in range(1, work.levels[g]):
+        if m <= level:
+            ahead += pending[g][m]
+        elif pending[g][m] > 0.0:
+            ahead += pending[g][m] * min(1.0, release * lam * level_work[g][m] / pending[g][m])
+    ahead += sum(lam * level_work[g][m] * chain[level - m] for m in range(level + 1))
+    ahead += (work.rho - work.group_rho[g]) * release
+    return ahead
+
+
+def _schedule(work: _StationWork, first_wait: float, pending: list[list[float]]
+              ) -> tuple[list[list[float]], list[float], list[float]]:
+    """(E[U] per group and level that the release times imply, the mean excess per group, the jobs'
+    summed mean wait per group), us, for a first wait and the work ``pending`` (E[U] per group and level).
+    A job of level l released r after the request's arrival finishes after the first wait, the own work up
+    to it (FCFS) and the others' work released before it: the requests ahead's pending work of levels up to
+    l, and of a higher level the share released by r (evenly until that level's mean release); the level-m
+    work of the requests that arrive before the own level-(l - m) release (a later arrival's chain runs one
+    step behind: its level-m job is ahead only if it arrived before the own job m levels back was
+    released); and the other groups' work at their mean rate. Not before r plus its own work."""
+    n_groups = len(work.levels)
+    implied = [[0.0] * work.levels[g] for g in range(n_groups)]
+    excess = [0.0] * n_groups
+    job_wait = [0.0] * n_groups
+    for groups, p in work.classes:
+        for g, jobs in enumerate(groups):
+            done = [0.0] * len(jobs)
+            chain: list[list[float]] = [[] for _ in jobs]  # own release times, level 0 .. this job's
+            own = 0.0
+            for n, (w, _, pred, gap, level) in enumerate(jobs):
+                if pred:
+                    last = max(pred, key=lambda q: done[q])
+                    release = done[last] + gap
+                    chain[n] = chain[last] + [release]
+                else:
+                    release = 0.0
+                    chain[n] = [0.0]
+                ahead = _work_ahead_us(work, g, level, release, chain[n], pending)
+                own += w
+                done[n] = max(first_wait + ahead + own, release + w)
+                implied[g][level] += work.lam * p * w * release
+                job_wait[g] += p * (done[n] - release - w)
+            excess[g] += p * (max(done) - own)
+    return implied, excess, job_wait
+
+
+def _pending_at(work: _StationWork, first_wait: float) -> list[list[float]]:
+    """E[U] per group and level (us) consistent with the release times it implies at the first wait
+    ``first_wait`` (us): :func:`_schedule` iterated to its fixed point (a contraction)."""
+    pending = [[0.0] * n_levels for n_levels in work.levels]
+    for _ in range(200):
+        nxt = _schedule(work, first_wait, pending)[0]
+        change = max(abs(a - b) for row_a, row_b in zip(nxt, pending) for a, b in zip(row_a, row_b))
+        pending = nxt
+        if change <= 1e-12 * max(1.0, max(max(row) for row in nxt)):
+            break
+    return pending
+
+
+def _total(pending: list[list[float]]) -> float:
+    """The pending work summed over groups and levels (us)."""
+    return sum(sum(row) for row in pending)
+
+
+def _first_wait_us(work: _StationWork, v_all: float) -> float:
+    """The first job's wait W_1 = V' - E[U] (us), ``v_all`` = V': W_1 + E[U](W_1) rises with W_1 (later
+    releases), so bisect."""
+    lo, hi = 0.0, v_all
+    if _total(_pending_at(work, 0.0)) >= v_all:
+        hi = 0.0
+    while hi - lo > 1e-10 * max(hi, 1.0):
+        mid = 0.5 * (lo + hi)
+        if mid + _total(_pending_at(work, mid)) > v_all:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
+
+
+def _idle_core_scaled(work: _StationWork, servers: int, excess: list[float],
+                      job_wait: list[float]) -> tuple[float, float]:
+    """(the mean excess, the jobs' summed mean wait), us, on c = ``servers`` > 1 cores: a group that brings
+    fewer than c jobs at a time may find a core idle. M/M/c waits C(c, a) / rho times as long as the M/M/1
+    c times as fast: that factor for one job at a time, none for batches of c or more, linear between."""
+    rho = work.rho
+    idle_factor = erlang_c(servers, rho * servers) / rho
+    total_excess = total_wait = 0.0
+    for g, n_levels in enumerate(work.levels):
+        batch = max(sum(1 for job in groups[g] if job[4] == m) for groups, _ in work.classes for m in range(n_levels))
+        factor = 1.0 - (1.0 - idle_factor) * max(0.0, (servers - batch) / (servers - 1.0))
+        total_excess += factor * excess[g]
+        total_wait += factor * job_wait[g]
+    return total_excess, total_wait
+
+
+def _station_times(classes, lam: float, servers: int) -> tuple[float, float]:
+    """(a request's mean excess, its jobs' summed mean wait), us, at one station of ``servers`` servers:
+    ``classes`` is [(groups, probability)] per operation and size (:func:`_class_groups`; every class has
+    the same groups and levels)."""
+    work = _station_work(classes, lam)
+    rho = work.rho
     if rho >= 1.0:
         return math.inf, math.inf
     square = sum(p * sum(sum(w for w, *_ in g) ** 2 + sum(w * w * scv for w, scv, *_ in g) for g in groups)
                  for groups, p in classes)
     v_all = lam * square / (2.0 * (1.0 - rho))  # each group's work all queued on arrival: M/G/1
-
-    def schedule(first_wait: float, pending: list[list[float]]
-                 ) -> tuple[list[list[float]], list[float], list[float]]:
-        """(E[U] per group and level that the release times imply, the mean excess per group, the jobs'
-        summed mean wait per group) for a first
-        wait and the work ``pending`` (E[U] per group and level). A job of level l released r after the
-        request's arrival finishes after the first wait, the own work up to it (FCFS) and the others' work
-        released before it: the requests ahead's pending work of levels up to l, and of a higher level the
-        share released by r (evenly until that level's mean release); the level-m work of the requests
-        that arrive before the own level-(l - m) release (a later arrival's chain runs one step behind: its
-        level-m job is ahead only if it arrived before the own job m levels back was released); and the
-        other groups' work at their mean rate. Not before r plus its own work."""
-        implied = [[0.0] * levels[g] for g in range(n_groups)]
-        excess = [0.0] * n_groups
-        job_wait = [0.0] * n_groups
-        for groups, p in classes:
-            for g, jobs in enumerate(groups):
-                others_rate = rho - group_rho[g]
-                done = [0.0] * len(jobs)
-                chain: list[list[float]] = [[] for _ in jobs]  # own release times, level 0 .. this job's
-                own = 0.0
-                for n, (w, _, pred, gap, level) in enumerate(jobs):
-                    if pred:
-                        last = max(pred, key=lambda q: done[q])
-                        release = done[last] + gap
-                        chain[n] = chain[last] + [release]
-                    else:
-                        release = 0.0
-                        chain[n] = [0.0]
-                    ahead = 0.0
-                    for m in range(1, levels[g]):
-                        if m <= level:
-                            ahead += pending[g][m]
-                        elif pending[g][m] > 0.0:
-                            ahead += pending[g][m] * min(1.0, release * lam * level_work[g][m] / pending[g][m])
-                    ahead += sum(lam * level_work[g][m] * chain[n][level - m] for m in range(level + 1))
-                    ahead += others_rate * release
-                    own += w
-                    done[n] = max(first_wait + ahead + own, release + w)
-                    implied[g][level] += lam * p * w * release
-                    job_wait[g] += p * (done[n] - release - w)
-                excess[g] += p * (max(done) - own)
-        return implied, excess, job_wait
-
-    def pending_at(first_wait: float) -> list[list[float]]:
-        """E[U] per group and level consistent with the release times it implies (a contraction)."""
-        pending = [[0.0] * levels[g] for g in range(n_groups)]
-        for _ in range(200):
-            nxt = schedule(first_wait, pending)[0]
-            change = max(abs(a - b) for row_a, row_b in zip(nxt, pending) for a, b in zip(row_a, row_b))
-            pending = nxt
-            if change <= 1e-12 * max(1.0, max(max(row) for row in nxt)):
-                break
-        return pending
-
-    def total(pending: list[list[float]]) -> float:
-        return sum(sum(row) for row in pending)
-
-    # W_1 = V' - E[U]: W_1 + E[U](W_1) rises with W_1 (later releases), so bisect
-    lo, hi = 0.0, v_all
-    if total(pending_at(0.0)) >= v_all:
-        hi = 0.0
-    while hi - lo > 1e-10 * max(hi, 1.0):
-        mid = 0.5 * (lo + hi)
-        if mid + total(pending_at(mid)) > v_all:
-            hi = mid
-        else:
-            lo = mid
-    first_wait = 0.5 * (lo + hi)
-    _, excess, job_wait = schedule(first_wait, pending_at(first_wait))
+    first_wait = _first_wait_us(work, v_all)
+    _, excess, job_wait = _schedule(work, first_wait, _pending_at(work, first_wait))
     if servers == 1:
         return sum(excess), sum(job_wait)
-    # c > 1: a group that brings fewer than c jobs at a time may find a core idle. M/M/c waits
-    # C(c, a) / rho times as long as the M/M/1 c times as fast: that factor for one job at a time, none for
-    # batches of c or more, linear between
-    idle_factor = erlang_c(servers, rho * servers) / rho
-    total_excess = total_wait = 0.0
-    for g in range(n_groups):
-        batch = max(sum(1 for job in groups[g] if job[4] == m) for groups, _ in classes for m in range(levels[g]))
-        factor = 1.0 - (1.0 - idle_factor) * max(0.0, (servers - batch) / (servers - 1.0))
-        total_excess += factor * excess[g]
-        total_wait += factor * job_wait[g]
-    return total_excess, total_wait
+    return _idle_core_scaled(work, servers, excess, job_wait)
 
 
 def _station_steps(network: Network, name: str) -> list[Step]:

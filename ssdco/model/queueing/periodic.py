@@ -204,6 +204,44 @@ def platoon_throughput_per_us(network: Network, completions_per_request: int = P
     return None if schedule is None else schedule.throughput_per_us
 
 
+def _nand_network(network: Network, route, schedule: PeriodicSchedule) -> tuple[Network, set[str]]:
+    """(``network`` with only its address-routed stations, the names of those stations): the route with the
+    stations the address does not pick emptied, their time in the skeleton's ``schedule`` (service, delays
+    and waits, us) on the first step (a per-request one: the route MVA counts a station-less step's delay only
+    there)."""
+    routed_names = {network.stations[station].name for station, _, _, routed, _, _ in route if routed}
+    elsewhere_us = float(np.sum(schedule.wait_us))
+    steps = []
+    for step, (station, service, delay, routed, skipped, _) in zip(network.steps, route):
+        if station >= 0 and not routed:
+            step = replace(step, station=None, read_us=0.0, write_us=0.0, per_byte_us=0.0, delay_us=0.0)
+            elsewhere_us += 0.0 if skipped else service + delay
+        steps.append(step)
+    steps[0] = replace(steps[0], delay_us=steps[0].delay_us + elsewhere_us)
+    nand = replace(network, stations=tuple(s for s in network.stations if s.name in routed_names),
+                   steps=tuple(steps))
+    return nand, routed_names
+
+
+def _routed_stage_answer(nand: Network, nand_loads, n: int, x: float, routed_residence: np.ndarray,
+                         routed_names: set[str]) -> tuple[float, np.ndarray]:
+    """(throughput per us, residence per copy us) of ``nand`` at queue depth ``n``: where its address-routed
+    stations are the dies and channels that routed_stage.py describes, that stage's throughput behind the fixed
+    time elsewhere, event by event, with the route MVA's residences kept in proportion; else the route MVA's
+    ``x`` and ``routed_residence``."""
+    stages = routed_stages(nand)
+    if {st.station for st in stages} != routed_names:
+        return x, routed_residence
+    # the dies and channels behind the fixed time elsewhere, event by event (routed_stage.py): the route
+    # MVA's waits there run 1-4 % long where a few multi-plane dies hold nearly all N requests (module
+    # docstring); its residences are kept in proportion for the per-station figures
+    think_us = float(sum(step.delay_us for step in nand.steps))
+    x = routed_stage_per_us(n, (1,), (1.0,), stages, think_us=think_us)
+    per_request = float(np.sum(routed_residence * np.array([ld.copies for ld in nand_loads])))
+    routed_residence *= max(n / x - think_us, 0.0) / max(per_request, 1e-12)  # residences are per copy
+    return x, routed_residence
+
+
 def convoy_estimate(network: Network) -> ConvoyEstimate | None:
     """The convoy estimate of ``network`` (closed, one deterministic route of one-transaction requests, queue
     depth 2 to ``CONVOY_MAX_QUEUE_DEPTH``; None elsewhere, or where the skeleton's state does not repeat within the
@@ -219,33 +257,12 @@ def convoy_estimate(network: Network) -> ConvoyEstimate | None:
     schedule = _search(skeleton, 1, [s.servers for s in network.stations], n, network)
     if schedule is None:
         return None
-    # the route with the stations the address does not pick emptied, their time on the first step (a
-    # per-request one: the route MVA counts a station-less step's delay only there)
-    routed_names = {network.stations[station].name for station, _, _, routed, _, _ in route if routed}
-    elsewhere_us = float(np.sum(schedule.wait_us))
-    steps = []
-    for step, (station, service, delay, routed, skipped, _) in zip(network.steps, route):
-        if station >= 0 and not routed:
-            step = replace(step, station=None, read_us=0.0, write_us=0.0, per_byte_us=0.0, delay_us=0.0)
-            elsewhere_us += 0.0 if skipped else service + delay
-        steps.append(step)
-    steps[0] = replace(steps[0], delay_us=steps[0].delay_us + elsewhere_us)
-    nand = replace(network, stations=tuple(s for s in network.stations if s.name in routed_names),
-                   steps=tuple(steps))
+    nand, routed_names = _nand_network(network, route, schedule)
     nand_loads = nand.loads()
     solution = solve_route(route_arrays(nand, nand_loads), n)
     at = {ld.name: k for k, ld in enumerate(nand_loads)}
-    x = solution.throughput_per_us
-    routed_residence = solution.residence_us.copy()
-    stages = routed_stages(nand)
-    if {st.station for st in stages} == routed_names:
-        # the dies and channels behind the fixed time elsewhere, event by event (routed_stage.py): the route
-        # MVA's waits there run 1-4 % long where a few multi-plane dies hold nearly all N requests (module
-        # docstring); its residences are kept in proportion for the per-station figures
-        think_us = float(sum(step.delay_us for step in nand.steps))
-        x = routed_stage_per_us(n, (1,), (1.0,), stages, think_us=think_us)
-        per_request = float(np.sum(routed_residence * np.array([ld.copies for ld in nand_loads])))
-        routed_residence *= max(n / x - think_us, 0.0) / max(per_request, 1e-12)  # residences are per copy
+    x, routed_residence = _routed_stage_answer(nand, nand_loads, n, solution.throughput_per_us,
+                                               solution.residence_us.copy(), routed_names)
     loads = network.loads()
     residence = np.array([routed_residence[at[ld.name]] if ld.name in at else ld.demand_us + wait
                           for ld, wait in zip(loads, schedule.wait_us)])
@@ -275,6 +292,194 @@ def periodic_schedule(network: Network, x_hint_per_us: float | None = None) -> P
     return _search(route, transactions, servers, int(network.queue_depth), network)
 
 
+class _Recursion:
+    """The event recursion of :func:`_search`: ``n`` requests on ``route`` (address-routed stations as one copy),
+    every request issued at time 0 and again as it completes; times in us. Jobs 0..n-1 are the requests,
+    n + r * T + i transaction i of request r."""
+
+    def __init__(self, route, transactions: int, servers: list[int], n: int):
+        self.route = route
+        self.transactions = transactions
+        self.servers = servers
+        self.n = n
+        self.nsteps = len(route)
+        self.block_end = fork_join_block_ends([r[5] for r in route]).tolist()  # first step after a block
+        jobs = n * (1 + transactions)
+        self.pos = [0] * jobs
+        self.phase = [0] * jobs
+        self.arrived = [0.0] * jobs
+        self.remaining = [0] * n
+        self.started = [0.0] * n
+        self.busy = [0] * len(servers)
+        self.queue: list[list[int]] = [[] for _ in servers]
+        self.heap: list[tuple[float, int, int]] = []
+        self.seq = 0
+        self.entering: list[tuple[int, int]] = [(r, 0) for r in range(n - 1, -1, -1)]  # a stack, as the DES's
+        # wait and visits per step, latencies
+        self.step_wait = np.zeros(self.nsteps)
+        self.step_waited = np.zeros(self.nsteps)
+        self.step_visits = np.zeros(self.nsteps)
+        self.latencies: list[tuple[float, float]] = []  # (issued, latency) per completion
+        self.routed_waits = 0  # transactions that waited at an address-routed (collapsed) copy
+        self.t = 0.0
+        self.events = 0
+
+    def push(self, time: float, job: int) -> None:
+        """Schedule ``job``'s next event at ``time`` (us), after the events already scheduled for that time."""
+        heapq.heappush(self.heap, (time, self.seq, job))
+        self.seq += 1
+
+    def serve_queued(self, h: int, t: float) -> None:
+        """Start serving the queued job ``h`` at time ``t`` (us), recording its wait."""
+        sh = self.pos[h]
+        self.step_wait[sh] += t - self.arrived[h]
+        self.step_waited[sh] += 1
+        if self.route[sh][3] and t - self.arrived[h] > WAIT_RESOLUTION_US:
+            self.routed_waits += 1
+        self.push(t + self.route[sh][1], h)
+
+    def fork(self, j: int, s: int) -> None:
+        """Request ``j`` forks into its transactions at step ``s``: they enter it in order."""
+        transactions = self.transactions
+        self.remaining[j] = transactions
+        base = self.n + j * transactions
+        self.entering.extend((base + i, s) for i in range(transactions - 1, -1, -1))
+
+    def complete(self, j: int) -> int:
+        """Request ``j`` completes at the current time and is issued again at once: the completions so far."""
+        t = self.t
+        self.latencies.append((self.started[j], t - self.started[j]))
+        self.started[j] = t
+        self.entering.append((j, 0))
+        return len(self.latencies)
+
+    def next_completion(self, budget: int) -> int | None:
+        """Run to the next completion: the completions so far, or None where the events run out (``budget``
+        taken, or none pending). Every job entering a step at the current time enters it first (a request forks
+        into its transactions, a skipped step or a pure delay schedules its end, a station serves the job or
+        queues it); then the next event moves its job on (a server that finishes takes the first queued job, if
+        any, else idles)."""
+        route, entering, n, block_end, nsteps = self.route, self.entering, self.n, self.block_end, self.nsteps
+        pos, phase, busy, servers, push, heap = self.pos, self.phase, self.busy, self.servers, self.push, self.heap
+        arrived, queue, remaining, step_visits = self.arrived, self.queue, self.remaining, self.step_visits
+        t, events = self.t, self.events
+        while True:
+            while entering:
+                j, s = entering.pop()
+                pos[j] = s
+                arrived[j] = t
+                station, service, delay, routed, skipped, per_request = route[s]
+                if j < n and not per_request:
+                    self.fork(j, s)
+                elif skipped:
+                    phase[j] = 1
+                    push(t, j)
+                elif station < 0:
+                    phase[j] = 1
+                    push(t + service + delay, j)
+                else:
+                    phase[j] = 0
+                    step_visits[s] += 1
+                    if busy[station] < servers[station]:
+                        busy[station] += 1
+                        push(t + service, j)
+                    else:
+                        queue[station].append(j)
+            if events >= budget or not heap:
+                self.t, self.events = t, events
+                return None
+            t, _, j = heapq.heappop(heap)
+            events += 1
+            s = pos[j]
+            station, service, delay, routed, skipped, per_request = route[s]
+            if phase[j] == 0:
+                if queue[station]:
+                    self.serve_queued(queue[station].pop(0), t)
+                else:
+                    busy[station] -= 1
+                if delay > 0.0:
+                    phase[j] = 1
+                    push(t + delay, j)
+                    continue
+            nxt = s + 1
+            if j >= n:  # a transaction
+                if nxt < block_end[s]:
+                    entering.append((j, nxt))
+                    continue
+                r = (j - n) // self.transactions
+                remaining[r] -= 1
+                if remaining[r] > 0:
+                    continue
+                j, nxt = r, block_end[s]
+            if nxt < nsteps:
+                entering.append((j, nxt))
+                continue
+            self.t, self.events = t, events
+            return self.complete(j)
+
+    def statistics(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of the per-step summed waits (us), waits and visits so far."""
+        return self.step_wait.copy(), self.step_waited.copy(), self.step_visits.copy()
+
+    def key(self) -> tuple:
+        """The state at a completion: requests are interchangeable, so it is the order and remaining time of
+        the pending events, the steps they belong to and the queues (the completing request's re-entry at
+        step 0 is the same each time)."""
+        t, pos, phase = self.t, self.pos, self.phase
+        return (tuple((round(time - t, TIME_DIGITS), pos[job], phase[job]) for time, _, job in sorted(self.heap)),
+                tuple(tuple(pos[job] for job in q) for q in self.queue))
+
+
+def _search_horizon(rec: _Recursion, network: Network, horizon: int) -> PeriodicSchedule | None:
+    """:func:`_search` with ``horizon``: the figures of the completions after the first ``horizon // 2``, up to
+    ``horizon``, or None where the events run out."""
+    budget = horizon * rec.nsteps * (1 + rec.transactions) * 4  # far more than the horizon's completions need
+    warm = horizon // 2
+    window = None  # (t0, (completions, statistics)) once warm
+    while True:
+        done = rec.next_completion(budget)
+        if done is None:
+            return None
+        if done == warm:
+            window = (rec.t, (done, *rec.statistics()))
+        elif done >= horizon:
+            t0, (first, wait0, waited0, visits0) = window
+            measured = done - first
+            return _summary(network, rec.route, rec.n, measured / (rec.t - t0),
+                            [lat for _, lat in rec.latencies[first:]], rec.step_wait - wait0,
+                            rec.step_waited - waited0, rec.step_visits - visits0, measured)
+
+
+def _search_repeat(rec: _Recursion, network: Network) -> PeriodicSchedule | None:
+    """:func:`_search` without a horizon: run until the state at a completion repeats, then over one period."""
+    budget = min(MAX_EVENTS, EVENTS_PER_STEP_AND_REQUEST * rec.nsteps * rec.n * rec.transactions)
+    window = None  # once the state repeats: (t0, t1, requests per period, statistics over the period)
+    start_routed_waits = 0  # routed_waits where the period began
+    seen: dict[tuple, tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]] = {}
+    while True:
+        done = rec.next_completion(budget)
+        if done is None:
+            return None
+        if window is not None:
+            t0, t1, period, stats = window
+            if sum(t0 <= issued < t1 for issued, _ in rec.latencies[stats[0]:]) == period:
+                lat = [latency for issued, latency in rec.latencies[stats[0]:] if t0 <= issued < t1]
+                return _summary(network, rec.route, rec.n, period / (t1 - t0), lat, *stats[1:], period,
+                                start_routed_waits)
+            continue
+        key = rec.key()
+        if key in seen:
+            first, t0, waits0, wait0, waited0, visits0 = seen[key]
+            if rec.routed_waits > waits0:
+                return None  # the collapsed copies queue within the period: the addresses decide who waits
+            # one period [t0, t): its waits are final; its latencies are those of the requests issued in it
+            window = (t0, rec.t, done - first,
+                      (first, rec.step_wait - wait0, rec.step_waited - waited0, rec.step_visits - visits0))
+            start_routed_waits = waits0
+            continue
+        seen[key] = (done, rec.t, rec.routed_waits, *rec.statistics())
+
+
 def _search(route, transactions: int, servers: list[int], n: int, network: Network,
             horizon: int | None = None) -> PeriodicSchedule | None:
     """Run the event recursion of ``n`` requests on ``route`` (address-routed stations as one copy) until the
@@ -283,135 +488,10 @@ def _search(route, transactions: int, servers: list[int], n: int, network: Netwo
     the completions after the first ``horizon // 2``, up to ``horizon`` (an orbit the recursion may not have
     closed yet; ``period_requests`` is then the number of requests measured), and None only if the events run out
     (a budget of four times what the horizon needs)."""
-    nsteps = len(route)
-    nst = len(servers)
-    block_end = fork_join_block_ends([r[5] for r in route]).tolist()  # first step after a transaction's block
-    # jobs 0..n-1 are the requests, n + r * T + i transaction i of request r
-    jobs = n * (1 + transactions)
-    pos = [0] * jobs
-    phase = [0] * jobs
-    arrived = [0.0] * jobs
-    remaining = [0] * n
-    started = [0.0] * n
-    busy = [0] * nst
-    queue: list[list[int]] = [[] for _ in range(nst)]
-    heap: list[tuple[float, int, int]] = []
-    seq = 0
-    entering: list[tuple[int, int]] = [(r, 0) for r in range(n - 1, -1, -1)]  # a stack, as the DES's
-    # per period: wait and visits per step, latencies
-    step_wait = np.zeros(nsteps)
-    step_waited = np.zeros(nsteps)
-    step_visits = np.zeros(nsteps)
-    latencies: list[tuple[float, float]] = []  # (issued, latency) per completion
-    window = None  # once the state repeats: (t0, t1, requests per period, statistics over the period)
-    routed_waits = 0
-    start_routed_waits = 0  # routed_waits where the period began
-    seen: dict[tuple, tuple[int, float, int, np.ndarray, np.ndarray, np.ndarray]] = {}
-    t = 0.0
-    events = 0
-    budget = min(MAX_EVENTS, EVENTS_PER_STEP_AND_REQUEST * nsteps * n * transactions)
+    rec = _Recursion(route, transactions, servers, n)
     if horizon is not None:
-        budget = horizon * nsteps * (1 + transactions) * 4  # far more than the horizon's completions need
-        warm = horizon // 2
-
-    def push(time: float, job: int) -> None:
-        nonlocal seq
-        heapq.heappush(heap, (time, seq, job))
-        seq += 1
-
-    while True:
-        while entering:
-            j, s = entering.pop()
-            pos[j] = s
-            arrived[j] = t
-            station, service, delay, routed, skipped, per_request = route[s]
-            if j < n and not per_request:  # a request forks into its transactions
-                remaining[j] = transactions
-                base = n + j * transactions
-                entering.extend((base + i, s) for i in range(transactions - 1, -1, -1))
-                continue
-            if skipped:
-                phase[j] = 1
-                push(t, j)
-                continue
-            if station < 0:
-                phase[j] = 1
-                push(t + service + delay, j)
-                continue
-            phase[j] = 0
-            step_visits[s] += 1
-            if busy[station] < servers[station]:
-                busy[station] += 1
-                push(t + service, j)
-            else:
-                queue[station].append(j)
-        if events >= budget or not heap:
-            return None
-        t, _, j = heapq.heappop(heap)
-        events += 1
-        s = pos[j]
-        station, service, delay, routed, skipped, per_request = route[s]
-        if phase[j] == 0:
-            if queue[station]:
-                h = queue[station].pop(0)
-                sh = pos[h]
-                step_wait[sh] += t - arrived[h]
-                step_waited[sh] += 1
-                if route[sh][3] and t - arrived[h] > WAIT_RESOLUTION_US:
-                    routed_waits += 1
-                push(t + route[sh][1], h)
-            else:
-                busy[station] -= 1
-            if delay > 0.0:
-                phase[j] = 1
-                push(t + delay, j)
-                continue
-        nxt = s + 1
-        if j >= n:  # a transaction
-            if nxt < block_end[s]:
-                entering.append((j, nxt))
-                continue
-            r = (j - n) // transactions
-            remaining[r] -= 1
-            if remaining[r] > 0:
-                continue
-            j, nxt = r, block_end[s]
-        if nxt < nsteps:
-            entering.append((j, nxt))
-            continue
-        # request j completes and is issued again at once
-        latencies.append((started[j], t - started[j]))
-        started[j] = t
-        entering.append((j, 0))
-        done = len(latencies)
-        if horizon is not None:
-            if done == warm:
-                window = (t, None, None, (done, step_wait.copy(), step_waited.copy(), step_visits.copy()))
-            elif done >= horizon:
-                t0, _, _, (first, wait0, waited0, visits0) = window
-                measured = done - first
-                return _summary(network, route, n, measured / (t - t0), [lat for _, lat in latencies[first:]],
-                                step_wait - wait0, step_waited - waited0, step_visits - visits0, measured)
-            continue
-        if window is not None:
-            t0, t1, period, stats = window
-            if sum(t0 <= issued < t1 for issued, _ in latencies[stats[0]:]) == period:
-                lat = [latency for issued, latency in latencies[stats[0]:] if t0 <= issued < t1]
-                return _summary(network, route, n, period / (t1 - t0), lat, *stats[1:], period, start_routed_waits)
-            continue
-        # requests are interchangeable: the state is the order and remaining time of the pending events, the
-        # steps they belong to and the queues (the completing request's re-entry at step 0 is the same each time)
-        key = (tuple((round(time - t, TIME_DIGITS), pos[job], phase[job]) for time, _, job in sorted(heap)),
-               tuple(tuple(pos[job] for job in q) for q in queue))
-        if key in seen:
-            first, t0, waits0, wait0, waited0, visits0 = seen[key]
-            if routed_waits > waits0:
-                return None  # the collapsed copies queue within the period: the addresses decide who waits
-            # one period [t0, t): its waits are final; its latencies are those of the requests issued in it
-            window = (t0, t, done - first, (first, step_wait - wait0, step_waited - waited0, step_visits - visits0))
-            start_routed_waits = waits0
-            continue
-        seen[key] = (done, t, routed_waits, step_wait.copy(), step_waited.copy(), step_visits.copy())
+        return _search_horizon(rec, network, horizon)
+    return _search_repeat(rec, network)
 
 
 def _summary(network: Network, route, n: int, x_per_us: float, latencies: list[float],

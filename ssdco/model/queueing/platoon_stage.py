@@ -106,6 +106,26 @@ def platoon_stage(network: Network, loads, residence: np.ndarray, seed: int = SE
                         saturated=saturated)
 
 
+def _step_row(step, name: str | None, times: tuple[float, float], delay: float, kept_index: dict[str, int],
+              index: dict[str, int], loads, residence: np.ndarray
+              ) -> tuple[int, tuple[float, float], float, int] | None:
+    """One step's kernel inputs (:func:`stage_arguments`): (the station run event by event or -1, (a read's time,
+    a program's; -1: that operation skips the step) us, the pure delay after it us, its routing), or None where a
+    station run event by event is reached by a routing the kernel does not have. A step elsewhere is a fixed
+    delay: its service (or the route MVA's residence at its station) and its pure delay."""
+    if name in kept_index:
+        routing = _ROUTING.get(step.routing)
+        if routing is None:
+            return None
+        return kept_index[name], times, delay, routing
+    if name is not None and max(times) >= 0.0:
+        held = _per_visit_us(loads[index[name]], residence[index[name]], max(times))
+        times = tuple(t if t < 0.0 else held + delay for t in times)
+    else:
+        times = tuple(t if t < 0.0 else t + delay for t in times)
+    return -1, times, 0.0, 0
+
+
 def stage_arguments(network: Network, loads, residence: np.ndarray) -> tuple | None:
     """The kernel's inputs for ``network`` (:func:`_estimate`'s arguments but the seed and the request count:
     queue depth; the reads' share; per step the station run event by event or -1, a read's time and a program's
@@ -122,18 +142,10 @@ def stage_arguments(network: Network, loads, residence: np.ndarray) -> tuple | N
     kept_index = {name: k for k, name in enumerate(kept)}
     step_station, read_us, write_us, step_after, step_route = [], [], [], [], []
     for step, (name, times, delay) in zip(network.steps, route):
-        if name in kept_index:
-            routing = _ROUTING.get(step.routing)
-            if routing is None:
-                return None
-            at, after = kept_index[name], delay
-        else:  # a fixed delay: its service (or the route MVA's residence at its station) and its pure delay
-            if name is not None and max(times) >= 0.0:
-                held = _per_visit_us(loads[index[name]], residence[index[name]], max(times))
-                times = tuple(t if t < 0.0 else held + delay for t in times)
-            else:
-                times = tuple(t if t < 0.0 else t + delay for t in times)
-            at, after, routing = -1, 0.0, 0
+        row = _step_row(step, name, times, delay, kept_index, index, loads, residence)
+        if row is None:
+            return None
+        at, times, after, routing = row
         step_station.append(at)
         read_us.append(float(times[0]))
         write_us.append(float(times[1]))

@@ -630,37 +630,62 @@ def stage_wait_correlation(network: Network, loads: tuple[StationLoad, ...] | No
     return 1.0 if core_bound else 0.0
 
 
-def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArrays:
-    """Flatten ``network`` (with its per-station ``loads``) for :func:`solve_route`."""
-    index = {ld.name: i for i, ld in enumerate(loads)}
-    steps = [s for s in network.steps if s.station is not None and s.station in index and not s.background
-             and network.op_weight(s) > 0]
-    bg_demand = np.zeros(len(loads))
-    bg_res = np.zeros(len(loads))
+def _route_steps(network: Network, index: dict[str, int]) -> list:
+    """The station steps the route solver walks: at a station of ``index``, not background, of positive
+    operation weight, in route order."""
+    return [s for s in network.steps if s.station is not None and s.station in index and not s.background
+            and network.op_weight(s) > 0]
+
+
+def _background_arrays(network: Network, index: dict[str, int], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per station of ``index`` (``n`` of them), the background work's demand per request and its residual
+    E[S^2] / (2 E[S]), both in us (4.)."""
+    bg_demand = np.zeros(n)
+    bg_res = np.zeros(n)
     for b in network.background_loads():
         if b.name in index and b.service_us > 0:
             bg_demand[index[b.name]] = b.demand_us
             bg_res[index[b.name]] = b.service_us * (1.0 + b.scv) / 2.0
-    pure = 0.0  # per-request pure delays; block steps' delays are added once per request in the block
+    return bg_demand, bg_res
+
+
+def _pure_delay_us(network: Network) -> float:
+    """The per-request pure delays of ``network`` (us): each per-request step's delay, plus the service of
+    those at no station; the block steps' delays are added once per request in the block."""
+    pure = 0.0
     for s in network.steps:
         if s.per_request and not s.background:
             pure += s.delay_us
             if s.station is None:
                 pure += network.step_moments(s)[0]
-    st = np.array([index[s.station] for s in steps], dtype=np.int64)
-    sizes = np.array(network.transactions, dtype=np.int64)
+    return float(pure)
+
+
+def _step_profiles(step, ld: StationLoad, sizes: np.ndarray) -> list[tuple[tuple[int, int, float], ...]]:
+    """Per size class of ``sizes`` (transactions), the top-level profile rows (a, b, P) of ``step`` at the
+    station of load ``ld``: :func:`top_level_profile` over the copies where the block step is routed and the
+    request has several transactions, else one row (each transaction waits on its own)."""
+    routed = step.routing != "single"
+    out = []
+    for t in sizes:
+        if routed and not step.per_request and t > 1:
+            # over the copies the request occupies; with one copy (one die, one channel) that copy holds
+            # all T, which wait for the others once (as T / m at each of m copies do)
+            out.append(top_level_profile(int(t), int(ld.copies), int(ld.servers)))
+        else:
+            out.append(((int(t), 0, 1.0),))  # one station: each transaction waits on its own
+    return out
+
+
+def _profile_and_slack(network: Network, steps, loads: tuple[StationLoad, ...], index: dict[str, int],
+                       sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The route's profile array [step, size class, entry, (a, b, P)] (:func:`top_level_profile`, zero-padded)
+    and slack array [step, operation, (service us, probability)] (a transaction's service by operation)."""
     profiles = {}
     slack = np.zeros((len(steps), 2, 2))
     for i, s in enumerate(steps):
-        ld = loads[index[s.station]]
-        routed = s.routing != "single"
-        for j, t in enumerate(sizes):
-            if routed and not s.per_request and t > 1:
-                # over the copies the request occupies; with one copy (one die, one channel) that copy holds
-                # all T, which wait for the others once (as T / m at each of m copies do)
-                profiles[i, j] = top_level_profile(int(t), int(ld.copies), int(ld.servers))
-            else:
-                profiles[i, j] = ((int(t), 0, 1.0),)  # one station: each transaction waits on its own
+        for j, rows in enumerate(_step_profiles(s, loads[index[s.station]], sizes)):
+            profiles[i, j] = rows
         if s.ops == "both":
             slack[i] = ((s.read_us, network.read_fraction), (s.write_us, 1.0 - network.read_fraction))
         else:
@@ -668,18 +693,49 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
     profile = np.zeros((len(steps), len(sizes), max([2, *(len(v) for v in profiles.values())]), 3))
     for (i, j), entries in profiles.items():
         profile[i, j, : len(entries)] = entries
-    return RouteArrays(
+    return profile, slack
+
+
+def _station_fields(network: Network, loads: tuple[StationLoad, ...]) -> dict[str, np.ndarray]:
+    """The per-station fields of :class:`RouteArrays`: mean per-visit service (us), scv, servers, copies,
+    visits per request, and the sibling-work ratio and fork scale of the max-of-T term (1.)."""
+    return dict(
         service_us=np.array([ld.service_us for ld in loads]),
         scv=np.array([ld.scv for ld in loads]),
         servers=np.array([ld.servers for ld in loads], dtype=np.int64),
         copies=np.array([ld.copies for ld in loads], dtype=np.float64),
         visits=np.array([ld.visits for ld in loads]),
-        step_station=st,
+        sibling_work=np.array([network.sibling_work_ratio.get(ld.name, 1.0) for ld in loads]),
+        fork_scale=np.array([1.0 - max(network.copy_work_correlation.get(ld.name, 0.0), 0.0) for ld in loads]),
+    )
+
+
+def _step_fields(network: Network, steps, index: dict[str, int]) -> dict[str, np.ndarray]:
+    """The per-step fields of :class:`RouteArrays`: station index, mean service and delay (us), visits per
+    request, whether in the fork-join block, whether routed over copies, and the operation weight."""
+    return dict(
+        step_station=np.array([index[s.station] for s in steps], dtype=np.int64),
         step_service_us=np.array([network.step_moments(s)[0] for s in steps]),
         step_delay_us=np.array([s.delay_us for s in steps]),
         step_visits=np.array([network.visits(s) for s in steps]),
         step_in_block=np.array([not s.per_request for s in steps], dtype=np.bool_),
         step_routed=np.array([s.routing != "single" for s in steps], dtype=np.bool_),
+        step_weight=np.array([network.op_weight(s) for s in steps], dtype=np.float64),
+    )
+
+
+def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArrays:
+    """Flatten ``network`` (with its per-station ``loads``) for :func:`solve_route`."""
+    index = {ld.name: i for i, ld in enumerate(loads)}
+    steps = _route_steps(network, index)
+    bg_demand, bg_res = _background_arrays(network, index, len(loads))
+    pure = _pure_delay_us(network)
+    sizes = np.array(network.transactions, dtype=np.int64)
+    profile, slack = _profile_and_slack(network, steps, loads, index, sizes)
+    stages = [st for st in routed_stages(network) if st.station in index]
+    return RouteArrays(
+        **_station_fields(network, loads),
+        **_step_fields(network, steps, index),
         own_serial_us=np.array([own_serial_parts(network, steps, loads, int(t)) for t in sizes]).reshape(-1, 2),
         own_serial_routed_us=np.array([own_serial_parts(network, steps, loads, int(t), True)
                                        for t in sizes]).reshape(-1, 2),
@@ -687,19 +743,47 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         slack=slack,
         size_transactions=sizes,
         size_probs=np.array(network.request_probs, dtype=np.float64),
-        pure_delay_us=float(pure),
-        step_weight=np.array([network.op_weight(s) for s in steps], dtype=np.float64),
+        pure_delay_us=pure,
         bg_demand_us=bg_demand,
         bg_residual_us=bg_res,
         bg_capacity_per_us=write_buffer_capacity(network),
         run_scv=merged_run_scv(network, steps, loads),
-        sibling_work=np.array([network.sibling_work_ratio.get(ld.name, 1.0) for ld in loads]),
-        fork_scale=np.array([1.0 - max(network.copy_work_correlation.get(ld.name, 0.0), 0.0) for ld in loads]),
         stage_wait_correlation=stage_wait_correlation(network, loads),
         buffer_pool=buffer_pool(network, loads),
-        routed_stages=tuple(st for st in routed_stages(network) if st.station in index),
-        routed_indices=tuple(index[st.station] for st in routed_stages(network) if st.station in index),
+        routed_stages=tuple(stages),
+        routed_indices=tuple(index[st.station] for st in stages),
     )
+
+
+def _routed_spread(network: Network, step, ld: StationLoad, transactions: int,
+                   variable_service: bool) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The spread of an address-routed block ``step`` over the copies of ``ld`` for a request of
+    ``transactions`` transactions, as (values in us, their probabilities): (level - 1) x the step's weighted
+    service over the level distribution, or with ``variable_service`` and scv > 0 the expected last own
+    departure beyond one service, per operation."""
+    if variable_service and step.scv > 0.0:
+        # variable service: the last own transaction there leaves after the longest of the copies'
+        # own work, a request-level quantity per operation (a request is all reads or all writes;
+        # an operation that skips the step spreads nothing there)
+        ops = [(op, p) for op, p in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction))
+               if p > 0.0]
+        last = own_last_departure(transactions, int(ld.copies), ld.servers, step.scv)
+        return (tuple(step.probability * network.step_moments(step, op)[0] * (last - 1.0)
+                      if step.ops in ("both", op) else 0.0 for op, _ in ops),
+                tuple(p for _, p in ops))
+    service = network.op_weight(step) * network.step_moments(step)[0]
+    levels = serial_level_distribution(transactions, int(ld.copies), ld.servers)
+    return tuple(max(q - 1, 0) * service for q in range(len(levels))), levels
+
+
+def _run_services(network: Network, step, later_steps) -> list[float]:
+    """The weighted services (us) of the run that single-copy block ``step`` begins at its station: its own,
+    then every later block step at that station in ``later_steps`` that is not routed over copies, in a row
+    (cache lookup, translate, dispatch) or not (dispatch after an accelerator's translate)."""
+    service = [network.op_weight(step) * network.step_moments(step)[0]]
+    service += [network.op_weight(later) * network.step_moments(later)[0] for later in later_steps
+                if later.station == step.station and not later.per_request and later.routing == "single"]
+    return service
 
 
 def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...], transactions: int,
@@ -733,45 +817,24 @@ def own_serialisation_us(network: Network, steps, loads: tuple[StationLoad, ...]
     spreads: list[tuple[tuple[float, ...], tuple[float, ...]]] = []
     delay = 0.0
     merged: set[str] = set()  # single-copy stations whose runs are counted
-    i = 0
-    while i < len(steps):
-        step = steps[i]
+    for i, step in enumerate(steps):
         if step.per_request:
-            i += 1
             continue
         ld = loads[index[step.station]]
-        service = [network.op_weight(step) * network.step_moments(step)[0]]
         if step.routing != "single" and ld.copies > 1:
-            if variable_service and step.scv > 0.0:
-                # variable service: the last own transaction there leaves after the longest of the copies'
-                # own work, a request-level quantity per operation (a request is all reads or all writes;
-                # an operation that skips the step spreads nothing there)
-                ops = [(op, p) for op, p in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction))
-                       if p > 0.0]
-                last = own_last_departure(transactions, int(ld.copies), ld.servers, step.scv)
-                spreads.append((tuple(step.probability * network.step_moments(step, op)[0] * (last - 1.0)
-                                      if step.ops in ("both", op) else 0.0 for op, _ in ops),
-                                tuple(p for _, p in ops)))
-            else:
-                levels = serial_level_distribution(transactions, int(ld.copies), ld.servers)
-                spreads.append((tuple(max(q - 1, 0) * service[0] for q in range(len(levels))), levels))
-            i += 1
+            spreads.append(_routed_spread(network, step, ld, transactions, variable_service))
             continue
-        i += 1
         if step.station in merged:  # served with the station's first run
             continue
         merged.add(step.station)
-        # all of the station's steps in the block join the run, in a row (cache lookup, translate, dispatch)
-        # or not (dispatch after an accelerator's translate): its servers do the request's work there
-        service += [network.op_weight(later) * network.step_moments(later)[0] for later in steps[i:]
-                    if later.station == step.station and not later.per_request and later.routing == "single"]
         if routed_only:
             continue
+        # all of the station's steps in the block join the run: its servers do the request's work there
+        service = _run_services(network, step, steps[i + 1:])
         first, last = own_run_departures(tuple(service), transactions, ld.servers)
         delay += first - sum(service)
         spreads.append(((last - first,), (1.0,)))
     return delay + expected_max(spreads)
-
 
 
 def own_serial_parts(network: Network, steps, loads: tuple[StationLoad, ...], transactions: int,
@@ -783,6 +846,61 @@ def own_serial_parts(network: Network, steps, loads: tuple[StationLoad, ...], tr
         return fixed, 0.0
     varied = own_serialisation_us(network, steps, loads, transactions, routed_only, variable_service=True)
     return fixed, max(varied - fixed, 0.0)
+
+
+def _feedback_runs(feedback: np.ndarray) -> list[list[int]]:
+    """The runs of two or more steps that follow each other at one station (``feedback[i]``: step i
+    follows step i - 1 there, the route taken as a loop), each as its step indices in route order."""
+    n = len(feedback)
+    runs = []
+    for start in range(n):
+        if feedback[start] or not feedback[(start + 1) % n]:
+            continue  # not the first step of a run of two or more
+        run = [start]
+        while feedback[(run[-1] + 1) % n] and len(run) < n:
+            run.append((run[-1] + 1) % n)
+        runs.append(run)
+    return runs
+
+
+def _run_work(steps, run: list[int], is_read: bool, t: int, nbytes: float) -> tuple[bool | None, float, float]:
+    """(whether the run begins per request, the mean and the variance of the work in us and us^2) that one
+    arrival of the run ``run`` of ``steps`` brings for a request of the operation ``is_read``, ``t``
+    transactions and ``nbytes`` bytes; None where no step of the run serves the operation."""
+    per_request = None  # whether the run begins per request (for this operation)
+    mean = var = 0.0
+    for i in run:
+        step = steps[i]
+        if step.ops != "both" and (step.ops == "read") != is_read:
+            continue
+        if per_request is None:
+            per_request = step.per_request
+        if per_request:
+            count = 1.0 if step.per_request else float(t)
+        else:
+            count = 1.0 / t if step.per_request else 1.0
+        service = (step.read_us if is_read else step.write_us) + (
+            step.per_byte_us * nbytes if step.per_request else 0.0)
+        q = step.probability
+        mean += count * q * service
+        var += count * (q * service * service * (1.0 + step.scv) - (q * service) ** 2)
+    return per_request, mean, var
+
+
+def _add_run_moments(network: Network, steps, run: list[int], acc: list[float]) -> None:
+    """Add to ``acc`` ([arrivals, sum of work, sum of work^2] per request, us) the arrivals of the run
+    ``run`` of ``steps`` and their work, mixed over operations and request sizes."""
+    for is_read, p_op in ((True, network.read_fraction), (False, 1.0 - network.read_fraction)):
+        for t, p_size, nbytes in zip(network.transactions, network.request_probs, network.request_bytes):
+            if p_op * p_size <= 0.0:
+                continue
+            per_request, mean, var = _run_work(steps, run, is_read, t, nbytes)
+            if per_request is None or mean <= 0.0:
+                continue
+            arrivals = p_op * p_size * (1.0 if per_request else float(t))
+            acc[0] += arrivals
+            acc[1] += arrivals * mean
+            acc[2] += arrivals * (var + mean * mean)
 
 
 def merged_run_scv(network: Network, steps, loads: tuple[StationLoad, ...]) -> np.ndarray:
@@ -799,42 +917,9 @@ def merged_run_scv(network: Network, steps, loads: tuple[StationLoad, ...]) -> n
     index = {ld.name: i for i, ld in enumerate(loads)}
     st = np.array([index[s.station] for s in steps], dtype=np.int64)
     feedback = _immediate_feedback(st, np.array([s.routing != "single" for s in steps], dtype=np.bool_))
-    n = len(steps)
     moments: dict[int, list[float]] = {}  # station -> [arrivals, sum of work, sum of work^2] per request
-    for start in range(n):
-        if feedback[start] or not feedback[(start + 1) % n]:
-            continue  # not the first step of a run of two or more
-        run = [start]
-        while feedback[(run[-1] + 1) % n] and len(run) < n:
-            run.append((run[-1] + 1) % n)
-        acc = moments.setdefault(int(st[start]), [0.0, 0.0, 0.0])
-        for is_read, p_op in ((True, network.read_fraction), (False, 1.0 - network.read_fraction)):
-            for t, p_size, nbytes in zip(network.transactions, network.request_probs, network.request_bytes):
-                if p_op * p_size <= 0.0:
-                    continue
-                per_request = None  # whether the run begins per request (for this operation)
-                mean = var = 0.0
-                for i in run:
-                    step = steps[i]
-                    if step.ops != "both" and (step.ops == "read") != is_read:
-                        continue
-                    if per_request is None:
-                        per_request = step.per_request
-                    if per_request:
-                        count = 1.0 if step.per_request else float(t)
-                    else:
-                        count = 1.0 / t if step.per_request else 1.0
-                    service = (step.read_us if is_read else step.write_us) + (
-                        step.per_byte_us * nbytes if step.per_request else 0.0)
-                    q = step.probability
-                    mean += count * q * service
-                    var += count * (q * service * service * (1.0 + step.scv) - (q * service) ** 2)
-                if per_request is None or mean <= 0.0:
-                    continue
-                arrivals = p_op * p_size * (1.0 if per_request else float(t))
-                acc[0] += arrivals
-                acc[1] += arrivals * mean
-                acc[2] += arrivals * (var + mean * mean)
+    for run in _feedback_runs(feedback):
+        _add_run_moments(network, steps, run, moments.setdefault(int(st[run[0]]), [0.0, 0.0, 0.0]))
     for k, (arrivals, m1, m2) in moments.items():
         if arrivals > 0.0 and m1 > 0.0:
             mean = m1 / arrivals

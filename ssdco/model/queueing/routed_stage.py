@@ -120,6 +120,30 @@ def stage_bound_per_us(stages: tuple[RoutedStage, ...], population: int, transac
     return routed_stage_per_us(population, transactions, probs, stages)
 
 
+def _check_request_sizes(transactions: tuple[int, ...], probs: tuple[float, ...]) -> None:
+    """Raise ValueError unless ``transactions`` are request sizes of >= 1 transactions and ``probs`` their
+    probabilities, summing to 1."""
+    if (not transactions or len(probs) != len(transactions) or min(transactions) < 1 or min(probs) < 0.0
+            or not math.isclose(sum(probs), 1.0, rel_tol=1e-9)):
+        raise ValueError(f"expected request sizes of >= 1 transactions with probabilities summing to 1, got "
+                         f"{transactions} and {probs}")
+
+
+def _check_stage_figures(stages: tuple[RoutedStage, ...]) -> None:
+    """Raise ValueError unless every stage has >= 1 copies and servers, a read fraction in [0, 1] (the same
+    for all), and positive service times (us) for the operations it draws."""
+    read_fraction = stages[0].read_fraction
+    for st in stages:
+        if st.copies < 1 or st.servers < 1:
+            raise ValueError(f"{st.station}: copies and servers must be >= 1, got {st.copies} and {st.servers}")
+        if not (0.0 <= st.read_fraction <= 1.0 and (st.read_us > 0.0 or st.read_fraction == 0.0)
+                and (st.write_us > 0.0 or st.read_fraction == 1.0)):
+            raise ValueError(f"{st.station}: expected a read fraction in [0, 1] and positive service times for the "
+                             f"operations it draws, got {st.read_fraction}, {st.read_us} and {st.write_us}")
+        if st.read_fraction != read_fraction:
+            raise ValueError(f"the stages' read fractions differ: {[x.read_fraction for x in stages]}")
+
+
 def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: tuple[float, ...],
                         stages: tuple[RoutedStage, ...], seed: int = SEED, requests: int | None = None,
                         think_us: float = 0.0) -> float:
@@ -135,20 +159,8 @@ def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: t
         raise ValueError(f"population must be >= 1, got {population}")
     if not 1 <= len(stages) <= 2:
         raise ValueError(f"expected one or two stages, got {len(stages)}")
-    if (not transactions or len(probs) != len(transactions) or min(transactions) < 1 or min(probs) < 0.0
-            or not math.isclose(sum(probs), 1.0, rel_tol=1e-9)):
-        raise ValueError(f"expected request sizes of >= 1 transactions with probabilities summing to 1, got "
-                         f"{transactions} and {probs}")
-    read_fraction = stages[0].read_fraction
-    for st in stages:
-        if st.copies < 1 or st.servers < 1:
-            raise ValueError(f"{st.station}: copies and servers must be >= 1, got {st.copies} and {st.servers}")
-        if not (0.0 <= st.read_fraction <= 1.0 and (st.read_us > 0.0 or st.read_fraction == 0.0)
-                and (st.write_us > 0.0 or st.read_fraction == 1.0)):
-            raise ValueError(f"{st.station}: expected a read fraction in [0, 1] and positive service times for the "
-                             f"operations it draws, got {st.read_fraction}, {st.read_us} and {st.write_us}")
-        if st.read_fraction != read_fraction:
-            raise ValueError(f"the stages' read fractions differ: {[x.read_fraction for x in stages]}")
+    _check_request_sizes(transactions, probs)
+    _check_stage_figures(stages)
     if requests is not None and requests < 1:
         raise ValueError(f"requests must be >= 1, got {requests}")
     if not (math.isfinite(think_us) and think_us >= 0.0):

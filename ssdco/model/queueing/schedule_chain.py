@@ -155,6 +155,82 @@ class _Route:
         return int(self.scalars[0])
 
 
+_ROUTING_CODES = {"single": _SINGLE, "uniform": _UNIFORM, "die_channel": _DIE_CHANNEL}
+
+
+def _station_kinds(network: Network, index: dict[str, int], copies: np.ndarray) -> np.ndarray | None:
+    """Per station, how its steps pick a copy (_SINGLE, _UNIFORM or _DIE_CHANNEL; -1 where no step visits
+    it, _SINGLE for one copy), or None where the address reaches a station in one step and not in another."""
+    station_kind = np.full(len(copies), -1, dtype=np.int64)
+    for s in network.steps:
+        if s.station is None:
+            continue
+        k = index[s.station]
+        kind = _ROUTING_CODES[s.routing] if copies[k] > 1 else _SINGLE
+        if station_kind[k] not in (-1, kind):
+            return None  # a station reached by the address in one step and not in another
+        station_kind[k] = kind
+    return station_kind
+
+
+def _dies_and_channels(copies: np.ndarray, station_kind: np.ndarray) -> tuple[int, int] | None:
+    """(dies, channels): the copies of the uniformly routed stations and of the die-channel ones (1 where
+    there are none), or None where either count differs between stations or the channels do not divide the
+    dies."""
+    uniform = {int(copies[k]) for k in range(len(copies)) if station_kind[k] == _UNIFORM}
+    channel = {int(copies[k]) for k in range(len(copies)) if station_kind[k] == _DIE_CHANNEL}
+    if len(uniform) > 1 or len(channel) > 1:
+        return None
+    dies = uniform.pop() if uniform else 1
+    channels = channel.pop() if channel else 1
+    if dies % channels:
+        return None
+    return dies, channels
+
+
+def _channel_needed(routing: np.ndarray, per_req: np.ndarray, block_end: np.ndarray) -> np.ndarray:
+    """Per step, 1 if after it a job still needs its die's channel: a die_channel step follows in its scope
+    before a uniform step draws a new die."""
+    ns = len(routing)
+    channel_needed = np.zeros(ns, dtype=np.int64)
+    for s in range(ns):
+        for k in range(s + 1, block_end[s] if not per_req[s] else ns):
+            if not per_req[s] or per_req[k]:
+                if routing[k] == _UNIFORM:
+                    break
+                if routing[k] == _DIE_CHANNEL:
+                    channel_needed[s] = 1
+                    break
+    return channel_needed
+
+
+def _service_table(network: Network) -> np.ndarray:
+    """The service of each step, [step, operation (read, write), request size class], in us: the step's
+    read or write time, plus its per-byte time for the request's bytes at a per-request step."""
+    steps = network.steps
+    nb_ = len(network.request_bytes)
+    service = np.zeros((len(steps), 2, nb_))
+    for i, s in enumerate(steps):
+        sizes = np.asarray(network.request_bytes, dtype=float) if s.per_request else np.zeros(nb_)
+        service[i, 0] = s.read_us + s.per_byte_us * sizes
+        service[i, 1] = s.write_us + s.per_byte_us * sizes
+    return service
+
+
+def _step_routing(network: Network, index: dict[str, int], copies: np.ndarray) -> np.ndarray:
+    """Per step, how it picks a copy of its station (_SINGLE at no station or at a station of one copy)."""
+    return np.array([_ROUTING_CODES[s.routing] if s.station is not None and copies[index[s.station]] > 1
+                     else _SINGLE for s in network.steps], dtype=np.int64)
+
+
+def _step_columns(network: Network, index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per step, its station's index (-1 at no station), its operations' code (_OPS) and its follow flag."""
+    steps = network.steps
+    return (np.array([-1 if s.station is None else index[s.station] for s in steps], dtype=np.int64),
+            np.array([_OPS[s.ops] for s in steps], dtype=np.int64),
+            np.array([int(s.follow) for s in steps], dtype=np.int64))
+
+
 def _compile(network: Network) -> _Route | None:
     """The route as arrays, or None where the chain does not apply (see the module docstring)."""
     if network.queue_depth is None:
@@ -167,55 +243,24 @@ def _compile(network: Network) -> _Route | None:
     servers = np.array([int(s.servers) for s in network.stations], dtype=np.int64)
     base = np.concatenate(([0], np.cumsum(copies)[:-1])).astype(np.int64)
     unit_station = np.repeat(np.arange(len(copies), dtype=np.int64), copies)
-    code = {"single": _SINGLE, "uniform": _UNIFORM, "die_channel": _DIE_CHANNEL}
-    station_kind = np.full(len(copies), -1, dtype=np.int64)
-    for s in steps:
-        if s.station is None:
-            continue
-        k = index[s.station]
-        kind = code[s.routing] if copies[k] > 1 else _SINGLE
-        if station_kind[k] not in (-1, kind):
-            return None  # a station reached by the address in one step and not in another
-        station_kind[k] = kind
-    uniform = {int(copies[k]) for k in range(len(copies)) if station_kind[k] == _UNIFORM}
-    channel = {int(copies[k]) for k in range(len(copies)) if station_kind[k] == _DIE_CHANNEL}
-    if len(uniform) > 1 or len(channel) > 1:
+    station_kind = _station_kinds(network, index, copies)
+    counts = None if station_kind is None else _dies_and_channels(copies, station_kind)
+    if counts is None:
         return None
-    dies = uniform.pop() if uniform else 1
-    channels = channel.pop() if channel else 1
-    if dies % channels:
-        return None
-    ns = len(steps)
+    dies, channels = counts
     per_req = np.array([bool(s.per_request) for s in steps], dtype=np.int64)
     block_end = fork_join_block_ends(per_req)
-    routing = np.array([code[s.routing] if s.station is not None and copies[index[s.station]] > 1 else _SINGLE
-                        for s in steps], dtype=np.int64)
-    # after step s a job still needs its die's channel if a die_channel step follows in its scope before a
-    # uniform step draws a new die
-    channel_needed = np.zeros(ns, dtype=np.int64)
-    for s in range(ns):
-        for k in range(s + 1, block_end[s] if not per_req[s] else ns):
-            if not per_req[s] or per_req[k]:
-                if routing[k] == _UNIFORM:
-                    break
-                if routing[k] == _DIE_CHANNEL:
-                    channel_needed[s] = 1
-                    break
-    nb_ = len(network.request_bytes)
-    service = np.zeros((ns, 2, nb_))
-    for i, s in enumerate(steps):
-        sizes = np.asarray(network.request_bytes, dtype=float) if s.per_request else np.zeros(nb_)
-        service[i, 0] = s.read_us + s.per_byte_us * sizes
-        service[i, 1] = s.write_us + s.per_byte_us * sizes
+    routing = _step_routing(network, index, copies)
+    channel_needed = _channel_needed(routing, per_req, block_end)
+    service = _service_table(network)
     probs = np.asarray(network.request_probs, dtype=float)
     trans = np.asarray(network.transactions, dtype=np.int64)
     tx_pool = int(trans[probs > 0].max()) if np.any(per_req == 0) else 0
     prob = np.array([float(s.probability) for s in steps])
     breakpoints = np.unique(np.concatenate(([0.0, 1.0], prob)))
-    ints = (np.array([-1 if s.station is None else index[s.station] for s in steps], dtype=np.int64), routing,
-            per_req, np.array([_OPS[s.ops] for s in steps], dtype=np.int64),
-            np.array([int(s.follow) for s in steps], dtype=np.int64), block_end, channel_needed, servers, copies,
-            base, unit_station, station_kind, trans)
+    station, ops, follow = _step_columns(network, index)
+    ints = (station, routing, per_req, ops, follow, block_end, channel_needed, servers, copies, base, unit_station,
+            station_kind, trans)
     scalars = np.array([int(network.queue_depth), tx_pool, dies, channels, len(copies), len(unit_station)],
                        dtype=np.int64)
     return _Route(ints=ints, service=service, delay=np.array([float(s.delay_us) for s in steps]), prob=prob,
@@ -1439,6 +1484,38 @@ class GridWalk:
     aborted: bool = False
 
 
+def _skips_step(fraction: float, max_states: int, marks, best: tuple[float, Any] | None,
+                outgrown: list[tuple[float, int]], skip: bool, states_of: Callable[[Any], int] | None) -> bool:
+    """Whether :func:`walk_grid_steps` skips the step of grid ``fraction`` and budget ``max_states`` (states):
+    a refine-only step without a small enough coarser fit, or (``skip``) one that a coarser grid's outgrowing
+    or its fit's states show would outgrow its budget."""
+    if REFINE_ONLY in marks and (best is None or (states_of is not None
+                                                and states_of(best[1]) * REFINE_GROWTH > max_states)):
+        return True  # a budget to refine an answer: no coarser grid gave one, or one too large for this budget
+    if skip and any(f >= fraction and m >= max_states for f, m in outgrown):
+        return True  # a grid as coarse outgrew as large a budget: this one would too
+    if skip and best is not None and states_of is not None and states_of(best[1]) > max_states:
+        return True  # a coarser grid needed more states than this budget: a finer one would outgrow it
+    return False
+
+
+def _collapse_refine(best: tuple[float, Any] | None, fits: list[tuple[int, int]],
+                     explore: Callable[[float, int], tuple[int, Any]]) -> tuple[tuple[float, Any] | None, bool]:
+    """(the finest fit, whether exploring aborted) after :func:`walk_grid_steps`' steps: where the finest grid
+    closed on fewer states than a coarser one (``fits``: (states, most states) of each fit), a grid
+    COLLAPSE_REFINE_FACTOR times finer explored within the same budget, taken where it fits; else ``best``."""
+    if len(fits) >= 2 and fits[-1][0] < fits[-2][0]:
+        # the finest grid closed on fewer states than a coarser one: its representatives fell into an orbit of their
+        # own (COLLAPSE_REFINE_FACTOR); a grid that much finer, within the same budget, is taken where it fits
+        fraction = best[0] / COLLAPSE_REFINE_FACTOR
+        status, found = explore(fraction, fits[-1][1])
+        if status == OK:
+            return (fraction, found), False
+        if status != TOO_MANY_STATES:
+            return best, True
+    return best, False
+
+
 def walk_grid_steps(steps: Iterable[GridStep], explore: Callable[[float, int], tuple[int, Any]],
                     skip: bool = True, states_of: Callable[[Any], int] | None = None) -> GridWalk:
     """The step policy of :func:`attempt_chain`. ``steps`` are (grid fraction, most states) in the order to try
@@ -1457,13 +1534,8 @@ def walk_grid_steps(steps: Iterable[GridStep], explore: Callable[[float, int], t
     for fraction, max_states, *marks in steps:
         if best is not None and fraction >= best[0]:
             break  # the next steps are no finer than what fits
-        if REFINE_ONLY in marks and (best is None or (states_of is not None
-                                                    and states_of(best[1]) * REFINE_GROWTH > max_states)):
-            continue  # a budget to refine an answer: no coarser grid gave one, or one too large for this budget
-        if skip and any(f >= fraction and m >= max_states for f, m in outgrown):
-            continue  # a grid as coarse outgrew as large a budget: this one would too
-        if skip and best is not None and states_of is not None and states_of(best[1]) > max_states:
-            continue  # a coarser grid needed more states than this budget: a finer one would outgrow it
+        if _skips_step(fraction, max_states, marks, best, outgrown, skip, states_of):
+            continue
         status, found = explore(fraction, max_states)
         if status == TOO_MANY_STATES:
             if best is not None:
@@ -1475,15 +1547,9 @@ def walk_grid_steps(steps: Iterable[GridStep], explore: Callable[[float, int], t
         best = (fraction, found)
         if states_of is not None:
             fits.append((states_of(found), max_states))
-    if len(fits) >= 2 and fits[-1][0] < fits[-2][0]:
-        # the finest grid closed on fewer states than a coarser one: its representatives fell into an orbit of their
-        # own (COLLAPSE_REFINE_FACTOR); a grid that much finer, within the same budget, is taken where it fits
-        fraction = best[0] / COLLAPSE_REFINE_FACTOR
-        status, found = explore(fraction, fits[-1][1])
-        if status == OK:
-            best = (fraction, found)
-        elif status != TOO_MANY_STATES:
-            return GridWalk(None, None, tuple(outgrown), aborted=True)
+    best, aborted = _collapse_refine(best, fits, explore)
+    if aborted:
+        return GridWalk(None, None, tuple(outgrown), aborted=True)
     return GridWalk(*(best or (None, None)), tuple(outgrown))
 
 
