@@ -88,3 +88,35 @@ def test_no_history_in_the_package():
     hits = [f"{path.relative_to(ROOT)}:{number}: {line}"
             for path in PACKAGE_SOURCES for number, line in prose_hits(path.read_text())]
     assert not hits, f"{len(hits)} lines carry history:\n" + "\n".join(hits)
+
+
+MAX_COMPLEXITY = 20  # radon's grade C ends at 20
+
+
+def _numba_kernels(tree) -> set[int]:
+    """Line numbers of the functions compiled by numba (``@njit``, ``@nb.njit(...)``, ``@jit``): event loops whose
+    speed needs one flat body, so the complexity limit does not apply to them."""
+    import ast
+
+    def is_numba(decorator) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        return name in ("njit", "jit")
+
+    return {node.lineno for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(is_numba(d) for d in node.decorator_list)}
+
+
+@pytest.mark.parametrize("path", PACKAGE_SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_function_is_more_complex_than_grade_c(path):
+    import ast
+
+    from radon import complexity as radon_complexity
+    text = path.read_text()
+    kernels = _numba_kernels(ast.parse(text))
+    blocks = radon_complexity.cc_visit(text)
+    functions = [b for b in blocks if not hasattr(b, "methods")]
+    functions += [m for b in blocks if hasattr(b, "methods") for m in b.methods]
+    over = [(f.name, f.lineno, f.complexity) for f in functions
+            if f.complexity > MAX_COMPLEXITY and f.lineno not in kernels]
+    assert not over, f"{path.relative_to(ROOT)}: functions over complexity {MAX_COMPLEXITY} (name, line, score): {over}"
