@@ -35,6 +35,7 @@ installed on the workers). Optional Parquet output needs ``pyarrow`` (same extra
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -138,7 +139,24 @@ def parse_grid_spec(text: str) -> GridAxis:
     if len(set(tokens)) != len(tokens):
         dup = next(t for t in tokens if tokens.count(t) > 1)
         raise ConfigError(GRID_SOURCE, field, dup, "each value may appear once per axis")
+    seen: dict[str, str] = {}
+    for token, value in zip(tokens, values):
+        key = _value_key(value)
+        if key in seen:
+            raise ConfigError(GRID_SOURCE, field, token, f"the same value as {seen[key]}: each value may appear once "
+                                                         "per axis")
+        seen[key] = token
     return GridAxis(field=field, tokens=tuple(tokens), values=values)
+
+
+def _value_key(value: Any) -> str:
+    """A key equal for equal grid values however they are spelled (1 and 1.0, 0.5 and 5e-1), and different for a
+    boolean and a number (True is not 1 in a device file)."""
+    if isinstance(value, bool):
+        return f"bool:{value}"
+    if isinstance(value, (int, float)):
+        return f"number:{float(value)!r}"
+    return f"{type(value).__name__}:{json.dumps(value, sort_keys=True, default=str)}"
 
 
 def parse_grid(specs: Iterable[str]) -> tuple[GridAxis, ...]:
@@ -392,7 +410,12 @@ def resume_point(path: Path, plan: SweepPlan) -> int:
         return 0
     data = path.read_bytes()
     first_nl = data.find(b"\n")
-    if first_nl < 0:  # killed while writing the header
+    if first_nl < 0:
+        if not header.encode().startswith(data):  # not a header this sweep was killed while writing
+            got = data[:120].decode("utf-8", "replace")
+            raise ConfigError(str(path), "header", got, "not a sweep's CSV (or one of another sweep): ssdco sweep "
+                              "writes only to a new file or one an earlier run of the same sweep wrote; "
+                              "choose another --out")
         write_bytes_atomic(path, header.encode())
         return 0
     if data[:first_nl + 1].decode("utf-8", "replace") != header:
@@ -596,6 +619,44 @@ def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: 
     if parquet is not None:
         _import_pyarrow()
     path = Path(out)
+    with _exclusive(path):
+        return _run_locked(plan, path, workers, scheduler, connect_timeout_s, parquet, progress, on_row)
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path):
+    """Hold an exclusive lock on ``path`` for one sweep: a second sweep on the same file is refused (naming the
+    process that holds it) instead of writing every row twice. The lock is ``fcntl.flock`` on ``<path>.lock``,
+    which the kernel releases when the holder exits, however it exits; the file is removed on the way out."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: run unlocked
+        yield
+        return
+    lock_path = path.with_name(path.name + ".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)  # as the output itself will be (check_outputs allowed it)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            raise ConfigError(str(path), "--out", str(path),
+                              f"another sweep (pid {holder}) is writing this file; wait for it to finish or "
+                              f"choose another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        try:
+            yield
+        finally:
+            lock_path.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
+
+
+def _run_locked(plan: SweepPlan, path: Path, workers: int, scheduler: str | None, connect_timeout_s: float,
+                parquet: str | Path | None, progress: bool, on_row: Callable[[int], None] | None) -> SweepSummary:
+    """:func:`run_sweep` once the output is locked."""
     existed = path.exists()
     done = resume_point(path, plan)
     n = len(plan.points)

@@ -348,3 +348,47 @@ def test_a_controller_file_given_as_the_config_says_to_pass_it_with_controller(t
     # and used as a controller it works
     assert main(["whatif", str(Path(__file__).parent.parent / "configs" / "pm9a3-960.toml"),
                  "--controller", str(pick)]) == 0
+
+
+# ---- the whole file, whatever the command ------------------------------------------------------------
+PM9A3_FILE = Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml"
+
+
+@pytest.mark.parametrize("override, field", [
+    ("optimizer.max_units=-1", "optimizer.max_units"),
+    ("optimizer.utilization_cap=nan", "optimizer.utilization_cap"),
+    ('optimizer.max_units="2"', "optimizer.max_units"),
+    ("optimizer.des_seed=-5", "optimizer.des_seed"),
+    ("optimizer.runners_up=99", "optimizer.runners_up"),
+    ("optimizer=5", "optimizer"),
+])
+@pytest.mark.parametrize("command", ["whatif", "validate", "optimize"])
+def test_a_bad_optimizer_table_is_refused_by_every_command(override, field, command, capsys):
+    argv = [command, str(PM9A3_FILE), "-c", "c07", "--set", override]
+    if command == "validate":
+        argv += ["--requests", "2000"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"'{field}'" in err and "Traceback" not in err
+
+
+def test_a_bad_optimizer_table_is_refused_by_the_python_api():
+    with pytest.raises(ConfigError) as info:
+        load_config(PM9A3_FILE, controller="c07", overrides=["optimizer.max_cores_per_group=0"])
+    assert info.value.field == "optimizer.max_cores_per_group"
+
+
+def test_the_files_own_controller_is_checked_when_another_is_given(tmp_path):
+    text = PM9A3_FILE.read_text()
+    bad = tmp_path / "own.toml"
+    bad.write_text(text.replace('controller = "c01"', 'controller = "no-such-preset"', 1))
+    assert 'controller = "no-such-preset"' in bad.read_text()
+    (tmp_path / "controllers").symlink_to(PM9A3_FILE.parent / "controllers")
+    with pytest.raises(ConfigError, match="no-such-preset"):
+        load_config(bad, controller="c07")
+
+
+def test_set_controller_together_with_controller_is_refused(capsys):
+    argv = ["whatif", str(PM9A3_FILE), "-c", "c07", "--set", 'controller="c01"']
+    assert main(argv) == 2
+    assert "give one of them" in capsys.readouterr().err

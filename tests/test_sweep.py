@@ -291,6 +291,62 @@ def test_foreign_file_is_refused(plan, reference, tmp_path):
     assert out.read_bytes() == reference
 
 
+@pytest.mark.parametrize("content", [b"my results", b"index,kez", b"\xff\xfe binary"])
+def test_a_file_without_a_newline_that_is_not_a_cut_header_is_refused_and_kept(plan, tmp_path, content):
+    out = tmp_path / "r.csv"
+    out.write_bytes(content)
+    with pytest.raises(ConfigError, match="different sweep|not a sweep"):
+        run_sweep(plan, out)
+    assert out.read_bytes() == content
+
+
+def test_cli_keeps_a_foreign_file_and_exits_2(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    out.write_bytes(b"my results")
+    code = main(["sweep", str(PM9A3), "-c", "c09", "--fast", "--grid", "workload.queue_depth=32", "--out", str(out)])
+    assert code == 2
+    assert out.read_bytes() == b"my results"
+    assert "r.csv" in capsys.readouterr().err
+
+
+def test_a_second_sweep_on_the_same_file_is_refused_while_the_first_runs(plan, reference, tmp_path):
+    out = tmp_path / "s.csv"
+    script = textwrap.dedent(f"""
+        import time
+        from ssdco.sweep_runner import plan_sweep, run_sweep
+        plan = plan_sweep({str(PM9A3)!r}, {GRID!r}, controller="c01")
+        run_sweep(plan, {str(out)!r}, on_row=lambda i: time.sleep(0.5))
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (out.exists() and out.read_bytes().count(b"\n") >= 2):
+            assert proc.poll() is None, f"the first sweep ended early with {proc.returncode}"
+            time.sleep(0.02)
+        with pytest.raises(ConfigError, match=f"another sweep .*pid {proc.pid}"):
+            run_sweep(plan, out)
+    finally:
+        proc.wait(timeout=120)
+    assert proc.returncode == 0
+    assert out.read_bytes() == reference  # one copy of every row: the refused sweep wrote nothing
+    s = run_sweep(plan, out)  # the lock went with the first sweep
+    assert (s.resumed, s.computed) == (8, 0)
+
+
+@pytest.mark.parametrize("spec, dup", [("workload.read_fraction=1,1.0", "1.0"),
+                                       ("workload.queue_depth=8,+8,4", "+8"),
+                                       ("workload.read_fraction=0.5,5e-1", "5e-1")])
+def test_a_value_repeated_under_another_spelling_is_refused(spec, dup):
+    with pytest.raises(ConfigError, match="same value") as info:
+        parse_grid_spec(spec)
+    assert dup in str(info.value)
+
+
+def test_a_boolean_and_a_number_are_different_values():
+    axis = parse_grid_spec("nand.independent_plane_reads=true,1")
+    assert axis.tokens == ("true", "1")
+
+
 # ---- executors and outputs --------------------------------------------------------------------------
 def test_process_pool_matches_serial_bytes(plan, reference, tmp_path):
     out = tmp_path / "pool.csv"

@@ -17,7 +17,6 @@ import math
 import os
 import stat
 import tomllib
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -48,6 +47,7 @@ from ssdco.spec.schema import (
     Workload,
     check_controller,
 )
+from ssdco.spec.search_options import parse_options
 
 
 # --------------------------------------------------------------------------------------------------
@@ -629,34 +629,57 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     variability = _parse_variability(r.sub("variability", {}))
     budgets = _parse_budgets(r.sub("budgets", {}))
     inline = r.get("controller", None)
-    r.get("optimizer", None)  # read by ssdco.optimizer
+    r.get("optimizer", None)  # checked below (ssdco.spec.search_options)
     r.finish()
 
     if ftl is not None:
         _check_dram_holds_mapping_table(r, dram, ftl, workload)
 
+    own = _own_controller(source, inline, base_dir, core_specs, accel_specs)  # checked even where not used
     if isinstance(controller, Controller):
         ctrl = controller
+        check_controller(source, ctrl, core_specs, accel_specs)
     elif controller is not None:
         ctrl = load_controller(controller, base_dir, referenced_by=f"--controller {controller!r}")
-    elif isinstance(inline, Mapping):
-        ctrl = parse_controller(source, inline, default_name="inline", prefix="controller")
-    elif isinstance(inline, str):
-        ctrl = load_controller(inline, base_dir, referenced_by=f"controller = {inline!r} in {source}")
-    elif inline is None:
+        check_controller(f"{source} + controller {controller}", ctrl, core_specs, accel_specs)
+    elif own is not None:
+        ctrl = own
+    else:
         raise ConfigError(source, "controller", MISSING,
                           "give a [controller] table, controller = \"<preset>\", or --controller")
-    else:
-        raise ConfigError(source, "controller", inline, "expected a preset name, a file path or a table")
-    if isinstance(controller, str):
-        check_controller(f"{source} + controller {controller}", ctrl, core_specs, accel_specs)
-    elif controller is None and isinstance(inline, Mapping):
+    config = Config(name=name, source=source, nand=nand, host=host, core_specs=core_specs, modules=modules,
+                    accelerator_specs=accel_specs, dram=dram, workload=workload, variability=variability,
+                    budgets=budgets, controller=ctrl, raw=dict(raw), ftl=ftl)
+    if "optimizer" in raw:
+        parse_options(config, raw["optimizer"])  # every command refuses a bad [optimizer] table, not only optimize
+    return config
+
+
+def _own_controller(source: str, inline: Any, base_dir: Path | str, core_specs: Mapping[str, CoreSpec],
+                    accel_specs: Mapping[str, AcceleratorSpec]) -> Controller | None:
+    """The file's own ``controller`` (a table or a preset name), checked against its specs; None without one."""
+    if inline is None:
+        return None
+    if isinstance(inline, Mapping):
+        ctrl = parse_controller(source, inline, default_name="inline", prefix="controller")
         check_controller(source, ctrl, core_specs, accel_specs, prefix="controller")
-    else:
+        return ctrl
+    if isinstance(inline, str):
+        ctrl = load_controller(inline, base_dir, referenced_by=f"controller = {inline!r} in {source}")
         check_controller(source, ctrl, core_specs, accel_specs)
-    return Config(name=name, source=source, nand=nand, host=host, core_specs=core_specs, modules=modules,
-                  accelerator_specs=accel_specs, dram=dram, workload=workload, variability=variability,
-                  budgets=budgets, controller=ctrl, raw=dict(raw), ftl=ftl)
+        return ctrl
+    raise ConfigError(source, "controller", inline, "expected a preset name, a file path or a table")
+
+
+def _check_no_controller_override(source: str, overrides: list[str], controller: Any) -> None:
+    """``--set controller...`` and ``--controller`` both name the controller: refuse the pair rather than let the
+    one silently win."""
+    if controller is None:
+        return
+    for text in overrides:
+        if text.split("=", 1)[0].strip().split(".")[0] == "controller":
+            raise ConfigError(source, "controller", text, "--set controller... and --controller both choose the "
+                              "controller; give one of them")
 
 
 def load_config(path: str | Path, controller: str | Controller | None = None,
@@ -681,6 +704,7 @@ def load_config(path: str | Path, controller: str | Controller | None = None,
     path = Path(path)
     raw = _read_toml(path)
     if overrides:
+        _check_no_controller_override(str(path), overrides, controller)
         raw = apply_overrides(raw, overrides)
     return config_from_dict(raw, source=str(path), base_dir=path.parent, controller=controller)
 

@@ -7,15 +7,10 @@ every field name. :mod:`ssdco.spec.load` reads and validates TOML into these.
 from __future__ import annotations
 
 import math
-import os
-import stat
-import tomllib
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Mapping
 
-from ssdco.errors import MISSING, ConfigError
-from ssdco.ftl.mapping_cache import full_mapping_table_bytes
+from ssdco.errors import ConfigError
 
 SCHEMA_VERSION = 1
 MODULES: tuple[str, ...] = ("parse", "cache_lookup", "translate", "dispatch", "complete")

@@ -21,13 +21,13 @@ from ssdco.rng import SeedLike
 from ssdco.sim.des import DesResult, simulate
 from ssdco.sim.replications import ReplicationCheck, default_runs, replication_check
 from ssdco.spec import Config, Variability
+from ssdco.spec.search_options import MAX_TIMING_SPREAD_SCV
 
 # Agreement the model must reach against the DES on closed, deterministic configurations
 # (issue "DES and ssdco validate"): IOPS within 3 %, mean latency within 10 %.
 IOPS_TOLERANCE = 0.03
 LATENCY_TOLERANCE = 0.10
 UTILIZATION_TOLERANCE = 0.05  # absolute, per station (reported, part of the verdict)
-MAX_TIMING_SPREAD_SCV = 100.0  # validate --timing-spread: the config's own [variability] limit (spec.py)
 
 
 def with_timing_spread(config: Config, scv: float) -> Config:
