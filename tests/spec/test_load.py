@@ -10,7 +10,7 @@ import pytest
 from ssdco import ConfigError, load_config
 from ssdco.cli import main
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 BAD = sorted((DATA / "bad_configs").glob("*.toml"))
 
 
@@ -340,11 +340,11 @@ def test_a_controller_file_given_as_the_config_says_to_pass_it_with_controller(t
     # optimize --write-design writes a controller file; given where the device configuration goes, the error
     # says what the file is and where it belongs
     pick = tmp_path / "pick.toml"
-    pick.write_text((Path(__file__).parent.parent / "configs" / "controllers" / "c01.toml").read_text())
+    pick.write_text((Path(__file__).parents[2] / "configs" / "controllers" / "c01.toml").read_text())
     assert main(["whatif", str(pick)]) == 2
     err = capsys.readouterr().err
     assert str(pick) in err and "'nand'" in err and "controller file" in err and "--controller" in err
     assert "Traceback" not in err
     # and used as a controller it works
-    assert main(["whatif", str(Path(__file__).parent.parent / "configs" / "pm9a3-960.toml"),
+    assert main(["whatif", str(Path(__file__).parents[2] / "configs" / "pm9a3-960.toml"),
                  "--controller", str(pick)]) == 0
