@@ -449,7 +449,7 @@ def _cmd_validate(args) -> int:
     v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=args.replications,
                  markov_chain=not args.fast, timing_spread_scv=args.timing_spread)
     if args.plot is not None:
-        from ssdco.report.study.plots import plot_validation
+        from ssdco.report.plots import plot_validation
 
         plot_validation(v, args.plot)
     if args.json:
@@ -466,7 +466,7 @@ def _progress(choice: str) -> bool:
 
 
 def _cmd_study(args) -> int:
-    from ssdco.report.study.study import default_command, require_matplotlib, run_study, write_study
+    from ssdco.report.study import default_command, require_matplotlib, run_study, write_study
 
     require_matplotlib()  # before the long run, not after it
     check_output_path(args.out, "--out", directory=True)  # likewise
@@ -505,7 +505,7 @@ def _check_plot_option(path: str | None) -> None:
     """Before a long run: refuse a ``--plot`` path that cannot be written or a missing matplotlib."""
     if path is None:
         return
-    from ssdco.report.study.plots import require_matplotlib
+    from ssdco.report.plots import require_matplotlib
 
     require_matplotlib()
     check_output_path(path, "--plot")
@@ -514,7 +514,7 @@ def _check_plot_option(path: str | None) -> None:
 def _plot_sweep_csv(plan, csv_path, png_path: str) -> None:
     """``sweep --plot``: the finished CSV's rows against the grid's axes."""
     from ssdco.api import _parse_cell
-    from ssdco.report.study.plots import plot_sweep
+    from ssdco.report.plots import plot_sweep
     from ssdco.sweep_runner import read_sweep_csv
 
     rows = [{k: _parse_cell(v) for k, v in r.items()} for r in read_sweep_csv(csv_path)]
@@ -529,7 +529,7 @@ def _cmd_optimize(args) -> int:
     says which constraint binds and which designs come closest; no design file is written)."""
     from ssdco import load_config
     from ssdco.optimizer import optimize
-    from ssdco.report.study.optimize import design_toml, format_text, pareto_csv, to_json
+    from ssdco.report.optimize import design_toml, format_text, pareto_csv, to_json
 
     for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
         if path is not None:  # before the search (and its DES runs), not after it
@@ -551,7 +551,7 @@ def _cmd_optimize(args) -> int:
         files["pareto"] = str(args.pareto)
         notes.append(f"wrote the Pareto front ({len(result.pareto)} designs) to {args.pareto}")
     if args.plot is not None and result.pareto is not None:
-        from ssdco.report.study.plots import plot_optimize
+        from ssdco.report.plots import plot_optimize
 
         plot_optimize(result, args.plot)
         files["plot"] = str(args.plot)

@@ -1122,7 +1122,7 @@ def _plot_pareto(study: Study, Figure):
 
 def _plot_cdf(study: Study, Figure):
     """Every design's DES latency tail, 1 - CDF on a log axis (ssdco/report/plots.py), the pick drawn thicker."""
-    from ssdco.report.study.plots import latency_tail_figure
+    from ssdco.report.plots import latency_tail_figure
 
     curves = []
     for r in study.runs:
