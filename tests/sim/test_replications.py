@@ -8,10 +8,10 @@ import pytest
 from ssdco import load_config
 from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import build_network
+from ssdco.sim import stats as S
 from ssdco.sim.des import simulate
 from ssdco.sim.replications import DEFAULT_RUNS, HETEROGENEITY_P, default_runs, heterogeneity_p, standard_error
 from ssdco.spec import config_from_dict
-from ssdco.sim import stats as S
 from ssdco.validation.compare import validate, with_replications
 from tests.conftest import PM9A3
 from tests.gallery import gallery
