@@ -31,7 +31,7 @@ test: $(BIN)/.installed
 
 # The property tests with fresh random examples (the "dev" profile, more of them): for finding new cases.
 fuzz: $(BIN)/.installed
-	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n auto tests/model tests/optimizer tests/validation
+	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n auto tests/model tests/optimizer tests/sim tests/validation
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/whatif_speed.py

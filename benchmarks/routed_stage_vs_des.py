@@ -8,8 +8,8 @@ estimate costs against the exact chain it estimates. Asserts nothing; prints mea
 1. The estimate against the exact Markov chain of one station with one service time, which runs in slots
    (``tests/model/test_routed_stage.py``'s reference), on small stages: both answers, the estimate's error,
    both times and their ratio.
-2. ``tests.designs.reads_over_two_one_die_channels`` (16 KiB reads over two channels of one die each) swept
-   over the queue depth: the route MVA without and with the stage, and the DES (``--requests``, default
+2. ``configs/gallery/reads-over-two-one-die-channels.toml`` (16 KiB reads over two channels of one die each)
+   swept over the queue depth: the route MVA without and with the stage, and the DES (``--requests``, default
    300,000), with the channels' utilisation in each.
 3. With ``--hypothesis``: fresh draws of ``benchmarks/model_vs_des.py``'s strategies (its ``--des-cache``
    is shared), ``whatif`` without and with the stage against the DES's 60,000-request runs: how many answers
@@ -41,7 +41,7 @@ from ssdco.network.build import build_network  # noqa: E402
 from ssdco.sim.des import simulate  # noqa: E402
 from ssdco.spec import config_from_dict  # noqa: E402
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE  # noqa: E402
-from tests.designs import reads_over_two_one_die_channels  # noqa: E402
+from tests.gallery import gallery  # noqa: E402
 from tests.model.test_routed_stage import _exact_per_slot  # noqa: E402
 
 SMALL_STAGES = ((2, 1, 2, 1), (3, 2, 2, 1), (2, 3, 3, 1), (3, 2, 2, 2), (4, 1, 3, 1), (5, 2, 2, 1), (4, 2, 3, 1))
@@ -77,9 +77,9 @@ def against_the_exact_chain() -> None:
 
 
 def queue_depth_sweep(requests: int) -> None:
-    print(f"2. reads_over_two_one_die_channels over the queue depth (DES {requests:,} requests)")
+    print(f"2. reads-over-two-one-die-channels over the queue depth (DES {requests:,} requests)")
     for qd in (4, 7, 10, 14, 20, 28, 40, 64):
-        d = reads_over_two_one_die_channels()
+        d = gallery("reads-over-two-one-die-channels")
         d["workload"]["queue_depth"] = qd
         _, without = evaluate(d, False)
         network, with_stage = evaluate(d, True)

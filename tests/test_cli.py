@@ -81,7 +81,7 @@ def test_validate_table_lines_up_the_relative_errors(capsys):
 
 
 def test_validate_checks_other_seeds_on_closed_deterministic_work(capsys):
-    # the DES's requests hold a transient pattern that some seeds leave early (tests/validation/test_replications.py)
+    # the DES's requests hold a transient pattern that some seeds leave early (tests/sim/test_replications.py)
     locking = str(Path(__file__).parent / "data" / "reads_locking_into_patterns.toml")
     assert main(["validate", locking]) == 1  # not AGREE
     out = capsys.readouterr().out

@@ -11,7 +11,7 @@ a later tree against the record to a relative tolerance of 1e-9::
 
 The designs are stored whole (TOML-shaped dicts), so the check does not depend on how they were drawn:
 the PM9A3 presets c01-c10 at queue depths 1-128 and as open workloads, PM9A3 read/write mixes, the named
-designs of ``tests/designs.py``, Hypothesis draws of the test strategies (one transaction, 4/8/16 KiB, open)
+designs of ``configs/gallery/``, Hypothesis draws of the test strategies (one transaction, 4/8/16 KiB, open)
 and uniform random designs (``ssdco.validation.random_designs``).
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import inspect
 import json
 import math
 import sys
@@ -63,15 +62,12 @@ def preset_designs() -> list[tuple[str, str, dict]]:
 
 
 def gallery_designs() -> list[tuple[str, str, dict]]:
-    from tests import designs
-
+    """The files of ``configs/gallery/``, named as in the record (dashes as underscores, no ``schema_version``)."""
     out = []
-    for name, fn in inspect.getmembers(designs, inspect.isfunction):
-        if name.startswith("_") or fn.__module__ != designs.__name__:
-            continue
-        if any(p.default is inspect.Parameter.empty for p in inspect.signature(fn).parameters.values()):
-            continue
-        out.append(("gallery", name, fn()))
+    for path in sorted((ROOT / "configs" / "gallery").glob("*.toml")):
+        design = tomllib.loads(path.read_text())
+        design.pop("schema_version", None)
+        out.append(("gallery", path.stem.replace("-", "_"), design))
     return out
 
 

@@ -4,7 +4,7 @@ Why. With every service deterministic, a closed network's requests can hold one 
 slow core, an order of turns) for a long time before a collision shifts them into another, and some
 patterns are left only after hundreds of thousands of requests. Batch means inside one run then agree
 with each other and the confidence interval is tight, but it describes the pattern this run is in, not
-the long run. Example (``tests/designs.reads_locking_into_start_dependent_patterns``): 4 KiB reads at
+the long run. Example (``configs/gallery/reads-locking-into-start-dependent-patterns.toml``): 4 KiB reads at
 QD 4, two slow cores; 200,000-request runs give 28.0 k IOPS for most seeds and 33.2 k for some, each
 with an interval of a few IOPS. Over 2,000,000 requests every seed tried ends in the 33.2 k pattern (the
 Markov chain of ``ssdco/model/queueing/schedule_chain.py`` finds it the only closed class): the 28.0 k pattern is

@@ -14,7 +14,7 @@ from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from tests.designs import writes_behind_regular_flow
+from tests.gallery import gallery
 
 SHARE = FLOW_CORRECTION_CAVEAT_SHARE
 PM9A3 = Path(__file__).resolve().parents[2] / "configs" / "pm9a3-960.toml"
@@ -22,7 +22,7 @@ FLOW_CAVEAT = "the regularity of the flow between deterministic stations"
 
 
 def test_the_share_is_the_route_mvas_answer_over_its_answer_with_poisson_arrivals():
-    network = build_network(config_from_dict(writes_behind_regular_flow()))
+    network = build_network(config_from_dict(gallery("writes-behind-regular-flow")))
     arrays = route_arrays(network, network.loads())
     x = solve_route(arrays, 40).throughput_per_us
     without = solve_route(arrays, 40, features=ALL_FEATURES & ~FLOW).throughput_per_us
@@ -37,7 +37,7 @@ def test_a_fresh_draw_the_flow_correction_raises_by_a_tenth_is_flagged_and_off_t
     # dies took regularity from the flow, route_mva._wait_displacement). No other caveat applies.
     # Since 2026-11-29 the platoon stage answers there (the bottleneck core group serves several steps), within the
     # tolerance and uncaveated; the caveat is the route MVA's (platoon_stage=False)
-    config = config_from_dict(writes_behind_regular_flow())
+    config = config_from_dict(gallery("writes-behind-regular-flow"))
     network = build_network(config)
     r = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert r.method == "route-mva"
@@ -51,24 +51,24 @@ def test_a_fresh_draw_the_flow_correction_raises_by_a_tenth_is_flagged_and_off_t
 
 
 def test_only_at_the_threshold_for_closed_deterministic_route_mva_answers():
-    network = build_network(config_from_dict(writes_behind_regular_flow()))
+    network = build_network(config_from_dict(gallery("writes-behind-regular-flow")))
     assert trust_caveats(network, 0.0) == ()  # not checked
     for share in (SHARE, -SHARE, 0.12):
         (caveat,) = trust_caveats(network, 0.0, flow_share=share)
         assert caveat.startswith(FLOW_CAVEAT)
     assert trust_caveats(network, 0.0, flow_share=SHARE - 1e-6) == ()
     assert trust_caveats(network, 0.0, scheduled=True, flow_share=0.1) == ()
-    d = copy.deepcopy(writes_behind_regular_flow())
+    d = copy.deepcopy(gallery("writes-behind-regular-flow"))
     d["variability"] = {"firmware_scv": 1.0}
     assert trust_caveats(build_network(config_from_dict(d)), 0.0, flow_share=0.1) == ()  # measured: deterministic
-    d = copy.deepcopy(writes_behind_regular_flow())
+    d = copy.deepcopy(gallery("writes-behind-regular-flow"))
     del d["workload"]["queue_depth"]
     d["workload"]["arrival_iops"] = 50_000.0
     assert trust_caveats(build_network(config_from_dict(d)), 0.0, flow_share=0.1) == ()
 
 
 def test_the_caveat_comes_after_the_others():
-    d = copy.deepcopy(writes_behind_regular_flow())
+    d = copy.deepcopy(gallery("writes-behind-regular-flow"))
     d["workload"]["queue_depth"] = 4  # where the chain-outgrown caveat applies
     network = build_network(config_from_dict(d))
     busy = ("cores:g1", 0.95)
@@ -79,7 +79,7 @@ def test_the_caveat_comes_after_the_others():
 
 def test_not_on_a_scheduled_answer_nor_where_the_correction_moves_little():
     # at QD 1 the periodic schedule answers, not the route MVA: no share is checked
-    d = copy.deepcopy(writes_behind_regular_flow())
+    d = copy.deepcopy(gallery("writes-behind-regular-flow"))
     d["workload"]["queue_depth"] = 1
     r = evaluate(config_from_dict(d))
     assert r.method != "route-mva" and not any(c.startswith(FLOW_CAVEAT) for c in r.caveats)
@@ -90,7 +90,7 @@ def test_not_on_a_scheduled_answer_nor_where_the_correction_moves_little():
 
 
 def test_whatif_reports_the_share_where_it_checks_it():
-    config = config_from_dict(writes_behind_regular_flow())
+    config = config_from_dict(gallery("writes-behind-regular-flow"))
     network = build_network(config)
     r = evaluate_network(config, network,
                          solvers=all_but("platoon-stage"))  # the route MVA's (the stage answers by default)
@@ -98,13 +98,13 @@ def test_whatif_reports_the_share_where_it_checks_it():
     assert r.flow_correction_share == pytest.approx(flow_correction_share(arrays, 40, r.iops / 1e6), rel=1e-9)
     assert r.to_dict()["flow_correction_share"] == r.flow_correction_share
     # not checked: a scheduled answer, variable service, an open workload
-    d = copy.deepcopy(writes_behind_regular_flow())
+    d = copy.deepcopy(gallery("writes-behind-regular-flow"))
     d["workload"]["queue_depth"] = 1
     assert evaluate(config_from_dict(d)).to_dict()["flow_correction_share"] is None
-    d = copy.deepcopy(writes_behind_regular_flow())
+    d = copy.deepcopy(gallery("writes-behind-regular-flow"))
     d["variability"] = {"firmware_scv": 1.0}
     assert evaluate(config_from_dict(d)).flow_correction_share is None
-    d = copy.deepcopy(writes_behind_regular_flow())
+    d = copy.deepcopy(gallery("writes-behind-regular-flow"))
     del d["workload"]["queue_depth"]
     d["workload"]["arrival_iops"] = 50_000.0
     assert evaluate(config_from_dict(d)).flow_correction_share is None

@@ -11,7 +11,7 @@ from ssdco.model.queueing.route_mva import _flow_scv, _traffic_shares, route_arr
 from ssdco.network.build import build_network
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import random_config
-from tests.designs import bursty_read_write_mix
+from tests.gallery import gallery
 from tests.strategies import CORE_SPECS, accelerator_spec
 
 
@@ -196,7 +196,7 @@ def test_bursty_arrivals_do_not_lower_a_stations_capacity():
     # the mixed dies' bursts reach the slow core that parses the next requests (ca2 > 1 there). Scaling the
     # wait by gamma = (ca2 + cs2) / (1 + cs2) > 1 inside the station's fixed point saturated it at
     # X = 1 / (gamma D): 79 % of its capacity at any queue depth. Scaled outside, X(n) still reaches c / D
-    network = build_network(config_from_dict(bursty_read_write_mix()))
+    network = build_network(config_from_dict(gallery("bursty-read-write-mix")))
     a = route_arrays(network, network.loads())
     g1 = [ld.name for ld in network.loads()].index("cores:g1")
     capacity = _capacity(a)

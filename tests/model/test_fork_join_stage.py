@@ -12,7 +12,7 @@ from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.random_designs import random_config
-from tests.designs import sixteen_kib_reads_at_busy_channels_at_queue_depth_7
+from tests.gallery import gallery
 from tests.model.test_route_mva import _solved
 
 WITHOUT = ALL_FEATURES & ~FORK_JOIN_STAGE
@@ -21,7 +21,7 @@ WITHOUT = ALL_FEATURES & ~FORK_JOIN_STAGE
 def test_sixteen_kib_reads_at_busy_channels_come_within_the_tolerance():
     # 16 KiB reads at QD 7 whose chain outgrows its budget: the route MVA's fork-join waits at the channels run long
     # (-7.8 % against 200,000 DES requests); the stage behind the rest gives -2.2 % (measured 2026-11-29)
-    d = sixteen_kib_reads_at_busy_channels_at_queue_depth_7()
+    d = gallery("sixteen-kib-reads-at-busy-channels-at-queue-depth-7")
     config = config_from_dict(d)
     network = build_network(config)
     # the route MVA's answers (at QD 7 the platoon stage answers by default: whatif.STAGE_MAX_QUEUE_DEPTH)
@@ -38,7 +38,7 @@ def test_sixteen_kib_reads_at_busy_channels_come_within_the_tolerance():
 
 
 def test_the_stage_replaces_only_the_fork_join_makespan_and_keeps_the_rest():
-    network, arrays, sol, util = _solved(sixteen_kib_reads_at_busy_channels_at_queue_depth_7())
+    network, arrays, sol, util = _solved(gallery("sixteen-kib-reads-at-busy-channels-at-queue-depth-7"))
     staged = stage_behind_rest(network, arrays, sol, util)
     assert staged.throughput_per_us > sol.throughput_per_us
     assert staged.response_us == pytest.approx(sol.population / staged.throughput_per_us, rel=1e-12)

@@ -17,7 +17,7 @@ from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
 from ssdco.validation.random_designs import one_more_server, random_config
-from tests.designs import reads_whose_returns_scatter_at_three_slow_cores
+from tests.gallery import gallery
 
 WITHOUT = ALL_FEATURES & ~IDLE_BOUND
 
@@ -125,7 +125,7 @@ def test_a_little_spread_in_the_time_away_scatters_the_returns(monkeypatch):
     # 15 requests whose time away from the busy group varies little (s^2 about 0.2) still return scattered: the
     # factor is the root of (s^2 + cs^2) / 2, not the linear form, which kept too little of the machine-repairman's
     # idling here (+4.6 %; docs/accuracy.md)
-    d = reads_whose_returns_scatter_at_three_slow_cores()
+    d = gallery("reads-whose-returns-scatter-at-three-slow-cores")
     des = simulate(build_network(config_from_dict(d)), requests=100_000, seed=1).iops.value
     assert abs(_iops(d, ALL_FEATURES) / des - 1.0) <= IOPS_TOLERANCE
     monkeypatch.setattr(idle_bound_module, "VARIABILITY_EXPONENT", 1.0)

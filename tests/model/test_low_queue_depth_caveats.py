@@ -11,20 +11,14 @@ from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from tests.designs import (
-    mixed_requests_behind_one_slow_core_at_queue_depth_5,
-    reads_dipping_at_queue_depth_4,
-    reads_in_step_at_one_slow_core,
-    two_reads_two_dies,
-    writes_behind_one_slow_core_at_queue_depth_5,
-)
+from tests.gallery import gallery
 
 
 def test_a_busy_slow_core_at_queue_depth_4_is_flagged_where_the_route_mva_solves_it():
     # the route MVA alone (periodic=False, platoon_stage=False) misses this design by -16 % and says so; by default
     # whatif takes the chain there, which agrees and needs no caveat, and without the schedules the platoon stage
     # answers (one slow core runs four modules), which agrees too and carries no caveat of the route MVA's
-    d = reads_in_step_at_one_slow_core()
+    d = gallery("reads-in-step-at-one-slow-core")
     config = config_from_dict(d)
     network = build_network(config)
     r = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
@@ -40,7 +34,7 @@ def test_a_busy_slow_core_at_queue_depth_4_is_flagged_where_the_route_mva_solves
 
 @pytest.mark.parametrize("queue_depth,expected", [(1, False), (2, True), (3, True), (4, True), (5, False)])
 def test_busy_bottleneck_caveat_covers_queue_depth_2_to_4(queue_depth, expected):
-    d = copy.deepcopy(reads_in_step_at_one_slow_core())
+    d = copy.deepcopy(gallery("reads-in-step-at-one-slow-core"))
     d["workload"]["queue_depth"] = queue_depth
     network = build_network(config_from_dict(d))
     busy = ("cores:g1", BUSY_BOTTLENECK_UTILIZATION)
@@ -54,13 +48,13 @@ def test_busy_bottleneck_caveat_covers_queue_depth_2_to_4(queue_depth, expected)
 
 
 def test_queue_depth_2_with_several_transactions_is_flagged_unless_the_schedule_holds():
-    d = copy.deepcopy(two_reads_two_dies())
+    d = copy.deepcopy(gallery("two-reads-two-dies"))
     d["workload"]["request_size_kib"] = 8
     network = build_network(config_from_dict(d))
     assert len(trust_caveats(network, 0.0)) == 1 and "queue depth 2" in trust_caveats(network, 0.0)[0]
     assert trust_caveats(network, 0.0, scheduled=True) == ()
     # the periodic schedule itself: one transaction, exact, no caveat
-    assert evaluate(config_from_dict(two_reads_two_dies())).caveats == ()
+    assert evaluate(config_from_dict(gallery("two-reads-two-dies"))).caveats == ()
 
 
 def test_where_the_chain_outgrows_its_budget_the_route_mva_answer_is_flagged():
@@ -69,7 +63,7 @@ def test_where_the_chain_outgrows_its_budget_the_route_mva_answer_is_flagged():
     # caveats, so before the chain's own caveat this answer came with the knee's and the flow's only.
     # Since 2026-11-29 the platoon stage answers there (reads and programs mix behind a core group), within the
     # tolerances and uncaveated; the caveats are the route MVA's (platoon_stage=False)
-    config = config_from_dict(mixed_requests_behind_one_slow_core_at_queue_depth_5())
+    config = config_from_dict(gallery("mixed-requests-behind-one-slow-core-at-queue-depth-5"))
     network = build_network(config)
     r = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert r.method == "route-mva"
@@ -89,7 +83,7 @@ def test_the_chain_answers_a_convoy_through_one_slow_core_at_queue_depth_5():
     # 4 KiB writes at QD 5 through one slow core: the route MVA is 39 % above the DES (the requests travel as a
     # convoy). This was the chain-outgrown caveat's example until late on 2026-11-27; since then the chain's 5 %
     # grid may take 400,000 states at QD 5 (schedule_chain.GRID_STEPS) and answers, within the DES's noise.
-    config = config_from_dict(writes_behind_one_slow_core_at_queue_depth_5())
+    config = config_from_dict(gallery("writes-behind-one-slow-core-at-queue-depth-5"))
     network = build_network(config)
     r = evaluate_network(config, network)
     assert r.method == "markov-chain" and r.caveats == ()
@@ -106,7 +100,7 @@ def test_the_chain_outgrown_caveat_needs_a_busy_core_group_or_channel_with_one_t
     # the caveat is the route MVA's: a scheduled answer does not carry it; and one-transaction requests carry it
     # only with the bottleneck a core group or channel at least BUSY_BOTTLENECK_UTILIZATION busy (none of the 32
     # other sampled designs missed)
-    config = config_from_dict(writes_behind_one_slow_core_at_queue_depth_5())
+    config = config_from_dict(gallery("writes-behind-one-slow-core-at-queue-depth-5"))
     network = build_network(config)
     r = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))  # the route MVA's bottleneck
     busy = (r.bottleneck, r.utilization[r.bottleneck])
@@ -126,7 +120,7 @@ def test_the_chain_outgrown_caveat_needs_a_busy_core_group_or_channel_with_one_t
 
 
 def test_the_chain_caveat_takes_the_place_of_the_queue_depth_2_to_4_ones():
-    d = copy.deepcopy(reads_in_step_at_one_slow_core())
+    d = copy.deepcopy(gallery("reads-in-step-at-one-slow-core"))
     network = build_network(config_from_dict(d))
     busy = ("cores:g1", BUSY_BOTTLENECK_UTILIZATION)
     (own,) = trust_caveats(network, 0.0, bottleneck=busy)
@@ -143,7 +137,7 @@ def test_whatif_no_longer_dips_where_the_chain_outgrew_its_budget():
     # independent parts in read-only work (route_mva.stage_wait_correlation) it is -1.3 %, not -3.4 %. (Since the
     # platoon stage forks requests of several transactions, 2026-11-29, it would answer in the route MVA's place
     # here: the route MVA alone is asked for with platoon_stage=False.)
-    d = reads_dipping_at_queue_depth_4()
+    d = gallery("reads-dipping-at-queue-depth-4")
     answers, alone = {}, {}
     for queue_depth in (3, 4):
         d["workload"]["queue_depth"] = queue_depth
@@ -166,7 +160,7 @@ def test_fast_skips_the_chain_and_says_so_where_the_route_mva_is_at_risk():
     # noise, the route MVA 39 % high; --fast without the platoon stage gives the route MVA's answer with the
     # skipped-chain caveat, which takes the place of the QD 2-4 caveats and follows the outgrown chain's rule
     # (route_mva_at_risk). With the stage (the default) the stage answers, within 0.2 % of the chain, uncaveated
-    d = writes_behind_one_slow_core_at_queue_depth_5()
+    d = gallery("writes-behind-one-slow-core-at-queue-depth-5")
     config = config_from_dict(d)
     network = build_network(config)
     fast = evaluate(config, effort="fast", solvers=all_but("platoon-stage"))
@@ -193,9 +187,9 @@ def test_fast_skips_the_chain_and_says_so_where_the_route_mva_is_at_risk():
 
 def test_fast_changes_nothing_where_the_chain_does_not_apply():
     # one deterministic route (the periodic schedule answers) and variable service (no chain): --fast is whatif
-    exact_schedule = config_from_dict(two_reads_two_dies())
+    exact_schedule = config_from_dict(gallery("two-reads-two-dies"))
     assert evaluate(exact_schedule, effort="fast").to_dict() == evaluate(exact_schedule).to_dict()
-    d = copy.deepcopy(reads_in_step_at_one_slow_core())
+    d = copy.deepcopy(gallery("reads-in-step-at-one-slow-core"))
     d["variability"] = {"firmware_scv": 1.0}
     variable = config_from_dict(d)
     assert evaluate(variable, effort="fast").to_dict() == evaluate(variable).to_dict()

@@ -16,14 +16,14 @@ from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from tests.designs import reads_and_programs_at_a_busy_fast_core, saturated_mix_under_three_knees
+from tests.gallery import gallery
 
 LOW, HIGH = MIXED_KNEE_UTILIZATION
 KNEES = MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE
 
 
 def test_the_flagged_design_is_off_the_des_and_says_so():
-    config = config_from_dict(reads_and_programs_at_a_busy_fast_core())
+    config = config_from_dict(gallery("reads-and-programs-at-a-busy-fast-core"))
     network = build_network(config)
     r = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert r.method == "route-mva" and r.bottleneck == "cores:g1"
@@ -39,14 +39,14 @@ def test_the_flagged_design_is_off_the_des_and_says_so():
 
 @pytest.mark.parametrize("read_fraction,expected", [(0.0, False), (0.3, True), (0.7, True), (1.0, False)])
 def test_only_where_reads_and_programs_mix(read_fraction, expected):
-    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    d = copy.deepcopy(gallery("reads-and-programs-at-a-busy-fast-core"))
     d["workload"]["read_fraction"] = read_fraction
     network = build_network(config_from_dict(d))
     assert bool(trust_caveats(network, 0.0, bottleneck=("cores:g1", 0.85))) == expected
 
 
 def test_only_a_core_bottleneck_short_of_saturation_with_deterministic_service_and_the_route_mva():
-    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    d = copy.deepcopy(gallery("reads-and-programs-at-a-busy-fast-core"))
     network = build_network(config_from_dict(d))
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", LOW))
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", LOW - 0.01)) == ()
@@ -57,7 +57,7 @@ def test_only_a_core_bottleneck_short_of_saturation_with_deterministic_service_a
     d["variability"] = {"nand_scv": 0.01}
     assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=("cores:g1", 0.85)) == ()
     # an open workload: no caveat from this rule
-    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    d = copy.deepcopy(gallery("reads-and-programs-at-a-busy-fast-core"))
     del d["workload"]["queue_depth"]
     d["workload"]["arrival_iops"] = 50_000.0
     assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=("cores:g1", 0.85)) == ()
@@ -66,7 +66,7 @@ def test_only_a_core_bottleneck_short_of_saturation_with_deterministic_service_a
 def test_at_capacity_in_the_model_only_under_three_knees():
     # the model's core group at capacity, the queue depth under MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE times the knee
     # N* (N / N* is the population bound over the capacity bound): there the DES's cores still idle in bursts
-    network = build_network(config_from_dict(reads_and_programs_at_a_busy_fast_core()))
+    network = build_network(config_from_dict(gallery("reads-and-programs-at-a-busy-fast-core")))
     under = trust_caveats(network, 0.0, bottleneck=("cores:g1", 1.0), depth_over_knee=2.9)
     assert len(under) == 1 and "at capacity at queue depth" in under[0] and "2.9 times the knee" in under[0]
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", HIGH), depth_over_knee=2.0)
@@ -74,7 +74,7 @@ def test_at_capacity_in_the_model_only_under_three_knees():
     assert trust_caveats(network, 0.0, bottleneck=("cores:g1", 1.0)) == ()  # not checked
     assert trust_caveats(network, 0.0, bottleneck=("die", 1.0), depth_over_knee=1.5) == ()
     assert trust_caveats(network, 0.0, scheduled=True, bottleneck=("cores:g1", 1.0), depth_over_knee=1.5) == ()
-    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    d = copy.deepcopy(gallery("reads-and-programs-at-a-busy-fast-core"))
     d["workload"]["read_fraction"] = 1.0
     assert trust_caveats(build_network(config_from_dict(d)), 0.0, bottleneck=("cores:g1", 1.0),
                          depth_over_knee=1.5) == ()
@@ -86,7 +86,7 @@ def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_the_idle_boun
     # (1,000,000 requests). Here 100,000 requests. The idle bound (idle_bound.py: the cores idle while every
     # request is held behind programs at the dies) brings the answer within the tolerance; the caveat stays, as 8
     # of the 160 such answers on the development draws still miss (docs/accuracy.md).
-    config = config_from_dict(saturated_mix_under_three_knees())
+    config = config_from_dict(gallery("saturated-mix-under-three-knees"))
     network = build_network(config)
     r = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     before = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND,

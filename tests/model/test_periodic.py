@@ -13,13 +13,7 @@ from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.random_designs import one_more_server, random_config
-from tests.designs import (
-    eight_kib_reads_through_one_die,
-    reads_in_step_at_one_slow_core,
-    reads_over_two_four_plane_dies_at_queue_depth_7,
-    two_modules_on_one_slow_core,
-    two_reads_two_dies,
-)
+from tests.gallery import gallery
 
 
 def _network(die_us: float, copies: int = 1, queue_depth: int = 2, read_fraction: float = 1.0) -> Network:
@@ -49,11 +43,11 @@ def test_schedule_of_two_requests_at_one_core_by_hand():
     assert s.p_wait[0] == pytest.approx(0.75, rel=1e-12)
     assert s.response_us == pytest.approx(10.0 + 10.0 + 4.0 + 3.0 + 2.0, rel=1e-12)
 
-@pytest.mark.parametrize("design", [two_reads_two_dies, two_modules_on_one_slow_core])
+@pytest.mark.parametrize("design", ["two-reads-two-dies", "two-modules-on-one-slow-core"])
 def test_schedule_matches_the_des_where_the_route_mva_missed(design):
     # two_reads_two_dies: the route MVA was -8.4 % (IOPS) and +63 % (p99); the DES has no wait at all.
     # two_modules_on_one_slow_core: +9.1 % and +11 %; the DES's core idles while both requests are at the NAND.
-    config = config_from_dict(design())
+    config = config_from_dict(gallery(design))
     network = build_network(config)
     result = evaluate_network(config, network)
     des = simulate(network, requests=60_000, seed=1)
@@ -76,7 +70,7 @@ def test_no_schedule_where_the_addresses_decide_who_waits():
 
 @pytest.mark.parametrize("change", ["read_fraction", "variability", "sizes", "queue_depth", "open"])
 def test_no_schedule_where_requests_differ(change):
-    d = copy.deepcopy(two_reads_two_dies())
+    d = copy.deepcopy(gallery("two-reads-two-dies"))
     if change == "read_fraction":
         d["workload"]["read_fraction"] = 0.7
     elif change == "variability":
@@ -145,7 +139,7 @@ def test_convoy_runs_the_dies_behind_its_schedule_event_by_event():
     # Seven reads over two four-plane dies hold nearly all N requests at the dies: there the route MVA's waits
     # are too long (its own solve is 3.5 % low, and it was 3.3 % low behind the convoy's schedule); the dies
     # run event by event behind the schedule's time elsewhere agree with the DES.
-    config = config_from_dict(reads_over_two_four_plane_dies_at_queue_depth_7())
+    config = config_from_dict(gallery("reads-over-two-four-plane-dies-at-queue-depth-7"))
     network = build_network(config)
     result = evaluate_network(config, network)
     des = simulate(network, requests=100_000, seed=1)
@@ -180,7 +174,7 @@ def test_convoy_matches_the_des_where_requests_fall_into_step_at_a_busy_core():
     # (whatif solves this design by the Markov chain of the requests' draws, tests/model/test_schedule_chain.py;
     # the convoy is what it takes where that chain outgrows its state budget, and since the twenty-eighth session
     # the platoon stage answers in its place, a core group the bottleneck: both are checked here.)
-    config = config_from_dict(reads_in_step_at_one_slow_core())
+    config = config_from_dict(gallery("reads-in-step-at-one-slow-core"))
     network = build_network(config)
     result = evaluate_network(config, network, effort="fast", solvers=all_but("platoon-stage"))
     des = simulate(network, requests=100_000, seed=1)
@@ -247,7 +241,7 @@ def test_no_convoy_above_its_queue_depth():
 
 @pytest.mark.parametrize("change", ["transactions", "queue_depth_1", "read_fraction"])
 def test_no_convoy_for_several_transactions_queue_depth_1_or_mixed_operations(change):
-    d = copy.deepcopy(reads_in_step_at_one_slow_core())
+    d = copy.deepcopy(gallery("reads-in-step-at-one-slow-core"))
     if change == "transactions":
         d["workload"]["request_size_kib"] = 8
     elif change == "queue_depth_1":
@@ -271,7 +265,7 @@ def test_the_population_bound_takes_one_requests_own_schedule(queue_depth):
     # The bound N / R0 took R0 from the route MVA's X(1), 36.16 us, and the schedule's exact answer at QD 1
     # (36.11 us, the DES's too) was 0.14 % above it (a fresh draw of test_asymptotic_bounds_hold). R0 is now the
     # request's own schedule, at every queue depth the schedule answers.
-    d = eight_kib_reads_through_one_die()
+    d = gallery("eight-kib-reads-through-one-die")
     d["workload"]["queue_depth"] = queue_depth
     config = config_from_dict(d)
     network = build_network(config)

@@ -16,18 +16,7 @@ from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict, load_config
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.random_designs import core_run_config
-from tests.designs import (
-    eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10,
-    mix_behind_one_slow_core_at_queue_depth_6,
-    reads_behind_two_slow_cores_each_serving_several_steps,
-    reads_saturating_one_slow_core,
-    saturated_mix_under_three_knees,
-    sixteen_kib_mix_behind_one_slow_core,
-    sixteen_kib_mixes_at_busy_dies_at_queue_depth_24,
-    sixteen_kib_reads_at_busy_dies_at_queue_depth_11,
-    sixteen_kib_reads_where_the_chain_outgrows,
-    writes_in_step_with_an_accelerator_between,
-)
+from tests.gallery import gallery
 
 PM9A3 = Path(__file__).resolve().parents[2] / "configs" / "pm9a3-960.toml"
 IN_STEP = "the requests may move in step"
@@ -49,11 +38,11 @@ def _within(answer, network, requests, seed):
             and abs(answer.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE), des
 
 
-@pytest.mark.parametrize("design", [reads_behind_two_slow_cores_each_serving_several_steps,
-                                    writes_in_step_with_an_accelerator_between])
+@pytest.mark.parametrize("design", ["reads-behind-two-slow-cores-each-serving-several-steps",
+                                    "writes-in-step-with-an-accelerator-between"])
 def test_the_stage_answers_the_platoon_designs_within_the_tolerances(design):
     # the route MVA was +37.5 % and +44 % on these (test_platoon_caveat.py); the stage is within the tolerances
-    config = config_from_dict(design())
+    config = config_from_dict(gallery(design))
     network = build_network(config)
     r = evaluate_network(config, network)
     assert r.method == "platoon-stage"
@@ -78,7 +67,7 @@ def test_one_core_running_four_modules_on_pm9a3_at_qd_32():
 def test_the_stage_keeps_littles_law_and_the_cycle():
     # the residences it reports hold N requests: X times (the stations' residences per request, every copy, plus the
     # pure delays) is the queue depth, as the mean latency is N / X
-    config = config_from_dict(reads_behind_two_slow_cores_each_serving_several_steps())
+    config = config_from_dict(gallery("reads-behind-two-slow-cores-each-serving-several-steps"))
     network = build_network(config)
     r = evaluate_network(config, network)
     x = r.iops / 1e6
@@ -90,7 +79,7 @@ def test_the_stage_keeps_littles_law_and_the_cycle():
 def test_a_seed_gives_the_same_estimate_and_another_seed_an_independent_one():
     # the writes' programs (278 us) meet at the dies at random; the reads of the other design never do, and every
     # seed gives them the same figures
-    network, loads, residence = _stage_inputs(config_from_dict(writes_in_step_with_an_accelerator_between()))
+    network, loads, residence = _stage_inputs(config_from_dict(gallery("writes-in-step-with-an-accelerator-between")))
     first = P.platoon_stage(network, loads, residence)
     P._estimate.cache_clear()
     again = P.platoon_stage(network, loads, residence)
@@ -128,11 +117,11 @@ def test_where_the_check_does_not_look_nothing_changes():
     assert (on.iops, on.latency_mean_us, on.latency_p99_us) == (off.iops, off.latency_mean_us, off.latency_p99_us)
 
 
-@pytest.mark.parametrize("design", [mix_behind_one_slow_core_at_queue_depth_6, saturated_mix_under_three_knees])
+@pytest.mark.parametrize("design", ["mix-behind-one-slow-core-at-queue-depth-6", "saturated-mix-under-three-knees"])
 def test_reads_and_programs_mixed_behind_a_core_group_are_answered_by_the_stage(design):
     # the knee's designs: the route MVA -3.7 % (QD 6, a slow core 60 % busy) and +5.7 % (QD 31, at capacity under
     # three knees, before the idle bound); each request of the stage draws its operation
-    config = config_from_dict(design())
+    config = config_from_dict(gallery(design))
     network = build_network(config)
     r = evaluate_network(config, network)
     assert r.method == "platoon-stage" and not any(c.startswith("reads and programs mix") for c in r.caveats)
@@ -145,7 +134,7 @@ def test_reads_and_programs_mixed_behind_a_core_group_are_answered_by_the_stage(
 def test_a_mix_whose_bottleneck_is_a_die_goes_to_the_stage_at_queue_depth_6_to_24_only():
     # at busy dies the stage bought nothing beyond queue depth 24 on the cached draws and cost more (docs/accuracy.md);
     # at queue depth 6-24 it took the route MVA's misses there to none (whatif.STAGE_MAX_QUEUE_DEPTH)
-    d = mix_behind_one_slow_core_at_queue_depth_6()
+    d = gallery("mix-behind-one-slow-core-at-queue-depth-6")
     assert evaluate_network(config_from_dict(d), build_network(config_from_dict(d))).bottleneck == "cores:g1"
     d["nand"] = {**d["nand"], "t_prog_us": d["nand"]["t_prog_us"] * 20}  # programs 14.6 ms: the dies the bottleneck
     config = config_from_dict(d)
@@ -161,9 +150,9 @@ def test_a_mix_whose_bottleneck_is_a_die_goes_to_the_stage_at_queue_depth_6_to_2
 
 
 def test_at_queue_depth_6_to_24_the_stage_answers_requests_of_several_transactions_at_busy_dies():
-    # a held-out Hypothesis draw (tests.designs.sixteen_kib_reads_at_busy_dies_at_queue_depth_11): the route MVA's
+    # a held-out Hypothesis draw (gallery("sixteen-kib-reads-at-busy-dies-at-queue-depth-11")): the route MVA's
     # fork-join misses by 3.2-3.4 %, against 200,000- and 1,000,000-request runs; the stage is within 0.2 %
-    config = config_from_dict(sixteen_kib_reads_at_busy_dies_at_queue_depth_11())
+    config = config_from_dict(gallery("sixteen-kib-reads-at-busy-dies-at-queue-depth-11"))
     network = build_network(config)
     r = evaluate_network(config, network)
     assert r.method == "platoon-stage" and r.bottleneck == "die" and network.queue_depth == 11
@@ -171,16 +160,16 @@ def test_at_queue_depth_6_to_24_the_stage_answers_requests_of_several_transactio
     assert ok and abs(r.iops / des.iops.value - 1.0) < 0.01, (r.iops, des.iops.value)
     route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 < -IOPS_TOLERANCE
-    d = sixteen_kib_reads_at_busy_dies_at_queue_depth_11()
+    d = gallery("sixteen-kib-reads-at-busy-dies-at-queue-depth-11")
     d["workload"] = {**d["workload"], "queue_depth": STAGE_MAX_QUEUE_DEPTH + 1}
     assert evaluate_network(config_from_dict(d), build_network(config_from_dict(d))).method == "route-mva"
 
 
 def test_at_queue_depth_13_to_24_the_stage_answers_mixes_at_busy_dies():
-    # a held-out Hypothesis draw (tests.designs.sixteen_kib_mixes_at_busy_dies_at_queue_depth_24): 70 %-read 16 KiB
+    # a held-out Hypothesis draw (gallery("sixteen-kib-mixes-at-busy-dies-at-queue-depth-24")): 70 %-read 16 KiB
     # requests at QD 24, the dies the bottleneck; the route MVA is 3.4-3.7 % high against 200,000- and 1,000,000-request
     # runs, the stage within 0.2 % (whatif.STAGE_MAX_QUEUE_DEPTH, 24 since 2026-12-05; it was 12)
-    config = config_from_dict(sixteen_kib_mixes_at_busy_dies_at_queue_depth_24())
+    config = config_from_dict(gallery("sixteen-kib-mixes-at-busy-dies-at-queue-depth-24"))
     network = build_network(config)
     r = evaluate_network(config, network)
     assert r.method == "platoon-stage" and r.bottleneck == "die" and network.queue_depth == STAGE_MAX_QUEUE_DEPTH
@@ -188,16 +177,17 @@ def test_at_queue_depth_13_to_24_the_stage_answers_mixes_at_busy_dies():
     assert ok and abs(r.iops / des.iops.value - 1.0) < 0.01, (r.iops, des.iops.value)
     route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
-    d = sixteen_kib_mixes_at_busy_dies_at_queue_depth_24()
+    d = gallery("sixteen-kib-mixes-at-busy-dies-at-queue-depth-24")
     d["workload"] = {**d["workload"], "queue_depth": STAGE_MAX_QUEUE_DEPTH + 1}
     assert evaluate_network(config_from_dict(d), build_network(config_from_dict(d))).method == "route-mva"
 
 
 def test_at_queue_depth_6_to_24_a_busy_pcie_link_stays_with_the_route_mva():
     # the stage takes the link as a fixed delay with no queue of its own: with the link the bottleneck it ran above
-    # the link's capacity and was held to it (a held-out draw, tests.designs
-    # .eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10); whatif.STAGE_EVENT_KINDS keeps the route MVA there
-    config = config_from_dict(eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10())
+    # the link's capacity and was held to it (a held-out draw,
+    # gallery("eight-kib-reads-at-a-busy-pcie-link-at-queue-depth-10")); whatif.STAGE_EVENT_KINDS keeps the route MVA
+    # there
+    config = config_from_dict(gallery("eight-kib-reads-at-a-busy-pcie-link-at-queue-depth-10"))
     network = build_network(config)
     r = evaluate_network(config, network)
     assert r.method == "route-mva" and r.bottleneck == "pcie" and network.queue_depth == 10
@@ -238,7 +228,7 @@ def test_a_stage_answer_reports_no_idle_bound():
 
 
 def test_the_stage_does_not_apply_beyond_one_deterministic_route_of_requests_of_one_size():
-    d = reads_behind_two_slow_cores_each_serving_several_steps()
+    d = gallery("reads-behind-two-slow-cores-each-serving-several-steps")
     network, loads, residence = _stage_inputs(config_from_dict(d))
     assert P.platoon_stage(network, loads, residence) is not None
     assert P.platoon_stage(replace(network, read_fraction=0.7), loads, residence) is not None  # a request's own op
@@ -259,7 +249,7 @@ def test_the_stage_does_not_apply_beyond_one_deterministic_route_of_requests_of_
 def test_a_request_of_several_transactions_forks_in_the_stage_and_agrees_with_the_des():
     # 16 KiB requests (four transactions) mixing reads and programs behind one slow core: the route MVA was 9.4 %
     # high (docs/accuracy.md, "The platoon stage forks")
-    config = config_from_dict(sixteen_kib_mix_behind_one_slow_core())
+    config = config_from_dict(gallery("sixteen-kib-mix-behind-one-slow-core"))
     network = build_network(config)
     answer = evaluate_network(config, network)
     assert answer.method == "platoon-stage"
@@ -277,7 +267,7 @@ def test_a_request_of_several_transactions_forks_in_the_stage_and_agrees_with_th
 def test_with_one_transaction_the_forking_kernel_runs_as_before():
     # no step is per transaction: no job but the request's own, the same draws and events (bit-identical answers
     # were checked against the kernel before forking on 120 draws, 2026-11-29)
-    config = config_from_dict(reads_behind_two_slow_cores_each_serving_several_steps())
+    config = config_from_dict(gallery("reads-behind-two-slow-cores-each-serving-several-steps"))
     network, loads, residence = _stage_inputs(config)
     args = P.stage_arguments(network, loads, residence)
     assert args[9] == 1 and not any(args[10])
@@ -288,7 +278,7 @@ def test_where_the_chain_outgrows_its_budget_the_stage_answers_whatever_the_bott
     # route MVA (8 % low, with the chain's caveat) gives way to the stage (whatif.stage_answers)
     from ssdco.model.solvers.stage import stage_answers
 
-    config = config_from_dict(sixteen_kib_reads_where_the_chain_outgrows())
+    config = config_from_dict(gallery("sixteen-kib-reads-where-the-chain-outgrows"))
     network = build_network(config)
     route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert route.method == "route-mva" and route.bottleneck == "die"
@@ -306,7 +296,7 @@ def test_a_bottleneck_busy_throughout_the_run_gives_its_capacity():
     # QD 8 (a fall as the load rises); the stage reports the core saturated, and whatif answers its capacity
     answers = []
     for queue_depth in (4, 8, 32):
-        config = config_from_dict(reads_saturating_one_slow_core(queue_depth))
+        config = config_from_dict(gallery("reads-saturating-one-slow-core", queue_depth=queue_depth))
         network = build_network(config)
         inputs = _stage_inputs(config)
         stage = P.platoon_stage(*inputs)
@@ -315,8 +305,9 @@ def test_a_bottleneck_busy_throughout_the_run_gives_its_capacity():
         assert r.method == "platoon-stage" and r.iops == r.bounds.upper_per_us * 1e6
         answers.append(r.iops)
     assert answers[0] == answers[1] == answers[2]
-    assert P.platoon_stage(*_stage_inputs(config_from_dict(reads_saturating_one_slow_core(4)))).throughput_per_us \
-        != P.platoon_stage(*_stage_inputs(config_from_dict(reads_saturating_one_slow_core(8)))).throughput_per_us
+    at_4, at_8 = (config_from_dict(gallery("reads-saturating-one-slow-core", queue_depth=q)) for q in (4, 8))
+    assert P.platoon_stage(*_stage_inputs(at_4)).throughput_per_us \
+        != P.platoon_stage(*_stage_inputs(at_8)).throughput_per_us
     # not saturated: the platoon designs' core groups idle while their platoons are at the NAND
-    unsaturated = config_from_dict(reads_behind_two_slow_cores_each_serving_several_steps())
+    unsaturated = config_from_dict(gallery("reads-behind-two-slow-cores-each-serving-several-steps"))
     assert P.platoon_stage(*_stage_inputs(unsaturated)).saturated == ()

@@ -16,13 +16,13 @@ from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import validate
 from tests.conftest import PM9A3
-from tests.designs import reads_and_programs_at_a_busy_fast_core
+from tests.gallery import gallery
 from tests.strategies import config_dicts
 
 
 def _saturated_reads(queue_depth: int) -> dict:
     """4 KiB reads behind one fast core running four modules (5.2 us a request): 100 % busy from QD 8."""
-    d = copy.deepcopy(reads_and_programs_at_a_busy_fast_core())
+    d = copy.deepcopy(gallery("reads-and-programs-at-a-busy-fast-core"))
     d["workload"].update(read_fraction=1.0, request_size_kib=4, queue_depth=queue_depth)
     return d
 

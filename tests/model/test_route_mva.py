@@ -32,13 +32,7 @@ from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
 from ssdco.validation.random_designs import random_config
-from tests.designs import (
-    bursty_read_write_mix,
-    mix_behind_one_slow_core_at_queue_depth_6,
-    mixed_16k_requests_at_busy_channels,
-    reads_at_busy_channels_behind_fast_cores,
-    sixteen_kib_reads_waiting_at_dies_and_channels,
-)
+from tests.gallery import gallery
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -234,7 +228,7 @@ def test_dies_behind_nothing_but_a_delay_are_not_their_own_regular_source():
 def test_a_mix_behind_one_slow_core_at_queue_depth_6_is_the_platoon_stages_within_the_tolerance():
     # reads and programs mix behind a core group: the route MVA's answer is 3.7 % below a 400,000-request run (its
     # 95 % CI +/- 0.3 %), outside the tolerance; whatif's own answer there is the platoon stage's, within it
-    config = config_from_dict(mix_behind_one_slow_core_at_queue_depth_6())
+    config = config_from_dict(gallery("mix-behind-one-slow-core-at-queue-depth-6"))
     network = build_network(config)
     des = simulate(network, requests=400_000, seed=1).iops.value
     route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
@@ -269,16 +263,16 @@ def test_stage_wait_correlation_by_the_work_on_the_path(pm9a3_path, read_fractio
 
 
 @pytest.mark.parametrize("design, expected", [
-    (bursty_read_write_mix, 1.0),  # reads and programs mix behind a core group, the bottleneck: added outright
-    (mixed_16k_requests_at_busy_channels, 0.0),  # the same mix with the channels the bottleneck: independent
+    ("bursty-read-write-mix", 1.0),  # reads and programs mix behind a core group, the bottleneck: added outright
+    ("mixed-16k-requests-at-busy-channels", 0.0),  # the same mix with the channels the bottleneck: independent
 ])
 def test_stage_wait_correlation_of_read_write_mixes_by_their_bottleneck(design, expected):
-    assert stage_wait_correlation(build_network(config_from_dict(design()))) == expected
+    assert stage_wait_correlation(build_network(config_from_dict(gallery(design)))) == expected
 
 
 def test_independent_stage_waits_only_shorten_the_cycle():
     # the root of the sum of squares is below the sum where two stages wait: the same network answers more IOPS
-    config = config_from_dict(sixteen_kib_reads_waiting_at_dies_and_channels())
+    config = config_from_dict(gallery("sixteen-kib-reads-waiting-at-dies-and-channels"))
     network = build_network(config)
     arrays = route_arrays(network, network.loads())
     rss = solve_route(replace(arrays, stage_wait_correlation=0.0), network.queue_depth)
@@ -298,7 +292,7 @@ def _solved(d: dict):
 
 
 def test_the_stage_behind_the_rest_raises_x_at_busy_channels_and_keeps_the_rests_residences():
-    network, arrays, sol, util = _solved(reads_at_busy_channels_behind_fast_cores())
+    network, arrays, sol, util = _solved(gallery("reads-at-busy-channels-behind-fast-cores"))
     n = network.queue_depth
     staged = stage_behind_rest(network, arrays, sol, util)
     assert staged.throughput_per_us > 1.02 * sol.throughput_per_us  # the route MVA alone is 3.6 % low here
@@ -329,7 +323,7 @@ def _changed(d: dict, section: str, **fields) -> dict:
     lambda d: _changed(d, "modules", parse={"cycles": 4 * d["modules"]["parse"]["cycles"]}),
 ], ids=["several-transactions", "channels-less-than-half-busy", "a-core-group-busiest"])
 def test_the_stage_behind_the_rest_applies_only_to_one_transaction_and_busy_dies_or_channels(change):
-    network, arrays, sol, util = _solved(change(reads_at_busy_channels_behind_fast_cores()))
+    network, arrays, sol, util = _solved(change(gallery("reads-at-busy-channels-behind-fast-cores")))
     routed = set(arrays.routed_indices)
     busy = int(np.argmax(util)) in routed and util.max() >= STAGE_BEHIND_REST_UTILIZATION
     assert not busy or max(network.transactions) > 1

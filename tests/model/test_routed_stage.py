@@ -15,7 +15,7 @@ from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import build_network
 from ssdco.spec import config_from_dict
-from tests.designs import bursty_read_write_mix, reads_over_two_one_die_channels
+from tests.gallery import gallery
 
 
 def _exact_per_slot(population: int, transactions: int, copies: int, servers: int) -> float:
@@ -200,9 +200,9 @@ def _network(d):
 
 
 def test_where_the_stage_applies():
-    d = reads_over_two_one_die_channels()
+    d = gallery("reads-over-two-one-die-channels")
     assert [s.station for s in routed_stages(_network(d))] == ["die", "channel"]
-    mix = bursty_read_write_mix()  # reads and programs at the dies
+    mix = gallery("bursty-read-write-mix")  # reads and programs at the dies
     die, channel = routed_stages(_network(mix))
     assert (die.read_us, die.write_us, die.read_fraction) == (19.8, 875.0, 0.7)
     assert channel.read_us == channel.write_us
@@ -220,7 +220,7 @@ def test_where_the_stage_applies():
 
 
 def test_whatif_reports_the_stage_that_holds_the_throughput():
-    d = reads_over_two_one_die_channels()
+    d = gallery("reads-over-two-one-die-channels")
     # the route MVA's answer (at QD 7 the platoon stage answers by default: whatif.STAGE_MAX_QUEUE_DEPTH)
     r = evaluate_network(config_from_dict(d), _network(d), solvers=all_but("platoon-stage"))
     assert r.bounds.routed_stage == "die and channel"

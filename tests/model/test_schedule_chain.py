@@ -23,21 +23,7 @@ from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
-from tests.designs import (
-    eight_kib_reads_over_eight_dies_at_queue_depth_4,
-    mixed_16k_reads_at_queue_depth_2,
-    programs_among_fast_reads_on_a_coarse_grid,
-    reads_alone_over_three_dies,
-    reads_and_programs_at_one_slow_core,
-    reads_and_programs_on_one_die_at_queue_depth_8,
-    reads_at_queue_depth_2_behind_one_slow_core,
-    reads_at_queue_depth_5,
-    reads_over_a_coarse_grid,
-    reads_over_eight_dies_behind_two_cores_at_queue_depth_5,
-    two_patterns_at_queue_depth_2,
-    writes_over_one_channel_at_queue_depth_3,
-    writes_whose_finer_grid_collapses_at_queue_depth_4,
-)
+from tests.gallery import gallery
 
 
 def _dies(dies: int, servers: int = 1, queue_depth: int = 2, service_us: float = 10.0) -> Network:
@@ -123,7 +109,7 @@ def test_lumping_keeps_the_answer(seed):
 def test_whatif_takes_the_chain_where_the_route_mva_misses():
     # 70 % reads at QD 3, one slow core the bottleneck: the route MVA is +8.5 % (IOPS) against the DES, the
     # chain within its noise.
-    config = config_from_dict(reads_and_programs_at_one_slow_core())
+    config = config_from_dict(gallery("reads-and-programs-at-one-slow-core"))
     network = build_network(config)
     result = evaluate_network(config, network)
     des = simulate(network, requests=100_000, seed=1)
@@ -139,7 +125,7 @@ def test_whatif_takes_the_chain_where_the_route_mva_misses():
 def test_a_lumped_chain_is_held_to_the_capacity_bound():
     # Only the 10 % grid fits here, and its chain counted completions 2.6 % faster than its own busy time at the
     # bottleneck core allows: whatif said 10,913 IOPS at QD 4, above the capacity of 10,633 and the QD 5 answer.
-    d = reads_over_a_coarse_grid()
+    d = gallery("reads-over-a-coarse-grid")
     iops = {}
     for queue_depth in (3, 4, 5):
         d["workload"]["queue_depth"] = queue_depth
@@ -184,7 +170,7 @@ def _at_queue_depth_2(which: str):
     100,000 states on the 10 % grid."""
     if which == "uniform design 156":
         return _uniform_design_at(156, queue_depth=2)
-    config = config_from_dict(mixed_16k_reads_at_queue_depth_2())
+    config = config_from_dict(gallery("mixed-16k-reads-at-queue-depth-2"))
     network = build_network(config)
     return config, network, request_alone_us(network)
 
@@ -193,7 +179,7 @@ def _at_queue_depth_2(which: str):
                                                                  ("mixed 16 KiB reads", 200_000, 400_000)])
 def test_at_queue_depth_2_the_10_percent_grid_may_take_400000_states(which, outgrown_budget, most_states):
     # 16 KiB requests at QD 2. Uniform design 156 needs 117,438 states on the 10 % grid, more than the 100,000 of
-    # the other queue depths; 70 %-read requests (tests.designs.mixed_16k_reads_at_queue_depth_2, a fresh
+    # the other queue depths; 70 %-read requests (gallery("mixed-16k-reads-at-queue-depth-2"), a fresh
     # Hypothesis draw) need 228,241, more than the 200,000 SHALLOW_GRID_STEPS allowed before the kernels dropped
     # reference counting. Both fit its 400,000, and the chain is within the DES's noise where the route MVA is 4 %
     # and 5.6 % low (2026-11-27).
@@ -214,10 +200,10 @@ def test_at_queue_depth_2_the_10_percent_grid_may_take_400000_states(which, outg
 
 def test_whatif_fast_tries_the_chains_first_states_at_queue_depth_2():
     # whatif --fast at QD 1-2 still tries the chain on the exact grid within FAST_GRID_STEPS' 3,000 states. Two reads
-    # behind one slow core running every module (tests.designs.reads_at_queue_depth_2_behind_one_slow_core): the
+    # behind one slow core running every module (gallery("reads-at-queue-depth-2-behind-one-slow-core")): the
     # route MVA is 14 % low, the chain exact, and --fast gives the chain's answer. The 70 %-read 16 KiB requests of
-    # tests.designs.mixed_16k_reads_at_queue_depth_2 need 200,000-400,000 states: --fast gives up and says so.
-    config = config_from_dict(reads_at_queue_depth_2_behind_one_slow_core())
+    # gallery("mixed-16k-reads-at-queue-depth-2") need 200,000-400,000 states: --fast gives up and says so.
+    config = config_from_dict(gallery("reads-at-queue-depth-2-behind-one-slow-core"))
     network = build_network(config)
     fast = evaluate_network(config, network, effort="fast")
     full = evaluate_network(config, network)
@@ -233,7 +219,7 @@ def test_whatif_fast_tries_the_chains_first_states_at_queue_depth_2():
     assert (bare.method, bare.iops) == ("route-mva", route_mva.iops)
     # 16 KiB reads at QD 2: past the first states, the route MVA and the skipped chain's caveat (the platoon stage,
     # which forks these requests since 2026-11-29, answers in its place by default: platoon_stage=False asks for it)
-    config = config_from_dict(mixed_16k_reads_at_queue_depth_2())
+    config = config_from_dict(gallery("mixed-16k-reads-at-queue-depth-2"))
     fast = evaluate_network(config, build_network(config), effort="fast", solvers=all_but("platoon-stage"))
     assert fast.method == "route-mva"
     assert any(c.startswith("the Markov chain of the requests' draws was skipped (--fast)") for c in fast.caveats)
@@ -242,8 +228,8 @@ def test_whatif_fast_tries_the_chains_first_states_at_queue_depth_2():
 def test_whatif_takes_the_chain_at_queue_depth_1():
     # One request alone: its chain is its own draws (here 3 states: the two reads on one die or on two), exact
     # for deterministic service. The route MVA's fork-join estimate was 3.9 % low on IOPS (a fresh Hypothesis
-    # draw, tests.designs.reads_alone_over_three_dies); the DES's 95 % half-width is about 0.12 %.
-    config = config_from_dict(reads_alone_over_three_dies())
+    # draw, gallery("reads-alone-over-three-dies")); the DES's 95 % half-width is about 0.12 %.
+    config = config_from_dict(gallery("reads-alone-over-three-dies"))
     network = build_network(config)
     model = evaluate_network(config, network)
     route_mva = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
@@ -258,7 +244,7 @@ def test_whatif_takes_the_chain_at_queue_depth_1():
 
 def test_the_outgrown_chain_caveat_is_not_raised_at_queue_depth_1():
     # its figures were measured at queue depth 2-5; at 1 the chain is one request's own draws
-    network = build_network(config_from_dict(reads_alone_over_three_dies()))  # requests of two transactions
+    network = build_network(config_from_dict(gallery("reads-alone-over-three-dies")))  # requests of two transactions
     assert not route_mva_at_risk(network, None)
     assert route_mva_at_risk(replace(network, queue_depth=2), None)
 
@@ -267,7 +253,7 @@ def test_whatif_takes_the_chain_at_queue_depth_5():
     # reads at QD 5 behind three slow cores: the route MVA is 4 % low on IOPS, the chain within the DES's
     # noise. At queue depth 5 the grids tried are GRID_STEPS, as at 3-4 (since late on 2026-11-27; until then the
     # 5 % and 2 % grids only): this chain fits the 10 % grid within 100,000 states and is refined on a finer one.
-    config = config_from_dict(reads_at_queue_depth_5())
+    config = config_from_dict(gallery("reads-at-queue-depth-5"))
     network = build_network(config)
     result = evaluate_network(config, network)
     des = simulate(network, requests=100_000, seed=1)
@@ -286,11 +272,11 @@ def test_whatif_takes_the_chain_at_queue_depth_5():
 
 def test_at_queue_depth_5_the_5_percent_grid_may_take_400000_states_after_the_10_percent_grid_fit():
     # 4 KiB reads at QD 5 over eight dies behind two fast cores
-    # (tests.designs.reads_over_eight_dies_behind_two_cores_at_queue_depth_5, a fresh Hypothesis draw): the route
+    # (gallery("reads-over-eight-dies-behind-two-cores-at-queue-depth-5"), a fresh Hypothesis draw): the route
     # MVA is 4 % low, with no caveat. The chain outgrew the 100,000 states the 5 % grid had at QD 5 until late on
     # 2026-11-27 (no 10 % grid then); with GRID_STEPS it fits the 10 % grid and is refined on the 5 % grid in about
     # 165,000 states, within the DES's noise.
-    config = config_from_dict(reads_over_eight_dies_behind_two_cores_at_queue_depth_5())
+    config = config_from_dict(gallery("reads-over-eight-dies-behind-two-cores-at-queue-depth-5"))
     network = build_network(config)
     zero = request_alone_us(network)
     assert schedule_chain(network, zero, steps=((1e-4, 3_000), (0.05, 100_000), (0.02, 100_000))) is None
@@ -326,7 +312,7 @@ def test_p99_estimate_takes_the_chains_own_waits():
 def test_several_long_run_patterns_are_reported():
     # 8 KiB reads at QD 2: the chain has closed classes of two throughputs; the start reaches the faster about
     # 95 % of the time, and the DES, seeded three ways, shows it every time.
-    config = config_from_dict(two_patterns_at_queue_depth_2())
+    config = config_from_dict(gallery("two-patterns-at-queue-depth-2"))
     network = build_network(config)
     result = evaluate_network(config, network)
     chain = schedule_chain(network, request_alone_us(network))
@@ -370,7 +356,7 @@ def explorations(monkeypatch) -> list:
 
 
 def test_the_chain_is_deterministic(fresh_memo):
-    network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
+    network = build_network(config_from_dict(gallery("reads-and-programs-at-one-slow-core")))
     a = schedule_chain(network, request_alone_us(network))
     fresh_memo()  # explored anew, not recalled
     b = schedule_chain(network, request_alone_us(network))
@@ -379,7 +365,7 @@ def test_the_chain_is_deterministic(fresh_memo):
 
 
 def test_no_chain_outside_its_scope():
-    base = reads_and_programs_at_one_slow_core()
+    base = gallery("reads-and-programs-at-one-slow-core")
     network = build_network(config_from_dict(base))
     zero = request_alone_us(network)
     assert schedule_chain(network, zero, steps=((0.02, 10),)) is None  # outgrows its state budget
@@ -399,7 +385,7 @@ def test_no_chain_outside_its_scope():
 def test_a_grid_no_coarser_than_one_that_outgrew_its_budget_is_not_explored(fresh_memo, explorations):
     # Exploring a chain that outgrows its budget costs as much as solving one that fits: after a grid outgrows
     # a budget, finer grids with no larger budget are skipped, and a larger budget is still tried.
-    network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
+    network = build_network(config_from_dict(gallery("reads-and-programs-at-one-slow-core")))
     zero = request_alone_us(network)
     explored = explorations
     assert schedule_chain(network, zero, steps=((0.1, 10), (0.05, 10), (0.02, 5))) is None
@@ -506,10 +492,10 @@ def test_a_finest_fit_with_fewer_states_than_the_coarser_one_is_refined_once_mor
 
 
 def test_writes_whose_finer_grid_collapses_get_the_grid_finer_still():
-    # Seed 20261287 one-transaction draw 56 (tests.designs.writes_whose_finer_grid_collapses_at_queue_depth_4): the
+    # Seed 20261287 one-transaction draw 56 (gallery("writes-whose-finer-grid-collapses-at-queue-depth-4")): the
     # 2 % grid, the finest of GRID_STEPS, closes on the 10 % grid's 64 states and is 7 % below the DES; the 1 % grid
     # is within its noise (2026-11-28)
-    config = config_from_dict(writes_whose_finer_grid_collapses_at_queue_depth_4())
+    config = config_from_dict(gallery("writes-whose-finer-grid-collapses-at-queue-depth-4"))
     network = build_network(config)
     zero = request_alone_us(network)
     assert network.queue_depth == 4 and chain_module.default_grid_steps(4) == chain_module.GRID_STEPS
@@ -530,13 +516,13 @@ def test_writes_whose_finer_grid_collapses_get_the_grid_finer_still():
 
 
 def test_at_queue_depths_3_and_4_the_10_percent_grid_may_take_400000_states():
-    # 8 KiB reads at QD 4 over eight four-plane dies (tests.designs.eight_kib_reads_over_eight_dies_at_queue_depth_4,
+    # 8 KiB reads at QD 4 over eight four-plane dies (gallery("eight-kib-reads-over-eight-dies-at-queue-depth-4"),
     # a fresh Hypothesis draw): the route MVA is 8 % low; the chain needs about 175,000 states on the 10 % grid, more
     # than the 100,000 it had there until 2026-11-27, and is within the DES's noise. The budget waited until the
     # chain's throughput was read off its busy time: with its completions counted, the 10 % grid's answers beyond
     # 100,000 states made misses where the route MVA was right (docs/accuracy.md).
     assert chain_module.GRID_STEPS[1] == (0.1, 400_000)
-    config = config_from_dict(eight_kib_reads_over_eight_dies_at_queue_depth_4())
+    config = config_from_dict(gallery("eight-kib-reads-over-eight-dies-at-queue-depth-4"))
     network = build_network(config)
     zero = request_alone_us(network)
     assert schedule_chain(network, zero, steps=((0.1, 100_000),)) is None
@@ -552,11 +538,11 @@ def test_at_queue_depths_3_and_4_the_10_percent_grid_may_take_400000_states():
 
 
 def test_at_queue_depths_3_and_4_the_5_percent_grid_may_take_400000_states_after_the_10_percent_grid_fit():
-    # 8 KiB writes at QD 3 (tests.designs.writes_over_one_channel_at_queue_depth_3, a fresh Hypothesis draw): the
+    # 8 KiB writes at QD 3 (gallery("writes-over-one-channel-at-queue-depth-3"), a fresh Hypothesis draw): the
     # chain fits the 10 % grid in about 4,000 states, where its completions count 4 % too few (its busy time, which
     # whatif reads X off since 2026-11-27, gives -1.9 %); the 5 % grid needs about 307,000, beyond the 100,000 the
     # finer grids had, and there the chain is within the DES's noise (2026-11-27).
-    config = config_from_dict(writes_over_one_channel_at_queue_depth_3())
+    config = config_from_dict(gallery("writes-over-one-channel-at-queue-depth-3"))
     network = build_network(config)
     zero = request_alone_us(network)
     des = simulate(network, requests=200_000, seed=1)
@@ -573,11 +559,11 @@ def test_at_queue_depths_3_and_4_the_5_percent_grid_may_take_400000_states_after
 
 
 def test_the_chains_throughput_is_read_off_its_busy_time():
-    # Seed 20261224 one-transaction draw 96 (tests.designs.programs_among_fast_reads_on_a_coarse_grid): the chain fits
+    # Seed 20261224 one-transaction draw 96 (gallery("programs-among-fast-reads-on-a-coarse-grid")): the chain fits
     # only its 10 % grid, 27 us against 10 us reads, and its completions count 5.4 % too few; its busy time, which
     # X = sum of busy servers / sum of demands reads, is within the DES's noise (2026-11-27; the fresh draw was -5.8 %
     # against a 1,000,000-request run before).
-    config = config_from_dict(programs_among_fast_reads_on_a_coarse_grid())
+    config = config_from_dict(gallery("programs-among-fast-reads-on-a-coarse-grid"))
     network = build_network(config)
     zero = request_alone_us(network)
     chain = schedule_chain(network, zero)
@@ -596,10 +582,10 @@ def test_the_chains_throughput_is_read_off_its_busy_time():
 
 
 def test_at_queue_depth_8_the_chain_answers_where_it_fits_40000_states():
-    # Reads and programs on one two-plane die at QD 8 (tests.designs.reads_and_programs_on_one_die_at_queue_depth_8,
+    # Reads and programs on one two-plane die at QD 8 (gallery("reads-and-programs-on-one-die-at-queue-depth-8"),
     # a fresh Hypothesis draw): the route MVA approaches the die's capacity too slowly and is 3 % low; the chain,
     # tried up to QD 8 since 2026-11-27, fits a few thousand states and is within the DES's noise.
-    config = config_from_dict(reads_and_programs_on_one_die_at_queue_depth_8())
+    config = config_from_dict(gallery("reads-and-programs-on-one-die-at-queue-depth-8"))
     network = build_network(config)
     assert network.queue_depth == 8 == CHAIN_MAX_QUEUE_DEPTH
     assert chain_module.default_grid_steps(8) == chain_module.default_grid_steps(6) == chain_module.HIGH_GRID_STEPS
@@ -618,14 +604,14 @@ def test_at_queue_depth_8_the_chain_answers_where_it_fits_40000_states():
     assert staged.method == "route-mva" and abs(staged.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     stage = evaluate_network(config, network, effort="fast")
     assert stage.method == "platoon-stage" and abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
-    deeper = copy.deepcopy(reads_and_programs_on_one_die_at_queue_depth_8())
+    deeper = copy.deepcopy(gallery("reads-and-programs-on-one-die-at-queue-depth-8"))
     deeper["workload"]["queue_depth"] = CHAIN_MAX_QUEUE_DEPTH + 1  # the chain is not tried: the stage answers
     assert evaluate_network(config_from_dict(deeper), build_network(config_from_dict(deeper))).method == "platoon-stage"
 
 
 def test_the_chain_outgrown_caveat_stays_at_queue_depths_2_to_5():
     # it was measured there (whatif.trust_caveats); at QD 6-8, where the chain is tried too, it is not given
-    d = copy.deepcopy(reads_and_programs_on_one_die_at_queue_depth_8())
+    d = copy.deepcopy(gallery("reads-and-programs-on-one-die-at-queue-depth-8"))
     d["workload"]["request_size_kib"] = 16  # several transactions: route_mva_at_risk
     flagged = {}
     for qd in (5, 6, 8):
@@ -679,7 +665,7 @@ def _renamed(network: Network, prefix: str) -> Network:
 def test_a_network_met_again_is_answered_from_the_memo(fresh_memo, explorations):
     # the optimizer verifies designs whose queues are the same under other names (or the same design under
     # other targets): one exploration serves them all, with the answer a fresh exploration gives
-    network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
+    network = build_network(config_from_dict(gallery("reads-and-programs-at-one-slow-core")))
     zero = request_alone_us(network)
     first = schedule_chain(network, zero)
     explored = len(explorations)
@@ -694,7 +680,7 @@ def test_a_network_met_again_is_answered_from_the_memo(fresh_memo, explorations)
 
 
 def test_what_the_queues_see_is_explored_anew(fresh_memo, explorations):
-    network = build_network(config_from_dict(reads_and_programs_at_one_slow_core()))
+    network = build_network(config_from_dict(gallery("reads-and-programs-at-one-slow-core")))
     zero = request_alone_us(network)
     schedule_chain(network, zero)
     counts = [len(explorations)]
@@ -823,13 +809,13 @@ def test_beyond_lu_max_states_an_unsolved_chain_gives_no_answer(solvers_used, mo
     monkeypatch.setattr(chain_module, "LU_MAX_STATES", 600)
     assert chain_module._stationary(Q) is not None and solvers_used[2:] == ["ILU-GMRES 0.01", "ILU-GMRES 0.0001", "LU"]
     # and attempt_chain then reports the chain as outgrown, with no solution
-    network = build_network(config_from_dict(reads_at_queue_depth_5()))
+    network = build_network(config_from_dict(gallery("reads-at-queue-depth-5")))
     monkeypatch.setattr(chain_module, "_stationary", lambda Q: None)
     attempt = chain_module.attempt_chain(network, request_alone_us(network))
     assert attempt.solution is None and attempt.outgrown and attempt.unsolved
 
 
 def test_a_chain_that_outgrew_its_budget_is_not_reported_as_unsolved(fresh_memo):
-    network = build_network(config_from_dict(reads_at_queue_depth_5()))
+    network = build_network(config_from_dict(gallery("reads-at-queue-depth-5")))
     attempt = chain_module.attempt_chain(network, request_alone_us(network), steps=((0.001, 50),))
     assert attempt.solution is None and attempt.outgrown and not attempt.unsolved

@@ -16,35 +16,30 @@ from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from tests.designs import (
-    eight_kib_reads_through_one_die,
-    reads_locking_into_start_dependent_patterns,
-    reads_whose_start_collision_picks_their_pattern,
-    two_reads_two_dies,
-)
+from tests.gallery import gallery
 
 
 def _network(design):
-    config = config_from_dict(design())
+    config = config_from_dict(gallery(design))
     return config, build_network(config)
 
 
 def test_the_schedule_counts_the_waits_at_collapsed_copies_before_its_period():
     # one request alone never waits; two requests over two dies collide once at the collapsed die on their way
     # into the orbit (where they never wait again); #195's start has one transfer wait at the collapsed channel
-    assert periodic_schedule(_network(eight_kib_reads_through_one_die)[1]).start_routed_waits == 0
-    assert periodic_schedule(_network(two_reads_two_dies)[1]).start_routed_waits == 1
-    assert periodic_schedule(_network(reads_whose_start_collision_picks_their_pattern)[1]).start_routed_waits == 1
+    assert periodic_schedule(_network("eight-kib-reads-through-one-die")[1]).start_routed_waits == 0
+    assert periodic_schedule(_network("two-reads-two-dies")[1]).start_routed_waits == 1
+    assert periodic_schedule(_network("reads-whose-start-collision-picks-their-pattern")[1]).start_routed_waits == 1
 
 
 def test_without_orbits_the_chain_has_no_answer_where_the_requests_reach_a_draw_free_orbit():
-    _, network = _network(reads_whose_start_collision_picks_their_pattern)
+    _, network = _network("reads-whose-start-collision-picks-their-pattern")
     attempt = attempt_chain(network, request_alone_us(network))
     assert attempt.solution is None and not attempt.outgrown
 
 
 def test_with_orbits_the_chain_finds_the_schedules_orbit_and_a_slower_pattern_each_with_probability_one_half():
-    _, network = _network(reads_whose_start_collision_picks_their_pattern)
+    _, network = _network("reads-whose-start-collision-picks-their-pattern")
     schedule = periodic_schedule(network)
     chain = attempt_chain(network, request_alone_us(network), orbits=True).solution
     assert chain is not None and len(chain.patterns) == 2
@@ -60,7 +55,7 @@ def test_with_orbits_the_chain_finds_the_schedules_orbit_and_a_slower_pattern_ea
 def test_where_the_only_pattern_is_the_schedules_orbit_the_schedule_answers():
     # four requests that hold a slower convoy for a long while but always end in the schedule's orbit
     # (tests/validation/test_replications.py): the chain has one closed class, the orbit
-    config, network = _network(reads_locking_into_start_dependent_patterns)
+    config, network = _network("reads-locking-into-start-dependent-patterns")
     schedule = periodic_schedule(network)
     assert schedule.start_routed_waits > 0
     chain = attempt_chain(network, request_alone_us(network), orbits=True).solution
@@ -77,7 +72,7 @@ def test_where_the_only_pattern_is_the_schedules_orbit_the_schedule_answers():
 
 @pytest.mark.parametrize("markov_chain", [True, False])
 def test_whatif_answers_the_slower_of_two_equally_likely_patterns_and_names_the_schedules(markov_chain):
-    config, network = _network(reads_whose_start_collision_picks_their_pattern)
+    config, network = _network("reads-whose-start-collision-picks-their-pattern")
     schedule_iops = periodic_schedule(network).throughput_per_us * 1e6
     result = evaluate_network(config, network,
                               effort="full" if markov_chain else "fast")  # --fast tries the chain's first states
@@ -92,7 +87,7 @@ def test_whatif_answers_the_slower_of_two_equally_likely_patterns_and_names_the_
 def test_each_des_run_settles_in_one_of_the_two_patterns_and_both_occur():
     # the DES's seed decides the start's collision: Hypothesis seed 20261294 #195's two 60,000- and
     # 1,000,000-request runs both settled in the slower pattern, where the schedule had said +6.9 %
-    _, network = _network(reads_whose_start_collision_picks_their_pattern)
+    _, network = _network("reads-whose-start-collision-picks-their-pattern")
     chain = attempt_chain(network, request_alone_us(network), orbits=True).solution
     patterns = [x * 1e6 for _, x in chain.patterns]
     seen = set()

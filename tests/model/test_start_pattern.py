@@ -20,7 +20,7 @@ from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, validate
-from tests.designs import writes_holding_a_start_pattern
+from tests.gallery import gallery
 
 START_TOML = Path(__file__).parents[1] / "data" / "writes_holding_a_start_pattern.toml"
 
@@ -64,7 +64,7 @@ def test_a_start_pattern_is_reported_only_where_it_is_long_and_differs():
 
 
 def test_writes_hold_their_start_pattern_for_millions_of_requests_and_a_des_run_measures_it():
-    config = config_from_dict(writes_holding_a_start_pattern())
+    config = config_from_dict(gallery("writes-holding-a-start-pattern"))
     result = evaluate(config)
     assert result.method == "markov-chain"
     start = result.start_pattern
@@ -82,7 +82,7 @@ def test_writes_hold_their_start_pattern_for_millions_of_requests_and_a_des_run_
 
 def test_a_des_run_long_enough_to_leave_the_start_pattern_agrees_with_the_long_run():
     # tPROG 500 us: the start is left after about 1.1 M requests on average; the long run is 4.8 % faster
-    config = config_from_dict(writes_holding_a_start_pattern(t_prog_us=500.0))
+    config = config_from_dict(gallery("writes-holding-a-start-pattern", t_prog_us=500.0))
     result = evaluate(config)
     start = result.start_pattern
     assert start is not None and 500_000 < start.settle_requests < 2_000_000
@@ -93,7 +93,7 @@ def test_a_des_run_long_enough_to_leave_the_start_pattern_agrees_with_the_long_r
 
 
 def test_validate_says_the_des_run_is_still_in_the_start_pattern(tmp_path, capsys):
-    config = config_from_dict(writes_holding_a_start_pattern())
+    config = config_from_dict(gallery("writes-holding-a-start-pattern"))
     v = validate(config, requests=60_000, seed=0)
     assert v.in_start_pattern and v.unsettled and v.verdict == "UNSETTLED" and not v.agrees
     assert v.failed_checks[0] == "IOPS"
@@ -105,7 +105,7 @@ def test_validate_says_the_des_run_is_still_in_the_start_pattern(tmp_path, capsy
 
 def test_without_the_collision_that_leaves_it_there_is_no_start_pattern():
     # four planes per die: four programs never collide, nothing draws, the periodic schedule answers
-    d = writes_holding_a_start_pattern()
+    d = gallery("writes-holding-a-start-pattern")
     d["nand"]["planes_per_die"] = 4
     result = evaluate(config_from_dict(d))
     assert result.method == "periodic-schedule" and result.start_pattern is None
@@ -113,7 +113,7 @@ def test_without_the_collision_that_leaves_it_there_is_no_start_pattern():
 
 
 def test_the_data_file_is_the_design():
-    from_file, from_dict = load_config(START_TOML), config_from_dict(writes_holding_a_start_pattern())
+    from_file, from_dict = load_config(START_TOML), config_from_dict(gallery("writes-holding-a-start-pattern"))
     assert dataclasses.replace(from_file, source="", raw={}) == dataclasses.replace(from_dict, source="", raw={})
 
 

@@ -20,7 +20,7 @@ from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE
-from tests.designs import eight_kib_reads_over_eight_dies_at_queue_depth_4, reads_behind_a_slow_completion_core
+from tests.gallery import gallery
 
 
 def test_the_share_kept_is_one_minus_the_displaced_share_squared():
@@ -56,7 +56,7 @@ def test_reads_behind_a_slow_completion_core_come_within_the_tolerance():
     # twenty-first session) the bound alone brings the answer in (-0.6 % with or without the displacement), so the
     # displacement is checked with the bound off. (Since the twenty-eighth session the platoon stage answers by
     # default at QD 14 behind a core group, whatif.STAGE_MAX_QUEUE_DEPTH: the route MVA is asked for.)
-    config = config_from_dict(reads_behind_a_slow_completion_core())
+    config = config_from_dict(gallery("reads-behind-a-slow-completion-core"))
     network = build_network(config)
     arrays = route_arrays(network, network.loads())
     des = simulate(network, requests=100_000, seed=1).iops.value
@@ -72,9 +72,9 @@ def test_reads_behind_a_slow_completion_core_come_within_the_tolerance():
 
 def test_requests_of_several_transactions_are_left_as_they_were():
     # measured on one-transaction requests only; on the 8-16 KiB draws it moved 8 answers by 0.5 % or more (5
-    # closer to the DES, 3 further) and the route MVA alone on tests.designs.reads_dipping_at_queue_depth_4 from
+    # closer to the DES, 3 further) and the route MVA alone on gallery("reads-dipping-at-queue-depth-4") from
     # -1.3 to -3.4 %
-    network = build_network(config_from_dict(eight_kib_reads_over_eight_dies_at_queue_depth_4()))
+    network = build_network(config_from_dict(gallery("eight-kib-reads-over-eight-dies-at-queue-depth-4")))
     arrays = route_arrays(network, network.loads())
     assert max(network.transactions) > 1
     with_it = solve_route(arrays, network.queue_depth)
@@ -85,7 +85,7 @@ def test_requests_of_several_transactions_are_left_as_they_were():
 
 def test_whatif_can_answer_without_a_correction_to_measure_it():
     # evaluate_network(..., route_features=...): what benchmarks/route_feature_vs_des.py compares
-    config = config_from_dict(reads_behind_a_slow_completion_core())
+    config = config_from_dict(gallery("reads-behind-a-slow-completion-core"))
     network = build_network(config)
     arrays = route_arrays(network, network.loads())
     # without the idle bound too, which holds this design's answer below the route MVA's (idle_bound.py)

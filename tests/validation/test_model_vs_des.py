@@ -57,16 +57,7 @@ from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.random_designs import random_config
 from tests.conftest import PM9A3
-from tests.designs import (
-    batched_lookups_at_one_slow_core,
-    bursty_read_write_mix,
-    channel_bound_reads,
-    mixed_16k_requests_at_busy_channels,
-    reads_at_busy_channels_behind_fast_cores,
-    reads_over_two_one_die_channels,
-    sixteen_kib_reads_waiting_at_dies_and_channels,
-    split_core_runs,
-)
+from tests.gallery import gallery
 from tests.strategies import CORE_SPECS, accelerator_spec, config_dicts
 
 CONFIGS = 100
@@ -206,7 +197,7 @@ def test_bursty_output_of_mixed_dies_at_a_busy_slow_core():
     # start, in bursts: the DES's inter-start scv is about 2. With the dies' merged output capped at Poisson,
     # the slow core that parses them saw ca2 0.91 (route_mva.py, 3.) and the model was +4.2 % IOPS; with
     # the bursts passed on (ca2 1.4) it is -0.8 %
-    d = bursty_read_write_mix()
+    d = gallery("bursty-read-write-mix")
     network = build_network(config_from_dict(d))
     des = simulate(network, requests=DES_REQUESTS, seed=1, trace_requests=DES_REQUESTS)
     starts = np.sort(des.trace.start_us)[DES_REQUESTS // 10:]
@@ -220,7 +211,7 @@ def test_others_batches_queue_at_a_one_step_core():
     # a request's four cache lookups reach the one slow core together and queue behind each other: others
     # arriving find those queued too (route_mva.py, 1.). Without that part of the queue the model was +5.7 %
     # IOPS here; with it +2.4 % (the DES's 95 % half-width is 0.9 %)
-    e_x, e_r = _errors(batched_lookups_at_one_slow_core(), seed=1)
+    e_x, e_r = _errors(gallery("batched-lookups-at-one-slow-core"), seed=1)
     assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
 
 
@@ -228,7 +219,7 @@ def test_channel_fed_by_deterministic_dies_waits_less_than_behind_poisson_arriva
     # 4 KiB reads at QD 18, each channel about 90 % busy behind 8 dies: the dies' deterministic reads space
     # out the transfers, and the DES's channel wait is 21 us where Poisson arrivals gave the model 27 us and
     # -4.4 % IOPS. With the channel's arrivals as its dies' output (route_mva._routed_gamma): -2.2 %.
-    d = channel_bound_reads()
+    d = gallery("channel-bound-reads")
     network = build_network(config_from_dict(d))
     model = evaluate_network(config_from_dict(d), network)
     des = simulate(network, requests=DES_REQUESTS, seed=1)
@@ -239,8 +230,8 @@ def test_channel_fed_by_deterministic_dies_waits_less_than_behind_poisson_arriva
     assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
 
 
-@pytest.mark.parametrize("design", [sixteen_kib_reads_waiting_at_dies_and_channels,
-                                    mixed_16k_requests_at_busy_channels])
+@pytest.mark.parametrize("design", ["sixteen-kib-reads-waiting-at-dies-and-channels",
+                                    "mixed-16k-requests-at-busy-channels"])
 def test_excess_waits_at_dies_and_channels_add_as_independent_parts(design):
     # Requests of four transactions that wait at the dies and at the channels: each stage's max over the request's
     # transactions exceeds its mean wait, and added outright those excesses made the route MVA 5.4 % low on
@@ -250,7 +241,7 @@ def test_excess_waits_at_dies_and_channels_add_as_independent_parts(design):
     # route_mva.stage_wait_correlation): -2.3 % and -1.5 %.
     # (the route MVA's answer: at QD 12 the platoon stage answers by default, whatif.STAGE_MAX_QUEUE_DEPTH, checked
     # at the end)
-    config = config_from_dict(design())
+    config = config_from_dict(gallery(design))
     network = build_network(config)
     model = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert model.method == "route-mva"
@@ -271,7 +262,7 @@ def test_busy_channels_run_event_by_event_behind_the_rest_of_the_route():
     # the rest of the route as a fixed delay (route_mva.stage_behind_rest) and takes that where it is more.
     # (The route MVA's answer: since 2026-12-05 the platoon stage answers by default at QD 14 with the channels the
     # bottleneck, whatif.STAGE_MAX_QUEUE_DEPTH; checked at the end.)
-    config = config_from_dict(reads_at_busy_channels_behind_fast_cores())
+    config = config_from_dict(gallery("reads-at-busy-channels-behind-fast-cores"))
     network = build_network(config)
     model = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     assert model.method == "route-mva" and max(model.utilization, key=model.utilization.get) == "channel"
@@ -292,7 +283,7 @@ def test_channels_alone_at_queue_depth_7_hold_the_throughput_below_their_capacit
     # route MVA reached their capacity c / D and was +4.1 % IOPS. Held to what the dies and channels alone
     # sustain at QD 7 (routed_stage.py): +0.1 %, and the requests the bound leaves over are counted at the
     # channels.
-    d = reads_over_two_one_die_channels()
+    d = gallery("reads-over-two-one-die-channels")
     config = config_from_dict(d)
     network = build_network(config)
     model = evaluate_network(config, network,
@@ -322,6 +313,6 @@ def test_core_group_serving_a_transaction_in_two_runs_at_queue_depth_1():
     # request's four transactions: it does all eight steps one after another. Taken as two independent
     # stages (the larger spread alone) the model was +4.9 % IOPS with nobody else in the system; with the
     # core's runs as one (route_mva.own_serialisation_us) +0.6 %
-    d = split_core_runs()
+    d = gallery("split-core-runs")
     e_x, e_r = _errors(d, seed=1)
     assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)

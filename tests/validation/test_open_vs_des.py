@@ -18,7 +18,7 @@ from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import core_group_config, open_at, random_config
-from tests.designs import channel_bound_reads
+from tests.gallery import gallery
 
 REQUESTS = 60_000
 
@@ -150,10 +150,10 @@ def test_variable_nand_service_over_several_transactions(load, within):
 
 
 def test_channel_behind_deterministic_dies_at_80_percent_load():
-    # the closed test's channel-bound reads (tests/designs.py), open at 80 % of capacity: the dies'
+    # the closed test's channel-bound reads (gallery("channel-bound-reads")), open at 80 % of capacity: the dies'
     # deterministic reads space out each channel's transfers; behind Poisson arrivals the model's channel
     # wait was 22.5 us against the DES's 16.3 us (latency +6.1 %), with route_mva.routed_arrival_gamma 18.1 us
-    d = channel_bound_reads()
+    d = gallery("channel-bound-reads")
     capacity = evaluate_network(config_from_dict(d), build_network(config_from_dict(d))).bounds.capacity_per_us
     del d["workload"]["queue_depth"]
     d["workload"]["arrival_iops"] = 0.8 * capacity * 1e6

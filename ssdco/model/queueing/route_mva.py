@@ -203,7 +203,7 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    time outside them, N / X - (residence x copies at the dies and channels). Where that gives more than
    X(N), X(N) is raised to it; the dies' and channels' residences are scaled to the stage's time, the rest's
    kept. The route MVA's waits at deterministic dies and channels of few servers run long at moderate load
-   (4 KiB reads at QD 14 with the channels 74 % busy, tests.designs.reads_at_busy_channels_behind_fast_cores;
+   (4 KiB reads at QD 14 with the channels 74 % busy, configs/gallery/reads-at-busy-channels-behind-fast-cores.toml;
    70 %-read mixes over one or two multi-plane dies 85-97 % busy). Not where a core group is the busiest:
    its queue is no fixed delay. The max keeps the route MVA where the stage is the lower, at saturation
    mostly. docs/accuracy.md, "The dies and channels event by event".

@@ -1606,7 +1606,7 @@ def _within_capacity(solution: ChainSolution, network: Network) -> ChainSolution
     schedule exceeds: the bottleneck's busy servers are X D_k <= c_k. Lumping can break that law, since the
     completions and the busy time of lumped states come from different exact times: on a 10 % grid, 16 KiB
     reads at QD 4 behind one slow core running dispatch and complete have X D = 1.026 at that core, whose busy
-    time the same chain put at 1.0 (the DES: 1.0, at the bound; ``tests.designs.reads_over_a_coarse_grid``).
+    time the same chain put at 1.0 (the DES: 1.0, at the bound; ``configs/gallery/reads-over-a-coarse-grid.toml``).
     As the true throughput is at most the bound, the held answer is never further from it."""
     loads = network.loads()
     capacity = asymptotic_bounds([ld.name for ld in loads], [ld.demand_us for ld in loads],

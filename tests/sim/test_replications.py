@@ -8,13 +8,13 @@ import pytest
 from ssdco import load_config
 from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import build_network
+from ssdco.sim import stats as S
 from ssdco.sim.des import simulate
 from ssdco.sim.replications import DEFAULT_RUNS, HETEROGENEITY_P, default_runs, heterogeneity_p, standard_error
 from ssdco.spec import config_from_dict
-from ssdco.sim import stats as S
 from ssdco.validation.compare import validate, with_replications
 from tests.conftest import PM9A3
-from tests.designs import reads_locking_into_start_dependent_patterns
+from tests.gallery import gallery
 
 LOCKING_TOML = Path(__file__).parents[1] / "data" / "reads_locking_into_patterns.toml"
 
@@ -59,9 +59,9 @@ def test_runs_locked_in_different_patterns_are_heterogeneous_and_equal_ones_are_
 
 
 def test_default_runs_only_where_service_is_deterministic_and_the_workload_closed():
-    locking = config_from_dict(reads_locking_into_start_dependent_patterns())
+    locking = config_from_dict(gallery("reads-locking-into-start-dependent-patterns"))
     assert default_runs(build_network(locking)) == DEFAULT_RUNS
-    d = reads_locking_into_start_dependent_patterns()
+    d = gallery("reads-locking-into-start-dependent-patterns")
     d["variability"] = {"nand_scv": 0.01}
     assert default_runs(build_network(config_from_dict(d))) == 0
     open_workload = load_config(PM9A3, controller="c01", overrides=["workload.arrival_iops=100000"])
@@ -72,7 +72,7 @@ def test_a_200k_request_des_can_sit_in_a_transient_pattern_that_the_long_run_lea
     # The design's four requests hold a 28.0 k IOPS pattern (a convoy at the two slow cores) for a long
     # time; the 33.2 k pattern the periodic schedule and the Markov chain find (its only closed class) is
     # where every long run ends. Seed 0: 28.0 k over 200,000 requests, 33.2 k from about 250,000 on.
-    config = config_from_dict(reads_locking_into_start_dependent_patterns())
+    config = config_from_dict(gallery("reads-locking-into-start-dependent-patterns"))
     network = build_network(config)
     model = evaluate_network(config, network)
     short = simulate(network, requests=200_000, seed=0)
@@ -83,7 +83,7 @@ def test_a_200k_request_des_can_sit_in_a_transient_pattern_that_the_long_run_lea
 
 
 def test_validate_says_unsettled_where_runs_from_other_seeds_disagree():
-    config = config_from_dict(reads_locking_into_start_dependent_patterns())
+    config = config_from_dict(gallery("reads-locking-into-start-dependent-patterns"))
     v = validate(config, seed=0, replications=4)
     assert v.replications is not None and len(v.replications.seeds) == 4
     assert v.replications.iops_spread > 0.03 and v.replications.heterogeneity_p < HETEROGENEITY_P
@@ -120,6 +120,6 @@ def test_adding_the_runs_later_equals_making_them_in_validate():
 
 def test_locking_toml_is_the_design():
     from_file = build_network(load_config(LOCKING_TOML))
-    from_dict = build_network(config_from_dict(reads_locking_into_start_dependent_patterns()))
+    from_dict = build_network(config_from_dict(gallery("reads-locking-into-start-dependent-patterns")))
     assert from_file.stations == from_dict.stations and from_file.steps == from_dict.steps
     assert from_file.queue_depth == from_dict.queue_depth == 4

@@ -1,4 +1,5 @@
-"""Every malformed input gives one clear error naming file, field, value and what is allowed."""
+"""Configuration loading: every malformed input gives one clear error naming file, field, value and what is
+allowed; every shipped config loads and evaluates."""
 
 import json
 import subprocess
@@ -7,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ssdco import ConfigError, load_config
+from ssdco import ConfigError, evaluate, load_config
 from ssdco.cli import main
+from ssdco.spec import list_controller_presets
+from tests.conftest import CONFIGS, PM9A3
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 BAD = sorted((DATA / "bad_configs").glob("*.toml"))
 
 
@@ -340,18 +343,18 @@ def test_a_controller_file_given_as_the_config_says_to_pass_it_with_controller(t
     # optimize --write-design writes a controller file; given where the device configuration goes, the error
     # says what the file is and where it belongs
     pick = tmp_path / "pick.toml"
-    pick.write_text((Path(__file__).parent.parent / "configs" / "controllers" / "c01.toml").read_text())
+    pick.write_text((Path(__file__).parents[2] / "configs" / "controllers" / "c01.toml").read_text())
     assert main(["whatif", str(pick)]) == 2
     err = capsys.readouterr().err
     assert str(pick) in err and "'nand'" in err and "controller file" in err and "--controller" in err
     assert "Traceback" not in err
     # and used as a controller it works
-    assert main(["whatif", str(Path(__file__).parent.parent / "configs" / "pm9a3-960.toml"),
+    assert main(["whatif", str(Path(__file__).parents[2] / "configs" / "pm9a3-960.toml"),
                  "--controller", str(pick)]) == 0
 
 
 # ---- the whole file, whatever the command ------------------------------------------------------------
-PM9A3_FILE = Path(__file__).resolve().parent.parent / "configs" / "pm9a3-960.toml"
+PM9A3_FILE = PM9A3
 
 
 @pytest.mark.parametrize("override, field", [
@@ -392,3 +395,32 @@ def test_set_controller_together_with_controller_is_refused(capsys):
     argv = ["whatif", str(PM9A3_FILE), "-c", "c07", "--set", 'controller="c01"']
     assert main(argv) == 2
     assert "give one of them" in capsys.readouterr().err
+# --------------------------------------------------------------------------------------------------
+# Every shipped config loads and evaluates.
+# --------------------------------------------------------------------------------------------------
+PRESETS = list_controller_presets(CONFIGS)
+
+
+def test_ten_presets_exist():
+    assert PRESETS == [f"c{i:02d}" for i in range(1, 11)]
+
+
+# the gallery's designs (configs/gallery/) have their own test, tests/test_gallery.py
+SHIPPED = sorted(p for p in CONFIGS.glob("**/*.toml") if p.parent.name != "gallery")
+
+
+@pytest.mark.parametrize("toml", SHIPPED, ids=lambda p: str(p.relative_to(CONFIGS)))
+def test_every_config_file_loads(toml: Path):
+    if toml.parent.name == "controllers":
+        cfg = load_config(PM9A3, controller=str(toml))
+    else:
+        cfg = load_config(toml)
+    r = evaluate(cfg)
+    assert r.iops > 0 and r.latency_mean_us > 0
+
+
+def test_the_shipped_config_does_not_call_a_working_table_reserved():
+    text = (Path(__file__).resolve().parents[2] / "configs" / "pm9a3-960.toml").read_text()
+    for line in text.splitlines():
+        if "[optimizer.dram]" in line:
+            assert "reserved" not in line.split("[optimizer.dram]", 1)[1].split(";")[0], line

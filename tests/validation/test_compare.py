@@ -9,11 +9,11 @@ from ssdco.model.whatif import evaluate
 from ssdco.spec import Variability, config_from_dict
 from ssdco.validation import compare
 from ssdco.validation.compare import MAX_TIMING_SPREAD_SCV, validate, with_timing_spread
-from tests.designs import writes_in_step_with_an_accelerator_between
+from tests.gallery import gallery
 
 
 def _in_step():
-    return config_from_dict(writes_in_step_with_an_accelerator_between(), source="<writes in step>")
+    return config_from_dict(gallery("writes-in-step-with-an-accelerator-between"), source="<writes in step>")
 
 
 def test_the_spread_raises_every_scv_to_at_least_its_value_and_keeps_larger_ones():

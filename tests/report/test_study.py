@@ -1,4 +1,5 @@
-"""ssdco study: byte-identical regeneration, parameter sources read from TOML comments, trend verdicts."""
+"""ssdco study: byte-identical regeneration, parameter sources read from TOML comments, trend verdicts; the PM9A3
+presets reproduce the study's trends."""
 
 import csv
 import dataclasses
@@ -9,11 +10,12 @@ import sys
 
 import pytest
 
+from ssdco import evaluate
 from ssdco.cli import main
 from ssdco.errors import SsdcoError
 from ssdco.report.study import PLOT_FILES, ControllerRun, Metrics, check_trends, parameter_sources
-from ssdco.spec import load_config
-from tests.conftest import PM9A3
+from ssdco.spec import list_controller_presets, load_config
+from tests.conftest import CONFIGS, PM9A3
 
 REQUESTS = "4000"
 MIN_IOPS = "300000"  # a low optimizer target keeps its search short (the default target is c01's IOPS)
@@ -286,3 +288,48 @@ def test_zoom_labels_move_left_when_a_marked_design_sits_to_their_right():
     assert _labels_on_the_left(points, [567.0, 567.0, 566.0], span_dx=0.42, span_dy=1.5) == [True, False, False]
     # a label spread above the point to its right stays on the right
     assert _labels_on_the_left(points, [569.0, 567.0, 566.0], span_dx=0.42, span_dy=1.5) == [False, False, False]
+
+
+# --------------------------------------------------------------------------------------------------
+# The PM9A3 presets reproduce the study's trends.
+# --------------------------------------------------------------------------------------------------
+PRESETS = list_controller_presets(CONFIGS)
+DATASHEET_RANDOM_READ_IOPS = 580_000  # RP §1.1 (kind E): PM9A3 960 GB, 4 KiB random read, QD32
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {c: evaluate(load_config(PM9A3, controller=c)) for c in PRESETS}
+
+
+def test_c01_within_15_percent_of_datasheet(results):
+    assert abs(results["c01"].iops / DATASHEET_RANDOM_READ_IOPS - 1) <= 0.15
+
+
+def test_c02_vs_c01_trend(results):
+    """Study: c02 core power about -41 %, IOPS about -19 % (calibrated; see configs/CALIBRATION.md)."""
+    power = results["c02"].power.core_side_mw / results["c01"].power.core_side_mw - 1
+    iops = results["c02"].iops / results["c01"].iops - 1
+    assert -0.46 <= power <= -0.36
+    assert -0.24 <= iops <= -0.14
+
+
+def test_cache_lookup_acceleration_helps_most(results):
+    best = max(["c03", "c04", "c05", "c06"], key=lambda c: results[c].iops)
+    assert best == "c04"
+    assert all(not results[c].budgets["core_power"].met for c in ["c03", "c04", "c05", "c06"])
+
+
+def test_c07_to_c10_meet_both_budgets(results):
+    for c in ["c07", "c08", "c09", "c10"]:
+        assert results[c].budgets["core_power"].met and results[c].budgets["dram_power"].met, c
+
+
+def test_full_hardware_is_fastest_and_leanest(results):
+    top_iops = max(r.iops for r in results.values())
+    low_power = min(r.power.core_side_mw for r in results.values())
+    assert results["c09"].iops == pytest.approx(top_iops, rel=1e-6)
+    assert results["c10"].iops >= results["c09"].iops * (1 - 1e-9)
+    assert results["c09"].power.core_side_mw == pytest.approx(low_power, rel=1e-9)
+    low_energy = min(r.energy_per_io_nj for r in results.values())
+    assert results["c09"].energy_per_io_nj == pytest.approx(low_energy, rel=1e-9)
