@@ -55,7 +55,7 @@ def split_core_runs() -> dict:
     """16 KiB requests (four transactions) at 70 % reads and QD 1; one fast core runs parse, cache lookup
     and dispatch, translate is an accelerator between the last two, so the core serves each transaction
     in two runs. 6 three-plane dies (tR 10 us, tPROG 125 us) on 2 channels. From the Hypothesis draws of
-    benchmarks/model_vs_des.py --hypothesis 20261123 --sizes mixed (draw 24), rounded."""
+    benchmarks/accuracy.py run --hypothesis 20261123 --sizes mixed (draw 24), rounded."""
     return _design(
         "split-core-runs", True,
         {"channels": 2, "ways_per_channel": 3, "dies_per_chip": 1, "planes_per_die": 3,
@@ -69,7 +69,7 @@ def split_core_runs() -> dict:
 
 def two_reads_two_dies() -> dict:
     """4 KiB reads at QD 2 over 2 single-plane dies on one channel (tR 10 us); three fast cores run every
-    module but translate, an accelerator. From benchmarks/model_vs_des.py --hypothesis 20261125 (draw 87),
+    module but translate, an accelerator. From benchmarks/accuracy.py run --hypothesis 20261125 (draw 87),
     rounded. The two requests collide at a die once; the collision spaces them by a read, and from then
     on neither waits anywhere (model/queueing/periodic.py)."""
     return _design(
@@ -85,7 +85,7 @@ def two_reads_two_dies() -> dict:
 
 def two_modules_on_one_slow_core() -> dict:
     """4 KiB reads at QD 2; one slow core runs translate and dispatch, the other modules are accelerators;
-    32 four-plane dies (tR 10 us) on 2 channels. From benchmarks/model_vs_des.py --hypothesis 20261125
+    32 four-plane dies (tR 10 us) on 2 channels. From benchmarks/accuracy.py run --hypothesis 20261125
     (draw 66), rounded. The core translates both requests, then dispatches both, and idles while they are
     at the NAND (model/queueing/periodic.py)."""
     return _design(
@@ -101,7 +101,7 @@ def two_modules_on_one_slow_core() -> dict:
 
 def reads_in_step_at_one_slow_core() -> dict:
     """4 KiB reads at QD 4 over 16 single-plane dies (tR 37 us) on 4 channels; one slow core runs parse and
-    translate (95 % busy in the DES), the others have plenty. From benchmarks/model_vs_des.py --hypothesis
+    translate (95 % busy in the DES), the others have plenty. From benchmarks/accuracy.py run --hypothesis
     20261127 (draw 114), rounded. The DES's four requests fall into step at the core, which the route MVA
     takes as reached at random times: it is 16 % low (and flags it, whatif.trust_caveats); the convoy
     estimate (periodic.py), which whatif takes here, is within 1 %."""
@@ -120,7 +120,7 @@ def reads_in_step_at_one_slow_core() -> dict:
 def reads_and_programs_at_one_slow_core() -> dict:
     """4 KiB requests at 70 % reads and QD 3 on one three-plane die (tR 65 us, tPROG 100 us); one slow core
     parses and looks up the cache (the bottleneck), another completes, translate and dispatch are
-    accelerators. From benchmarks/model_vs_des.py --hypothesis 20261125 (draw 105), rounded. The three
+    accelerators. From benchmarks/accuracy.py run --hypothesis 20261125 (draw 105), rounded. The three
     requests keep a few fixed phase relations at the core, which the route MVA's arrivals at random times
     miss (+8.5 % IOPS); the Markov chain of the requests' draws (model/queueing/schedule_chain.py) does not."""
     return _design(
@@ -137,7 +137,7 @@ def reads_and_programs_at_one_slow_core() -> dict:
 
 def two_patterns_at_queue_depth_2() -> dict:
     """8 KiB reads at QD 2 over 4 three-plane dies (tR 40 us) on 2 channels; three slow cores run cache
-    lookup, translate and dispatch, two complete, parse is an accelerator. From benchmarks/model_vs_des.py
+    lookup, translate and dispatch, two complete, parse is an accelerator. From benchmarks/accuracy.py run
     --hypothesis 20261123 --sizes mixed (draw 27), rounded. With deterministic service the two requests
     settle for good in one of two patterns, depending on their first draws: the one the DES shows with
     every seed tried, and one 7 % slower that the start reaches about once in twenty
@@ -193,7 +193,7 @@ def batched_lookups_at_one_slow_core() -> dict:
 def reads_locking_into_start_dependent_patterns() -> dict:
     """4 KiB reads at QD 4 over 24 three-plane dies on 4 channels (tR 89 us), so the dies rarely queue; two
     slow cores run parse, cache lookup and complete (the longest step), translate and dispatch are
-    accelerators. Draw 8 of benchmarks/model_vs_des.py --hypothesis 20261129 (4 KiB writes at QD 40), rounded,
+    accelerators. Draw 8 of benchmarks/accuracy.py run --hypothesis 20261129 (4 KiB writes at QD 40), rounded,
     with reads at QD 4. With every service deterministic the DES's four requests settle for good into one of
     two patterns, which its seed picks: 28.0 or 33.2 k IOPS (2026-11-25)."""
     return _design(
@@ -211,7 +211,7 @@ def reads_and_programs_at_a_busy_fast_core() -> dict:
     """16 KiB requests (four transactions) at 70 % reads and QD 22 over 24 four-plane dies (tR 10 us, tPROG
     585 us: 58 times longer); one fast core runs parse, cache lookup, dispatch and complete (the bottleneck,
     86 % busy in the model, 79 % in the DES), translate is an accelerator. Held-out Hypothesis draw
-    (benchmarks/model_vs_des.py --hypothesis 20261201 --sizes mixed, draw 93), rounded. The route MVA is
+    (benchmarks/accuracy.py run --hypothesis 20261201 --sizes mixed, draw 93), rounded. The route MVA is
     about 9 % high: the DES's core holds 10 jobs on average where the model sees 2.3 (whatif flags the
     regime, whatif.MIXED_KNEE_UTILIZATION)."""
     return _design(
@@ -227,7 +227,7 @@ def reads_and_programs_at_a_busy_fast_core() -> dict:
 
 def writes_behind_one_slow_core_at_queue_depth_5() -> dict:
     """4 KiB writes at QD 5 over 3 channels of 2 two-plane dies (tPROG 150 us); one slow core runs parse ..
-    dispatch (about 90 % busy), three slow cores complete. From benchmarks/schedule_chain_vs_des.py (Hypothesis
+    dispatch (about 90 % busy), three slow cores complete. From the Hypothesis draws at QD 1-5 (tests/strategies.py,
     seed 20261125, draw 114 of the 4 KiB setting), rounded. The route MVA is about 39 % above the DES: the few
     requests travel as a convoy through the slow core and wait for each other there. The Markov chain of the
     requests' draws outgrew its state budget here until late on 2026-11-27; with 400,000 states on the 5 % grid
@@ -246,7 +246,7 @@ def writes_behind_one_slow_core_at_queue_depth_5() -> dict:
 def mixed_requests_behind_one_slow_core_at_queue_depth_5() -> dict:
     """4 KiB requests, 70 % reads, at QD 5 over 3 channels of 3 two-plane dies (tR 50 us, tPROG 100 us); one slow
     core runs cache lookup (2,280 cycles), translate and dispatch (93 % busy), another completes, parse is three
-    accelerator units. From benchmarks/schedule_chain_vs_des.py (Hypothesis seed 20261123, draw 83 of the 4 KiB
+    accelerator units. From the Hypothesis draws at QD 1-5 (seed 20261123, draw 83 of the 4 KiB
     setting), rounded. The Markov chain of the requests' draws outgrows even 400,000 states on the 10 % grid, and
     the route MVA answers, about 22 % above the DES."""
     return _design(
@@ -352,7 +352,7 @@ def reads_alone_over_three_dies() -> dict:
 
 def reads_at_queue_depth_2_behind_one_slow_core() -> dict:
     """4 KiB reads at QD 2 over 32 single-plane dies on 4 channels (tR 95 us, a 1200 MT/s bus); one slow core runs
-    all five modules. From benchmarks/fast_vs_des.py's default set (draw 20261125:4:107), rounded. The two
+    all five modules. From the Hypothesis draws at QD 1-5 (seed 20261125, one-transaction draw 107), rounded. The two
     requests fall into a schedule the route MVA does not see: without the chain it was 14 % low against the
     DES; the chain fits the exact grid within a few states, so whatif --fast takes it too."""
     return _design(
@@ -369,7 +369,7 @@ def reads_at_queue_depth_2_behind_one_slow_core() -> dict:
 def reads_over_two_one_die_channels() -> dict:
     """16 KiB reads (four transactions) at QD 7 over two channels of one three-plane die each (tR 23.3 us, a
     400 MT/s bus: an 11.3 us transfer), the channels the bottleneck; fast cores run the firmware, cache lookup
-    is an accelerator. Seed 20261210 8-16 KiB draw 115 of ``benchmarks/model_vs_des.py --hypothesis``,
+    is an accelerator. Seed 20261210 8-16 KiB draw 115 of ``benchmarks/accuracy.py run --hypothesis``,
     rounded. The DES keeps the channels 96 % busy, not 100 %: a channel whose share of the seven requests'
     transactions has run out idles while they wait for the other (routed_stage.py)."""
     return _design(
@@ -388,7 +388,7 @@ def reads_over_two_one_die_channels() -> dict:
 def writes_over_one_channel_at_queue_depth_3() -> dict:
     """8 KiB writes (two transactions) at QD 3 over one channel of four three-plane dies (tPROG 242.5 us, an
     800 MT/s bus); two fast cores run the firmware, dispatch is an accelerator. Seed 20261212 8-16 KiB draw 249
-    of ``benchmarks/model_vs_des.py --hypothesis``, rounded. The Markov chain fits its 10 % grid in a few
+    of ``benchmarks/accuracy.py run --hypothesis``, rounded. The Markov chain fits its 10 % grid in a few
     thousand states, where its completions count 4 % too few (the lumping merges phases that matter; its busy
     time, which ``whatif`` reads X off since 2026-11-27, gives -1.9 %); on the 5 % grid it is within the DES's
     noise."""
@@ -407,7 +407,7 @@ def writes_over_one_channel_at_queue_depth_3() -> dict:
 def reads_and_programs_on_one_die_at_queue_depth_8() -> dict:
     """4 KiB requests, 70 % reads, at QD 8 on one two-plane die (tR 55.5 us, tPROG 645 us, a 400 MT/s bus); one slow
     core runs cache lookup and translate, another dispatch, two fast cores complete, parse is an accelerator.
-    Seed 20261214 one-transaction draw 182 of ``benchmarks/model_vs_des.py --hypothesis``, rounded. The die is
+    Seed 20261214 one-transaction draw 182 of ``benchmarks/accuracy.py run --hypothesis``, rounded. The die is
     the bottleneck, saturated in the DES from QD 4 on; the route MVA reaches its capacity too slowly (3 % low at
     QD 8). The Markov chain fits in a few thousand states."""
     return _design(
@@ -426,7 +426,7 @@ def reads_and_programs_on_one_die_at_queue_depth_8() -> dict:
 def saturated_mix_under_three_knees() -> dict:
     """4 KiB requests, 70 % reads, at QD 31 over 16 single-plane dies on 4 channels (tR 57.9 us, tPROG 738 us); two
     slow cores run translate and dispatch (the bottleneck), three slow cores complete, three fast cores parse,
-    cache lookup is an accelerator. Seed 20261215 one-transaction draw 277 of ``benchmarks/model_vs_des.py
+    cache lookup is an accelerator. Seed 20261215 one-transaction draw 277 of ``benchmarks/accuracy.py run
     --hypothesis``, rounded. The model has the translate-and-dispatch cores at capacity, 2.5 knees deep; in the DES
     they still idle while requests are held behind programs, and it is 5.7 % below."""
     return _design(
@@ -445,7 +445,7 @@ def saturated_mix_under_three_knees() -> dict:
 def writes_behind_regular_flow() -> dict:
     """4 KiB writes at QD 40 over 24 three-plane dies on 4 channels (tPROG 419 us); two slow cores run parse, cache
     lookup and complete (the bottleneck), translate and dispatch are accelerators. Seed 20261129 one-transaction
-    draw 8 of ``benchmarks/model_vs_des.py --hypothesis``, rounded. The route MVA's flow correction (route_mva.py,
+    draw 8 of ``benchmarks/accuracy.py run --hypothesis``, rounded. The route MVA's flow correction (route_mva.py,
     3.) takes the cores' arrivals as regular and raises X(N) by about 9 %; the DES's cores queue more, and the model
     is 6.2 % above it (1,000,000 requests; 6.9 % before the waits at the dies took regularity from the flow)."""
     return _design(
@@ -462,7 +462,7 @@ def writes_behind_regular_flow() -> dict:
 def programs_among_fast_reads_on_a_coarse_grid() -> dict:
     """4 KiB requests, 70 % reads, at QD 4 over nine four-plane dies on three channels (tR 10 us, tPROG 829 us, a
     1,200 MT/s bus); one fast core runs parse, cache lookup, translate and dispatch, another complete. Seed 20261224
-    one-transaction draw 96 of ``benchmarks/model_vs_des.py --hypothesis``, rounded. The Markov chain fits only its
+    one-transaction draw 96 of ``benchmarks/accuracy.py run --hypothesis``, rounded. The Markov chain fits only its
     10 % grid (27 us, nearly three reads), where its completions count 5-6 % too few; its busy time is within 1 %."""
     return _design(
         "programs-among-fast-reads-on-a-coarse-grid", False,
@@ -478,7 +478,7 @@ def programs_among_fast_reads_on_a_coarse_grid() -> dict:
 def eight_kib_reads_over_eight_dies_at_queue_depth_4() -> dict:
     """8 KiB reads (two transactions) at QD 4 over two channels of four four-plane dies (tR 10 us, a 1200 MT/s
     bus); two fast cores run parse, cache lookup, translate and dispatch, complete is an accelerator. Seed
-    20261211 8-16 KiB draw 64 of ``benchmarks/model_vs_des.py --hypothesis``, rounded. The route MVA is 8 % low;
+    20261211 8-16 KiB draw 64 of ``benchmarks/accuracy.py run --hypothesis``, rounded. The route MVA is 8 % low;
     the Markov chain fits its 10 % grid in about 170,000 states, more than the 100,000 it had there until
     2026-11-27, and is within the DES's noise."""
     return _design(
@@ -494,7 +494,7 @@ def eight_kib_reads_over_eight_dies_at_queue_depth_4() -> dict:
 
 def reads_over_eight_dies_behind_two_cores_at_queue_depth_5() -> dict:
     """4 KiB reads at QD 5 over four channels of two two-plane dies (tR 10 us, an 800 MT/s bus); two fast cores
-    run all five modules. Seed 20261224 one-transaction draw 209 of ``benchmarks/model_vs_des.py --hypothesis``,
+    run all five modules. Seed 20261224 one-transaction draw 209 of ``benchmarks/accuracy.py run --hypothesis``,
     rounded. The route MVA is 4 % low, with no caveat; the Markov chain fits its 10 % grid in about 31,000 states
     and its 5 % grid in about 160,000, more than the 100,000 it had at QD 5 until 2026-11-27."""
     return _design(
@@ -511,7 +511,7 @@ def reads_over_eight_dies_behind_two_cores_at_queue_depth_5() -> dict:
 def sixteen_kib_reads_waiting_at_dies_and_channels() -> dict:
     """16 KiB reads (four transactions) at QD 12 over 4 channels of 6 single-plane dies (tR 34.7 us, an 11.3 us
     transfer on a 400 MT/s bus), the channels about 90 % busy and the dies 46 % in the DES; two fast cores parse
-    and look up the cache, three run translate, dispatch and complete. From benchmarks/model_vs_des.py
+    and look up the cache, three run translate, dispatch and complete. From benchmarks/accuracy.py run
     --hypothesis 20261225 --sizes mixed (draw 117), rounded. A request waits at the dies and at the channels,
     and its transactions' excess waits at the two stages add as independent parts
     (route_mva.stage_wait_correlation): added outright the model was 5.4 % low."""
@@ -530,7 +530,7 @@ def mixed_16k_requests_at_busy_channels() -> dict:
     """16 KiB requests (four transactions) at 70 % reads and QD 39 over 4 channels of 8 single-plane dies (tR
     28.4 us, tPROG 150 us, an 11.3 us transfer on a 400 MT/s bus): the channels are the bottleneck, 91 % busy,
     the dies 65 %; two fast cores run parse, cache lookup, translate and complete, dispatch is an accelerator.
-    From benchmarks/model_vs_des.py --hypothesis 20261227 --sizes mixed (draw 123), rounded. Reads and programs
+    From benchmarks/accuracy.py run --hypothesis 20261227 --sizes mixed (draw 123), rounded. Reads and programs
     mix, but no core group is the bottleneck, so the stages' excess waits add as independent parts
     (route_mva.stage_wait_correlation): added outright the model was 3.3 % low."""
     return _design(
@@ -547,7 +547,7 @@ def mixed_16k_requests_at_busy_channels() -> dict:
 def reads_over_two_four_plane_dies_at_queue_depth_7() -> dict:
     """4 KiB reads at QD 7 over one channel of two four-plane dies (tR 99 us): the dies are the bottleneck,
     about 74 % busy; a slow core runs cache lookup and translate, two slow cores dispatch and complete, parse
-    is an accelerator. From benchmarks/model_vs_des.py --hypothesis 20261218 --sizes 4 (draw 42), rounded.
+    is an accelerator. From benchmarks/accuracy.py run --hypothesis 20261218 --sizes 4 (draw 42), rounded.
     The convoy answers it (the Markov chain outgrows its budget); with the route MVA behind its schedule
     instead of the dies run event by event, it was 3.3 % low."""
     return _design(
@@ -565,7 +565,7 @@ def reads_over_two_four_plane_dies_at_queue_depth_7() -> dict:
 def reads_at_busy_channels_behind_fast_cores() -> dict:
     """4 KiB reads at QD 14 over 3 channels of 6 single-plane dies (tR 10 us, a 3.8 us transfer at 1,200 MT/s):
     the channels are the busiest stations, 72 %; three fast cores run parse, cache lookup, translate and
-    dispatch, complete is an accelerator. From benchmarks/model_vs_des.py --hypothesis 20261218 --sizes 4
+    dispatch, complete is an accelerator. From benchmarks/accuracy.py run --hypothesis 20261218 --sizes 4
     (draw 213), rounded. The route MVA's channel waits are too long (3.4 us per transfer where the DES's are
     2.5 us): it is 3.5 % low."""
     return _design(
@@ -583,7 +583,7 @@ def reads_behind_a_slow_completion_core() -> dict:
     """4 KiB reads at QD 14 over eight single-plane-read dies on one 800 MT/s channel (tR 57.8 us); one slow core
     runs complete (the bottleneck, 99 % busy in the model), three fast cores parse, three slow cores translate, and
     cache lookup and dispatch are accelerators. Seed 20261250 one-transaction draw 75 of
-    ``benchmarks/model_vs_des.py --hypothesis``, rounded. The dies are 69 % busy and a read that waits there waits
+    ``benchmarks/accuracy.py run --hypothesis``, rounded. The dies are 69 % busy and a read that waits there waits
     longer than the spacing of the requests, so the completion core's arrivals are far less regular than the
     route's deterministic stations alone would make them (route_mva._wait_displacement)."""
     return _design(
@@ -602,7 +602,7 @@ def reads_behind_a_slow_completion_core() -> dict:
 def writes_whose_finer_grid_collapses_at_queue_depth_4() -> dict:
     """4 KiB writes at QD 4 over four channels of one two-die chip, four planes a die with independent plane reads
     (tPROG 668.5 us); one slow core runs parse, cache lookup and dispatch, another complete, and translate is two
-    accelerators. Seed 20261287 one-transaction draw 56 of ``benchmarks/model_vs_des.py --hypothesis``, rounded.
+    accelerators. Seed 20261287 one-transaction draw 56 of ``benchmarks/accuracy.py run --hypothesis``, rounded.
     The Markov chain's 10 % grid fits 64 states, its 5 % grid about 600, and its 2 % grid closes on 64 again, 7 %
     below the DES (a periodic orbit); the 1 % grid fits about 8,000 states and is within the DES's noise."""
     return _design(
@@ -620,7 +620,7 @@ def writes_whose_finer_grid_collapses_at_queue_depth_4() -> dict:
 def reads_whose_start_collision_picks_their_pattern() -> dict:
     """4 KiB reads at QD 3 over 6 two-plane dies on 2 channels (tR 10 us, an 800 MT/s bus); two slow cores run
     parse, cache lookup, translate and complete (the bottleneck), dispatch is an accelerator. Hypothesis seed
-    20261294, draw 195 (benchmarks/model_vs_des.py --hypothesis 20261294), rounded. The periodic schedule finds a
+    20261294, draw 195 (benchmarks/accuracy.py run --hypothesis 20261294), rounded. The periodic schedule finds a
     collision-free orbit with the cores always busy, but two transactions wait at a collapsed channel on its way
     there: in the real network that collision happens only where both pick one channel, and the other start
     leads to a pattern in which the transfers keep colliding at random, 6.5 % slower. A DES run shows either,
@@ -639,10 +639,10 @@ def reads_whose_start_collision_picks_their_pattern() -> dict:
 def reads_whose_returns_scatter_at_three_slow_cores() -> dict:
     """4 KiB reads at QD 15 over 18 single-plane dies on 3 channels (tR 70 us); three slow cores run cache lookup,
     translate and dispatch (the bottleneck, at the knee), three more complete, parse is an accelerator. Hypothesis
-    seed 20261263, draw 157 (benchmarks/model_vs_des.py --hypothesis 20261263), rounded. The time away from the
+    seed 20261263, draw 157 (benchmarks/accuracy.py run --hypothesis 20261263), rounded. The time away from the
     busy group varies little (s^2 about 0.2: the waits at the dies), yet the 15 returns arrive scattered: the idle
     bound's linear factor kept too little of the machine-repairman's idling, and the model was 4.6 % high
-    (docs/accuracy.md, "The idle bound's factor as a square root")."""
+    (docs/accuracy.md)."""
     return _design(
         "reads-whose-returns-scatter-at-three-slow-cores", False,
         {"channels": 3, "ways_per_channel": 3, "dies_per_chip": 2, "planes_per_die": 1,
@@ -658,7 +658,7 @@ def writes_in_step_with_an_accelerator_between() -> dict:
     """4 KiB writes at QD 44 over 24 four-plane dies on 3 channels (tPROG 278 us); two slow cores run cache lookup,
     dispatch and complete (the bottleneck), parse and translate are accelerators, so the cores' first two visits
     have only the translate accelerator between them. Hypothesis seed 20261312, draw 75
-    (benchmarks/model_vs_des.py --hypothesis 20261312), rounded. The route MVA puts the cores 92 % busy, +44 % on the
+    (benchmarks/accuracy.py run --hypothesis 20261312), rounded. The route MVA puts the cores 92 % busy, +44 % on the
     DES, whose cores are 64 % busy: the requests move through them in step (the platoon caveat)."""
     return _design(
         "writes-in-step-with-an-accelerator-between", False,
@@ -674,7 +674,7 @@ def writes_in_step_with_an_accelerator_between() -> dict:
 def mix_behind_one_slow_core_at_queue_depth_6() -> dict:
     """70 %-read 4 KiB requests at QD 6 over 12 three-plane dies on 3 channels (tR 29.2 us, tPROG 730 us); one slow
     core runs parse and complete (the bottleneck, about 72 % busy in the DES), the other modules are accelerators.
-    Hypothesis seed 20261327, draw 185 (benchmarks/model_vs_des.py --hypothesis 20261327), rounded. whatif's route
+    Hypothesis seed 20261327, draw 185 (benchmarks/accuracy.py run --hypothesis 20261327), rounded. whatif's route
     MVA, with Schweitzer's estimate of the others an arrival sees, is 3.7 % low; 2.3 % with route_mva.py's 8."""
     return _design(
         "mix-behind-one-slow-core-at-qd-6", False,
@@ -691,7 +691,7 @@ def sixteen_kib_reads_at_busy_channels_at_queue_depth_7() -> dict:
     """16 KiB reads (four transactions) at QD 7 over 18 three-plane dies on 3 channels (tR 16.6 us, 1,600 MT/s); two
     fast cores, one parsing, one running cache lookup, translate and complete; dispatch is an accelerator. The
     channels are the busiest station (about 75 % busy). Hypothesis seed 20261260 (8-16 KiB), draw 174
-    (benchmarks/model_vs_des.py --hypothesis 20261260 --sizes mixed), rounded. Past the Markov chain's budget the
+    (benchmarks/accuracy.py run --hypothesis 20261260 --sizes mixed), rounded. Past the Markov chain's budget the
     route MVA was 7.9 % low; with the dies and channels run behind the rest (route_mva.py, 7.) 2.2 % low."""
     return _design(
         "sixteen-kib-reads-at-busy-channels-qd-7", True,
@@ -708,7 +708,7 @@ def sixteen_kib_reads_at_busy_channels_at_queue_depth_7() -> dict:
 def reads_behind_two_slow_cores_each_serving_several_steps() -> dict:
     """4 KiB reads at QD 31 over 6 four-plane dies on 3 channels (tR 10 us); two slow cores, one running parse, cache
     lookup and translate, the other dispatch and complete (the bottleneck, the NAND between its two visits), nearly
-    equally loaded. Hypothesis seed 20261354, draw 199 (benchmarks/model_vs_des.py --hypothesis 20261354), rounded.
+    equally loaded. Hypothesis seed 20261354, draw 199 (benchmarks/accuracy.py run --hypothesis 20261354), rounded.
     The route MVA puts the bottleneck core at capacity, +37.5 % on the DES, whose cores are 70-73 % busy: they take
     turns on groups of requests, even with exponential service (the platoon caveat)."""
     return _design(
@@ -725,7 +725,7 @@ def reads_behind_two_slow_cores_each_serving_several_steps() -> dict:
 def writes_holding_a_start_pattern(t_prog_us: float = 400.6) -> dict:
     """4 KiB writes at QD 4 over 6 three-plane dies on 3 channels (tPROG 400.6 us); one slow core runs cache lookup
     and translate (each about 28 us), three dispatch, one completes, parse is an accelerator. Held-out Hypothesis
-    draw (benchmarks/model_vs_des.py --hypothesis 20261403, draw 77), rounded. Issued at once, the four requests
+    draw (benchmarks/accuracy.py run --hypothesis 20261403, draw 77), rounded. Issued at once, the four requests
     fall into two pairs that each wait one lookup at the core (7,632 IOPS); only when all four programs land on one
     die does a collision shift them, and the Markov chain of their draws has them settle, after about 2.6 M
     requests on average, in a pattern where none waits (8,072 IOPS). ``t_prog_us`` 500: about 1.1 M."""
@@ -744,7 +744,7 @@ def writes_holding_a_start_pattern(t_prog_us: float = 400.6) -> dict:
 def sixteen_kib_mix_behind_one_slow_core() -> dict:
     """16 KiB requests (four transactions) at 70 % reads and QD 3 over 16 two-plane dies on 2 channels (tR 21 us,
     tPROG 272 us); one slow core runs cache lookup and dispatch for every transaction (the bottleneck), another
-    parses, translate and complete are accelerators. Hypothesis draw (benchmarks/model_vs_des.py --hypothesis
+    parses, translate and complete are accelerators. Hypothesis draw (benchmarks/accuracy.py run --hypothesis
     20261248 --sizes mixed, draw 35), rounded: the route MVA was 9 % high, the forked platoon stage within 1 %."""
     return _design(
         "sixteen-kib-mix-behind-one-slow-core", True,
@@ -761,7 +761,7 @@ def sixteen_kib_mix_behind_one_slow_core() -> dict:
 def sixteen_kib_reads_where_the_chain_outgrows() -> dict:
     """16 KiB reads (four transactions) at QD 4 over 8 single-plane dies on 4 channels (tR 10.2 us); three fast cores
     run parse, cache lookup, dispatch and complete, translate is an accelerator; the dies are the route MVA's
-    bottleneck, about half busy. Hypothesis draw (benchmarks/model_vs_des.py --hypothesis 20261250 --sizes mixed,
+    bottleneck, about half busy. Hypothesis draw (benchmarks/accuracy.py run --hypothesis 20261250 --sizes mixed,
     draw 207), rounded. The Markov chain of the draws outgrows its budget; the route MVA was 8 % low, the platoon
     stage within 1 %."""
     return _design(
@@ -778,7 +778,7 @@ def sixteen_kib_reads_where_the_chain_outgrows() -> dict:
 def sixteen_kib_reads_at_busy_dies_at_queue_depth_11() -> dict:
     """16 KiB reads (four transactions) at QD 11 over 12 four-plane dies on 3 channels (tR 24.6 us, multi-plane reads
     not independent); two fast cores parse and look up the cache, three slow ones dispatch and complete, translate is
-    an accelerator; the dies are the bottleneck, about 70 % busy. A held-out Hypothesis draw (benchmarks/model_vs_des.py
+    an accelerator; the dies are the bottleneck, about 70 % busy. A held-out Hypothesis draw (benchmarks/accuracy.py run
     --hypothesis 20261281 --sizes mixed, draw 210), rounded: the route MVA was 3.2 % low (3.4 % against 1,000,000
     DES requests), the platoon stage within 0.1 %."""
     return _design(
@@ -796,7 +796,7 @@ def sixteen_kib_reads_at_busy_dies_at_queue_depth_11() -> dict:
 def eight_kib_reads_at_a_busy_pcie_link_at_queue_depth_10() -> dict:
     """8 KiB reads (two transactions) at QD 10 over 12 two-plane dies on 3 channels (tR 10 us) behind a PCIe 3 x4
     link, the bottleneck (the route MVA has it 96 % busy); one slow core parses, two fast ones complete, cache lookup,
-    translate and dispatch are accelerators. A held-out Hypothesis draw (benchmarks/model_vs_des.py --hypothesis
+    translate and dispatch are accelerators. A held-out Hypothesis draw (benchmarks/accuracy.py run --hypothesis
     20261295 --sizes mixed, draw 265): the platoon stage, which takes the link as a fixed delay, ran above the link's
     capacity and was held to it, +4.4 % against 1,000,000 DES requests; the route MVA +0.5 %."""
     return _design(
@@ -832,7 +832,7 @@ def sixteen_kib_mixes_at_busy_dies_at_queue_depth_24() -> dict:
     """70 %-read 16 KiB requests (four transactions) at QD 24 over 4 single-plane dies on 2 channels (tR 10 us, tPROG
     510 us); one slow core looks up the cache and translates (about 84 % busy), another dispatches and completes,
     parse is an accelerator; the dies are the bottleneck, about 88 % busy. A held-out Hypothesis draw
-    (benchmarks/model_vs_des.py --hypothesis 20261298 --sizes mixed, draw 160), rounded: the route MVA was 3.9 % high
+    (benchmarks/accuracy.py run --hypothesis 20261298 --sizes mixed, draw 160), rounded: the route MVA was 3.9 % high
     against 1,000,000 DES requests, the platoon stage within 0.4 %."""
     return _design(
         "sixteen-kib-mixes-at-busy-dies", True,
