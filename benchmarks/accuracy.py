@@ -638,7 +638,7 @@ def fast_lines(rows: list[dict]) -> list[str]:
            f"({lost} lost by `--fast`, {gained} gained). Of `--fast`'s {plural(len(misses), 'miss', 'misses')} there, "
            f"{sum(bool(r['caveats']) for r in misses)} carry a caveat.", ""]
     if changed:
-        out += ["Where `--fast` answers with another solver than the default effort:", ""]
+        out += ["Where `--fast`'s answer differs from the default effort's, by the solver `--fast` takes:", ""]
         out += solver_table(fast_rows)
     return out
 

@@ -30,8 +30,9 @@ Parts (all by default, in this order):
   compiled with counting, on uniform designs at queue depth 2-5, both on the 10 % grid; the two must explore the
   same chain, bit for bit.
 
-``--quick`` runs every part small (seconds to a minute each). Prints measured figures; asserts nothing but that the
-schedule-chain part's two explorations agree.
+``--quick`` runs every part small: seconds to a minute each, but for the schedule-chain part, whose two compilations
+take a few minutes the first time. Prints measured figures; asserts nothing but that the schedule-chain part's two
+explorations agree.
 """
 
 from __future__ import annotations
@@ -457,7 +458,7 @@ PARTS = {"whatif": part_whatif, "write-buffer": part_write_buffer, "des": part_d
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("parts", nargs="*", metavar="PART", help=f"the parts to run ({', '.join(PARTS)}; default all)")
-    ap.add_argument("--quick", action="store_true", help="small runs (seconds to a minute per part)")
+    ap.add_argument("--quick", action="store_true", help="small runs (seconds to a few minutes per part)")
     args = ap.parse_args()
     unknown = [p for p in args.parts if p not in PARTS]
     if unknown:
