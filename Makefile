@@ -6,7 +6,7 @@ BIN     = $(VENV)/bin
 # The suite's Hypothesis examples: "ci" (pinned: the same examples on every run, as CI draws them) unless set.
 HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: demo test fuzz bench study clean
+.PHONY: demo test fuzz bench accuracy study clean
 
 # ssdco and its base dependencies: all the demo needs.
 $(BIN)/.base: pyproject.toml
@@ -33,22 +33,14 @@ test: $(BIN)/.installed
 fuzz: $(BIN)/.installed
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n auto tests/model tests/optimizer tests/sim tests/validation
 
+# The speed benchmarks (benchmarks/speed.py, every part; benchmarks/README.md says what each measures).
 bench: $(BIN)/.installed
-	$(BIN)/python benchmarks/whatif_speed.py
-	$(BIN)/python benchmarks/write_buffer_speed.py
-	$(BIN)/python benchmarks/des_speed.py
-	$(BIN)/python benchmarks/optimize_speed.py
-	$(BIN)/python benchmarks/model_vs_des.py
-	$(BIN)/python benchmarks/write_buffer_vs_des.py
-	$(BIN)/python benchmarks/periodic_vs_des.py
-	$(BIN)/python benchmarks/schedule_chain_vs_des.py
-	$(BIN)/python benchmarks/schedule_chain_steps.py
-	$(BIN)/python benchmarks/schedule_chain_budget.py
-	$(BIN)/python benchmarks/schedule_chain_grid_check.py
-	$(BIN)/python benchmarks/schedule_chain_speed.py
-	$(BIN)/python benchmarks/schedule_chain_solve.py
-	$(BIN)/python benchmarks/routed_stage_vs_des.py
-	$(BIN)/python -m benchmarks.monotonicity
+	$(BIN)/python benchmarks/speed.py
+
+# The model-vs-DES campaign (a few minutes), then docs/accuracy.md rendered from its JSON.
+accuracy: $(BIN)/.installed
+	$(BIN)/python benchmarks/accuracy.py run --fast --confirm 1000000 --spread 0.001
+	$(BIN)/python benchmarks/accuracy.py render
 
 study: $(BIN)/.installed
 	$(BIN)/ssdco study configs/pm9a3-960.toml

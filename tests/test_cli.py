@@ -120,7 +120,7 @@ def test_validate_timing_spread_says_when_a_disagreement_rests_on_exactly_consta
 
 def test_validate_timing_spread_says_when_only_exactly_constant_timings_agree():
     # the other way round: the main run agrees and the spread run does not (its errors set here, so that the
-    # sentence is checked on its own; 20261339 #198 in docs/accuracy.md is such a design, but disagrees already)
+    # sentence is checked on its own; 20261339 #198 of the Hypothesis draws is such a design, but disagrees already)
     from dataclasses import replace
 
     from ssdco import load_config

@@ -30,7 +30,7 @@ ARRIVAL_RATE_SETS = "none: the offered arrival rate sets it"
 class StartPattern:
     """Where the requests, all issued at once, hold a pattern of another throughput for long before they settle
     into the long-run one the answer gives (``schedule_chain.ChainSolution.settle_requests``): what a DES run or a
-    measurement shorter than that shows (docs/accuracy.md, "Start patterns")."""
+    measurement shorter than that shows (docs/accuracy.md)."""
 
     iops: float  # over the start's transient
     settle_requests: float  # expected requests completed before the long-run pattern

@@ -51,7 +51,7 @@ MVA or the convoy: ``whatif --fast``'s, without even the chain's first states at
 that passes it with the verification's own answer (the full model, or ``--fast``'s); a design is reported
 only when that passed it, and its figures are that answer's. At QD 1-8 a full verification can take seconds
 (the chain), and an explanation verifies hundreds of designs: without the screen an infeasible target at QD 4
-does not finish within 45 minutes (``benchmarks/optimize_speed.py``); with ``--fast`` at QD 1-2 the
+does not finish within 45 minutes (``benchmarks/speed.py optimize``); with ``--fast`` at QD 1-2 the
 chain's first states cost tens of ms a design. The price: a design that the screen rejects but the
 verification would pass is not found by those searches. The main search and the pick are never screened.
 Where the verification does not try the chain (QD > 8, open work, random service; ``--fast`` at QD 3-8)

@@ -139,7 +139,7 @@ class _Reader:
 MIN_MAGNITUDE, MAX_MAGNITUDE = 1e-12, 1e12
 #: Largest write buffer, KiB (64 MiB, 32 x the PM9A3's 2 MiB): the buffer's throughput bound is a product-form
 #: convolution over its slots, by FFT above 1,024 of them (60 ms at this size, where the log-space convolution
-#: takes 15 s: benchmarks/write_buffer_speed.py); the DES keeps a job slot per buffer slot.
+#: takes 15 s: benchmarks/speed.py write-buffer); the DES keeps a job slot per buffer slot.
 MAX_WRITE_BUFFER_KIB = 65536
 #: Largest request, KiB: 1,024 transactions of 4 KiB (whatif takes ~3 s there and grows with the square;
 #: NVMe hosts split transfers at the drive's MDTS, commonly 128 KiB - 2 MiB).

@@ -45,7 +45,7 @@ class TimingSpreadCheck:
     """The DES run once more with every service time varying (:func:`with_timing_spread`; the same requests and,
     for an int seed, the same seed as the main run) and the analytic answer's errors against it. The model
     answers for the configuration as given; a disagreement that this run removes rests on exactly constant
-    service times, which can hold requests in step (docs/accuracy.md, the platoon caveat)."""
+    service times, which can hold requests in step (docs/accuracy.md, the misses)."""
 
     scv: float
     des: DesResult

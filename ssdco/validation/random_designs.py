@@ -7,8 +7,8 @@ design's one-server variants (a core more in a group, or an accelerator unit mor
 bottleneck core group runs several modules in a row near the knee, :func:`core_pair_config` one of two nearly
 equally busy single-core groups that split the modules between them, and :func:`open_at` turns a
 closed design into an open one at a fraction of its capacity. All return plain configuration
-dictionaries for :func:`ssdco.spec.config_from_dict`. Used by ``benchmarks/model_vs_des.py``,
-``benchmarks/monotonicity.py``, ``benchmarks/open_core_runs.py``, ``benchmarks/platoon_vs_des.py`` and the tests.
+dictionaries for :func:`ssdco.spec.config_from_dict`. Used by ``benchmarks/accuracy.py``,
+``benchmarks/monotonicity.py``, ``tools/solver_contributions.py`` and the tests.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def core_run_config(seed: int) -> dict:
     three times, until the group is at least 10 % busier than any other station in the analytic model); the other
     modules each on a core of their own or, with probability 0.3, an accelerator. The queue depth is 0.8-3 times
     the knee N* (capacity x one request's latency alone) of the last design so evaluated, within 2-64. The designs
-    of ``benchmarks/platoon_vs_des.py``."""
+    of ``benchmarks/accuracy.py``'s core-run group."""
     from ssdco.model.whatif import evaluate_network
     from ssdco.network.build import build_network
     from ssdco.spec import config_from_dict
@@ -143,9 +143,8 @@ def core_pair_config(seed: int) -> dict | None:
     accelerator instead, which can leave each group one), their cycles drawn log-uniformly over 50-2,500, then each
     group scaled, four times, to 0.85-1.0 of a common target at least 1.1 times as busy as any other station in the
     analytic model; None where the draw leaves one group without a module. The queue depth is 0.8-3 times the knee
-    N* (capacity x one request's latency alone), within 3-64. The pairs of ``benchmarks/platoon_vs_des.py --pairs``:
-    the bottleneck may serve steps with the NAND between them (docs/accuracy.md, "Two core groups that take
-    turns")."""
+    N* (capacity x one request's latency alone), within 3-64. The designs of ``benchmarks/accuracy.py``'s core-pair
+    group: the bottleneck may serve steps with the NAND between them."""
     from ssdco.model.whatif import evaluate_network
     from ssdco.network.build import build_network
     from ssdco.spec import config_from_dict

@@ -31,7 +31,7 @@ def test_the_share_is_the_route_mvas_answer_over_its_answer_with_poisson_arrival
 
 
 def test_a_fresh_draw_the_flow_correction_raises_by_a_tenth_is_flagged_and_off_the_des():
-    # Seed 20261129 one-transaction draw 8 of benchmarks/model_vs_des.py --hypothesis: 4 KiB writes at QD 40 behind
+    # Seed 20261129 one-transaction draw 8 of benchmarks/accuracy.py run --hypothesis: 4 KiB writes at QD 40 behind
     # two slow cores running parse, cache lookup and complete. The flow correction raises the route MVA's IOPS by
     # about 9 %, and the model is 6.2 % above the DES (1,000,000 requests; here 100,000; 6.9 % before the waits at the
     # dies took regularity from the flow, route_mva._wait_displacement). No other caveat applies.

@@ -104,7 +104,7 @@ def test_write_buffer_bound_is_reported_and_holds():
 def test_write_buffer_bound_rises_with_the_buffer_across_the_fft_threshold():
     # above route_mva.FFT_MIN_POPULATION jobs the bound comes from the FFT convolution: it must continue the
     # log-space one (more slots, a higher bound, below the dies' capacity); its speed is measured in
-    # benchmarks/write_buffer_speed.py
+    # benchmarks/speed.py write-buffer
     from ssdco.model.queueing.route_mva import FFT_MIN_POPULATION
 
     bounds = []
@@ -253,7 +253,7 @@ def test_the_route_mva_where_the_chain_outgrows_is_flagged_and_the_stage_answers
     (("workload.read_fraction=1.0", "workload.queue_depth=3", "workload.request_size_kib=16"), None),
 ])
 def test_known_disagreements_with_the_des_are_flagged(overrides, expected):
-    # docs/accuracy.md, "Not yet trustworthy": measured against the DES (tests/validation/test_des_ftl.py and
+    # docs/accuracy.md, caveats on the misses: measured against the DES (tests/validation/test_des_ftl.py and
     # the closing notes); whatif prints them as CAVEAT lines and --json lists them under "caveats"
     r = evaluate(pm9a3(*overrides))
     if expected is None:

@@ -81,7 +81,7 @@ def test_at_capacity_in_the_model_only_under_three_knees():
 
 
 def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_the_idle_bound_brings_it_in():
-    # Seed 20261215 one-transaction draw 277 of benchmarks/model_vs_des.py --hypothesis: 70 % reads at QD 31, the
+    # Seed 20261215 one-transaction draw 277 of benchmarks/accuracy.py run --hypothesis: 70 % reads at QD 31, the
     # model's slow dispatch-and-translate cores at capacity, 2.5 knees deep; the DES is 5.7 % below the route MVA
     # (1,000,000 requests). Here 100,000 requests. The idle bound (idle_bound.py: the cores idle while every
     # request is held behind programs at the dies) brings the answer within the tolerance; the caveat stays, as 8

@@ -91,7 +91,7 @@ def test_a_seed_gives_the_same_estimate_and_another_seed_an_independent_one():
 
 
 def test_a_run_still_leaving_the_platoon_it_starts_in_is_extended(monkeypatch):
-    # benchmarks/platoon_vs_des.py's run-810 (4 KiB reads at QD 8, one core running parse and cache lookup): all
+    # random_designs.core_run_config(810) (4 KiB reads at QD 8, one core running parse and cache lookup): all
     # requests start together, and over REQUESTS requests from SEED the stage is still leaving that platoon (its
     # halves' X apart by more than SETTLED_DRIFT, X 6 % low); the run EXTEND times as long settles where the DES does
     network, loads, residence = _stage_inputs(config_from_dict(core_run_config(810)))
@@ -248,7 +248,7 @@ def test_the_stage_does_not_apply_beyond_one_deterministic_route_of_requests_of_
 
 def test_a_request_of_several_transactions_forks_in_the_stage_and_agrees_with_the_des():
     # 16 KiB requests (four transactions) mixing reads and programs behind one slow core: the route MVA was 9.4 %
-    # high (docs/accuracy.md, "The platoon stage forks")
+    # high (docs/accuracy.md, per solver)
     config = config_from_dict(gallery("sixteen-kib-mix-behind-one-slow-core"))
     network = build_network(config)
     answer = evaluate_network(config, network)

@@ -1,7 +1,6 @@
 """Where the periodic schedule's start depends on the addresses: the chain with its draw-free orbits kept
 (schedule_chain.attempt_chain(orbits=True)) tells whether the requests settle in the schedule's orbit, and whatif
-answers with the pattern they settle in most often (docs/accuracy.md, "A schedule whose start the addresses
-decide")."""
+answers with the pattern they settle in most often (docs/accuracy.md, per solver)."""
 
 import re
 

@@ -1,7 +1,7 @@
 """The start's long-held pattern: with deterministic service, requests issued at once can hold a pattern for
 millions of requests before a rare collision sends them, for good, into the long-run pattern the Markov chain's
 stationary answer describes. The chain gives the expected requests and time before that (its transient's
-fundamental matrix), and whatif reports the start pattern (docs/accuracy.md, "Start patterns")."""
+fundamental matrix), and whatif reports the start pattern (docs/accuracy.md)."""
 
 import dataclasses
 from pathlib import Path

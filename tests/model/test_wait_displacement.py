@@ -84,7 +84,7 @@ def test_requests_of_several_transactions_are_left_as_they_were():
 
 
 def test_whatif_can_answer_without_a_correction_to_measure_it():
-    # evaluate_network(..., route_features=...): what benchmarks/route_feature_vs_des.py compares
+    # evaluate_network(..., route_features=...): what tools/solver_contributions.py compares
     config = config_from_dict(gallery("reads-behind-a-slow-completion-core"))
     network = build_network(config)
     arrays = route_arrays(network, network.loads())

@@ -130,7 +130,7 @@ def test_at_queue_depth_1_a_faster_route_can_lower_the_throughput():
     # busy runs its flush itself, sharing the drain with the slots; no write arrives meanwhile, so the slots
     # drain on, and the faster the route, the more of the time goes that way. The chain's throughput peaks at
     # X_fast(1) = 1 and falls 0.2 % towards the drain's limit; over 4,000 random pools of one-transaction writes
-    # at most 0.7 % (docs/accuracy.md, "Not yet trustworthy"). Pinned so that a change of the chain shows up.
+    # at most 0.7 % (docs/accuracy.md, caveats on the misses). Pinned so that a change of the chain shows up.
     pool = _pool(8, 1, 0.3, (1,), (1.0,), 9)
     drain = 0.01 * np.arange(10) / (1.0 + 0.05 * np.arange(10))
     x = [pool_throughput(pool, np.array([0.0, f]), drain)[0] for f in (0.5, 1.0, 2.0, 100.0)]

@@ -580,7 +580,7 @@ def test_model_agrees_with_des_on_mixed_workloads(overrides, iops_tol, latency_t
     assert m.utilization["die"] == pytest.approx(d.utilization["die"], rel=0.15)
 
 
-SMALL_BUFFER_CASES = [  # measured (benchmarks/write_buffer_vs_des.py): before the chain of slots | with it
+SMALL_BUFFER_CASES = [  # measured (benchmarks/accuracy.py): before the chain of slots | with it
     ("ftl.write_buffer_kib=16", "workload.read_fraction=0.7", "workload.queue_depth=1"),  # +56.4 % | +1.1 %
     ("ftl.write_buffer_kib=16", "workload.read_fraction=0.7", "workload.queue_depth=4"),  # +45.1 % | +1.8 %
     ("ftl.write_buffer_kib=16", "workload.read_fraction=0.7", "workload.request_size_kib=16",
@@ -594,7 +594,7 @@ SMALL_BUFFER_CASES = [  # measured (benchmarks/write_buffer_vs_des.py): before t
 def test_model_agrees_with_des_with_a_write_buffer_of_a_few_slots(overrides):
     # 4 or 64 slots: writes find the buffer full at any load and do their flush themselves; the model's chain
     # of the buffer's slots (model/queueing/write_buffer.py) holds these to the acceptance tolerance. Others of the
-    # grid stay off (docs/accuracy.md, "Not yet trustworthy"), and whatif flags them all.
+    # grid stay off (docs/accuracy.md, the misses), and whatif flags them all.
     c, net, d = run(*overrides, requests=40_000)
     m = evaluate_network(c, net)
     assert m.iops == pytest.approx(d.iops.value, rel=0.03)

@@ -27,9 +27,9 @@ transactions queued together at a die were taken to wait for the others once and
 dies as the max of wait plus own load, see route_mva.py, 1.; 96/100 before the flow's traffic equations were
 solved to their fixed point, 3. Draws made outside this module differ (two made on 2026-11-25 inside pytest
 but from another module, before the chain's 5 % and 10 % grids: 100/100, worst 1.8 %, and 94/100, worst
--5.95 %, 8 KiB reads at QD 3 and 70 %-read 16 KiB requests at QD 7). ``benchmarks/model_vs_des.py
---hypothesis SEED`` draws fresh sets reproducibly, and ``benchmarks/schedule_chain_vs_des.py`` the same strategies held
-to QD 2-5 (the chain's range since 2026-11-25; it was 2-4), where many of the remaining misses are: there the chain
+-5.95 %, 8 KiB reads at QD 3 and 70 %-read 16 KiB requests at QD 7). ``benchmarks/accuracy.py run
+--hypothesis SEED`` draws fresh sets reproducibly. Many of the remaining misses are at QD 2-5 (the chain's range
+since 2026-11-25; it was 2-4): there the chain
 outgrows its budget on 4-transaction requests at QD 3-5 and on read/program mixes.
 
 Where the route MVA is taken, the misses are configurations where deterministic firmware on slow shared cores
@@ -37,8 +37,8 @@ dominates the cycle: requests then travel in convoys or platoons (the DES shows 
 5.6 jobs queued on average) and no mean-value model sees that; and read/write mixes with the programs on the
 critical path (6 of the 10 misses in 400 draws of these strategies, five with the model 3.6-5.5 % high, one
 3.5 % low): fast reads crowd the firmware while writes hold the dies. On the PM9A3 presets below the model is
-within 0.3 %, and on 148 of 150 uniformly sampled 4 KiB configurations (benchmarks/model_vs_des.py) within the
-tolerances. See docs/accuracy.md.
+within 0.3 %. docs/accuracy.md (``benchmarks/accuracy.py``) has the model against the DES on uniformly sampled
+designs.
 """
 
 from dataclasses import replace

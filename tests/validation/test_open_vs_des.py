@@ -61,7 +61,7 @@ def test_one_slow_core_running_three_modules_in_a_row():
     (3, ("cache_lookup", "translate")),  # -26.3 %, now -2.6 %
 ])
 def test_core_group_visited_in_runs(cores, modules):
-    # 16 KiB reads at 80 % of capacity, the core group the only queue (benchmarks/open_core_runs.py): the
+    # 16 KiB reads at 80 % of capacity, the core group the only queue (accuracy campaign, open-core-group): the
     # request's time there by work conservation on one server of c times the speed (open_runs.py), and the
     # group's mean queue (the jobs' waits, own siblings included; the per-visit waits put it 68 % high for
     # [parse, translate] on one core)

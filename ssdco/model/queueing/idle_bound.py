@@ -5,7 +5,7 @@ request is there. The route MVA's mean values keep b busy all the time once X re
 whenever all N requests are elsewhere at once, and how often that happens depends on how much the time away varies:
 programs of 343 us among reads of 43 us make the requests bunch up at the dies, reads at quiet dies do not.
 
-The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy.md, "The idle bound in the model"):
+The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy.md, per solver):
 
 * T, the mean time a request spends away from b: the other stations' residences and the pure delays;
 * V, its variance: the services' spread over the operation mix and each step's own scv, plus each station's wait W
@@ -21,7 +21,7 @@ The bound, from the route MVA's waits at the X it gives (X = B(X); docs/accuracy
   linear form: the group's arrivals are the superposition of N requests' returns, and any spread in the time away
   soon scatters their phases, so the group idles much as it would for exponential times long before s^2 nears 1
   (measured: 29 requests, 2 cores of deterministic work, think times of scv 0.087, 0.3 and 1 idle 53, 62 and 72 %
-  as much as with exponential work; docs/accuracy.md, "The idle bound's factor as a square root").
+  as much as with exponential work; docs/accuracy.md).
 
 Taken at the route MVA's own X instead, the bound would move with that X, which an added server can raise (and with
 it the waits elsewhere and their spread): so taken, 5 of 1,307 additions on random designs lower the answer. At a
@@ -49,7 +49,7 @@ BINDS_REL_TOL = 1e-9  # the bound holds X where it is lower than the route MVA's
 # (docs/accuracy.md): 87 misses without the bound, 65 with it (22 in, 0 out); with a weight of 1, 55 (41 in, 9 out:
 # 70 %-read mixes at QD 5-12 with the group 43-92 % busy, put 3.1-5.1 % low)
 VARIABILITY_WEIGHT = 0.5
-# the power on the weighted s^2 + cs^2 (docs/accuracy.md, "The idle bound's factor as a square root"): on the
+# the power on the weighted s^2 + cs^2 (docs/accuracy.md): on the
 # development draws 62 misses with the linear form (1), 44 with the root (20 in, 2 out), 47 with 0.35, 51 with
 # 0.65, 54 with 0.75 and, with a weight of 1, 60 with the root; on three held-out sets of draws the root has as
 # many misses as the linear form or fewer (it puts some 70 %-read mixes at QD 10, the group 88-90 % busy, about

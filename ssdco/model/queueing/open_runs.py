@@ -4,7 +4,7 @@ The open solver's per-visit M^X/G/c wait (``open.py``) treats every visit to a s
 Where a request visits one single-copy station several times in a row (a core group running parse and
 then each transaction's translate, or cache lookup and translate for each transaction) the visits are
 not independent, and on c servers a batch of T >= c transactions keeps every server busy. On one core
-group fed 16 KiB requests (``benchmarks/open_core_runs.py``) the per-visit view is +37..+78 % for
+group fed 16 KiB requests (``benchmarks/accuracy.py``, open-core-group) the per-visit view is +37..+78 % for
 [parse, translate] and -6..-26 % for [cache_lookup, translate] against the DES, and -4..-10 % for a
 [translate] batch on two or three cores. At such stations this module gives the request's time instead,
 by work conservation on a single server c times as fast, which puts those designs within -3..+6 %.

@@ -19,7 +19,7 @@ completion repeats. If over that period no transaction waits at an address-route
 would wait there for any choice of copies either, so the period is also a trajectory of the real network
 whatever the addresses, and its throughput, latencies and waits are exact for it. That the real network,
 from its own start, reaches this orbit (and not another collision-free one) is not proven; it is measured
-(``benchmarks/periodic_vs_des.py``): on nearly all the sampled configurations that get a schedule the DES's
+(``benchmarks/accuracy.py``): on nearly all the sampled configurations that get a schedule the DES's
 IOPS and mean latency agree to within 0.003 % and its p99 to within 1 %. Elsewhere the DES settles in another
 orbit: of lower throughput on a few (long transients: 2,000,000-request DES runs end in the schedule's orbit),
 or of the same throughput with the requests taking turns differently (p99 off by up to 5.7 %; the orbit can
@@ -34,8 +34,7 @@ period begins (``PeriodicSchedule.start_routed_waits``): whether they do depends
 outcomes may lead elsewhere. ``whatif`` then runs the Markov chain of the draws with its draw-free orbits kept
 (``schedule_chain.attempt_chain(orbits=True)``) and keeps the schedule only where its orbit is the most likely
 pattern (e.g. where one outcome of the start's collision leads to the schedule's orbit and the other to a
-pattern 6.5 % slower whose transfers keep colliding at random: docs/accuracy.md, "A schedule whose start the
-addresses decide").
+pattern 6.5 % slower whose transfers keep colliding at random: docs/accuracy.md, per solver).
 
 The schedule is not monotone in servers, because the DES is not: a different order at a core can cost
 more than the extra server gains (``tests/model/test_periodic.py``: a fourth core, -1.1 % in the DES).
@@ -49,7 +48,7 @@ dies and channels behind that delay are run event by event, seeded (``routed_sta
 time between a request's completion and the next one's arrival); the route MVA solves them only where
 that stage does not describe them (some requests skip a die or channel, or NAND times vary). The route MVA
 runs 1-4 % low where a few multi-plane dies hold nearly all N requests (7 reads over two four-plane dies:
--3.3 %, the stage -0.1 %; docs/accuracy.md, "The dies and channels event by event"). Requests of one
+-3.3 %, the stage -0.1 %; docs/accuracy.md, per solver). Requests of one
 transaction only: with several, the skeleton runs a request's transactions in parallel on their channel,
 which the DES serialises. ``whatif`` takes the convoy only where it gives more throughput than the route
 MVA's answer (with its dies and channels run behind the rest of the route where that applies,
@@ -61,7 +60,7 @@ the route MVA stays.
 (At queue depth 2-8 ``whatif`` tries the Markov chain of the requests' draws, ``schedule_chain.py``, first;
 the convoy applies where that chain outgrows its state budget. The convoy is searched up to queue depth 12,
 beyond the schedule's 8: ``CONVOY_MAX_QUEUE_DEPTH``.) That rule is measured, not derived
-(``benchmarks/periodic_vs_des.py``): on the sampled Hypothesis and uniform configurations, the convoy is taken
+(``benchmarks/accuracy.py``): on the sampled Hypothesis and uniform configurations, the convoy is taken
 on a few percent of them; where taken it brings answers into the tolerances that the route MVA misses and
 moves hardly any out (its IOPS error within -2.3 % to +2.7 % on the Hypothesis set, -3.5 % to +5.7 % on the
 uniform designs; docs/accuracy.md has the counts).

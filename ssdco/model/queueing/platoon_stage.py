@@ -8,7 +8,7 @@ skeleton (``periodic.platoon_throughput_per_us``: the dies and channels as fixed
 delays) keeps the platoon for ever, and is as far off the other way where the dies' and channels' random
 collisions break it up. Which of the two the network does, or how much of each, depends on how often the
 collisions split a platoon and how often the round robin joins the parts again; neither mean values nor the
-skeleton say (docs/accuracy.md: "The platoon stage"). The skeleton as the answer (min(model, skeleton), and two
+skeleton say (docs/accuracy.md, per solver). The skeleton as the answer (min(model, skeleton), and two
 narrower rules) puts held-out answers out by up to -29 %.
 
 **Mixes.** Where reads and programs mix and a core group is the bottleneck, the requests held behind programs at
@@ -33,8 +33,8 @@ jobs at the first step of each run of per-transaction steps (cache lookup to the
 order, queue at the core groups, dies and channels on their own, each picking its die, and the request goes on once
 the last has left it (with one transaction the request is its only job).
 
-**Evidence** (docs/accuracy.md, "The platoon stage"; the DES's runs of 60,000-100,000 requests): on the cached and
-held-out Hypothesis draws and the designs of ``benchmarks/platoon_vs_des.py`` where it replaces the route MVA's
+**Evidence** (docs/accuracy.md, per solver; the DES's runs of 60,000-100,000 requests): on the cached and
+held-out Hypothesis draws and the core-run designs of ``benchmarks/accuracy.py`` where it replaces the route MVA's
 answer, the stage is within the DES's tolerances nearly everywhere the route MVA misses (its one miss there is
 within against 1,000,000-request runs: the DES's shorter run sits in a slower pattern), for one operation and for
 mixes behind a core group alike.

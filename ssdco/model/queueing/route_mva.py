@@ -124,7 +124,7 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    core behind dies 67 % busy, where a write that waits waits 140 us and the requests are 27 us apart, sees
    ca^2 0.21 with it and 0.12 without (the DES's wait there implies about 0.45). It applies to
    one-transaction requests only: on the fork-join requests it does not agree better with the DES
-   (docs/accuracy.md, "Long waits at the dies take regularity from the flow").
+   (docs/accuracy.md, per solver).
    The variability of the service itself stays, u^2 (cs^2 - 1): dies that mix reads and programs
    depart in bursts, the reads queued behind a program leaving together when it ends, and the
    merged output of the copies is not capped at Poisson. A superposition looks Poisson at short time
@@ -186,7 +186,7 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    fixed point in X). The route alone is then solved without the background's part of the capacity
    bound, which the chain's drain carries. Where the chain would be too large (a 2 MiB buffer beyond
    queue depth 10) the bound alone holds X; there the buffer is full all the time and the bound is
-   within 1 % of the DES. ``benchmarks/write_buffer_vs_des.py`` compares both with the DES.
+   within 1 % of the DES. ``benchmarks/accuracy.py`` (pm9a3-buffer) compares both with the DES.
 6. **The routed stage alone.** X(N) is also held to what the dies and their channels sustain with all N
    requests in them and nowhere else (:mod:`ssdco.model.queueing.routed_stage`: a seeded event-by-event run of that
    stage; deterministic service, reads and programs). Below c / D: a request's transactions pick their dies at
@@ -206,14 +206,13 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    (4 KiB reads at QD 14 with the channels 74 % busy, configs/gallery/reads-at-busy-channels-behind-fast-cores.toml;
    70 %-read mixes over one or two multi-plane dies 85-97 % busy). Not where a core group is the busiest:
    its queue is no fixed delay. The max keeps the route MVA where the stage is the lower, at saturation
-   mostly. docs/accuracy.md, "The dies and channels event by event".
+   mostly. docs/accuracy.md, per solver.
    For requests of several transactions (``FORK_JOIN_STAGE``) the stage forks each request's
    transactions over the dies and ends with the last, and the fixed delay is the route MVA's time outside the
    dies and channels, each transaction's visits there counted one after another, plus the pure delay; the fork-
    join makespan (the rest of the cycle) is scaled to the stage's. It applies wherever a die or channel is the
    busiest station, at any load. The dies' and channels' residences summed over the transactions exceed the
-   makespan and would make the delay too short. docs/accuracy.md, "The dies and channels behind the rest for
-   requests of several transactions".
+   makespan and would make the delay too short. docs/accuracy.md, per regime.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and the solution is the Bard-Schweitzer approximate MVA (Erlang C
@@ -609,7 +608,7 @@ def stage_wait_correlation(network: Network, loads: tuple[StationLoad, ...] | No
     (docs/accuracy.md) the root takes the reads-only, writes-only and dies- or channel-bound 70 %-read answers
     closer to the DES (lower RMS and mean IOPS error, more within tolerance); on 70 %-read mixes behind a core
     group that is the bottleneck it would make more misses than it fixes. These are the knee's designs, whose
-    answers lean high ("The knee" in docs/accuracy.md); the sum's longer max offsets part of that, so it is
+    answers lean high (docs/accuracy.md, per regime); the sum's longer max offsets part of that, so it is
     kept there. Why the knee leans high is the open question, not this term.
     The switch depends on the servers only through the core groups' demand per server: a core added to the
     bottleneck group can only move a mix from the sum to the root (more IOPS), so the route MVA stays
@@ -1259,7 +1258,7 @@ def _wait_displacement(x, copies, visits, wait0, p_wait0, out):
     with this ca^2 0.21, the completion group between taken as one server 75 % busy, and +3.7 %). The spread
     of the waits instead (1 / (1 + (lambda sigma)^2), as for variable service) takes regularity from dies
     where a tenth of the jobs wait, and writes at QD 17 behind a slow core 94 % busy move further from the
-    DES (benchmarks/model_vs_des.py)."""
+    DES (benchmarks/accuracy.py)."""
     for k in range(copies.shape[0]):
         out[k] = 1.0
         if copies[k] > 1.0 and p_wait0[k] > 0.0 and wait0[k] > 0.0:

@@ -33,7 +33,7 @@ finest of 10 %, 5 % and 2 % on which the chain fits its budget: at queue depths 
 400,000 on the 5 % grid once the 10 % grid fit within 100,000, and 100,000 on the 2 % grid, ``GRID_STEPS``; at queue
 depth 2 the 10 % grid may take 400,000, the finer ones 100,000, ``SHALLOW_GRID_STEPS``; from queue depth 6 on the 5 %
 and 2 % grids 40,000, ``HIGH_GRID_STEPS``); the error
-this lumping brings is measured against the DES, not bounded (``benchmarks/schedule_chain_vs_des.py``). Where the chain
+this lumping brings is measured against the DES, not bounded (``benchmarks/accuracy.py``). Where the chain
 fits no grid there is no answer (None), and ``whatif`` keeps the convoy estimate or the route MVA.
 
 Scope: closed workloads, every service deterministic (``scv == 0``), no background steps (a write
@@ -73,13 +73,12 @@ from ssdco.network.build import Network, fork_join_block_ends
 # and a 20 % grid on large ones by 4.6 %: the finest grid that fits is taken, and none coarser than 10 %. Coarse
 # first, since a chain that outgrows the budget costs the time of exploring it, and one that does not fit on
 # 10 % does not fit on finer grids: a step is skipped where a grid at least as coarse outgrew a budget at least
-# as large (benchmarks/schedule_chain_steps.py explores every step on its own: skipping changes no answer and
-# halves the explorations' time).
+# as large (exploring every step on its own, skipping changes no answer and halves the explorations' time).
 # A step marked REFINE_ONLY is tried only after a coarser grid fit within a REFINE_GROWTH-th of its budget: its
 # budget is there to refine an answer, not to find one (a design whose coarser grids all outgrew would only pay the
 # time of outgrowing it, and so would one whose coarser fit needed so many states that the finer grid will not fit).
 # Halving the grid multiplies the states by a median 3.8 (1.8 to 44, on the QD 3-4 designs of docs/accuracy.md's
-# draws and schedule_chain_vs_des.py); after a 10 % fit of 100,000-400,000 states the 5 % grid rarely fits
+# draws); after a 10 % fit of 100,000-400,000 states the 5 % grid rarely fits
 # 400,000, and the designs where it does are within the tolerances on the 10 % grid already.
 REFINE_ONLY = "refine-only"
 REFINE_GROWTH = 4
@@ -108,18 +107,17 @@ CHAIN_GRID_STEPS_MAX_QUEUE_DEPTH = 5  # GRID_STEPS up to this queue depth, then 
 HIGH_GRID_STEPS = ((1e-4, 3_000), (0.05, 40_000), (0.02, 40_000))
 # Queue depth 2: up to 400,000 states on the 10 % grid. Two requests of several transactions over many dies can
 # need more than 100,000 states there, and the route MVA that answers instead tends to be low at this depth
-# (benchmarks/schedule_chain_budget.py against 200,000-request DES runs: 16 KiB designs where the route MVA is
+# (against 200,000-request DES runs: 16 KiB designs where the route MVA is
 # -4 to -7.4 % need 117,438-306,344 states, and the chain brings them within 1 %). Beyond 400,000 a larger budget
 # fixes one miss and makes another, so the budget stops there; a chain that outgrows it costs the time of
-# exploring it (benchmarks/schedule_chain_speed.py). Where the 10 % grid fits beyond 100,000 states the finer
+# exploring it (benchmarks/speed.py schedule-chain). Where the 10 % grid fits beyond 100,000 states the finer
 # grids are not explored (walk_grid_steps' states_of).
 SHALLOW_GRID_STEPS = ((1e-4, 3_000), (0.1, 400_000), (0.05, 100_000), (0.02, 100_000))
 SHALLOW_QUEUE_DEPTH = 2  # at this queue depth, SHALLOW_GRID_STEPS
 # whatif --fast (markov_chain=False) at queue depth 1-2: the first step alone, the chain on the exact grid within 3,000
-# states (a few ms to fit or to give up). On benchmarks/fast_vs_des.py's sets it brings answers within the DES
-# tolerances at QD 1-2 and moves none out (docs/accuracy.md, "whatif --fast tries the chain's first 3,000 states at
-# queue depth 1-2"). At QD 3-5 it fits few configurations, at about 12 ms a design against about 1 ms, so --fast
-# skips the chain there.
+# states (a few ms to fit or to give up). On the sampled designs it brings answers within the DES tolerances at
+# QD 1-2 and moves none out (docs/accuracy.md, whatif --fast). At QD 3-5 it fits few configurations, at about
+# 12 ms a design against about 1 ms, so --fast skips the chain there.
 FAST_GRID_STEPS = ((1e-4, 3_000),)
 FAST_CHAIN_MAX_QUEUE_DEPTH = 2
 PATTERN_TOLERANCE = 1e-6  # closed classes whose throughputs agree to this are one pattern
@@ -287,7 +285,7 @@ S_NEV, S_SEQ, S_NSTACK, S_NDRAW, S_NPRE = 0, 1, 2, 3, 4
 # array passed or viewed in a counted function costs an atomic increment and decrement. With counting, those
 # counts are most of the exploring time (about 75 % under perf); without them, and with _event's 47 arguments
 # passed packed (_event_packed), exploring is about 4x faster, the answers bit for bit the same
-# (benchmarks/schedule_chain_speed.py). ``_nrt`` is a numba option its own tests use, not a documented one:
+# (benchmarks/speed.py schedule-chain). ``_nrt`` is a numba option its own tests use, not a documented one:
 # a function compiled so that needs the runtime (an allocation) fails to compile, it cannot go wrong quietly.
 
 @nb.njit(cache=True, _nrt=False)
@@ -1249,10 +1247,10 @@ def _stationary(Q: sparse.csr_matrix) -> np.ndarray | None:
     3. otherwise, up to ``LU_MAX_STATES`` states, the sparse LU solve of that pinned system, which is exact but
        may fill in (a row of ones for the normalisation would fill the factors in further).
 
-    benchmarks/schedule_chain_solve.py times them: a 381,981-state closed class at QD 3 on the 10 % grid takes
+    Timed: a 381,981-state closed class at QD 3 on the 10 % grid takes
     8.7 s (power iteration gives up after 2,048 steps; ILU-GMRES), where power iteration's full 20,000 steps and
     then the LU take 296 s. Of the 120 classes of at least 15,000 states that ``whatif`` solves on
-    schedule_chain_vs_des.py's set, power iteration solves 116, ILU-GMRES 3 and the LU 1. ILU-GMRES is second:
+    the sampled low-queue-depth designs, power iteration solves 116, ILU-GMRES 3 and the LU 1. ILU-GMRES is second:
     alone, from a uniform start, it is slower than power iteration on 116 of the 120 and misses the tolerance
     on 16.
     """
@@ -1357,7 +1355,7 @@ class ChainSolution:
         """The throughput over the start's transient (requests per us: ``settle_requests`` / ``settle_us``, counted
         from the chain's completions), or None where there is none. Where the start's pattern is left only
         after many requests (rarely, at a collision), a DES run shorter than that measures this, not the long run
-        (docs/accuracy.md, "Start patterns")."""
+        (docs/accuracy.md)."""
         return self.settle_requests / self.settle_us if self.settle_us > 0.0 else None
 
 
@@ -1527,7 +1525,7 @@ def walk_grid_steps(steps: Iterable[GridStep], explore: Callable[[float, int], t
     (where ``states_of`` is given) only where that fit needed at most 1 / ``REFINE_GROWTH`` of its budget. Where
     (with ``states_of``) the finest fit has fewer states than the fit before it, one grid ``COLLAPSE_REFINE_FACTOR``
     times finer is explored within the finest fit's budget, and taken where it fits.
-    ``benchmarks/schedule_chain_steps.py`` replays this on recorded explorations, with and without the skip."""
+    Exploring every step on its own instead gives the same answers at about twice the time."""
     best: tuple[float, Any] | None = None  # (fraction, result) of the finest step that fit so far
     outgrown: list[tuple[float, int]] = []  # (fraction, most states) of the steps that outgrew their budget
     fits: list[tuple[int, int]] = []  # (states, most states) of each step that fit, in order (with states_of)

@@ -23,7 +23,7 @@ to the runs, and a request doing its own run returns to the fast part when its r
 counted as one run of the request's mean size). The stationary distribution of this Markov chain gives
 X = sum pi(i, j) X_fast(N - i).
 
-On the PM9A3 grid of ``benchmarks/write_buffer_vs_des.py`` (4, 64 and 512 slots) 19 of the 36 buffered
+On the PM9A3 grid of ``benchmarks/accuracy.py`` (pm9a3-buffer: 4, 64 and 512 slots) 19 of the 36 buffered
 combinations are within the DES tolerances (14 with the buffer's bound alone) and the errors span
 -28..+16 % (-58..+56 %). What remains: at queue depth 1 with 4 or 64 slots the model is 10-28 % low (the
 chain takes the runs' times as exponential, where the DES's runs start and end almost together), and there a
@@ -31,7 +31,7 @@ faster rest of the route can lower X slightly (up to 0.7 %: a request held by a 
 which goes on while no write arrives; tests/model/test_write_buffer.py); 16 KiB
 writes at queue depth 4-32 (and 1, with 512 slots) are +10..+16 % (the partial takes the chain leaves out);
 write-only work at queue depth 2-4 with 512 slots, where the DES oscillates, +6..+25 %; 70 % reads at queue
-depth 32 with 4 or 64 slots -3.5..-4.4 %. ``whatif`` flags all of these (docs/accuracy.md, "Not yet trustworthy").
+depth 32 with 4 or 64 slots -3.5..-4.4 %. ``whatif`` flags all of these (docs/accuracy.md, caveats on the misses).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def buffer_pool(network: Network, loads: tuple[StationLoad, ...]) -> BufferPool 
     where it does not apply: open workloads, no writes, no background work, write-through (no slots), more
     than ``MAX_DRAIN_JOBS`` runs in progress (the exact drain rate would cost too much) or more than
     ``MAX_STATES`` states (a 2 MiB buffer beyond queue depth 10). The solver then keeps the buffer's
-    throughput bound alone: on the PM9A3 grid of ``benchmarks/write_buffer_vs_des.py``
+    throughput bound alone: on the PM9A3 grid of ``benchmarks/accuracy.py`` (pm9a3-buffer)
     that bound is within 1 % of the DES at queue depth 32 with 512 slots, where the buffer is full all the
     time."""
     writes = 1.0 - network.read_fraction
