@@ -187,3 +187,9 @@ def test_the_documented_defaults_are_the_ones_the_parser_applies():
                                                         f"documented {field.default}"
             checked.append(f"{path}.{key}")
     assert len(checked) >= 30, checked
+
+
+def test_the_contribution_table_in_the_model_reference_is_the_rendered_campaign():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "solver_contributions.py"), "--render", "--check"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+MODEL_PAGE = ROOT / "docs" / "model.md"
+BEGIN, END = "<!-- contributions:", "<!-- /contributions -->"
 SOLVERS_LEFT_OUT = ("periodic-schedule", "markov-chain", "convoy-schedule", "platoon-stage")
 
 
@@ -113,9 +115,27 @@ def main() -> int:
     p.add_argument("--requests", type=int, default=60_000, help="DES requests per design (default 60,000)")
     p.add_argument("--out", type=Path, default=ROOT / "reports" / "accuracy" / "contributions.json")
     p.add_argument("--render", action="store_true", help="print the table of an existing --out file")
+    p.add_argument("--write", action="store_true", help="with --render: put the table into docs/model.md")
+    p.add_argument("--check", action="store_true", help="with --render: exit 1 if docs/model.md's table differs")
     args = p.parse_args()
     if args.render:
-        print(render(json.loads(args.out.read_text())["designs"]))
+        table = render(json.loads(args.out.read_text())["designs"])
+        if args.write or args.check:
+            page = MODEL_PAGE.read_text()
+            start = page.index("-->", page.index(BEGIN)) + len("-->")
+            end = page.index(END)
+            wanted = page[:start] + "\n" + table + "\n" + page[end:]
+            if args.check:
+                if wanted != page:
+                    print("docs/model.md's contribution table is not the rendered JSON: run "
+                          "python tools/solver_contributions.py --render --write", file=sys.stderr)
+                    return 1
+                return 0
+            from ssdco.atomic import write_text_atomic
+
+            write_text_atomic(MODEL_PAGE, wanted)
+            return 0
+        print(table)
         return 0
     from tqdm import tqdm
 
