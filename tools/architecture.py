@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -27,7 +28,9 @@ LAYER_TITLES = ("Utilities", "FTL formulas", "Configuration", "Queueing network"
 def summary(module: str) -> str:
     """The first line of ``module``'s docstring (empty when it has none)."""
     doc = ast.get_docstring(ast.parse(MODULES[module].read_text())) or ""
-    return doc.splitlines()[0].strip() if doc else ""
+    line = doc.splitlines()[0].strip() if doc else ""
+    line = re.sub(r":(?:class|func|mod|meth|data):`~?([^`]+)`", r"`\1`", line)  # Sphinx roles as Markdown code
+    return line.replace("``", "`")
 
 
 def render() -> str:

@@ -284,8 +284,9 @@ S_NEV, S_SEQ, S_NSTACK, S_NDRAW, S_NPRE = 0, 1, 2, 3, 4
 # numba's reference counting (``_nrt=False``): they only read and write the arrays _explore owns, and each
 # array passed or viewed in a counted function costs an atomic increment and decrement. With counting, those
 # counts are most of the exploring time (about 75 % under perf); without them, and with _event's 47 arguments
-# passed packed (_event_packed), exploring is about 4x faster, the answers bit for bit the same
-# (benchmarks/speed.py schedule-chain). ``_nrt`` is a numba option its own tests use, not a documented one:
+# passed packed (_event_packed), exploring is faster, the answers bit for bit the same (benchmarks/speed.py
+# schedule-chain measures the counted and uncounted kernels side by side). ``_nrt`` is a numba option its own tests
+# use, not a documented one:
 # a function compiled so that needs the runtime (an allocation) fails to compile, it cannot go wrong quietly.
 
 @nb.njit(cache=True, _nrt=False)
