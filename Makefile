@@ -31,7 +31,7 @@ test: $(BIN)/.installed
 
 # The property tests with fresh random examples (the "dev" profile, more of them): for finding new cases.
 fuzz: $(BIN)/.installed
-	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n auto tests/model tests/optimizer tests/sim tests/validation
+	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n auto tests/model tests/ftl tests/network tests/optimizer tests/sim tests/validation
 
 # The speed benchmarks (benchmarks/speed.py, every part; benchmarks/README.md says what each measures).
 bench: $(BIN)/.installed

@@ -8,7 +8,7 @@ unchanged design.
 Prints how many additions lower IOPS and by how much, and the worst cases. The route MVA and the exact
 solver should show none (see ssdco/model/queueing/route_mva.py, "Monotone in servers"; the route MVA's earlier
 recursion in n lost up to 4.0 %). The periodic schedule need not: it is exact for the DES, and the DES is
-not monotone in servers (tests/model/test_periodic.py: a fourth core, -1.1 %); nor need the convoy
+not monotone in servers (tests/model/queueing/test_periodic.py: a fourth core, -1.1 %); nor need the convoy
 estimate (ssdco/model/queueing/periodic.py), whose skeleton is a deterministic schedule too, and which the default
 solver takes only while it is above the route MVA.
 ``--des`` re-runs every addition that lowers the default solver's IOPS, and the worst route-MVA case, in

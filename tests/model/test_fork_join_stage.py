@@ -13,7 +13,7 @@ from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.random_designs import random_config
 from tests.gallery import gallery
-from tests.model.test_route_mva import _solved
+from tests.model.queueing.test_route_mva import _solved
 
 WITHOUT = ALL_FEATURES & ~FORK_JOIN_STAGE
 

@@ -638,7 +638,7 @@ JESD219_CASES = [
 def test_model_agrees_with_des_on_the_jesd219_workload(overrides, tol):
     """JESD219 transfer-size mix (0.5-64 KiB: fork-join of up to 16 transactions, read-modify-write of
     sub-4 KiB writes) and its 50/30/20 % LBA skew, in both the model and the DES."""
-    from tests.model.test_ftl import jesd219
+    from tests.network.test_ftl_effects import jesd219
 
     c = jesd219(*overrides)
     net = build_network(c)

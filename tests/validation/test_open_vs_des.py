@@ -34,7 +34,7 @@ def _mean_error(config, requests: int = REQUESTS) -> float:
     (0.7, 128_000, 0.10),  # measured -8.7 % (was +46 %): reads behind buffered programs
 ])
 def test_jesd219_size_mix(read_fraction, arrival_iops, tol):
-    from tests.model.test_ftl import jesd219
+    from tests.network.test_ftl_effects import jesd219
 
     config = jesd219(f"workload.read_fraction={read_fraction}", f"workload.arrival_iops={arrival_iops}")
     assert abs(_mean_error(config, 100_000)) <= tol

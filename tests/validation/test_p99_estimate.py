@@ -123,7 +123,7 @@ FTL_REQUESTS = 150_000  # the write buffer's tail needs more requests than the d
 
 def _ftl_p99_error(*overrides: str, jesd219: bool = False) -> float:
     if jesd219:
-        from tests.model.test_ftl import jesd219 as with_jesd219
+        from tests.network.test_ftl_effects import jesd219 as with_jesd219
         config = with_jesd219(*overrides)
     else:
         config = load_config(PM9A3, controller="c01", overrides=list(overrides))

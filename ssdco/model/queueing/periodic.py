@@ -37,7 +37,7 @@ pattern (e.g. where one outcome of the start's collision leads to the schedule's
 pattern 6.5 % slower whose transfers keep colliding at random: docs/accuracy.md, per solver).
 
 The schedule is not monotone in servers, because the DES is not: a different order at a core can cost
-more than the extra server gains (``tests/model/test_periodic.py``: a fourth core, -1.1 % in the DES).
+more than the extra server gains (``tests/model/queueing/test_periodic.py``: a fourth core, -1.1 % in the DES).
 
 Where the collapsed copies do queue, a second estimate, the *convoy* (:func:`convoy_estimate`), keeps the
 schedule for what it is sure of and leaves the rest to the addresses. It runs the same recursion with the

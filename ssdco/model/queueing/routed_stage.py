@@ -26,7 +26,7 @@ every run: its exact chain (the N requests' remaining transactions per copy, in 
 exponentially in N. For one station with one service time S every service starts at a multiple of S (all
 start at time 0, and a server starts work only when a service ends or a request arrives, which happens only
 when a service ends), so that stage runs in slots, and for small N its slotted chain is solved exactly in
-``tests/model/test_routed_stage.py``: the estimate is within 0.25 % of it (over eight other seeds within 0.05 %
+``tests/model/queueing/test_routed_stage.py``: the estimate is within 0.25 % of it (over eight other seeds within 0.05 %
 on average). Over :data:`REQUESTS` requests its standard error is 0.02-0.1 % with one service time per
 station and up to about 0.25 % where reads and programs mix (eight seeds on each of ten stages);
 an estimate takes 15-120 ms.

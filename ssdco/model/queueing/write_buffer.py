@@ -28,7 +28,7 @@ combinations are within the DES tolerances (14 with the buffer's bound alone) an
 -28..+16 % (-58..+56 %). What remains: at queue depth 1 with 4 or 64 slots the model is 10-28 % low (the
 chain takes the runs' times as exponential, where the DES's runs start and end almost together), and there a
 faster rest of the route can lower X slightly (up to 0.7 %: a request held by a full buffer shares the drain,
-which goes on while no write arrives; tests/model/test_write_buffer.py); 16 KiB
+which goes on while no write arrives; tests/model/queueing/test_write_buffer.py); 16 KiB
 writes at queue depth 4-32 (and 1, with 512 slots) are +10..+16 % (the partial takes the chain leaves out);
 write-only work at queue depth 2-4 with 512 slots, where the DES oscillates, +6..+25 %; 70 % reads at queue
 depth 32 with 4 or 64 slots -3.5..-4.4 %. ``whatif`` flags all of these (docs/accuracy.md, caveats on the misses).

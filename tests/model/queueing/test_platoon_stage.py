@@ -18,9 +18,9 @@ from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 from ssdco.validation.random_designs import core_run_config
 from tests.gallery import gallery
 
-PM9A3 = Path(__file__).resolve().parents[2] / "configs" / "pm9a3-960.toml"
+PM9A3 = Path(__file__).resolve().parents[3] / "configs" / "pm9a3-960.toml"
 IN_STEP = "the requests may move in step"
-ONE_CORE = Path(__file__).resolve().parents[1] / "data" / "one_core_four_modules.toml"  # and test_platoon_caveat
+ONE_CORE = Path(__file__).resolve().parents[2] / "data" / "one_core_four_modules.toml"  # and test_platoon_caveat
 
 
 def _stage_inputs(config):

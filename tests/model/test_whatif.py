@@ -50,7 +50,7 @@ def test_adding_a_core_or_unit_never_lowers_iops(d, effort):
     # The route MVA is monotone in servers by construction (X cycle_n(X) <= n, cycle_n(X) does not rise with a
     # server; route_mva.py), to the resolution of its seeded routed stage where that holds X. The schedules (the
     # periodic schedule, the convoy, the Markov chain of the draws) follow the DES's own event recursion, which is
-    # not monotone in servers (tests/model/test_periodic.py: a fourth core -1.1 %), and the platoon stage answers or
+    # not monotone in servers (queueing/test_periodic.py: a fourth core -1.1 %), and the platoon stage answers or
     # not as the bottleneck moves (a +1 core that moves it off a core group serving several steps hands the answer
     # back to the route MVA): both are left out.
     how = {"effort": effort, "solvers": all_but(*SCHEDULES, "platoon-stage")}

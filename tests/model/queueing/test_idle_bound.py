@@ -24,7 +24,7 @@ WITHOUT = ALL_FEATURES & ~IDLE_BOUND
 
 def test_the_machine_repairman_neither_overflows_nor_loses_the_capacity_at_large_populations():
     # (N D / T)^N overflows a float at N = 256 without the log-space balance (erlang.machine_repairman, which
-    # the bound calls; tests/model/test_mva.py checks it against the exact convolution, test_des.py against the DES)
+    # the bound calls; test_mva.py checks it against the exact convolution, test_des.py against the DES)
     x = machine_repairman(256, 1.0, 50.0, 2)[0]
     assert x == pytest.approx(2 / 50.0, rel=1e-12)
 

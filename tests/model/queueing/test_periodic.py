@@ -90,7 +90,7 @@ def test_des_is_not_monotone_in_servers_where_the_schedule_holds():
     # fourth complete core lowers the DES's IOPS by 1.1 % (deterministic FCFS: a different order at the
     # cores). The schedule gives the first exactly; the second has no schedule (the collapsed channels queue)
     # and the route MVA is 0.07 % below the first. So "adding a server never lowers IOPS" holds for the route
-    # MVA (tests/model/test_whatif_properties.py), not for the DES, nor for a model that is exact on it.
+    # MVA (tests/model/test_whatif.py), not for the DES, nor for a model that is exact on it.
     d = random_config(1537, mixed_sizes=False)
     assert d["workload"]["queue_depth"] == 4 and d["workload"]["read_fraction"] == 0.0
     more = copy.deepcopy(d)
@@ -171,7 +171,7 @@ def test_the_convoy_must_beat_the_route_mvas_answer_with_its_dies_run_event_by_e
 def test_convoy_matches_the_des_where_requests_fall_into_step_at_a_busy_core():
     # 4 KiB reads at QD 4, one slow core 95 % busy: the route MVA is 16 % low (it takes the core as reached
     # at random times); the DES's requests queue once at the core and keep it busy, which the convoy has.
-    # (whatif solves this design by the Markov chain of the requests' draws, tests/model/test_schedule_chain.py;
+    # (whatif solves this design by the Markov chain of the requests' draws, test_schedule_chain.py;
     # the convoy is what it takes where that chain outgrows its state budget, and since the twenty-eighth session
     # the platoon stage answers in its place, a core group the bottleneck: both are checked here.)
     config = config_from_dict(gallery("reads-in-step-at-one-slow-core"))
