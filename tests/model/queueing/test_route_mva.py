@@ -12,10 +12,19 @@ from hypothesis import strategies as st
 
 from ssdco import load_config
 from ssdco.model.queueing.route_mva import (
+    ALL_FEATURES,
+    FLOW,
+    FORK_JOIN_STAGE,
+    IDLE_BOUND,
     STAGE_BEHIND_REST_UTILIZATION,
+    WAIT_DISPLACEMENT,
+    _flow_scv,
+    _traffic_shares,
+    _wait_displacement,
     expected_max,
     expected_serial_count,
     own_run_departures,
+    queue_at_capacity,
     request_alone_us,
     residual_cv2,
     route_arrays,
@@ -25,14 +34,16 @@ from ssdco.model.queueing.route_mva import (
     stage_wait_correlation,
     top_level_profile,
 )
-from ssdco.model.solvers import all_but
+from ssdco.model.solvers import SCHEDULES, all_but
 from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import Network, Station, Step, build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
-from ssdco.validation.compare import IOPS_TOLERANCE
+from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE, validate
 from ssdco.validation.random_designs import random_config
+from tests.conftest import PM9A3
 from tests.gallery import gallery
+from tests.strategies import CORE_SPECS, accelerator_spec, config_dicts
 
 
 def _stirling2(n: int, k: int) -> int:
@@ -328,3 +339,410 @@ def test_the_stage_behind_the_rest_applies_only_to_one_transaction_and_busy_dies
     busy = int(np.argmax(util)) in routed and util.max() >= STAGE_BEHIND_REST_UTILIZATION
     assert not busy or max(network.transactions) > 1
     assert stage_behind_rest(network, arrays, sol, util) is sol
+
+
+# ---- The route MVA's arrival variability (route_mva.py, 3.): Whitt's traffic equations solved to their fixed
+# point by ``_flow_scv``, with the displacement by variable service at address-routed copies (their merged
+# output not capped at Poisson), and the wait of a station whose arrivals are burstier than Poisson.
+def _arrays(config):
+    network = build_network(config)
+    return route_arrays(network, network.loads())
+
+
+def _capacity(a):
+    """The route's throughput bound (requests/us): the busiest station's servers over its demand."""
+    return min(c / d for c, d in zip(a.servers, a.visits * a.service_us) if d > 0)
+
+
+def _solve(a, x):
+    """(ca2 at one copy, ca2 at the station) from _flow_scv at throughput x (requests/us)."""
+    k = a.service_us.shape[0]
+    work = np.zeros((7 + k, k))
+    work[0] = x * a.visits * a.service_us / a.servers
+    work[6] = 1.0  # no displacement by the waits at the dies
+    traffic = _traffic_shares(a.step_station, a.step_visits, a.step_routed, a.copies)
+    _flow_scv(x, a.run_scv, a.servers, a.copies, a.visits, a.service_us, traffic, work)
+    return work[1].copy(), work[2].copy()
+
+
+def _iterate(a, x, rounds):
+    """The same equations iterated from Poisson, step by step along the route (the form they had), with a
+    step that follows another at the same single station merged into the job's work there (immediate
+    feedback: not an arrival; the station departs with the scv of the merged work)."""
+    k = a.service_us.shape[0]
+    st, sv, routed = a.step_station, a.step_visits, a.step_routed
+    n = st.shape[0]
+    util = x * a.visits * a.service_us / a.servers
+    split = np.array([sv[i - 1] / sv[st == st[i - 1]].sum() for i in range(n)])
+    feedback = np.array([st[i - 1] == st[i] and not routed[i] and not routed[i - 1] for i in range(n)])
+    ca2, ca2_in, cd2 = np.ones(k), np.ones(k), np.ones(k)
+    for _ in range(rounds):
+        for j in range(k):
+            if a.copies[j] > 1:
+                u = min(util[j], 1.0)
+                lam_sigma = x * a.visits[j] * a.copies[j] * a.service_us[j] * math.sqrt(a.scv[j])
+                keep = (1 - u * u) / (1 + lam_sigma ** 2)
+                cd2[j] = 1 + keep * (ca2_in[j] - 1) + u * u * (a.scv[j] - 1)
+            else:
+                u = min(util[j] * a.servers[j], 1.0)
+                cd2[j] = 1 + (1 - u * u) * (ca2[j] - 1) + u * u * (a.run_scv[j] - 1)
+        acc, acc_in, wsum = np.zeros(k), np.zeros(k), np.zeros(k)
+        for i in range(n):
+            if feedback[i]:
+                continue
+            a2 = split[i] * cd2[st[i - 1]] + 1 - split[i]
+            acc_in[st[i]] += sv[i] * a2
+            if a.step_routed[i]:
+                q = 1 / a.copies[st[i]]
+                a2 = q * a2 + 1 - q
+            acc[st[i]] += sv[i] * a2
+            wsum[st[i]] += sv[i]
+        seen = wsum > 0
+        ca2[seen], ca2_in[seen] = acc[seen] / wsum[seen], acc_in[seen] / wsum[seen]
+    return ca2, ca2_in
+
+
+@pytest.mark.parametrize("seed,mixed", [(3, False), (16, False), (20, True), (146, False), (72, False)])
+def test_fixed_point_equals_the_iterated_equations(seed, mixed):
+    # 3,000 rounds from Poisson converge even where the loop contracts slowly (lightly loaded stations)
+    a = _arrays(config_from_dict(random_config(seed, mixed)))
+    capacity = _capacity(a)
+    for load in (0.2, 0.7, 0.95):
+        got = _solve(a, load * capacity)
+        want = _iterate(a, load * capacity, 3_000)
+        np.testing.assert_allclose(got[0], want[0], atol=1e-8)
+        np.testing.assert_allclose(got[1], want[1], atol=1e-8)
+
+
+def _names(seed, mixed=False):
+    return [ld.name for ld in build_network(config_from_dict(random_config(seed, mixed))).loads()]
+
+
+def test_four_rounds_were_far_from_the_fixed_point():
+    # uniform seed 146 (DES: 0.1 us of wait at its 2-core dispatch group, 67 % busy; the model with 4
+    # rounds waited 2.7 us there, -4.8 % IOPS): the busy deterministic group makes the flow regular, but
+    # that regularity moves one station per round along the loop, and after 4 rounds it has not come
+    # back to the group's own arrivals
+    a = _arrays(config_from_dict(random_config(146, False)))
+    group = _names(146).index("cores:g1")
+    capacity = _capacity(a)
+    x = 0.7 * capacity
+    assert _iterate(a, x, 4)[0][group] > 0.9
+    assert _solve(a, x)[0][group] < 0.1
+
+
+def test_variable_die_service_leaves_the_dies_own_burstiness():
+    # uniform seed 72: 30 % programs of 672 us among 20 us reads, so the dies displace the jobs at random and
+    # the regularity of their arrivals is lost; what the channel after them sees is the dies' own burstiness,
+    # 1 + u^2 (cs^2 - 1) (reads queued behind a program leave together), not capped at Poisson. Seed 146's
+    # deterministic dies pass on the regularity of their arrivals
+    a = _arrays(config_from_dict(random_config(72, False)))
+    names = _names(72)
+    die, channel = names.index("die"), names.index("channel")
+    x = 0.7 * _capacity(a)
+    _, ca2_in = _solve(a, x)
+    u = x * a.visits[die] * a.service_us[die] / a.servers[die]
+    lam_sigma = x * a.visits[die] * a.copies[die] * a.service_us[die] * math.sqrt(a.scv[die])
+    keep = (1 - u * u) / (1 + lam_sigma ** 2)
+    assert keep < 0.02  # the dies' arrivals are all but forgotten
+    assert ca2_in[channel] == pytest.approx(1 + keep * (ca2_in[die] - 1) + u * u * (a.scv[die] - 1), abs=1e-9)
+    assert ca2_in[channel] > 1.0  # burstier than Poisson (capped, it was 1)
+    a = _arrays(config_from_dict(random_config(146, False)))
+    _, ca2_in = _solve(a, 0.7 * _capacity(a))
+    assert ca2_in[_names(146).index("channel")] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_no_singular_system_when_the_loads_vanish():
+    # at a vanishing throughput every station keeps its arrivals' regularity (u = 0): the equations of a
+    # closed deterministic loop then have no unique solution unless keep stays below 1
+    a = _arrays(config_from_dict(random_config(146, False)))
+    ca2, ca2_in = _solve(a, 1e-200)
+    assert np.all(np.isfinite(ca2)) and np.all(np.isfinite(ca2_in))
+
+
+def _feedback_design(sizes_kib, probs):
+    # one slow core runs parse and then each transaction's cache lookup (a run of immediate feedback);
+    # translate and dispatch are accelerators, complete another core group
+    return config_from_dict({
+        "name": "feedback",
+        "nand": {"channels": 2, "ways_per_channel": 2, "dies_per_chip": 1, "planes_per_die": 1,
+                 "independent_plane_reads": False, "t_read_us": 40.0, "t_prog_us": 600.0,
+                 "channel_rate_mts": 1200.0, "ecc_overhead_fraction": 0.1},
+        "host": {"pcie_gen": 3, "pcie_lanes": 4},
+        "core_specs": CORE_SPECS,
+        "modules": {"parse": {"cycles": 900.0}, "cache_lookup": {"cycles": 300.0}, "translate": {"cycles": 500.0},
+                    "dispatch": {"cycles": 700.0}, "complete": {"cycles": 600.0}},
+        "accelerator_specs": {m: accelerator_spec(m) for m in ("translate", "dispatch")},
+        "dram": {"size_gib": 1.0, "background_mw_per_gib": 120.0, "access_energy_nj": 12.8},
+        "workload": {"read_fraction": 1.0, "mapping_unit_kib": 4,
+                     "request_size_kib": {"sizes": sizes_kib, "probabilities": probs}, "queue_depth": 8},
+        "controller": {"name": "fb", "core_groups": [
+            {"name": "g1", "spec": "slow", "count": 1, "modules": ["parse", "cache_lookup"]},
+            {"name": "g2", "spec": "slow", "count": 1, "modules": ["complete"]}],
+            "accelerators": {"translate": 1, "dispatch": 1}},
+    })
+
+
+def _step_service(network, label_part):
+    (step,) = [s for s in network.steps if label_part in s.label and not s.background]
+    return network.step_moments(step)[0]
+
+
+def test_immediate_feedback_is_not_an_arrival():
+    # the cache lookups follow the request's own parse at g1: g1's arrivals are the requests coming from
+    # g2 (complete) alone, and the share of g1's departures that feeds g1 again is no arrival stream
+    network = build_network(_feedback_design([16.0], [1.0]))
+    a = route_arrays(network, network.loads())
+    names = [ld.name for ld in network.loads()]
+    g1, g2 = names.index("cores:g1"), names.index("cores:g2")
+    traffic = _traffic_shares(a.step_station, a.step_visits, a.step_routed, a.copies)
+    assert traffic[0, g1, g1] == 0.0
+    assert traffic[0, g1].sum() == pytest.approx(1.0)
+    assert traffic[0, g1, g2] == pytest.approx(1.0)
+
+
+def test_merged_run_scv_is_that_of_the_runs_work():
+    # one size (16 KiB, 4 transactions): parse + 4 cache lookups is the same work every time, although
+    # parse and a cache lookup differ (the per-visit scv); two sizes (4 and 16 KiB, 1 or 4 lookups) mix
+    # two totals; stations without feedback keep their per-visit scv
+    for sizes, probs in (([16.0], [1.0]), ([4.0, 16.0], [0.5, 0.5])):
+        config = _feedback_design(sizes, probs)
+        network = build_network(config)
+        loads = network.loads()
+        a = route_arrays(network, loads)
+        g1 = [ld.name for ld in loads].index("cores:g1")
+        parse, lookup = _step_service(network, "parse"), _step_service(network, "cache_lookup")
+        assert loads[g1].scv > 0.01  # a parse and a cache lookup differ
+        totals = np.array([parse + lookup * math.ceil(s / 4.0) for s in sizes])
+        p = np.array(probs)
+        want = (p * totals ** 2).sum() / (p * totals).sum() ** 2 - 1.0
+        assert a.run_scv[g1] == pytest.approx(want, abs=1e-12)
+        others = [k for k in range(len(loads)) if k != g1]
+        np.testing.assert_allclose(a.run_scv[others], a.scv[others])
+
+
+def test_bursty_arrivals_do_not_lower_a_stations_capacity():
+    # the mixed dies' bursts reach the slow core that parses the next requests (ca2 > 1 there). Scaling the
+    # wait by gamma = (ca2 + cs2) / (1 + cs2) > 1 inside the station's fixed point saturated it at
+    # X = 1 / (gamma D): 79 % of its capacity at any queue depth. Scaled outside, X(n) still reaches c / D
+    network = build_network(config_from_dict(gallery("bursty-read-write-mix")))
+    a = route_arrays(network, network.loads())
+    g1 = [ld.name for ld in network.loads()].index("cores:g1")
+    capacity = _capacity(a)
+    assert a.servers[g1] / (a.visits[g1] * a.service_us[g1]) == pytest.approx(capacity)
+    ca2, _ = _solve(a, 0.95 * capacity)
+    assert ca2[g1] > 1.2
+    assert solve_route(a, 400).throughput_per_us >= 0.995 * capacity
+
+
+# ---- The dies and channels run event by event behind the rest of the route for requests of several transactions
+# (route_mva.FORK_JOIN_STAGE, 7.): where it applies, that it only raises X, and a design against the DES.
+WITHOUT = ALL_FEATURES & ~FORK_JOIN_STAGE
+
+
+def test_sixteen_kib_reads_at_busy_channels_come_within_the_tolerance():
+    # 16 KiB reads at QD 7 whose chain outgrows its budget: the route MVA's fork-join waits at the channels run long
+    # (-7.8 % against 200,000 DES requests); the stage behind the rest gives -2.2 % (measured 2026-11-29)
+    d = gallery("sixteen-kib-reads-at-busy-channels-at-queue-depth-7")
+    config = config_from_dict(d)
+    network = build_network(config)
+    # the route MVA's answers (at QD 7 the platoon stage answers by default: whatif.STAGE_MAX_QUEUE_DEPTH)
+    with_it = evaluate_network(config, network, solvers=all_but("platoon-stage"))
+    without = evaluate_network(config, network, route_features=WITHOUT, solvers=all_but("platoon-stage"))
+    des = simulate(network, requests=200_000, seed=1)
+    assert with_it.method == without.method == "route-mva"
+    assert without.iops / des.iops.value - 1.0 < -2 * IOPS_TOLERANCE
+    assert abs(with_it.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    assert abs(with_it.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
+    assert with_it.latency_mean_us == pytest.approx(7 / with_it.iops * 1e6, rel=1e-9)  # Little's law at the new X
+    stage = evaluate_network(config, network)
+    assert stage.method == "platoon-stage" and abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+
+
+def test_the_stage_replaces_only_the_fork_join_makespan_and_keeps_the_rest():
+    network, arrays, sol, util = _solved(gallery("sixteen-kib-reads-at-busy-channels-at-queue-depth-7"))
+    staged = stage_behind_rest(network, arrays, sol, util)
+    assert staged.throughput_per_us > sol.throughput_per_us
+    assert staged.response_us == pytest.approx(sol.population / staged.throughput_per_us, rel=1e-12)
+    routed = list(arrays.routed_indices)
+    rest = [k for k in range(len(sol.residence_us)) if k not in routed]
+    assert np.array_equal(staged.residence_us[rest], sol.residence_us[rest])
+    assert np.all(staged.residence_us[routed] < sol.residence_us[routed])
+    assert stage_behind_rest(network, arrays, sol, util, WITHOUT) is sol  # off: the route MVA's own answer
+
+
+def _with_and_without(seed: int, mixed_sizes: bool):
+    network = build_network(config := config_from_dict(random_config(20261129 + seed, mixed_sizes=mixed_sizes)))
+    return (network, evaluate_network(config, network, solvers=all_but(*SCHEDULES)),
+            evaluate_network(config, network, solvers=all_but(*SCHEDULES), route_features=WITHOUT))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_it_only_raises_x_and_only_where_a_die_or_channel_is_the_busiest(seed):
+    network, with_it, without = _with_and_without(seed, mixed_sizes=True)  # 4 of these 40 are raised
+    assert with_it.iops >= without.iops
+    if with_it.iops > without.iops:
+        assert network.station(max(without.utilization, key=without.utilization.get)).kind in ("die", "channel")
+        assert max(network.transactions) > 1
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_requests_of_one_transaction_are_left_as_they_were(seed):
+    _, with_it, without = _with_and_without(seed, mixed_sizes=False)
+    assert (with_it.iops, with_it.latency_mean_us) == (without.iops, without.latency_mean_us)
+
+
+# ---- The waits at address-routed copies take regularity from the flow (route_mva.py, 3.,
+# :func:`route_mva._wait_displacement`): a job that waits longer than the jobs' spacing lands at random in the
+# copies' merged output.
+def test_the_share_kept_is_one_minus_the_displaced_share_squared():
+    copies = np.array([1.0, 8.0, 4.0, 8.0])
+    visits = np.array([1.0, 1 / 8, 1 / 4, 1 / 8])  # per copy
+    wait = np.array([5.0, 40.0, 0.0, 1e30])
+    p_wait = np.array([0.9, 0.5, 0.0, 1.0])
+    out = np.zeros(4)
+    x = 0.05  # requests per us: 20 us apart
+    _wait_displacement(x, copies, visits, wait, p_wait, out)
+    spread = x * 40.0 / 0.5  # lambda theta: those who wait, wait 80 us, four spacings
+    displaced = 0.5 * spread ** 2 / (1 + spread ** 2)
+    assert out[0] == 1.0  # a single-copy station: its own arrivals, no merge
+    assert out[1] == pytest.approx((1 - displaced) ** 2, rel=1e-12)
+    assert out[2] == 1.0  # nobody waits
+    assert out[3] == pytest.approx(0.0, abs=1e-9)  # saturated: every job waits without end
+
+
+def test_short_waits_displace_little():
+    copies, visits, p_wait = np.array([8.0]), np.array([1 / 8]), np.array([0.5])
+    kept = []
+    for wait in (0.1, 1.0, 10.0, 100.0):  # us, at 20 us spacing
+        out = np.zeros(1)
+        _wait_displacement(0.05, copies, visits, np.array([wait]), p_wait, out)
+        kept.append(out[0])
+    assert kept == sorted(kept, reverse=True) and kept[0] > 0.999 and kept[-1] < 0.26
+
+
+def test_reads_behind_a_slow_completion_core_come_within_the_tolerance():
+    # Seed 20261250 one-transaction draw 75: without the displacement the completion core's arrivals were taken as
+    # regular as the deterministic stations make them, and the model was +3.8 % against the DES (1,000,000
+    # requests); with it, +2.7 % (here 100,000 requests: +3.7 % and +2.6 %). Since the idle bound's root (2026-11-28,
+    # twenty-first session) the bound alone brings the answer in (-0.6 % with or without the displacement), so the
+    # displacement is checked with the bound off. (Since the twenty-eighth session the platoon stage answers by
+    # default at QD 14 behind a core group, whatif.STAGE_MAX_QUEUE_DEPTH: the route MVA is asked for.)
+    config = config_from_dict(gallery("reads-behind-a-slow-completion-core"))
+    network = build_network(config)
+    arrays = route_arrays(network, network.loads())
+    des = simulate(network, requests=100_000, seed=1).iops.value
+    before = solve_route(arrays, 14, features=ALL_FEATURES & ~WAIT_DISPLACEMENT).throughput_per_us * 1e6
+    r = evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND, solvers=all_but("platoon-stage"))
+    assert r.method == "route-mva"
+    assert before / des - 1.0 > IOPS_TOLERANCE
+    assert 0.0 < r.iops / des - 1.0 <= IOPS_TOLERANCE
+    assert abs(evaluate_network(config, network, solvers=all_but("platoon-stage")).iops / des - 1.0) <= IOPS_TOLERANCE
+    stage = evaluate_network(config, network)
+    assert stage.method == "platoon-stage" and abs(stage.iops / des - 1.0) <= IOPS_TOLERANCE
+
+
+def test_requests_of_several_transactions_are_left_as_they_were():
+    # measured on one-transaction requests only; on the 8-16 KiB draws it moved 8 answers by 0.5 % or more (5
+    # closer to the DES, 3 further) and the route MVA alone on gallery("reads-dipping-at-queue-depth-4") from
+    # -1.3 to -3.4 %
+    network = build_network(config_from_dict(gallery("eight-kib-reads-over-eight-dies-at-queue-depth-4")))
+    arrays = route_arrays(network, network.loads())
+    assert max(network.transactions) > 1
+    with_it = solve_route(arrays, network.queue_depth)
+    without = solve_route(arrays, network.queue_depth, features=ALL_FEATURES & ~WAIT_DISPLACEMENT)
+    assert with_it.throughput_per_us == without.throughput_per_us
+    assert np.array_equal(with_it.residence_us, without.residence_us)
+
+
+def test_whatif_can_answer_without_a_correction_to_measure_it():
+    # evaluate_network(..., route_features=...): what tools/solver_contributions.py compares
+    config = config_from_dict(gallery("reads-behind-a-slow-completion-core"))
+    network = build_network(config)
+    arrays = route_arrays(network, network.loads())
+    # without the idle bound too, which holds this design's answer below the route MVA's (idle_bound.py)
+    bits = ALL_FEATURES & ~WAIT_DISPLACEMENT & ~IDLE_BOUND
+    without = evaluate_network(config, network, route_features=bits,
+                               solvers=all_but("platoon-stage"))  # the stage: QD 14
+    assert without.method == "route-mva"
+    assert without.iops == pytest.approx(solve_route(arrays, 14, features=bits).throughput_per_us * 1e6, rel=1e-12)
+    assert without.iops > evaluate_network(config, network, route_features=ALL_FEATURES & ~IDLE_BOUND,
+                                           solvers=all_but("platoon-stage")).iops
+    assert without.flow_correction_share == pytest.approx(
+        solve_route(arrays, 14, features=bits).throughput_per_us
+        / solve_route(arrays, 14, features=bits & ~FLOW).throughput_per_us - 1.0, rel=1e-12)
+
+
+# ---- The queues whatif reports where the capacity bound holds the throughput (route_mva.queue_at_capacity), and the
+# DES's queues in ``validate --json`` per station copy like the model's.
+def _saturated_reads(queue_depth: int) -> dict:
+    """4 KiB reads behind one fast core running four modules (5.2 us a request): 100 % busy from QD 8."""
+    d = copy.deepcopy(gallery("reads-and-programs-at-a-busy-fast-core"))
+    d["workload"].update(read_fraction=1.0, request_size_kib=4, queue_depth=queue_depth)
+    return d
+
+
+def _jobs_and_delays(network, sol, queue) -> float:
+    """Jobs at the stations (over all copies) plus the requests in pure delays: N by Little's law."""
+    a = route_arrays(network, network.loads())
+    # per-request steps' delays are in pure_delay_us already; the transactions' are per step
+    delays_us = a.pure_delay_us + float(np.sum((a.step_delay_us * a.step_visits)[a.step_in_block]))
+    return float(np.sum(queue * a.copies)) + sol.throughput_per_us * delays_us
+
+
+def test_the_requests_left_over_by_the_capacity_bound_queue_at_the_bottleneck():
+    network = build_network(config_from_dict(_saturated_reads(64)))
+    a = route_arrays(network, network.loads())
+    sol = solve_route(a, 64)
+    assert sol.capacity_wait_us > 0.0  # held at the core's capacity
+    assert _jobs_and_delays(network, sol, sol.queue) < 8.0  # before: the other 56 requests were nowhere
+    assert _jobs_and_delays(network, sol, queue_at_capacity(a, sol)) == pytest.approx(64.0, rel=1e-9)
+
+
+def test_the_bottleneck_queue_at_capacity_matches_the_des():
+    config = config_from_dict(_saturated_reads(64))
+    network = build_network(config)
+    r = evaluate_network(config, network,
+                         solvers=all_but("platoon-stage"))  # the route MVA's (the platoon stage's: below)
+    des = simulate(network, requests=60_000, seed=1)
+    assert r.utilization["cores:g1"] == pytest.approx(1.0, abs=1e-9)
+    assert r.mean_jobs["cores:g1"] == pytest.approx(des.mean_in_station["cores:g1"], rel=0.02)  # 61.0 both
+    stage = evaluate_network(config, network)  # the core serves several steps: the platoon stage answers
+    assert stage.method == "platoon-stage"
+    assert stage.mean_jobs["cores:g1"] == pytest.approx(des.mean_in_station["cores:g1"], rel=0.02)
+
+
+def test_below_the_capacity_bound_the_queues_are_the_solvers():
+    d = _saturated_reads(4)
+    d["workload"]["read_fraction"] = 0.7  # programs: the dies hold the requests below the core's capacity
+    network = build_network(config_from_dict(d))
+    a = route_arrays(network, network.loads())
+    sol = solve_route(a, 4)
+    assert sol.capacity_wait_us == 0.0
+    assert queue_at_capacity(a, sol) is sol.queue
+
+
+@given(config_dicts(fixed_size=True))
+@settings(max_examples=40)
+def test_one_transaction_requests_are_all_somewhere(d):
+    # Little's law over the route: every one of the N requests is at a station or in a pure delay. With one
+    # transaction a request's cycle is the sum of its stations' residences and its delays, so this holds to
+    # rounding below the capacity bound (X cycle = N at the root) and at it (the rest queued at the bottleneck);
+    # on the 953 one-transaction designs of the cached DES comparisons within 3e-12
+    network = build_network(config_from_dict(d, source="<generated>"))
+    a = route_arrays(network, network.loads())
+    sol = solve_route(a, network.queue_depth)
+    total = _jobs_and_delays(network, sol, queue_at_capacity(a, sol))
+    assert total == pytest.approx(network.queue_depth, rel=1e-9)
+
+
+def test_validate_json_gives_the_des_queues_per_station_copy():
+    config = load_config(PM9A3, controller="c01")
+    v = validate(config, requests=20_000, seed=1)
+    doc = v.to_dict()
+    copies = {ld.name: ld.copies for ld in build_network(config).loads()}
+    assert copies["die"] > 1
+    for name, jobs in doc["des"]["mean_jobs"].items():
+        assert jobs == pytest.approx(v.des.mean_in_station[name] / copies[name], rel=1e-12)
+    # the same unit as the model's: 0.85 jobs per die in both (27 over the 32 dies)
+    assert doc["des"]["mean_jobs"]["die"] == pytest.approx(doc["analytic"]["mean_jobs"]["die"], rel=0.10)
