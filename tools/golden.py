@@ -116,9 +116,12 @@ def answer(design: dict, effort: str, without: tuple[str, ...] = ()) -> dict:
 
     config = config_from_dict(design, source="<golden>", base_dir=ROOT / "configs")
     features = route_mva.ALL_FEATURES
-    solvers = [n for n in without if not hasattr(route_mva, n.upper().replace("-", "_"))]
-    for name in set(without) - set(solvers):
-        features &= ~getattr(route_mva, name.upper().replace("-", "_"))
+    bits = {n: getattr(route_mva, n.upper().replace("-", "_"), None) for n in without}
+    corrections = {n: b for n, b in bits.items()  # a correction is one bit of ALL_FEATURES (route_mva's FLOW, ...)
+                   if isinstance(b, int) and b > 0 and b & (b - 1) == 0 and b & route_mva.ALL_FEATURES}
+    solvers = [n for n in without if n not in corrections]  # all_but refuses a name that is no solver
+    for bit in corrections.values():
+        features &= ~bit
     r = evaluate_network(config, build_network(config), **EFFORTS[effort],
                          solvers=all_but(*solvers) if solvers else None, route_features=features)
     return {"method": r.method, "iops": r.iops, "latency_mean_us": r.latency_mean_us,
@@ -229,7 +232,11 @@ def main() -> int:
     if args.command == "record":
         record(args.count)
         return 0
-    return check(args.only, args.limit, args.effort or list(EFFORTS), args.des, args.json, tuple(args.without))
+    try:
+        return check(args.only, args.limit, args.effort or list(EFFORTS), args.des, args.json, tuple(args.without))
+    except ValueError as e:  # an unknown --without name
+        print(f"golden.py: --without: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
