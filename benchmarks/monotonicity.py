@@ -1,16 +1,13 @@
 """Does adding one core or one accelerator unit ever lower the model's IOPS? Measured, not asserted.
 
 For uniformly sampled random designs (the ranges of tests/strategies.py, every other one with 4/8/16 KiB
-requests) each core group and each accelerator gets one more server, and the IOPS of the default route
-MVA, of the default solver (the route MVA, or the periodic schedule or the convoy estimate where one
-deterministic route allows it) and of the exact (exponential, product-form) solver are compared with the
-unchanged design.
+requests) each core group and each accelerator gets one more server, and the IOPS of the route MVA alone, of the
+default solver (the route MVA, or the Markov chain of the draws or the platoon stage where they answer) and of the
+exact (exponential, product-form) solver are compared with the unchanged design.
 Prints how many additions lower IOPS and by how much, and the worst cases. The route MVA and the exact
-solver should show none (see ssdco/model/queueing/route_mva.py, "Monotone in servers"; the route MVA's earlier
-recursion in n lost up to 4.0 %). The periodic schedule need not: it is exact for the DES, and the DES is
-not monotone in servers (tests/model/queueing/test_periodic.py: a fourth core, -1.1 %); nor need the convoy
-estimate (ssdco/model/queueing/periodic.py), whose skeleton is a deterministic schedule too, and which the default
-solver takes only while it is above the route MVA.
+solver should show none (see ssdco/model/queueing/route_mva.py, "Monotone in servers"). The chain and the platoon
+stage need not: they follow the DES's event recursion, and the DES is not monotone in servers
+(tests/model/queueing/test_periodic.py: a fourth core, -1.1 %).
 ``--des`` re-runs every addition that lowers the default solver's IOPS, and the worst route-MVA case, in
 the DES to show what the simulated controller does.
 
@@ -22,14 +19,14 @@ import time
 
 import numpy as np
 
-from ssdco.model.solvers import SCHEDULES, all_but
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import one_more_server, random_config
 
-ROUTE_MVA = {"solvers": all_but(*SCHEDULES, "platoon-stage")}  # the route MVA alone
+ROUTE_MVA = {"solvers": all_but("markov-chain", "platoon-stage")}  # the route MVA alone
 SOLVERS = (("route MVA", ROUTE_MVA), ("default", {}), ("exact (--exact)", {"effort": "exact"}))
 
 

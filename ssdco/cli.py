@@ -273,10 +273,7 @@ def format_result(r, source: str | None = None) -> str:
     else:
         lines.append(f"  IOPS                 {_fmt(r.iops, '', 0)}")
         lines.append(f"  latency mean         {_fmt(r.latency_mean_us, ' us', 2)}")
-        # the schedule's p99 is that of its orbit; the DES may settle in another (6 of 266 sampled designs)
-        # (docs/accuracy.md)
-        p99_kind = "sched." if r.method == "periodic-schedule" else "est."
-        lines.append(f"  {'latency p99 (' + p99_kind + ')':<21}{_fmt(r.latency_p99_us, ' us', 2)}")
+        lines.append(f"  {'latency p99 (est.)':<21}{_fmt(r.latency_p99_us, ' us', 2)}")
     lines += _bounds_lines(r)
     lines.append("")
     load = "utilisation" if r.stable else "offered load"
@@ -375,8 +372,7 @@ def format_validation(v) -> str:
     def row(label: str, analytic: str, des: str, error: str, tolerance: str, note: str = "") -> str:
         return (f"  {label:<20}{analytic:>12}{des:>26}{error:>12}{tolerance:>11}" + (f"   {note}" if note else ""))
 
-    p99_note = (f"({'from the schedule' if a.method == 'periodic-schedule' else 'estimate'}; "
-                f"DES p50 {d.p50_us:,.2f} us, p99.9 {d.p999_us:,.2f} us)")
+    p99_note = (f"(estimate; DES p50 {d.p50_us:,.2f} us, p99.9 {d.p999_us:,.2f} us)")
     lines = [f"ssdco validate: {a.config_name}  controller {a.controller}  "
              f"({d.measured_requests:,} requests measured after {d.warmup_requests:,} warm-up, {seed_text})",
              "",

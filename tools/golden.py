@@ -227,7 +227,7 @@ def main() -> int:
                    help="run the DES (seed 0, this many requests) on each moved design and give its verdict")
     c.add_argument("--json", type=Path, help="write the moved answers (and their DES verdicts) to this file")
     c.add_argument("--without", action="append", default=[], metavar="NAME",
-                   help="leave out this solver (e.g. periodic-schedule) or route-MVA correction (e.g. flow)")
+                   help="leave out this solver (e.g. platoon-stage) or route-MVA correction (e.g. flow)")
     args = p.parse_args()
     if args.command == "record":
         record(args.count)

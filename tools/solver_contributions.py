@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 MODEL_PAGE = ROOT / "docs" / "model.md"
 BEGIN, END = "<!-- contributions:", "<!-- /contributions -->"
-SOLVERS_LEFT_OUT = ("periodic-schedule", "markov-chain", "convoy-schedule", "platoon-stage")
+SOLVERS_LEFT_OUT = ("markov-chain", "platoon-stage")
 
 
 def feature_bits() -> dict[str, int]:

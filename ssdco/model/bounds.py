@@ -39,8 +39,8 @@ class Bounds:
     routed_stage_per_us: float = float("inf")
     routed_stage: str = ""  # its stations: "die and channel", or one of them
     # closed workloads the route MVA answers: the idle bound (idle_bound.py: the busy core group idles while every
-    # request is away) where it holds X; inf elsewhere. Not part of upper_per_us: the periodic schedule, the chain
-    # and the convoy, which follow the requests one by one, are not held to it.
+    # request is away) where it holds X; inf elsewhere. Not part of upper_per_us: the chain and the platoon stage,
+    # which follow the requests one by one, are not held to it.
     idle_per_us: float = float("inf")
     idle_station: str = ""  # the core group
 

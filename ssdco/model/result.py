@@ -91,7 +91,7 @@ class Result:
     budgets : mapping of str to BudgetCheck
         ``core_power`` and ``dram_power`` (limit and value in mW) and ``min_iops`` (in IOPS), each with ``met``.
     method : str
-        The solver that answered (e.g. ``"route-mva"``, ``"markov-chain"``, ``"periodic-schedule"``).
+        The solver that answered (e.g. ``"route-mva"``, ``"markov-chain"``, ``"platoon-stage"``).
     stations : tuple of StationLoad
         Per station: servers, copies, visits per request and mean service time per visit (us).
     ftl : mapping or None

@@ -36,7 +36,7 @@ from ssdco.spec import Config
 
 US_PER_S = 1e6
 # the solvers that follow the requests one by one: the route MVA's caveats do not apply to their answers
-SCHEDULED = ("periodic-schedule", "convoy-schedule", "markov-chain", "platoon-stage")
+SCHEDULED = ("markov-chain", "platoon-stage")
 
 
 def evaluate_network(config: Config, network: Network, *, effort: str = "full", solvers: Iterable[str] | None = None,
@@ -162,8 +162,7 @@ def _start_pattern(ctx: Context, found: Answer) -> StartPattern | None:
     """The start's long-held pattern of the answer's chain, its figures from a finer grid where that fits."""
     chain = found.chain
     if ctx.effort == "full" and start_pattern(chain, found.throughput_per_us) is not None:
-        finer = attempt_chain(ctx.network, found.zero_load_us, steps=START_PATTERN_GRID_STEPS,
-                              orbits=found.chain_orbits).solution
+        finer = attempt_chain(ctx.network, found.zero_load_us, steps=START_PATTERN_GRID_STEPS).solution
         chain = finer if finer is not None else chain
     return start_pattern(chain, found.throughput_per_us)
 

@@ -47,7 +47,7 @@ The auxiliary searches' screen
 ------------------------------
 Every search but the main one (runners-up, binding checks, the infeasible case's explanation, sensitivity)
 checks a candidate first with the analytic answer without the Markov chain of the requests' draws (the route
-MVA or the convoy: ``whatif --fast``'s, without even the chain's first states at QD 1-2) and only a candidate
+MVA: ``whatif --fast``'s, without even the chain's first states at QD 1-2) and only a candidate
 that passes it with the verification's own answer (the full model, or ``--fast``'s); a design is reported
 only when that passed it, and its figures are that answer's. At QD 1-8 a full verification can take seconds
 (the chain), and an explanation verifies hundreds of designs: without the screen an infeasible target at QD 4

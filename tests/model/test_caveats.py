@@ -29,8 +29,7 @@ from ssdco.model.caveats import (
 from ssdco.model.queueing.periodic import periodic_schedule
 from ssdco.model.queueing.route_mva import ALL_FEATURES, FLOW, IDLE_BOUND, request_alone_us, route_arrays, solve_route
 from ssdco.model.queueing.schedule_chain import ChainSolution, _transient_visits, attempt_chain
-from ssdco.model.solvers import SCHEDULES, all_but
-from ssdco.model.solvers.schedules import ORBIT_MATCH_TOLERANCE
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate, evaluate_network
 from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
@@ -101,7 +100,7 @@ def test_the_caveat_comes_after_the_others():
 
 
 def test_not_on_a_scheduled_answer_nor_where_the_correction_moves_little():
-    # at QD 1 the periodic schedule answers, not the route MVA: no share is checked
+    # at QD 1 the platoon stage or the chain answers, not the route MVA: no share is checked
     d = copy.deepcopy(gallery("writes-behind-regular-flow"))
     d["workload"]["queue_depth"] = 1
     r = evaluate(config_from_dict(d))
@@ -135,19 +134,19 @@ def test_whatif_reports_the_share_where_it_checks_it():
 
 # ---- whatif's caveats for closed deterministic work at queue depth 2-4 (whatif.trust_caveats).
 def test_a_busy_slow_core_at_queue_depth_4_is_flagged_where_the_route_mva_solves_it():
-    # the route MVA alone (periodic=False, platoon_stage=False) misses this design by -16 % and says so; by default
-    # whatif takes the chain there, which agrees and needs no caveat, and without the schedules the platoon stage
+    # the route MVA alone (without the chain and the platoon stage) misses this design by -16 % and says so; by
+    # default whatif takes the chain there, which agrees and needs no caveat, and without the chain the platoon stage
     # answers (one slow core runs four modules), which agrees too and carries no caveat of the route MVA's
     d = gallery("reads-in-step-at-one-slow-core")
     config = config_from_dict(d)
     network = build_network(config)
-    r = evaluate_network(config, network, solvers=all_but(*SCHEDULES, "platoon-stage"))
+    r = evaluate_network(config, network, solvers=all_but("markov-chain", "platoon-stage"))
     assert r.method == "route-mva" and r.bottleneck == "cores:g1"
     assert len(r.caveats) == 1 and "bottleneck (cores:g1)" in r.caveats[0]
     des = simulate(network, requests=60_000, seed=1)
     assert abs(r.iops / des.iops.value - 1.0) > IOPS_TOLERANCE  # the reason for the caveat (-16 %)
     assert evaluate_network(config, network).caveats == ()
-    stage = evaluate_network(config, network, solvers=all_but(*SCHEDULES))
+    stage = evaluate_network(config, network, solvers=all_but("markov-chain"))
     assert stage.method == "platoon-stage" and stage.caveats == ()
     assert abs(stage.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
 
@@ -173,7 +172,7 @@ def test_queue_depth_2_with_several_transactions_is_flagged_unless_the_schedule_
     network = build_network(config_from_dict(d))
     assert len(trust_caveats(network, 0.0)) == 1 and "queue depth 2" in trust_caveats(network, 0.0)[0]
     assert trust_caveats(network, 0.0, scheduled=True) == ()
-    # the periodic schedule itself: one transaction, exact, no caveat
+    # one transaction: the chain answers, exactly, with no caveat
     assert evaluate(config_from_dict(gallery("two-reads-two-dies"))).caveats == ()
 
 
@@ -201,8 +200,8 @@ def test_where_the_chain_outgrows_its_budget_the_route_mva_answer_is_flagged():
 
 def test_the_chain_answers_a_convoy_through_one_slow_core_at_queue_depth_5():
     # 4 KiB writes at QD 5 through one slow core: the route MVA is 39 % above the DES (the requests travel as a
-    # convoy). This was the chain-outgrown caveat's example until late on 2026-11-27; since then the chain's 5 %
-    # grid may take 400,000 states at QD 5 (schedule_chain.GRID_STEPS) and answers, within the DES's noise.
+    # convoy). The chain's 5 % grid may take 400,000 states at QD 5 (schedule_chain.GRID_STEPS) and answers, within
+    # the DES's noise.
     config = config_from_dict(gallery("writes-behind-one-slow-core-at-queue-depth-5"))
     network = build_network(config)
     r = evaluate_network(config, network)
@@ -306,7 +305,8 @@ def test_fast_skips_the_chain_and_says_so_where_the_route_mva_is_at_risk():
 
 
 def test_fast_changes_nothing_where_the_chain_does_not_apply():
-    # one deterministic route (the periodic schedule answers) and variable service (no chain): --fast is whatif
+    # one deterministic route (the chain answers with its first states) and variable service (no chain): --fast
+    # is whatif
     exact_schedule = config_from_dict(gallery("two-reads-two-dies"))
     assert evaluate(exact_schedule, effort="fast").to_dict() == evaluate(exact_schedule).to_dict()
     d = copy.deepcopy(gallery("reads-in-step-at-one-slow-core"))
@@ -493,11 +493,14 @@ def test_validate_says_the_des_run_is_still_in_the_start_pattern(tmp_path, capsy
 
 
 def test_without_the_collision_that_leaves_it_there_is_no_start_pattern():
-    # four planes per die: four programs never collide, nothing draws, the periodic schedule answers
+    # four planes per die: four programs never collide, and the chain's one pattern is the schedule's orbit
     d = gallery("writes-holding-a-start-pattern")
     d["nand"]["planes_per_die"] = 4
-    result = evaluate(config_from_dict(d))
-    assert result.method == "periodic-schedule" and result.start_pattern is None
+    config = config_from_dict(d)
+    result = evaluate(config)
+    assert result.method == "markov-chain" and result.start_pattern is None
+    schedule = periodic_schedule(build_network(config))
+    assert result.iops == pytest.approx(schedule.throughput_per_us * 1e6, rel=0.005)
     assert result.to_dict()["start_pattern"] is None
 
 
@@ -517,80 +520,49 @@ def test_whatif_and_validate_say_it_on_the_command_line(capsys):
     assert "; rerun with more --requests" in out
 
 
-# ---- Where the periodic schedule's start depends on the addresses: the chain with its draw-free orbits kept
-# (schedule_chain.attempt_chain(orbits=True)) tells whether the requests settle in the schedule's orbit, and whatif
-# answers with the pattern they settle in most often (docs/accuracy.md, per solver).
+# ---- Where the requests' start decides their pattern: the collapsed schedule (periodic.py) is one of the patterns
+# the DES settles in, and a collision at the start may lead to another; the chain of the draws cannot follow a
+# draw-free orbit, so the route MVA and the platoon stage answer.
 def _network(design):
     config = config_from_dict(gallery(design))
     return config, build_network(config)
 
 
-def test_the_schedule_counts_the_waits_at_collapsed_copies_before_its_period():
-    # one request alone never waits; two requests over two dies collide once at the collapsed die on their way
-    # into the orbit (where they never wait again); #195's start has one transfer wait at the collapsed channel
-    assert periodic_schedule(_network("eight-kib-reads-through-one-die")[1]).start_routed_waits == 0
-    assert periodic_schedule(_network("two-reads-two-dies")[1]).start_routed_waits == 1
-    assert periodic_schedule(_network("reads-whose-start-collision-picks-their-pattern")[1]).start_routed_waits == 1
-
-
-def test_without_orbits_the_chain_has_no_answer_where_the_requests_reach_a_draw_free_orbit():
+def test_without_draws_the_chain_has_no_answer_where_the_requests_reach_a_draw_free_orbit():
     _, network = _network("reads-whose-start-collision-picks-their-pattern")
     attempt = attempt_chain(network, request_alone_us(network))
     assert attempt.solution is None and not attempt.outgrown
 
 
-def test_with_orbits_the_chain_finds_the_schedules_orbit_and_a_slower_pattern_each_with_probability_one_half():
-    _, network = _network("reads-whose-start-collision-picks-their-pattern")
-    schedule = periodic_schedule(network)
-    chain = attempt_chain(network, request_alone_us(network), orbits=True).solution
-    assert chain is not None and len(chain.patterns) == 2
-    (w_slow, x_slow), (w_orbit, x_orbit) = chain.patterns
-    # the collision at the start happens where both transfers pick one of the two channels
-    assert w_slow == pytest.approx(0.5, abs=1e-9) and w_orbit == pytest.approx(0.5, abs=1e-9)
-    assert x_orbit == pytest.approx(schedule.throughput_per_us, rel=ORBIT_MATCH_TOLERANCE)
-    assert x_slow / schedule.throughput_per_us - 1.0 == pytest.approx(-0.065, abs=0.005)
-    # equally likely: the answer is the slower
-    assert chain.throughput_per_us == pytest.approx(x_slow, rel=1e-12)
-
-
-def test_where_the_only_pattern_is_the_schedules_orbit_the_schedule_answers():
+def test_where_the_only_pattern_is_the_schedules_orbit_the_chain_answers_with_it():
     # four requests that hold a slower convoy for a long while but always end in the schedule's orbit
-    # (tests/validation/test_replications.py): the chain has one closed class, the orbit
+    # (tests/sim/test_replications.py): the chain has one closed class, the orbit
     config, network = _network("reads-locking-into-start-dependent-patterns")
     schedule = periodic_schedule(network)
-    assert schedule.start_routed_waits > 0
-    chain = attempt_chain(network, request_alone_us(network), orbits=True).solution
-    assert len(chain.patterns) == 1
-    assert chain.throughput_per_us == pytest.approx(schedule.throughput_per_us, rel=ORBIT_MATCH_TOLERANCE)
     result = evaluate_network(config, network)
-    assert result.method == "periodic-schedule"
-    assert result.iops == pytest.approx(schedule.throughput_per_us * 1e6, rel=1e-12)
+    assert result.method == "markov-chain"
+    assert result.iops == pytest.approx(schedule.throughput_per_us * 1e6, rel=0.005)
     # the only caveat: the slower start the requests hold for hundreds of thousands of requests (test_start_pattern)
     start = result.start_pattern
     assert start is not None and start.settle_requests > 100_000 and start.iops < 0.95 * result.iops
     assert result.caveats == start_pattern_caveats(start, result.iops, 4)
 
 
-@pytest.mark.parametrize("markov_chain", [True, False])
-def test_whatif_answers_the_slower_of_two_equally_likely_patterns_and_names_the_schedules(markov_chain):
+@pytest.mark.parametrize("effort", ["full", "fast"])
+def test_whatif_answers_the_slower_of_two_equally_likely_patterns(effort):
+    # the collision at the start happens where both transfers pick one of the two channels (probability one
+    # half); it leads to a pattern 6.5 % slower than the schedule's orbit, which the platoon stage finds
     config, network = _network("reads-whose-start-collision-picks-their-pattern")
     schedule_iops = periodic_schedule(network).throughput_per_us * 1e6
-    result = evaluate_network(config, network,
-                              effort="full" if markov_chain else "fast")  # --fast tries the chain's first states
-    assert result.method == "markov-chain"
+    result = evaluate_network(config, network, effort=effort)
+    assert result.method == "platoon-stage"
     assert result.iops / schedule_iops - 1.0 == pytest.approx(-0.065, abs=0.005)
-    (caveat,) = result.caveats
-    assert "the slowest of the most likely ones (50.0% each)" in caveat
-    (other,) = re.findall(r"the others are ([\d,]+) IOPS with probability 50.0%", caveat)
-    assert float(other.replace(",", "")) == pytest.approx(schedule_iops, rel=ORBIT_MATCH_TOLERANCE)
 
 
 def test_each_des_run_settles_in_one_of_the_two_patterns_and_both_occur():
-    # the DES's seed decides the start's collision: Hypothesis seed 20261294 #195's two 60,000- and
-    # 1,000,000-request runs both settled in the slower pattern, where the schedule had said +6.9 %
-    _, network = _network("reads-whose-start-collision-picks-their-pattern")
-    chain = attempt_chain(network, request_alone_us(network), orbits=True).solution
-    patterns = [x * 1e6 for _, x in chain.patterns]
+    # the DES's seed decides the start's collision: the slower pattern (whatif's answer) or the schedule's orbit
+    config, network = _network("reads-whose-start-collision-picks-their-pattern")
+    patterns = [evaluate_network(config, network).iops, periodic_schedule(network).throughput_per_us * 1e6]
     seen = set()
     for seed in range(8):
         des = simulate(network, requests=20_000, seed=seed).iops

@@ -21,8 +21,8 @@ REQUESTS = "4000"
 MIN_IOPS = "300000"  # a low optimizer target keeps its search short (the default target is c01's IOPS)
 HAS_OPTIMIZER = importlib.util.find_spec("ssdco.optimizer.search") is not None
 # whatif's solvers (WhatIfResult.method)
-SOLVER_METHODS = {"exact-convolution", "exact-convolution-write-through", "route-mva", "periodic-schedule",
-                  "markov-chain", "convoy-schedule", "platoon-stage", "open-mgc-allen-cunneen"}
+SOLVER_METHODS = {"exact-convolution", "exact-convolution-write-through", "route-mva",
+                  "markov-chain", "platoon-stage", "open-mgc-allen-cunneen"}
 
 
 @pytest.fixture(scope="module")

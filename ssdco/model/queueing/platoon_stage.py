@@ -17,10 +17,9 @@ the dies reach the group in bursts, which mean values do not see either (the kne
 
 **What.** Where the route MVA's bottleneck is a core group serving several steps, or a core group while reads and
 programs mix, or wherever the Markov chain outgrew its budget at queue depth 2-5, or wherever the route MVA would
-answer at queue depth 6-24 with a core group, the dies or the channels the bottleneck (``whatif.stage_answers``),
-and where the
-convoy estimate would answer with a core group the bottleneck (requests of one size, deterministic service, no
-random FTL events or background work, closed), the stations that decide the platoon run event by event, seeded
+answer at queue depth 6-24 with a core group, the dies or the channels the bottleneck (``stage.stage_answers``;
+requests of one size, deterministic service, no random FTL events or background work, closed), the stations that
+decide the platoon run event by event, seeded
 (:data:`SEED`), over :data:`REQUESTS` completed requests after a warm-up of a tenth as many: every core group (FCFS
 over its visits, its servers), the dies (picked uniformly at random per transaction, its planes as servers) and the
 channels (die d's channel d % channels, as in the DES). Every other step is a fixed delay: its pure delay, and at a

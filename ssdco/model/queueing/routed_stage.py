@@ -35,8 +35,7 @@ The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,00
 almost no requests and the stage alone is the design.
 
 The same stage also runs with a fixed time between a request's completion and the arrival of the one that
-takes its place (``think_us``), standing for the rest of the route: in the convoy estimate (``periodic.py``),
-as its deterministic schedule has that time, and behind the route MVA's own time there
+takes its place (``think_us``), standing for the rest of the route: behind the route MVA's own time there
 (``route_mva.stage_behind_rest``, one-transaction requests at busy dies or channels).
 
 Where it applies (:func:`routed_stages`): a closed workload, a die or channel station that only the data
@@ -153,8 +152,8 @@ def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: t
     a read's visit ``read_us`` long (the stages' ``read_fraction`` of the requests) and a program's
     ``write_us``: event by event, over ``requests`` completed requests (default :data:`REQUESTS`) after a
     warm-up of a tenth as many. ``think_us``: a fixed time (us) between a request's completion and the arrival
-    of the one that takes its place (0: at once; the convoy estimate and ``route_mva.stage_behind_rest`` put
-    the rest of the route there)."""
+    of the one that takes its place (0: at once; ``route_mva.stage_behind_rest`` puts the rest of the route
+    there)."""
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
     if not 1 <= len(stages) <= 2:

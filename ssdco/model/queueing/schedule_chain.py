@@ -5,8 +5,7 @@ Why. At queue depths of a few requests, deterministic firmware and NAND timings 
 keep a few fixed phase relations (two requests taking turns at a slow core without waiting, three moving
 as a convoy, a collision at a die shifting them into another pattern for good). A mean-value model takes
 the others' positions as independent at every arrival and misses these patterns by up to 17 %
-(docs/accuracy.md); the periodic schedule (``periodic.py``) is exact but only where no draw
-changes the pattern.
+(docs/accuracy.md).
 
 What. Between two draws the network evolves deterministically, exactly as the DES's event loop (FCFS at
 every station copy, simultaneous events in scheduling order, a request's transactions forking and
@@ -34,7 +33,7 @@ finest of 10 %, 5 % and 2 % on which the chain fits its budget: at queue depths 
 depth 2 the 10 % grid may take 400,000, the finer ones 100,000, ``SHALLOW_GRID_STEPS``; from queue depth 6 on the 5 %
 and 2 % grids 40,000, ``HIGH_GRID_STEPS``); the error
 this lumping brings is measured against the DES, not bounded (``benchmarks/accuracy.py``). Where the chain
-fits no grid there is no answer (None), and ``whatif`` keeps the convoy estimate or the route MVA.
+fits no grid there is no answer (None), and the route MVA answers.
 
 Scope: closed workloads, every service deterministic (``scv == 0``), no background steps (a write
 buffer's clones), address-routed stations of one die count and one channel count with ``dies`` a
@@ -102,7 +101,7 @@ CHAIN_GRID_STEPS_MAX_QUEUE_DEPTH = 5  # GRID_STEPS up to this queue depth, then 
 # any budget, and giving up costs the exploring: 0.23 s median (0.56 s worst) at 40,000 on 80 sampled designs,
 # 0.63 s (0.94 s) at 100,000. On the closed deterministic configurations at queue depth 6-8 of docs/accuracy.md's
 # cached draws and uniform designs, the chain's answers are within 0.8 % of the DES (60,000 requests) and bring
-# misses of the route MVA and the convoy in (reads and programs on one die at QD 8: the route MVA -3.4 to -3.9 %,
+# misses of the route MVA in (reads and programs on one die at QD 8: the route MVA -3.4 to -3.9 %,
 # the chain 7,712 states); 40,000 states keep nearly all of them.
 HIGH_GRID_STEPS = ((1e-4, 3_000), (0.05, 40_000), (0.02, 40_000))
 # Queue depth 2: up to 400,000 states on the 10 % grid. Two requests of several transactions over many dies can
@@ -122,7 +121,7 @@ FAST_GRID_STEPS = ((1e-4, 3_000),)
 FAST_CHAIN_MAX_QUEUE_DEPTH = 2
 PATTERN_TOLERANCE = 1e-6  # closed classes whose throughputs agree to this are one pattern
 PATTERN_WEIGHT_DIGITS = 9  # patterns whose probabilities agree to this many decimals are equally likely
-MAX_SEGMENT_EVENTS = 20_000  # events without a draw: beyond it the route draws nothing (periodic.py's case)
+MAX_SEGMENT_EVENTS = 20_000  # events without a draw: beyond it the route draws nothing that matters
 MAX_DRAWS = 64  # draws within one event
 WAIT_RESOLUTION_US = 1e-9  # a queued job served this soon after it queued has not waited
 
@@ -890,7 +889,7 @@ def _occupancy(job, ev_j, ql, sc, station, unit_station, jobs, busy_now):
 @nb.njit(cache=True)
 def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, servers, copies, base,
              unit_station, station_kind, trans, service, delay, prob_step, breakpoints, size_probs, scalars,
-             read_fraction, grid, max_states, max_segment, orbits=False):
+             read_fraction, grid, max_states, max_segment):
     """Build the chain. A state is kept at the instant of its first pending event (nothing changes between a
     draw and the next event, so states that differ only in the time since the draw are one). Returns status,
     the transitions (from, to, probability), the start's distribution and per state the expected time to the
@@ -898,9 +897,7 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
     station.
 
     A state from which ``max_segment`` events pass without a draw has entered a draw-free orbit: the whole
-    exploration stops with NO_DRAWS, or with ``orbits`` that state is absorbing (a transition to itself), its
-    figures those of the second half of those events, from its first completion there to its last
-    (:func:`attempt_chain`)."""
+    exploration stops with NO_DRAWS (:func:`attempt_chain`)."""
     n_req, tx_pool, dies, channels, nst, nunits = (scalars[0], scalars[1], scalars[2], scalars[3], scalars[4],
                                                    scalars[5])
     request_draws = (0.0 < read_fraction < 1.0) or size_probs.shape[0] > 1
@@ -974,9 +971,6 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
     busy_area = np.zeros(nst)
     seg_visits = np.zeros(nst)
     seg_queued = np.zeros(nst)
-    # an orbit's figures (orbits=True): from the first completion in its segment's second half to the last one
-    # (row 0 time, done; rows 1-4 jobs, busy, visits, queued; mark[0] at the first, mark[1] at the latest)
-    mark = np.zeros((2, 5, max(nst, 2)))
     # _event's fixed and draw arguments, passed packed (see _event_packed)
     fixed = (station, routing, per_req, ops, follow, servers, copies, base, trans, channel_needed, block_end,
              service, delay, prob_step, breakpoints, n_req, tx_pool, dies, channels, read_fraction, size_probs)
@@ -995,8 +989,6 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
             _fill(seg_visits, 0.0)
             _fill(seg_queued, 0.0)
             seg_done = 0.0
-            orbit = False
-            marked = 0
             while True:
                 e = _next_event(ev_t, ev_s, sc)
                 dt = ev_t[e] - now[0]
@@ -1034,51 +1026,9 @@ def _explore(station, routing, per_req, ops, follow, block_end, channel_needed, 
                 _add_scaled(seg_visits, visits, 1.0)
                 _add_scaled(seg_queued, queued, 1.0)
                 seg += 1
-                if orbits and d > 0 and 2 * seg >= max_segment:
-                    w = min(marked, 1)
-                    mark[w, 0, 0] = now[0]
-                    mark[w, 0, 1] = seg_done
-                    for x in range(nst):
-                        mark[w, 1, x] = jobs_area[x]
-                        mark[w, 2, x] = busy_area[x]
-                        mark[w, 3, x] = seg_visits[x]
-                        mark[w, 4, x] = seg_queued[x]
-                    marked += 1
                 if seg > max_segment:
-                    if not orbits:
-                        return NO_DRAWS, empty_i, empty_i, empty_f, empty_i, empty_f, empty_f, empty_f, empty_f2, \
-                            empty_f2, empty_f2, empty_f2
-                    orbit = True
-                    break
-            if orbit:
-                # absorbing: the second half of the segment stands for the orbit's long run
-                tr_from = _grow(tr_from, n_tr + 1)
-                tr_to = _grow(tr_to, n_tr + 1)
-                tr_p = _grow(tr_p, n_tr + 1)
-                tr_from[n_tr] = state
-                tr_to[n_tr] = state
-                tr_p[n_tr] = 1.0
-                n_tr += 1
-                if marked < 2:  # fewer than two completions in the second half: the whole segment
-                    r_time[state] = now[0]
-                    r_done[state] = seg_done
-                    for x in range(nst):
-                        r_jobs[state, x] = jobs_area[x]
-                        r_busy[state, x] = busy_area[x]
-                        r_visits[state, x] = seg_visits[x]
-                        r_queued[state, x] = seg_queued[x]
-                else:
-                    r_time[state] = mark[1, 0, 0] - mark[0, 0, 0]
-                    r_done[state] = mark[1, 0, 1] - mark[0, 0, 1]
-                    for x in range(nst):
-                        r_jobs[state, x] = mark[1, 1, x] - mark[0, 1, x]
-                        r_busy[state, x] = mark[1, 2, x] - mark[0, 2, x]
-                        r_visits[state, x] = mark[1, 3, x] - mark[0, 3, x]
-                        r_queued[state, x] = mark[1, 4, x] - mark[0, 4, x]
-                state += 1
-                if state >= n_states:
-                    break
-                continue
+                    return NO_DRAWS, empty_i, empty_i, empty_f, empty_i, empty_f, empty_f, empty_f, empty_f2, \
+                        empty_f2, empty_f2, empty_f2
         else:
             _fill(job0, 0)
             job0[:, J_DIE] = -1
@@ -1395,29 +1345,22 @@ def chain_applies(network: Network) -> bool:
 
 
 def attempt_chain(network: Network, zero_load_us: float, *,
-                  steps: tuple[GridStep, ...] | None = None, orbits: bool = False) -> ChainAttempt:
+                  steps: tuple[GridStep, ...] | None = None) -> ChainAttempt:
     """The stationary solution of the chain of ``network`` (module docstring), on the finest lumping grid that
     fits. ``steps``: (grid as a fraction of ``zero_load_us``, one request's latency alone in us; most states),
     tried in turn until one fits, skipping those no coarser than one that outgrew as large a budget; after that
     only finer grids are tried, while they fit; a step marked ``REFINE_ONLY`` only after one fit within a
     ``REFINE_GROWTH``-th of its budget (default: :func:`default_grid_steps`). None where the chain does
-    not apply, where the route draws nothing that matters (``periodic.py``'s case), or where no step fits (then
+    not apply, where the route draws nothing that matters, or where no step fits (then
     ``outgrown``). Answers are kept by their inputs
-    (:func:`_recalled`): a network met again, under any station names, is not explored again.
-
-    ``orbits``: a state from which the network runs ``MAX_SEGMENT_EVENTS`` events without a draw has entered a
-    draw-free orbit, and is kept as an absorbing state of its own (its figures from the second half of those
-    events, between completions) instead of ending the exploration: the chain then tells where the periodic
-    schedule's start depends on the addresses whether the requests settle in that orbit or elsewhere (``whatif``;
-    ``periodic.PeriodicSchedule.start_routed_waits``)."""
+    (:func:`_recalled`): a network met again, under any station names, is not explored again."""
     route = _compile(network)
     if route is None or not zero_load_us > 0:
         return ChainAttempt(None, False)
     if steps is None:
         steps = default_grid_steps(network.queue_depth)
     t0 = time.perf_counter()
-    found = _recalled(_Inputs(_memo_key(route, zero_load_us, steps, orbits), route, zero_load_us, tuple(steps),
-                              orbits))
+    found = _recalled(_Inputs(_memo_key(route, zero_load_us, steps), route, zero_load_us, tuple(steps)))
     if found.solution is None:
         return found
     solution = replace(found.solution, seconds=time.perf_counter() - t0)  # this call's time, recalled or not
@@ -1433,7 +1376,6 @@ class _Inputs:
     route: _Route  # it holds the queue depth
     zero_load_us: float
     steps: tuple[GridStep, ...]
-    orbits: bool = False
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -1454,12 +1396,12 @@ MEMO_SIZE = 4096
 @lru_cache(maxsize=MEMO_SIZE)
 def _recalled(inputs: _Inputs) -> ChainAttempt:
     """:func:`_attempt` on ``inputs``, kept for the most recently used ``MEMO_SIZE`` inputs."""
-    return _attempt(inputs.route, inputs.zero_load_us, inputs.steps, inputs.orbits)
+    return _attempt(inputs.route, inputs.zero_load_us, inputs.steps)
 
 
-def _memo_key(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...], orbits: bool = False) -> bytes:
+def _memo_key(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...]) -> bytes:
     """A digest of everything :func:`_attempt` reads: the route's arrays (values, types, shapes), the latency
-    that scales the grids, the steps and whether draw-free orbits are kept."""
+    that scales the grids and the steps."""
     h = hashlib.blake2b(digest_size=32)
     for a in (*route.ints, route.service, route.delay, route.prob, route.breakpoints, route.size_probs,
               route.scalars):
@@ -1467,7 +1409,7 @@ def _memo_key(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...], o
         h.update(f"{a.dtype.str}{a.shape}".encode())
         h.update(a.tobytes())
     h.update(repr((float(route.read_fraction), float(zero_load_us), tuple(steps),
-                   MAX_SEGMENT_EVENTS, bool(orbits))).encode())
+                   MAX_SEGMENT_EVENTS)).encode())
     return h.digest()
 
 
@@ -1552,14 +1494,14 @@ def walk_grid_steps(steps: Iterable[GridStep], explore: Callable[[float, int], t
     return GridWalk(*(best or (None, None)), tuple(outgrown))
 
 
-def _attempt(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...], orbits: bool = False) -> ChainAttempt:
+def _attempt(route: _Route, zero_load_us: float, steps: tuple[GridStep, ...]) -> ChainAttempt:
     """:func:`attempt_chain` on a compiled route, before the capacity hold (its arrays read-only, as the
     answer is shared through :func:`_recalled`)."""
 
     def explore(fraction: float, max_states: int):
         found = _explore(*route.ints, route.service, route.delay, route.prob, route.breakpoints, route.size_probs,
                          route.scalars, route.read_fraction, fraction * zero_load_us, max_states,
-                         MAX_SEGMENT_EVENTS, orbits)
+                         MAX_SEGMENT_EVENTS)
         return found[0], found
 
     walk = walk_grid_steps(steps, explore, states_of=explored_states)

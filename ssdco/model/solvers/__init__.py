@@ -4,7 +4,7 @@ See :mod:`ssdco.model.solvers.registry` for the precedence and docs/model.md for
 """
 
 from ssdco.model.solvers.base import EFFORTS, Answer, Context, Fit, Solver
-from ssdco.model.solvers.registry import PRIMARY, REFINERS, SCHEDULES, SOLVER_NAMES, all_but, answer, context
+from ssdco.model.solvers.registry import PRIMARY, REFINERS, SOLVER_NAMES, all_but, answer, context
 
-__all__ = ["EFFORTS", "PRIMARY", "REFINERS", "SCHEDULES", "SOLVER_NAMES", "Answer", "Context", "Fit", "Solver",
+__all__ = ["EFFORTS", "PRIMARY", "REFINERS", "SOLVER_NAMES", "Answer", "Context", "Fit", "Solver",
            "all_but", "answer", "context"]

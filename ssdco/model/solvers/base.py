@@ -51,13 +51,13 @@ class Answer:
     """One solver's answer. Rates in requests per us, times in us; arrays per station of ``Network.loads()``.
 
     ``residence_us``: time per request at one copy; ``p_wait``: the fraction of visits that queue; ``mean_jobs``:
-    per copy. ``p99_us``: the latency percentile where the solver knows it (a schedule, a seeded run), else None
-    (``p99.p99_estimate_us`` estimates it). ``exact``: exact for the model it solves (a schedule's orbit, the
-    product form). ``held_to_bounds``: an answer above the asymptotic upper bound is held to it (a lumped chain's
-    or an estimate's error); ``at_capacity``: the bottleneck is busy throughout, so X is the bound.
+    per copy. ``p99_us``: the latency percentile where the solver knows it (a seeded run), else None
+    (``p99.p99_estimate_us`` estimates it). ``held_to_bounds``: an answer above the asymptotic upper bound is held
+    to it (a lumped chain's or an estimate's error); ``at_capacity``: the bottleneck is busy throughout, so X is the
+    bound.
     ``zero_load_us``: one request's latency alone for the population bound (None: the sum of the demands).
     ``route_solution``: the route-level solution beside the answer (write-buffer wait, routed-stage bound).
-    ``chain``/``chain_orbits``: the Markov chain behind the answer, for its patterns and start.
+    ``chain``: the Markov chain behind the answer, for its patterns and start.
     ``correlated``: the stations whose waits on a transaction's path move together (``p99.p99_estimate_us``)."""
 
     solver: str
@@ -66,7 +66,6 @@ class Answer:
     residence_us: np.ndarray
     p_wait: np.ndarray
     mean_jobs: np.ndarray
-    exact: bool = False
     stable: bool = True
     p99_us: float | None = None
     held_to_bounds: bool = False
@@ -74,7 +73,6 @@ class Answer:
     zero_load_us: float | None = None
     route_solution: Any = None
     chain: Any = None
-    chain_orbits: bool = False
     correlated: tuple[str, ...] = ()  # stations whose waits on one transaction's path move together (p99)
     seeded: bool = False  # the answer rests on a seeded event-by-event run of part of the network
 
@@ -99,7 +97,6 @@ class Trace:
     primary: str = ""  # the primary solver that answered, before any refiner
     chain_outgrown: bool = False
     chain_unsolved: bool = False
-    settled: Any = None  # the chain of where the requests settle, run where the schedule's start depends on addresses
     idle_bound: Any = None  # the idle bound that holds the route MVA's X, where it does
 
 

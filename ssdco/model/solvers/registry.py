@@ -9,12 +9,9 @@ solver                  kind      domain
 ======================  ========  ==========================================================================
 exact-convolution       primary   closed, ``exact`` effort
 open-mgc-allen-cunneen  primary   open workloads
-periodic-schedule       primary   closed, one deterministic route whose schedule does not depend on addresses
 markov-chain            primary   closed, deterministic, queue depth 1-8, where the chain fits its budget
 route-mva               primary   closed (the fallback)
-convoy-schedule         refiner   the route MVA's answer, one deterministic route of one-transaction requests,
-                                  where it gives more throughput
-platoon-stage           refiner   the route MVA's or the convoy's answer (``stage.stage_answers``)
+platoon-stage           refiner   the route MVA's answer (``stage.stage_answers``)
 ======================  ========  ==========================================================================
 """
 
@@ -25,15 +22,13 @@ from collections.abc import Iterable
 from ssdco.model.queueing.route_mva import ALL_FEATURES
 from ssdco.model.solvers.base import EFFORTS, Answer, Context, Solver
 from ssdco.model.solvers.route import ExactConvolution, OpenMgc, RouteMva
-from ssdco.model.solvers.schedules import ConvoySchedule, MarkovChain, PeriodicSchedule
+from ssdco.model.solvers.schedules import MarkovChain
 from ssdco.model.solvers.stage import PlatoonStage
 from ssdco.network.build import Network
 
-PRIMARY: tuple[Solver, ...] = (ExactConvolution(), OpenMgc(), PeriodicSchedule(), MarkovChain(), RouteMva())
-REFINERS: tuple[Solver, ...] = (ConvoySchedule(), PlatoonStage())
+PRIMARY: tuple[Solver, ...] = (ExactConvolution(), OpenMgc(), MarkovChain(), RouteMva())
+REFINERS: tuple[Solver, ...] = (PlatoonStage(),)
 SOLVER_NAMES = tuple(s.name for s in PRIMARY + REFINERS)
-# the solvers that follow deterministic requests one by one and answer in the route MVA's place
-SCHEDULES = ("periodic-schedule", "markov-chain", "convoy-schedule")
 
 
 def all_but(*names: str) -> tuple[str, ...]:

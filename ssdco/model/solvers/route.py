@@ -78,7 +78,7 @@ class ExactConvolution:
                            ctx.network.queue_depth, exact=True)
         name = self.name + ("-write-through" if np.any(ctx.background[0] > 0) else "")
         return Answer(name, sol.throughput_per_us, sol.response_us, sol.residence_us, sol.p_wait, sol.queue,
-                      exact=True, route_solution=sol)
+                      route_solution=sol)
 
 
 class OpenMgc:

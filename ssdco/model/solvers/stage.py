@@ -2,9 +2,8 @@
 event (``platoon_stage.py``), the rest of the route as fixed delays taken from the answer it refines.
 
 It refines the route MVA where the requests' phase relations decide the throughput and mean values do not see
-them (:func:`stage_answers`), and the convoy estimate where a core group is the bottleneck (the convoy keeps the
-requests in step for good; the dies' collisions break the platoon up now and then, and the stage runs both).
-The stage declines what it does not model (several request sizes, random FTL events, background work).
+them (:func:`stage_answers`). The stage declines what it does not model (several request sizes, random FTL events,
+background work).
 """
 
 from __future__ import annotations
@@ -51,15 +50,11 @@ def stage_answers(network: Network, bottleneck: str, chain_outgrown: bool = Fals
 
 class PlatoonStage:
     name = "platoon-stage"
-    refines: tuple[str, ...] = ("route-mva", "convoy-schedule")
+    refines: tuple[str, ...] = ("route-mva",)
 
     def fits(self, ctx: Context, prior: Answer | None = None) -> Fit:
         if not ctx.closed or ctx.effort not in ("full", "fast"):
             return Fit(False, "closed workloads at the full or fast effort")
-        if prior.solver == "convoy-schedule":
-            if ctx.bottleneck.split(":")[0] == "cores":
-                return FITS
-            return Fit(False, "the convoy's bottleneck is no core group")
         if ctx.deterministic and stage_answers(ctx.network, ctx.bottleneck, ctx.trace.chain_outgrown):
             return FITS
         return Fit(False, "outside the stage's queue depths and bottlenecks")

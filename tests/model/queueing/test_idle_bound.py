@@ -10,7 +10,7 @@ import ssdco.model.queueing.idle_bound as idle_bound_module
 from ssdco.model.queueing.erlang import machine_repairman
 from ssdco.model.queueing.idle_bound import held_by_idle_bound, idle_bound, route_time_moments
 from ssdco.model.queueing.route_mva import ALL_FEATURES, IDLE_BOUND, residences_at, route_arrays, solve_route
-from ssdco.model.solvers import SCHEDULES, all_but
+from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import build_network
 from ssdco.sim.des import simulate
@@ -106,7 +106,7 @@ def _iops(d: dict, features: int) -> float:
     """The route MVA's IOPS with ``features`` (the platoon stage answers design 10004 by default)."""
     config = config_from_dict(d)
     return evaluate_network(config, build_network(config), route_features=features,
-                            solvers=all_but(*SCHEDULES, "platoon-stage")).iops
+                            solvers=all_but("markov-chain", "platoon-stage")).iops
 
 
 def test_design_10004_comes_within_the_tolerance_of_the_des():
@@ -135,8 +135,8 @@ def test_a_little_spread_in_the_time_away_scatters_the_returns(monkeypatch):
 def test_where_it_binds_latency_is_littles_law_and_the_busy_group_holds_the_rest():
     d = random_config(10004, mixed_sizes=False)
     config = config_from_dict(d)
-    with_it = evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES, "platoon-stage"))
-    without = evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES, "platoon-stage"),
+    with_it = evaluate_network(config, build_network(config), solvers=all_but("markov-chain", "platoon-stage"))
+    without = evaluate_network(config, build_network(config), solvers=all_but("markov-chain", "platoon-stage"),
                                route_features=WITHOUT)
     assert with_it.iops < without.iops
     assert with_it.latency_mean_us == pytest.approx(12 / with_it.iops * 1e6, rel=1e-12)
@@ -196,7 +196,7 @@ def test_whatif_reports_the_bound_where_it_holds_the_answer():
     from ssdco.cli import format_result
 
     config = config_from_dict(random_config(10004, mixed_sizes=False))
-    r = evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES, "platoon-stage"))
+    r = evaluate_network(config, build_network(config), solvers=all_but("markov-chain", "platoon-stage"))
     assert r.bounds.idle_station == "cores:g1"
     assert r.iops == pytest.approx(r.bounds.idle_per_us * 1e6, rel=1e-9)
     assert r.bounds.upper_per_us == r.bounds.capacity_per_us  # the schedules are not held to it
@@ -208,6 +208,6 @@ def test_whatif_reports_the_bound_where_it_holds_the_answer():
     d = random_config(10004, mixed_sizes=False)
     d["workload"].update(read_fraction=1.0, queue_depth=1)
     config = config_from_dict(d)
-    r = evaluate_network(config, build_network(config), solvers=all_but(*SCHEDULES, "platoon-stage"))
+    r = evaluate_network(config, build_network(config), solvers=all_but("markov-chain", "platoon-stage"))
     assert r.bounds.idle_per_us == float("inf") and r.to_dict()["bounds"]["idle_iops"] is None
     assert "idle while" not in format_result(r)
