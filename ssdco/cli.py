@@ -295,18 +295,15 @@ def _bounds_lines(r) -> list[str]:
     cap = r.bounds.capacity_iops
     pop = r.bounds.population_iops
     wbuf = r.bounds.write_buffer_iops
-    stage = r.bounds.routed_stage_iops
     idle = r.bounds.idle_iops
     idle_text = f"{r.bounds.idle_station} idle while every request is away"
     limit = min([(pop, "queue depth (N / zero-load latency)"), (wbuf, "write buffer (its background runs)"),
-                 (stage, f"{r.bounds.routed_stage} alone at queue depth {r.queue_depth}"), (idle, idle_text),
+                 (idle, idle_text),
                  (cap, f"bottleneck station {r.bottleneck}")], key=lambda bound: bound[0])[1]  # the first smallest
     population_bound = f", X <= {_fmt(pop, '', 0)} (N / {r.bounds.zero_load_latency_us:.2f} us)"
     bounds = (f"  bounds (IOPS)        X <= {_fmt(cap, '', 0)} (capacity of {r.bottleneck})"
               + (population_bound if math.isfinite(pop) else "")
               + (f", X <= {_fmt(wbuf, '', 0)} (write buffer)" if math.isfinite(wbuf) else "")
-              + (f", X <= {_fmt(stage, '', 0)} ({r.bounds.routed_stage} alone at queue depth {r.queue_depth})"
-                 if math.isfinite(stage) else "")
               + (f", X <= {_fmt(idle, '', 0)} ({idle_text})" if math.isfinite(idle) else ""))
     busiest, limited = r.busiest_station, r.limited_by
     if limited in r.utilization:  # a station

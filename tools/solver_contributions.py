@@ -31,8 +31,7 @@ SOLVERS_LEFT_OUT = ("markov-chain", "platoon-stage")
 def feature_bits() -> dict[str, int]:
     from ssdco.model.queueing import route_mva as rm
 
-    names = ("FORK_JOIN", "MAX_WAIT", "REENTRY", "FLOW", "ROUTED_STAGE", "WAIT_DISPLACEMENT", "IDLE_BOUND",
-             "FORK_JOIN_STAGE")
+    names = ("FORK_JOIN", "MAX_WAIT", "REENTRY", "FLOW", "IDLE_BOUND")
     return {n.lower(): getattr(rm, n) for n in names}
 
 

@@ -33,11 +33,6 @@ class Bounds:
     # sustain (route_mva.write_buffer_capacity); inf otherwise. Not part of capacity_per_us, which stays
     # the operational bound min c_k / D_k of the bottleneck station.
     write_buffer_per_us: float = float("inf")
-    # closed workloads: what the dies and their channels alone sustain with all N requests in them
-    # (routed_stage.py), where the route solver found it could hold X (a seeded estimate, standard error
-    # 0.02-0.25 %); inf elsewhere. Not part of capacity_per_us either.
-    routed_stage_per_us: float = float("inf")
-    routed_stage: str = ""  # its stations: "die and channel", or one of them
     # closed workloads the route MVA answers: the idle bound (idle_bound.py: the busy core group idles while every
     # request is away) where it holds X; inf elsewhere. Not part of upper_per_us: the chain and the platoon stage,
     # which follow the requests one by one, are not held to it.
@@ -47,7 +42,7 @@ class Bounds:
     @property
     def upper_per_us(self) -> float:
         """The tightest upper bound."""
-        return min(self.capacity_per_us, self.population_per_us, self.write_buffer_per_us, self.routed_stage_per_us)
+        return min(self.capacity_per_us, self.population_per_us, self.write_buffer_per_us)
 
     @property
     def capacity_iops(self) -> float:
@@ -63,11 +58,6 @@ class Bounds:
     def write_buffer_iops(self) -> float:
         """What the write buffer's background runs sustain (IOPS; inf where it does not apply)."""
         return self.write_buffer_per_us * US_PER_S
-
-    @property
-    def routed_stage_iops(self) -> float:
-        """What the dies and channels alone sustain with every request in them (IOPS; inf where not found)."""
-        return self.routed_stage_per_us * US_PER_S
 
     @property
     def idle_iops(self) -> float:

@@ -240,7 +240,6 @@ class Result:
                 "population_iops": _num(self.bounds.population_iops),
                 "zero_load_latency_us": _num(self.bounds.zero_load_latency_us),
                 "write_buffer_iops": _num(self.bounds.write_buffer_iops),
-                "routed_stage_iops": _num(self.bounds.routed_stage_iops),
                 "idle_iops": _num(self.bounds.idle_iops),
             },
             "power_mw": {

@@ -99,16 +99,13 @@ def evaluate(config: Config, *, effort: str = "full", solvers: Iterable[str] | N
 
 def _bounds(ctx: Context, found: Answer) -> Bounds:
     """The asymptotic bounds with the answer's zero-load latency and, for the route solvers of closed workloads, the
-    write buffer's and the routed stage's bounds; the idle bound where the route MVA answers and is held by it."""
+    write buffer's bound; the idle bound where the route MVA answers and is held by it."""
     network = ctx.network
     bounds = asymptotic_bounds(ctx.names, ctx.total_demand_us, ctx.servers, ctx.copies, network.delay_us,
                                network.queue_depth, found.zero_load_us)
     if network.queue_depth is None or ctx.effort == "exact":
         return bounds
-    sol = found.route_solution
-    stage = " and ".join(ctx.names[k] for k in ctx.arrays.routed_indices) if sol.routed_stage_index >= 0 else ""
-    bounds = replace(bounds, write_buffer_per_us=ctx.arrays.bg_capacity_per_us,
-                     routed_stage_per_us=sol.routed_stage_per_us, routed_stage=stage)
+    bounds = replace(bounds, write_buffer_per_us=ctx.arrays.bg_capacity_per_us)
     idle = ctx.trace.idle_bound
     if idle is not None and found.solver == "route-mva":
         bounds = replace(bounds, idle_per_us=idle.throughput_per_us, idle_station=idle.station)

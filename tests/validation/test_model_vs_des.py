@@ -277,35 +277,22 @@ def test_busy_channels_run_event_by_event_behind_the_rest_of_the_route():
     assert abs(e_x) <= IOPS_TOLERANCE / 3 and abs(e_r) <= LATENCY_TOLERANCE / 3, (e_x, e_r)
 
 
-def test_channels_alone_at_queue_depth_7_hold_the_throughput_below_their_capacity():
+def test_channels_at_queue_depth_7_below_their_capacity():
     # 16 KiB reads at QD 7 over two channels of one die each: the DES keeps the channels 96 % busy (a channel
     # whose share of the requests' transactions has run out idles while they wait for the other), where the
-    # route MVA reached their capacity c / D and was +4.1 % IOPS. Held to what the dies and channels alone
-    # sustain at QD 7 (routed_stage.py): +0.1 %, and the requests the bound leaves over are counted at the
-    # channels.
+    # route MVA reaches their capacity c / D and is +4.1 % IOPS. The platoon stage, the default at QD 7, runs the
+    # dies and channels event by event and agrees.
     d = gallery("reads-over-two-one-die-channels")
     config = config_from_dict(d)
     network = build_network(config)
-    model = evaluate_network(config, network,
-                             solvers=all_but("platoon-stage"))  # at QD 7 the platoon stage answers by default
-    assert model.method == "route-mva"
-    assert model.bounds.routed_stage == "die and channel"
-    assert model.bounds.routed_stage_per_us < 0.98 * model.bounds.capacity_per_us
-    assert model.iops == pytest.approx(model.bounds.routed_stage_per_us * 1e6, rel=1e-9)
+    route = evaluate_network(config, network, solvers=all_but("platoon-stage"))
     des = simulate(network, requests=DES_REQUESTS, seed=1)
-    assert model.utilization["channel"] == pytest.approx(des.utilization["channel"], abs=0.01)
-    # the left-over requests, one job each: a lower bound on the transaction jobs the DES counts there
-    loads = network.loads()
-    solution = solve_route(route_arrays(network, loads), network.queue_depth)
-    channel = [ld.name for ld in loads].index("channel")
-    assert solution.capacity_stations == (channel,)
-    assert solution.queue[channel] < model.mean_jobs["channel"] < des.mean_in_station["channel"] / 2
-    e_x, e_r = model.iops / des.iops.value - 1.0, model.latency_mean_us / des.mean_latency_us.value - 1.0
-    assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
+    assert route.method == "route-mva" and route.iops / des.iops.value - 1.0 > IOPS_TOLERANCE
     stage = evaluate_network(config, network)
     e_x, e_r = stage.iops / des.iops.value - 1.0, stage.latency_mean_us / des.mean_latency_us.value - 1.0
-    assert stage.method == "platoon-stage" and stage.iops <= model.bounds.routed_stage_per_us * 1e6 * (1.0 + 1e-9)
+    assert stage.method == "platoon-stage"
     assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
+    assert stage.utilization["channel"] == pytest.approx(des.utilization["channel"], abs=0.01)
 
 
 def test_core_group_serving_a_transaction_in_two_runs_at_queue_depth_1():

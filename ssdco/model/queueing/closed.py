@@ -23,5 +23,3 @@ class ClosedSolution:
     write_blocked_fraction: float | None = None  # of the writes, doing their run themselves (the buffer's chain)
     capacity_wait_us: float = 0.0  # held at the capacity bound: N / X less the cycle of waits at X (route MVA)
     capacity_stations: tuple[int, ...] = ()  # the stations whose bound holds X there (route MVA)
-    routed_stage_per_us: float = float("inf")  # the routed stage alone at N, where it could hold X (route MVA, 6.)
-    routed_stage_index: int = -1  # the busier of its stations (the requests left over queue there)

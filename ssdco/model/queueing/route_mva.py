@@ -1,12 +1,11 @@
 """Approximate MVA along the request's route: the closed-workload solver of ``ssdco whatif``.
 
 **The solution.** For each population n = 1 .. N, X(n) is the largest throughput X (up to the capacity
-bound, and the routed stage's of 6.) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a
+bound) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a
 request's mean cycle time when the system runs at X: at each station an arrival sees the other n - 1
 requests, estimated as the (n - 1)/n share of the station's mean queue and busy servers (Schweitzer's
 approximation; P. Schweitzer, "Approximate analysis of multiclass closed networks of queues", 1979;
-Y. Bard, "Some extensions to multiclass queueing network analysis", 1979; 8. below is a correction of it,
-off by default), and with Q = X V (S + W) each station's wait is a closed-form local fixed point. Because no
+Y. Bard, "Some extensions to multiclass queueing network analysis", 1979), and with Q = X V (S + W) each station's wait is a closed-form local fixed point. Because no
 state is carried from one population to the next, an extra server can only shorten cycle_n(X) at every X
 (each term below is non-increasing in a station's servers at fixed X), so X(N) never falls: see "Monotone in
 servers".
@@ -118,13 +117,7 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    in. The regularity kept is therefore scaled by 1 / (1 + (lambda sigma)^2) (mixed reads and
    programs have lambda sigma >> 1;
    read-only or write-only dies sigma = 0; exp(-lambda sigma), 1 / (1 + lambda sigma) and
-   exp(-(lambda sigma)^2) give the same results on every comparison case). Long waits at the copies
-   displace jobs too (:func:`_wait_displacement`): a job that waits longer than the jobs' spacing lands at
-   random in the merged output, which keeps (1 - p)^2 of the regularity for p the share so displaced; a slow
-   core behind dies 67 % busy, where a write that waits waits 140 us and the requests are 27 us apart, sees
-   ca^2 0.21 with it and 0.12 without (the DES's wait there implies about 0.45). It applies to
-   one-transaction requests only: on the fork-join requests it does not agree better with the DES
-   (docs/accuracy.md, per solver).
+   exp(-(lambda sigma)^2) give the same results on every comparison case).
    The variability of the service itself stays, u^2 (cs^2 - 1): dies that mix reads and programs
    depart in bursts, the reads queued behind a program leaving together when it ends, and the
    merged output of the copies is not capped at Poisson. A superposition looks Poisson at short time
@@ -187,18 +180,10 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    bound, which the chain's drain carries. Where the chain would be too large (a 2 MiB buffer beyond
    queue depth 10) the bound alone holds X; there the buffer is full all the time and the bound is
    within 1 % of the DES. ``benchmarks/accuracy.py`` (pm9a3-buffer) compares both with the DES.
-6. **The routed stage alone.** X(N) is also held to what the dies and their channels sustain with all N
-   requests in them and nowhere else (:mod:`ssdco.model.queueing.routed_stage`: a seeded event-by-event run of that
-   stage; deterministic service, reads and programs). Below c / D: a request's transactions pick their dies at
-   random, and a die or channel whose share of the requests' transactions has run out idles while they wait
-   for the others; a channel fed by a few dies idles while none has a read done. The fixed point above reaches
-   c / D at a finite N (its channel waits are scaled by the regular arrivals of 3.), where the DES approaches
-   it as about 1 / N. The full estimate is made only where a short run (20,000 requests) comes within 5 % of
-   the route's X(N); where X(N) is above it, the route is solved again with it as the capacity, so
-   X(N) = min(X(N), the stage's). docs/accuracy.md has its effect on the cached draws.
-7. **The routed stage behind the rest** (``whatif`` calls :func:`stage_behind_rest` on the route MVA's
+6. **The routed stage behind the rest** (``whatif`` calls :func:`stage_behind_rest` on the route MVA's
    answer). Where every request is one transaction and the busiest station is a die or channel
-   station at least half busy, the dies and channels of 6. are also run event by event with the rest of the
+   station at least half busy, the dies and channels (:mod:`ssdco.model.queueing.routed_stage`: a seeded
+   event-by-event run of that stage; deterministic service, reads and programs) are run with the rest of the
    route as a fixed delay between a request's completion and the next one's arrival: the route MVA's own
    time outside them, N / X - (residence x copies at the dies and channels). Where that gives more than
    X(N), X(N) is raised to it; the dies' and channels' residences are scaled to the stage's time, the rest's
@@ -207,12 +192,6 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    70 %-read mixes over one or two multi-plane dies 85-97 % busy). Not where a core group is the busiest:
    its queue is no fixed delay. The max keeps the route MVA where the stage is the lower, at saturation
    mostly. docs/accuracy.md, per solver.
-   For requests of several transactions (``FORK_JOIN_STAGE``) the stage forks each request's
-   transactions over the dies and ends with the last, and the fixed delay is the route MVA's time outside the
-   dies and channels, each transaction's visits there counted one after another, plus the pure delay; the fork-
-   join makespan (the rest of the cycle) is scaled to the stage's. It applies wherever a die or channel is the
-   busiest station, at any load. The dies' and channels' residences summed over the transactions exceed the
-   makespan and would make the delay too short. docs/accuracy.md, per regime.
 
 With exponential service (scv = 1) and one transaction per request, 2. and 3. vanish
 (memoryless residual; ca^2 stays 1) and the solution is the Bard-Schweitzer approximate MVA (Erlang C
@@ -231,11 +210,9 @@ combined with it as sqrt(a^2 + b^2), depends on the NAND geometry and timings on
 with the max-of-T term); the own-sibling wait W_sib falls (its work weight E[m_op^2] / S^2 and the copies'
 correlation depend on the workload and the NAND timings, not on any server count); the flow correction (3.)
 depends on the work rate X D, not on the servers (at a channel, on its dies' utilisation, whose servers are
-the NAND geometry's planes, which no core or accelerator changes; the displacement by the dies' waits, on
-those waits at X, which no core or accelerator changes either); the re-entry gaps (2.) are taken at zero
+the NAND geometry's planes, which no core or accelerator changes); the re-entry gaps (2.) are taken at zero
 load without the core groups' serialisation; the serialisation levels fall (measured for the FCFS runs of 1.,
-whose schedule is not covered by this argument); the routed stage's bound (6.) depends on the NAND geometry,
-its timings and the workload only.
+whose schedule is not covered by this argument).
 So cycle_n(X) does not rise anywhere, and the largest X with X cycle_n(X) <= n cannot fall. A recursion in n
 that carries each population's queues into the next is not monotone: a server that raises X(n - 1) puts
 more queue ahead of the next population at a fork-join station, where it costs more than elsewhere. One term
@@ -268,18 +245,15 @@ from ssdco.model.queueing.routed_stage import (
     RoutedStage,
     routed_stage_per_us,
     routed_stages,
-    stage_bound_per_us,
 )
 from ssdco.model.queueing.write_buffer import BufferPool, buffer_pool, pool_throughput
 from ssdco.network.build import Network, StationLoad
 
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
-FORK_JOIN, MAX_WAIT, REENTRY, FLOW, ROUTED_STAGE, WAIT_DISPLACEMENT = 1, 2, 4, 8, 16, 32
+FORK_JOIN, MAX_WAIT, REENTRY, FLOW = 1, 2, 4, 8
 # the busy core group's idling while every request is away (idle_bound.py), applied by whatif after the solve
 IDLE_BOUND = 128
-# the routed stage behind the rest for requests of several transactions (7., :func:`stage_behind_rest`), by whatif
-FORK_JOIN_STAGE = 512
-ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW | ROUTED_STAGE | WAIT_DISPLACEMENT | IDLE_BOUND | FORK_JOIN_STAGE
+ALL_FEATURES = FORK_JOIN | MAX_WAIT | REENTRY | FLOW | IDLE_BOUND
 ROOT_ITERATIONS = 200  # regula falsi steps for each X(n), to ROOT_REL_TOL (relative, in X and in X cycle)
 ROOT_REL_TOL = 1e-12
 POOL_REL_TOL = 1e-6  # the write buffer's fixed point in X (5.)
@@ -566,8 +540,8 @@ class RouteArrays:
     step_in_block: np.ndarray  # bool: inside the fork-join block
     step_routed: np.ndarray  # bool: picks one of the station's copies
     own_serial_us: np.ndarray  # [size class, 2]: the own transactions' serialisation at zero load (1.), and
-    # what variable service adds to it (own_serial_parts)
     own_serial_routed_us: np.ndarray  # [size class, 2] the same at the address-routed stages only (2.)
+    # what variable service adds to it (own_serial_parts)
     profile: np.ndarray  # [step, size class, entry, (a, b, P)]: top_level_profile, zero-padded
     slack: np.ndarray  # [step, operation, (service us, probability)]: a transaction's service by operation
     size_transactions: np.ndarray
@@ -584,7 +558,7 @@ class RouteArrays:
     # them, 0 adds them as independent parts (root of the sum of squares); see stage_wait_correlation()
     stage_wait_correlation: float = 1.0
     buffer_pool: BufferPool | None = None  # the write buffer's pool of slots (5.; None: the bound alone)
-    routed_stages: tuple[RoutedStage, ...] = ()  # the dies and channels alone (routed_stage.py, 6.), and
+    routed_stages: tuple[RoutedStage, ...] = ()  # the dies and channels as a stage (routed_stage.py, 6.), and
     routed_indices: tuple[int, ...] = ()  # their stations
 
     @property
@@ -1198,13 +1172,11 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
     2.7 us where the DES waits 0.1 us (-4.8 % IOPS).
 
     ``work`` rows: 0 the per-server utilisations (in), 1 ca2 and 2 ca2_in (out), 3 keep, 4 h, 5 the
-    right-hand side, 6 the share of the regularity that the waits at address-routed copies leave (in:
-    :func:`_wait_displacement`, 1 elsewhere), 7 .. 7 + k the system's matrix."""
+    right-hand side, 6 .. 6 + k the system's matrix."""
     k_count = svc.shape[0]
     share = traffic[0]
     util, ca2, ca2_in, keep, h, rhs = work[0], work[1], work[2], work[3], work[4], work[5]
-    system = work[7: 7 + k_count]
-    kept_by_waits = work[6]
+    system = work[6: 6 + k_count]
     for k in range(k_count):
         if copies[k] > 1.0:
             # address-routed copies: a stream split at random and merged again after the same service is
@@ -1212,14 +1184,13 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
             # arrivals (before the split); queueing at a copy moves it to the service's. Variable service
             # displaces each job at random, which destroys the regularity of the arrivals once the
             # spread of the delays (sigma) exceeds the spacing of the jobs (1 / lambda): kept by
-            # 1 / (1 + (lambda sigma)^2) (mixed reads and programs: lambda sigma >> 1); so do long waits at
-            # the copies (kept_by_waits, :func:`_wait_displacement`). The merged output
+            # 1 / (1 + (lambda sigma)^2) (mixed reads and programs: lambda sigma >> 1). The merged output
             # is not capped at Poisson: reads queued behind a program leave in a clump when it ends, and
             # a superposition keeps its streams' burstiness at long time scales (QNA's asymptotic
             # method), which is what a busy station downstream sees
             u = min(util[k], 1.0)
             lam_sigma = x * visits[k] * copies[k] * svc[k] * math.sqrt(scv[k])
-            keep[k] = (1.0 - u * u) / (1.0 + lam_sigma * lam_sigma) * kept_by_waits[k]
+            keep[k] = (1.0 - u * u) / (1.0 + lam_sigma * lam_sigma)
         else:
             # as one server doing the station's work: more servers do not make the output less regular
             # (with u = X D / c and Whitt's 1/sqrt(c) they would, and IOPS could fall)
@@ -1241,31 +1212,6 @@ def _flow_scv(x, scv, servers, copies, visits, svc, traffic, work):
         for p in range(k_count):
             ca2_in[k] += share[k, p] * y[p]
             ca2[k] += traffic[1, k, p] * y[p]
-
-
-@nb.njit(cache=True, inline='always')
-def _wait_displacement(x, copies, visits, wait0, p_wait0, out):
-    """The share of their arrivals' regularity that the waits at address-routed copies leave in the copies'
-    merged output (3.), into ``out`` (1 at single-copy stations): (1 - p)^2, with p the share of the jobs
-    that a wait displaces by more than the spacing of the jobs, p = P (lambda theta)^2 / (1 + (lambda theta)^2)
-    (P: P(wait) at a copy, theta = W / P the mean wait of those who wait, lambda the station's arrival rate
-    over all its copies). A job displaced that far lands at random: the merged output is then a (1 - p)
-    thinning of the regular stream (scv 1 + (1 - p) (ca^2 - 1)) merged with a Poisson stream of rate p lambda,
-    and by QNA's rate-weighted superposition its ca^2 - 1 is (1 - p)^2 (ca^2 - 1). Without this, the
-    regularity of a busy core group passes through dies that queue for long: 4 KiB writes at QD 15 over 9
-    single-plane dies 67 % busy, waiting 140 us on average, 1 / X = 27 us apart, put the core group behind
-    them (one slow core 89 % busy) at ca^2 0.12 where the DES's wait there implies about 0.45 (+4.0 % IOPS;
-    with this ca^2 0.21, the completion group between taken as one server 75 % busy, and +3.7 %). The spread
-    of the waits instead (1 / (1 + (lambda sigma)^2), as for variable service) takes regularity from dies
-    where a tenth of the jobs wait, and writes at QD 17 behind a slow core 94 % busy move further from the
-    DES (benchmarks/accuracy.py)."""
-    for k in range(copies.shape[0]):
-        out[k] = 1.0
-        if copies[k] > 1.0 and p_wait0[k] > 0.0 and wait0[k] > 0.0:
-            p = min(p_wait0[k], 1.0)
-            spread = min(x * visits[k] * copies[k] * wait0[k] / p, 1e6)  # lambda theta
-            displaced = p * spread * spread / (1.0 + spread * spread)
-            out[k] = (1.0 - displaced) * (1.0 - displaced)
 
 
 @nb.njit(cache=True, inline='always')
@@ -1316,14 +1262,9 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
         util[k] = x * demand[k] / servers[k]
         ca2[k] = 1.0
         ca2_in[k] = 1.0
-    # the address-routed copies first: their waits do not use the propagated flow (_routed_gamma), and
-    # how long they are tells how much regularity passes through them (_wait_displacement)
+    # the address-routed copies first: their waits do not use the propagated flow (_routed_gamma)
     for j in range(2 * k_count):
         if j == k_count and features & FLOW and x > 0.0 and n >= 2:  # 3. the flow; with one request nobody waits
-            if features & WAIT_DISPLACEMENT:
-                _wait_displacement(x, copies, visits, wait0, p_wait0, work[6])
-            else:
-                work[6, :] = 1.0
             _flow_scv(x, flow_scv, servers, copies, visits, svc, traffic, work)
         k = j % k_count
         if (j < k_count) != (copies[k] > 1.0):
@@ -1458,7 +1399,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     p_wait0 = np.zeros(k_count)
     has_bg = bg_demand.max() > 0.0
     above = np.zeros(max(servers.max(), 1))  # P(J > j) at one multi-server station, j < c
-    work = np.zeros((7 + k_count, k_count))
+    work = np.zeros((6 + k_count, k_count))
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
@@ -1663,8 +1604,7 @@ def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:
     """Mean jobs per station copy of ``sol`` with the requests that the capacity bound leaves over queued at
     the bottleneck.
 
-    X(N) is capped at the capacity c / D of the bottleneck, or at what the dies or channels alone sustain at N
-    (6.); there a request's cycle of waits at that X is shorter than N / X, and the rest of the population,
+    X(N) is capped at the capacity c / D of the bottleneck; there a request's cycle of waits at that X is shorter than N / X, and the rest of the population,
     X (N / X - cycle) = N - X cycle requests (``sol.capacity_wait_us`` per request), can only be queued at
     the station that holds X (``sol.capacity_stations``; Little's law; the
     latency N / X includes it already). With it one fast core 100 % busy with 4 KiB reads at QD 64 reports
@@ -1695,8 +1635,6 @@ def _solver(arrays: RouteArrays, population: int, features: int):
     sibling_work = a.sibling_work if a.sibling_work is not None else np.ones(k)
     fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(k)
     stage_corr = float(a.stage_wait_correlation)
-    if not a.one_transaction:
-        features &= ~WAIT_DISPLACEMENT  # one transaction per request only (3., :func:`_wait_displacement`)
 
     def solve(cap_per_us: float, cap_background: bool = True, x_at: float = -1.0):
         return _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station, a.step_service_us,
@@ -1713,7 +1651,7 @@ def residences_at(arrays: RouteArrays, population: int, x_per_us: float,
                   features: int = ALL_FEATURES) -> tuple[np.ndarray, np.ndarray]:
     """Per station copy, the residence (us per request) and P(wait) that the route MVA's corrections give at
     ``population`` requests with X fixed at ``x_per_us`` (requests/us) instead of solved for; the write buffer's
-    pool (5.) and the routed stage's bound (6.) are not applied."""
+    pool (5.) is not applied."""
     _, residence, _, p_wait, _ = _solver(arrays, population, features)(math.inf, x_at=x_per_us)
     return residence, p_wait
 
@@ -1728,15 +1666,9 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     # apply, the throughput bound of the buffer's background runs alone
     cap = float(a.bg_capacity_per_us)
     blocked = None  # of the writes: known from the chain only (at the bound alone, whatif takes Little's law)
-    stage_cap, stage_k = math.inf, -1  # the routed stage alone (6.), where it holds X
     if a.buffer_pool is None or a.buffer_pool.queue_depth != population:
         xs, res, q, pw, cycle = solve(cap)
         x = float(xs[population])
-        if features & ROUTED_STAGE:
-            stage_cap, stage_k = routed_stage_capacity(a, population, x)
-        if x > stage_cap:
-            xs, res, q, pw, cycle = solve(min(cap, stage_cap))
-            x = float(xs[population])
         held = x >= cap * (1.0 - 1e-9)
     else:
         pool = a.buffer_pool
@@ -1763,55 +1695,34 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     # the buffer (a write that finds too few free slots does its background run itself); held at a station's
     # capacity, it is queued there (queue_at_capacity)
     bound = station_capacity_per_us(a)
-    if stage_k >= 0:
-        bound[stage_k] = min(bound[stage_k], stage_cap)
     at_bound = () if held else tuple(int(k) for k in np.flatnonzero(x >= bound * (1.0 - 1e-9)))
     return ClosedSolution(population=population, throughput_per_us=x, throughput_by_n=xs, residence_us=res,
                           queue=q, p_wait=pw, response_us=population / x,
                           buffer_wait_us=max(population / x - float(cycle), 0.0) if held else 0.0,
                           capacity_wait_us=max(population / x - float(cycle), 0.0) if at_bound else 0.0,
                           at_write_buffer_bound=held, write_blocked_fraction=blocked,
-                          capacity_stations=at_bound, routed_stage_per_us=stage_cap, routed_stage_index=stage_k)
+                          capacity_stations=at_bound)
 
 
-def routed_stage_capacity(arrays: RouteArrays, population: int, x_per_us: float) -> tuple[float, int]:
-    """What ``arrays``' dies and channels alone sustain (requests/us) at ``population`` requests (routed_stage.py,
-    6.) where that could hold ``x_per_us``, and the busier of their stations; (inf, -1) where it cannot."""
-    if not arrays.routed_stages:
-        return math.inf, -1
-    bound = stage_bound_per_us(arrays.routed_stages, population, tuple(int(t) for t in arrays.size_transactions),
-                               tuple(float(p) for p in arrays.size_probs), x_per_us)
-    if not math.isfinite(bound):
-        return math.inf, -1
-    capacity = station_capacity_per_us(arrays)
-    return bound, min(arrays.routed_indices, key=lambda k: capacity[k])
-
-
-STAGE_BEHIND_REST_UTILIZATION = 0.5  # the busiest station a die or channel at least this busy (7.)
+STAGE_BEHIND_REST_UTILIZATION = 0.5  # the busiest station a die or channel at least this busy (6.)
 
 
 def stage_behind_rest(network: Network, arrays: RouteArrays, sol: ClosedSolution,
-                      utilization: np.ndarray, features: int = ALL_FEATURES) -> ClosedSolution:
+                      utilization: np.ndarray) -> ClosedSolution:
     """``sol`` (the route MVA's solution of ``network`` at its queue depth) with X raised to what the dies and
-    channels sustain, run event by event behind the rest of the route as a fixed delay (7.), where that is
+    channels sustain, run event by event behind the rest of the route as a fixed delay (6.), where that is
     more; otherwise ``sol`` itself. Where the busiest station (``utilization``, per server, at ``sol``'s X) is a
-    die or channel, every die and channel station is in the stage (``routed_stage.routed_stages``), and X is not
-    held at a bound: for requests of one transaction where that station is at least
-    ``STAGE_BEHIND_REST_UTILIZATION`` busy, and for requests of several (with ``FORK_JOIN_STAGE``) at any load. The
+    die or channel at least ``STAGE_BEHIND_REST_UTILIZATION`` busy, every request is one transaction, every die and
+    channel station is in the stage (``routed_stage.routed_stages``), and X is not held at a bound. The
     residences at the dies and channels are scaled to the stage's time; the rest's are kept."""
     population = sol.population
     routed = list(arrays.routed_indices)
-    if (not routed or sol.at_write_buffer_bound or sol.capacity_wait_us > 0.0
-            or not (arrays.one_transaction or features & FORK_JOIN_STAGE)
+    if (not routed or sol.at_write_buffer_bound or sol.capacity_wait_us > 0.0 or not arrays.one_transaction
             or {st.station for st in arrays.routed_stages}
             != {st.name for st in network.stations if st.kind in ROUTED_KINDS}):
         return sol
     busiest = int(np.argmax(utilization))
-    if busiest not in routed:
-        return sol
-    if not arrays.one_transaction:
-        return _fork_join_stage_behind_rest(network, arrays, sol)
-    if utilization[busiest] < STAGE_BEHIND_REST_UTILIZATION:
+    if busiest not in routed or utilization[busiest] < STAGE_BEHIND_REST_UTILIZATION:
         return sol
     stage_us = float(np.sum(sol.residence_us[routed] * arrays.copies[routed]))
     think_us = sol.response_us - stage_us  # one transaction: no fork-join, the rest is everything else
@@ -1819,18 +1730,8 @@ def stage_behind_rest(network: Network, arrays: RouteArrays, sol: ClosedSolution
         return sol
     # 200,000 requests (the stage's default): over 8 seeds the estimate's spread is 0.06-0.22 %, where 50,000
     # give up to 0.8 % with reads and programs mixed, which the max below would turn into a bias upwards
-    x = routed_stage_per_us(population, (1,), (1.0,), arrays.routed_stages, think_us=think_us)
-    return _raised_to_stage(arrays, sol, x, think_us, stage_us)
-
-
-def _raised_to_stage(arrays: RouteArrays, sol: ClosedSolution, stage_x_per_us: float, think_us: float,
-                     stage_us: float) -> ClosedSolution:
-    """``sol`` with X raised to ``stage_x_per_us`` (held to the stations' capacity and the stage alone's bound) where
-    that is more, the residences at the dies and channels scaled from their time ``stage_us`` to the stage's, N / X
-    less ``think_us``; otherwise ``sol`` itself (:func:`stage_behind_rest`)."""
-    population = sol.population
-    routed = list(arrays.routed_indices)
-    x = min(stage_x_per_us, float(np.min(station_capacity_per_us(arrays))), sol.routed_stage_per_us)
+    x = min(routed_stage_per_us(population, (1,), (1.0,), arrays.routed_stages, think_us=think_us),
+            float(np.min(station_capacity_per_us(arrays))))
     if x <= sol.throughput_per_us:
         return sol
     residence = sol.residence_us.copy()
@@ -1839,26 +1740,6 @@ def _raised_to_stage(arrays: RouteArrays, sol: ClosedSolution, stage_x_per_us: f
     by_n[population] = x
     return replace(sol, throughput_per_us=x, throughput_by_n=by_n, residence_us=residence, queue=x * residence,
                    response_us=population / x)
-
-
-def _fork_join_stage_behind_rest(network: Network, arrays: RouteArrays, sol: ClosedSolution) -> ClosedSolution:
-    """:func:`stage_behind_rest` for requests of several transactions (7.): the stage forks each request's
-    transactions over the dies (its size drawn as in ``arrays``) and ends with the last of them; the rest of the route
-    is the fixed time between a request's completion and its successor's arrival, taken as the route MVA's time
-    outside the dies and channels, every transaction's visits to the stations there counted one after another, plus
-    the pure delay. The fork-join makespan at the stage is the rest of ``sol``'s cycle, and is scaled to the stage's."""
-    outside = np.ones(len(sol.residence_us), dtype=bool)
-    outside[list(arrays.routed_indices)] = False
-    think_us = network.delay_us + float(np.sum(sol.residence_us[outside] * arrays.copies[outside]))
-    makespan_us = sol.response_us - think_us
-    if not makespan_us > 0.0:
-        return sol
-    drawn = arrays.size_probs > 0.0
-    transactions = tuple(int(t) for t in arrays.size_transactions[drawn])
-    probs = arrays.size_probs[drawn] / float(np.sum(arrays.size_probs[drawn]))
-    x = routed_stage_per_us(sol.population, transactions, tuple(float(p) for p in probs), arrays.routed_stages,
-                            think_us=think_us)
-    return _raised_to_stage(arrays, sol, x, think_us, makespan_us)
 
 
 def request_alone_us(network: Network) -> float:

@@ -1,42 +1,27 @@
-"""The address-routed stage alone: what the dies and channels sustain with all N requests in them.
+"""The address-routed stage: the dies and channels run event by event, the rest of the route a fixed time.
 
-The capacity bound c / D of a station is what it sustains with an endless queue. At queue depth N the
-dies and channels never have one: a request's T transactions pick their dies at random, and a die (or a
-channel) whose share of the N requests' transactions has run out idles while the request waits for its
-slowest transaction elsewhere. New work arrives only when a request completes, so the copies' backlogs drift
-apart and are pulled back only by idling (a zero-drift random walk reflected at a distance of about N
-requests: the idle fraction falls as about 1 / N). And a channel fed by a few dies idles while none of
-them has a read done. In the embedded DES, with 16 KiB reads over two channels of one die each, the channels
-are 91.4, 96.1, 97.4, 98.2, 98.8 and 99.6 % busy at QD 4, 7, 10, 14, 20 and 64, where the route MVA's fixed
-point alone reaches c / D at QD 7 (+4.1 % IOPS); with 4 KiB reads over one channel of 8 dies at QD 10, 97 %,
-where the fixed point alone has the channel at capacity (+3.1 %).
+**Why.** The route MVA's waits at deterministic dies and channels of few servers run long at moderate load (4 KiB
+reads at QD 14 with the channels 74 % busy; 70 %-read mixes over one or two multi-plane dies 85-97 % busy): a die
+(or a channel) whose share of the N requests' transactions has run out idles while the others wait, and a channel
+fed by a few dies idles while none of them has a read done, which mean values do not see.
+``route_mva.stage_behind_rest`` therefore runs the dies and channels here, behind the route MVA's own time for the
+rest of the route, where a die or channel is the busiest station.
 
-**The stage alone.** N requests, each forking its T transactions (T drawn from the request sizes) to the
-dies uniformly at random, c servers (planes) per die, then each to its die's channel (die d to channel
-d % channels, as in the DES), FCFS in arrival order at each, a request leaving when its last transaction
-ends and the next one taking its place at once; deterministic service, a read's or a program's (a request's
-transactions share its operation). Where only one of the two stations qualifies, that one alone. The rest of
-the route only holds requests away from the stage, so its throughput is taken as an upper bound on X(N)
-(argued, not proven: the loop has no product form; on the cached DES comparisons the DES is never above it by
-more than its own noise, docs/accuracy.md). The route MVA holds its X(N) to it (``route_mva.solve_route``),
-as it holds it to c / D.
+**The stage.** N requests, each forking its T transactions (T drawn from the request sizes) to the dies uniformly
+at random, c servers (planes) per die, then each to its die's channel (die d to channel d % channels, as in the
+DES), FCFS in arrival order at each, a request leaving when its last transaction ends and the next one taking its
+place after a fixed time ``think_us`` (the rest of the route; 0: at once); deterministic service, a read's or a
+program's (a request's transactions share its operation). Where only one of the two stations qualifies, that one
+alone.
 
 It is estimated by running the stage event by event, seeded (:data:`SEED`), so the answer is the same on
 every run: its exact chain (the N requests' remaining transactions per copy, in arrival order) grows
 exponentially in N. For one station with one service time S every service starts at a multiple of S (all
 start at time 0, and a server starts work only when a service ends or a request arrives, which happens only
 when a service ends), so that stage runs in slots, and for small N its slotted chain is solved exactly in
-``tests/model/queueing/test_routed_stage.py``: the estimate is within 0.25 % of it (over eight other seeds within 0.05 %
-on average). Over :data:`REQUESTS` requests its standard error is 0.02-0.1 % with one service time per
-station and up to about 0.25 % where reads and programs mix (eight seeds on each of ten stages);
-an estimate takes 15-120 ms.
-The DES of whole designs whose dies are the bottleneck at QD 27-48, run for 1,000,000 requests, lands
-0.03-0.14 % above the dies alone (within the DES's own 95 % CI, 0.14-0.22 %): there the rest of the route holds
-almost no requests and the stage alone is the design.
-
-The same stage also runs with a fixed time between a request's completion and the arrival of the one that
-takes its place (``think_us``), standing for the rest of the route: behind the route MVA's own time there
-(``route_mva.stage_behind_rest``, one-transaction requests at busy dies or channels).
+``tests/model/queueing/test_routed_stage.py``: the estimate is within 0.25 % of it. Over :data:`REQUESTS`
+requests its standard error is 0.02-0.1 % with one service time per station and up to about 0.25 % where reads
+and programs mix; an estimate takes 15-120 ms.
 
 Where it applies (:func:`routed_stages`): a closed workload, a die or channel station that only the data
 step visits (no mapping-table reads, no background work), deterministic (NAND scv 0), and every request's
@@ -56,8 +41,6 @@ from ssdco.network.build import Network
 
 SEED = 20261127  # the estimate's seed: one fixed stream, so the bound is the same on every run
 REQUESTS = 200_000  # completed requests per estimate, after a warm-up of a tenth as many
-SCREEN_REQUESTS = 20_000  # the short run that tells whether the bound can hold a given X at all
-SCREEN_MARGIN = 0.05
 ROUTED_KINDS = ("die", "channel")
 
 
@@ -101,22 +84,6 @@ def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
         found.append(RoutedStage(st.name, int(st.copies), int(st.servers), float(s.read_us), float(s.write_us),
                                  float(network.read_fraction)))
     return tuple(sorted(found, key=lambda st: ROUTED_KINDS.index(st.station)))
-
-
-def stage_bound_per_us(stages: tuple[RoutedStage, ...], population: int, transactions: tuple[int, ...],
-                       probs: tuple[float, ...], x_per_us: float = math.inf) -> float:
-    """What ``stages`` alone sustain (requests/us) with ``population`` requests of ``transactions``
-    transactions each (with probabilities ``probs``): :func:`routed_stage_per_us`.
-
-    Where a throughput ``x_per_us`` is given and a short run (:data:`SCREEN_REQUESTS`) puts the stages more
-    than :data:`SCREEN_MARGIN` above it, the bound cannot hold that X and inf is returned without the full run
-    (the short run's standard error is at most about 0.8 %, where reads and programs mix: the margin is six of
-    them)."""
-    if x_per_us < math.inf:
-        quick = routed_stage_per_us(population, transactions, probs, stages, requests=SCREEN_REQUESTS)
-        if x_per_us < quick * (1.0 - SCREEN_MARGIN):
-            return math.inf
-    return routed_stage_per_us(population, transactions, probs, stages)
 
 
 def _check_request_sizes(transactions: tuple[int, ...], probs: tuple[float, ...]) -> None:

@@ -48,13 +48,13 @@ class RouteMva:
         """The route MVA's X(N) with its event-by-event corrections (module docstring)."""
         base = ctx.baseline
         sol = stage_behind_rest(ctx.network, ctx.arrays, base,
-                                base.throughput_per_us * ctx.total_demand_us / ctx.servers, ctx.route_features)
+                                base.throughput_per_us * ctx.total_demand_us / ctx.servers)
         if ctx.route_features & IDLE_BOUND:
             busiest = int(np.argmax(sol.throughput_per_us * ctx.total_demand_us / ctx.servers))
             if ctx.loads[busiest].kind == "cores":
                 sol, ctx.trace.idle_bound = held_by_idle_bound(ctx.network, ctx.arrays, sol, ctx.names[busiest],
                                                                ctx.route_features)
-        seeded = sol is not base or sol.routed_stage_index >= 0  # the routed stage raised or holds X
+        seeded = sol is not base  # the routed stage raised X (or the idle bound held it)
         return Answer(self.name, sol.throughput_per_us, sol.response_us, sol.residence_us, base.p_wait, sol.queue,
                       zero_load_us=ctx.zero_load_us, route_solution=sol, correlated=ctx.correlated, seeded=seeded)
 

@@ -10,12 +10,12 @@ from ssdco.model.queueing.periodic import MAX_QUEUE_DEPTH, periodic_schedule, sk
 from ssdco.model.queueing.route_mva import route_arrays, solve_route
 from ssdco.model.solvers import all_but
 from ssdco.model.solvers.schedules import latency_alone_us
-from ssdco.model.whatif import evaluate, evaluate_network
+from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import Network, Station, Step, build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
-from ssdco.validation.random_designs import one_more_server, random_config
+from ssdco.validation.random_designs import random_config
 from tests.gallery import gallery
 
 

@@ -1,4 +1,4 @@
-"""The routed stage alone (ssdco/model/queueing/routed_stage.py): its estimate against exact chains, where it applies,
+"""The routed stage (ssdco/model/queueing/routed_stage.py): its estimate against exact chains, where it applies,
 and how the route MVA and whatif use it."""
 
 import copy
@@ -9,10 +9,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from ssdco.cli import format_result
-from ssdco.model.queueing.routed_stage import RoutedStage, routed_stage_per_us, routed_stages, stage_bound_per_us
-from ssdco.model.solvers import all_but
-from ssdco.model.whatif import evaluate_network
+from ssdco.model.queueing.routed_stage import RoutedStage, routed_stage_per_us, routed_stages
 from ssdco.network.build import build_network
 from ssdco.spec import config_from_dict
 from tests.gallery import gallery
@@ -188,13 +185,6 @@ def test_a_think_time_between_completion_and_the_next_arrival():
     assert routed_stage_per_us(6, (1, 2), (0.5, 0.5), dies, think_us=0.0) == xs[0]
 
 
-def test_a_throughput_far_below_the_stage_skips_the_full_estimate():
-    stages = (RoutedStage("channel", 2, 1, 11.0, 11.0, 1.0),)
-    full = stage_bound_per_us(stages, 7, (4,), (1.0,))
-    assert math.isinf(stage_bound_per_us(stages, 7, (4,), (1.0,), x_per_us=0.5 * full))
-    assert stage_bound_per_us(stages, 7, (4,), (1.0,), x_per_us=0.99 * full) == full
-
-
 def _network(d):
     return build_network(config_from_dict(d))
 
@@ -217,20 +207,3 @@ def test_where_the_stage_applies():
     with_ftl["workload"]["read_fraction"] = 0.7
     with_ftl["ftl"] = {"write_buffer_kib": 2048}  # programs in the background, reads only in the loop
     assert routed_stages(_network(with_ftl)) == ()
-
-
-def test_whatif_reports_the_stage_that_holds_the_throughput():
-    d = gallery("reads-over-two-one-die-channels")
-    # the route MVA's answer (at QD 7 the platoon stage answers by default: whatif.STAGE_MAX_QUEUE_DEPTH)
-    r = evaluate_network(config_from_dict(d), _network(d), solvers=all_but("platoon-stage"))
-    assert r.bounds.routed_stage == "die and channel"
-    assert r.iops == pytest.approx(r.bounds.routed_stage_per_us * 1e6, rel=1e-9)
-    assert r.bounds.upper_per_us == r.bounds.routed_stage_per_us
-    assert r.to_dict()["bounds"]["routed_stage_iops"] == pytest.approx(r.iops)
-    text = format_result(r)
-    assert "(die and channel alone at queue depth 7)" in text
-    assert "tightest bound: die and channel alone at queue depth 7" in text
-    # at queue depth 1 the route is far below what the channels alone sustain: not estimated, not reported
-    d["workload"]["queue_depth"] = 1
-    one = evaluate_network(config_from_dict(d), _network(d))
-    assert math.isinf(one.bounds.routed_stage_per_us) and one.to_dict()["bounds"]["routed_stage_iops"] is None
