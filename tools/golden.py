@@ -5,6 +5,7 @@ A refactor of the model keeps every answer. This tool records, for a fixed set o
 a later tree against the record to a relative tolerance of 1e-9::
 
     python tools/golden.py record            # writes tools/golden.json (atomically)
+    python tools/golden.py record --same-designs   # answers the stored designs again (after a deliberate change)
     python tools/golden.py check             # exit 1 and a list of the designs that moved
     python tools/golden.py check --only presets --limit 40
     python tools/golden.py check --des 200000 --json moved.json   # each moved answer's DES verdict
@@ -136,9 +137,12 @@ def _same(a: float | None, b: float | None) -> bool:
     return abs(a - b) <= RELATIVE_TOLERANCE * max(abs(a), abs(b), 1e-300)
 
 
-def record(count: int) -> None:
+def record(count: int, same_designs: bool = False) -> None:
     rows = []
-    designs = all_designs(count)
+    if same_designs:
+        designs = [(r["group"], r["name"], r["design"]) for r in json.loads(GOLDEN.read_text())["designs"]]
+    else:
+        designs = all_designs(count)
     start = time.perf_counter()
     for k, (group, name, d) in enumerate(designs):
         row = {"group": group, "name": name, "design": d}
@@ -219,6 +223,8 @@ def main() -> int:
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("record")
     r.add_argument("--count", type=int, default=100, help="Hypothesis draws per closed set (default 100)")
+    r.add_argument("--same-designs", action="store_true",
+                   help="answer the designs of the existing record again instead of drawing them")
     c = sub.add_parser("check")
     c.add_argument("--only", choices=("presets", "gallery", "hypothesis", "random"))
     c.add_argument("--limit", type=int)
@@ -230,7 +236,7 @@ def main() -> int:
                    help="leave out this solver (e.g. platoon-stage) or route-MVA correction (e.g. flow)")
     args = p.parse_args()
     if args.command == "record":
-        record(args.count)
+        record(args.count, args.same_designs)
         return 0
     try:
         return check(args.only, args.limit, args.effort or list(EFFORTS), args.des, args.json, tuple(args.without))

@@ -1,11 +1,11 @@
 """Approximate MVA along the request's route: the closed-workload solver of ``ssdco whatif``.
 
 **The solution.** For each population n = 1 .. N, X(n) is the largest throughput X (up to the capacity
-bound) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a
-request's mean cycle time when the system runs at X: at each station an arrival sees the other n - 1
-requests, estimated as the (n - 1)/n share of the station's mean queue and busy servers (Schweitzer's
-approximation; P. Schweitzer, "Approximate analysis of multiclass closed networks of queues", 1979;
-Y. Bard, "Some extensions to multiclass queueing network analysis", 1979), and with Q = X V (S + W) each station's wait is a closed-form local fixed point. Because no
+bound) with X cycle_n(X) <= n, floored at X(n - 1), where cycle_n(X) is a request's mean cycle time when the
+system runs at X: at each station an arrival sees the other n - 1 requests, estimated as the (n - 1)/n share of
+the station's mean queue and busy servers (Schweitzer's approximation; P. Schweitzer, "Approximate analysis of
+multiclass closed networks of queues", 1979; Y. Bard, "Some extensions to multiclass queueing network analysis",
+1979), and with Q = X V (S + W) each station's wait is a closed-form local fixed point. Because no
 state is carried from one population to the next, an extra server can only shorten cycle_n(X) at every X
 (each term below is non-increasing in a station's servers at fixed X), so X(N) never falls: see "Monotone in
 servers".
@@ -1604,7 +1604,8 @@ def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:
     """Mean jobs per station copy of ``sol`` with the requests that the capacity bound leaves over queued at
     the bottleneck.
 
-    X(N) is capped at the capacity c / D of the bottleneck; there a request's cycle of waits at that X is shorter than N / X, and the rest of the population,
+    X(N) is capped at the capacity c / D of the bottleneck; there a request's cycle of waits at that X is shorter
+    than N / X, and the rest of the population,
     X (N / X - cycle) = N - X cycle requests (``sol.capacity_wait_us`` per request), can only be queued at
     the station that holds X (``sol.capacity_stations``; Little's law; the
     latency N / X includes it already). With it one fast core 100 % busy with 4 KiB reads at QD 64 reports
