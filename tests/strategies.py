@@ -117,7 +117,7 @@ def broad_config_dicts(draw) -> dict:
         d["nand"].update(over_provisioning=draw(st.sampled_from([0.01, 0.07, 0.28])),
                          blocks_per_plane=draw(st.sampled_from([8, 1000])),
                          pages_per_block=draw(st.sampled_from([4, 256])),
-                         page_size_kib=draw(st.sampled_from([4, 16])))
+                         page_size_kib=draw(st.sampled_from([p for p in (4, 16) if p >= w["mapping_unit_kib"]])))
         # the DRAM holds the full mapping table (spec.py refuses less): 1 GiB, or the table with 10 % to spare
         probe = config_from_dict({**d, "dram": {**d["dram"], "size_gib": 1e6}})
         table_gib = full_mapping_table_gib(probe.ftl, w["mapping_unit_kib"])

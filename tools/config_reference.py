@@ -256,8 +256,9 @@ PHRASES = {
     "\"jesd219\" if preset == \"jesd219\" else \"uniform\"": "\"uniform\" (\"jesd219\" with preset = \"jesd219\")",
     "'jesd219' if preset == 'jesd219' else 'uniform'": "\"uniform\" (\"jesd219\" with preset = \"jesd219\")",
     "1.0 if mapping == 'full' else 0.25": "1 with mapping = \"full\", else 0.25",
-    "raw_gib / (1.0 + nand.over_provisioning) / 1000000000.0":
+    "raw_bytes / (1.0 + nand.over_provisioning) / 1000000000.0":
         "the raw NAND capacity / (1 + nand.over_provisioning)",
+    "raw_bytes / 1000000000.0": "that product in",
     "default_name": "the file's name (\"inline\" for [controller])",
     "i + 1": "<n> (g1, g2, ... by position)",
     "unit_kib": "mapping_unit_kib",

@@ -145,6 +145,9 @@ MAX_WRITE_BUFFER_KIB = 65536
 #: NVMe hosts split transfers at the drive's MDTS, commonly 128 KiB - 2 MiB).
 MAX_REQUEST_KIB = 4096
 MAX_TRANSACTIONS = 1024  # mapping units per request (the same bound with smaller units)
+#: The host's logical block, KiB: request sizes, mapping units and pages are whole multiples of it (512 B, the
+#: smallest NVMe LBA format; NVMe Base Specification 2.0, "LBA Format Data Structure").
+SECTOR_KIB = 0.5
 #: Lightest open workload: one request per 1,000 s (slower ones outrun the DES clock's float precision).
 MIN_ARRIVAL_IOPS = 0.001
 
@@ -301,6 +304,15 @@ def _with_jesd219_sizes(r: _Reader) -> _Reader:
     return out
 
 
+def _whole_sectors(kib: float) -> bool:
+    """Whether ``kib`` is a positive whole number of ``SECTOR_KIB`` sectors (to 1e-9 of a sector)."""
+    sectors = kib / SECTOR_KIB
+    return sectors >= 1.0 - 1e-9 and abs(sectors - round(sectors)) <= 1e-9
+
+
+SECTORS = f"a multiple of the {SECTOR_KIB * KIB:g} B sector ({SECTOR_KIB:g} KiB: 0.5, 1, 4, 16, ...)"
+
+
 def _size_mix(s: _Reader) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """``request_size_kib = {sizes = [...], probabilities = [...]}``: sizes (KiB) and their probabilities."""
     sizes, probs = s.get("sizes"), s.get("probabilities")
@@ -312,6 +324,8 @@ def _size_mix(s: _Reader) -> tuple[tuple[float, ...], tuple[float, ...]]:
         raise s.error("probabilities", probs, f"expected {len(sizes)} entries, one per size")
     if any(not 0 < x <= MAX_REQUEST_KIB or x < MIN_MAGNITUDE for x in sizes):
         raise s.error("sizes", sizes, f"every size must be > 0 and <= {MAX_REQUEST_KIB} KiB")
+    if not all(_whole_sectors(x) for x in sizes):
+        raise s.error("sizes", sizes, f"every size must be {SECTORS}")
     if any(not math.isfinite(p) or p < 0 for p in probs) or abs(sum(probs) - 1.0) > 1e-6:
         raise s.error("probabilities", probs, "expected non-negative numbers summing to 1")
     s.finish()
@@ -323,6 +337,8 @@ def _request_sizes(r: _Reader) -> tuple[tuple[float, ...], tuple[float, ...]]:
     if isinstance(r.get("request_size_kib", 4), Mapping):
         return _size_mix(r.sub("request_size_kib"))
     size = r.number("request_size_kib", 4, lo=0, lo_open=True, hi=MAX_REQUEST_KIB)
+    if not _whole_sectors(size):
+        raise r.error("request_size_kib", size, SECTORS)
     return (size,), (1.0,)
 
 
@@ -350,6 +366,8 @@ def _parse_workload(r: _Reader) -> Workload:
     qd, arrival = _queue_depth_or_arrival(r)
     pattern = r.string("address_pattern", "jesd219" if preset == "jesd219" else "uniform", choices=ADDRESS_PATTERNS)
     unit_kib = r.number("mapping_unit_kib", 4, lo=0.5, hi=1024)
+    if not _whole_sectors(unit_kib):
+        raise r.error("mapping_unit_kib", unit_kib, SECTORS)
     if max(sizes_t) / unit_kib > MAX_TRANSACTIONS:
         raise r.error("request_size_kib", r.table.get("request_size_kib", 4),
                       f"a request may split into at most {MAX_TRANSACTIONS} mapping units of {unit_kib:g} KiB "
@@ -374,7 +392,8 @@ def _parse_ftl(r: _Reader, nand: NandSpec) -> FtlSpec:
     fraction = r.number("cache_fraction", 1.0 if mapping == "full" else 0.25, lo=0, lo_open=True, hi=1)
     if mapping == "full" and fraction != 1.0:
         raise r.error("cache_fraction", fraction, "must be 1 with mapping = \"full\" (the whole table is in DRAM)")
-    raw_gib = nand.dies * nand.planes_per_die * nand.blocks_per_plane * nand.pages_per_block * nand.page_size_kib * KIB
+    raw_bytes = (nand.dies * nand.planes_per_die * nand.blocks_per_plane * nand.pages_per_block
+                 * nand.page_size_kib * KIB)
     spec = FtlSpec(
         gc_policy=r.string("gc_policy", "greedy", choices=GC_POLICIES),
         mapping=mapping,
@@ -383,8 +402,12 @@ def _parse_ftl(r: _Reader, nand: NandSpec) -> FtlSpec:
         dirty_fraction=r.number("dirty_fraction", 0.1, lo=0, lo_open=True, hi=1, hi_open=True),
         pe_cycles=r.number("pe_cycles", 3000, lo=1),
         write_buffer_kib=r.number("write_buffer_kib", 2048, lo=0, hi=MAX_WRITE_BUFFER_KIB),
-        capacity_gb=r.number("capacity_gb", raw_gib / (1.0 + nand.over_provisioning) / 1e9, lo=1e-6),
+        capacity_gb=r.number("capacity_gb", raw_bytes / (1.0 + nand.over_provisioning) / 1e9, lo=1e-6),
     )
+    if spec.capacity_gb * 1e9 > raw_bytes:
+        raise r.error("capacity_gb", spec.capacity_gb,
+                      f"<= the raw NAND capacity (dies x planes x blocks_per_plane x pages_per_block x "
+                      f"page_size_kib of [nand]), here {raw_bytes / 1e9:.6g} GB")
     r.finish()
     return spec
 
@@ -393,6 +416,17 @@ def full_mapping_table_gib(ftl: FtlSpec, mapping_unit_kib: float) -> float:
     """GiB of the full page-level mapping table: one ``MAPPING_ENTRY_BYTES`` entry per mapped unit of the user
     capacity (960 GB in 4 KiB units: 234.4 M entries, 894 MiB; reference-parameters.md §4.3)."""
     return full_mapping_table_bytes(max(1, ftl.logical_bytes), int(mapping_unit_kib * KIB), MAPPING_ENTRY_BYTES) / GIB
+
+
+def _check_page_holds_mapping_unit(r: _Reader, nand: NandSpec, workload: Workload) -> None:
+    """A NAND page is a whole number of sectors and holds at least one mapping unit: the FTL maps units into
+    pages, and a unit larger than a page would be spread over several programs."""
+    if not _whole_sectors(nand.page_size_kib):
+        raise r.error("nand.page_size_kib", nand.page_size_kib, SECTORS)
+    if nand.page_size_kib < workload.mapping_unit_kib:
+        raise r.error("nand.page_size_kib", nand.page_size_kib,
+                      f">= workload.mapping_unit_kib ({workload.mapping_unit_kib:g} KiB): a NAND page holds one or "
+                      f"more mapping units")
 
 
 def _check_dram_holds_mapping_table(r: _Reader, dram: DramSpec, ftl: FtlSpec, workload: Workload) -> None:
@@ -625,6 +659,7 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     accel_specs = _parse_accelerators(r.sub("accelerator_specs", {}))
     dram = _parse_dram(r.sub("dram"))
     workload = _parse_workload(r.sub("workload"))
+    _check_page_holds_mapping_unit(r, nand, workload)
     ftl = _parse_ftl(r.sub("ftl"), nand) if "ftl" in raw else None
     variability = _parse_variability(r.sub("variability", {}))
     budgets = _parse_budgets(r.sub("budgets", {}))

@@ -98,6 +98,35 @@ def test_bad_values_found_by_fuzzing_the_pm9a3_preset(overrides, field):
     assert info.value.field == field
 
 
+@pytest.mark.parametrize("overrides,field,allowed", [
+    (["nand.page_size_kib=0.5"], "nand.page_size_kib", ">= workload.mapping_unit_kib (4 KiB)"),
+    (["nand.page_size_kib=4.1"], "nand.page_size_kib", "a multiple of the 512 B sector"),
+    (["nand.page_size_kib=16", "workload.mapping_unit_kib=32"], "nand.page_size_kib", ">= workload.mapping_unit_kib"),
+    (["ftl.capacity_gb=5000"], "ftl.capacity_gb",
+     "<= the raw NAND capacity (dies x planes x blocks_per_plane x pages_per_block x page_size_kib of [nand]), here "
+     "2430.41 GB"),
+    (["nand.page_size_kib=4"], "ftl.capacity_gb", "here 607.604 GB"),  # 960 GB on a quarter
+    (["workload.request_size_kib=1e-9"], "workload.request_size_kib", "a multiple of the 512 B sector"),
+    (["workload.request_size_kib=4.2"], "workload.request_size_kib", "a multiple of the 512 B sector"),
+    (["workload.request_size_kib={sizes = [4, 6.25], probabilities = [0.5, 0.5]}"], "workload.request_size_kib.sizes",
+     "every size must be a multiple of the 512 B sector"),
+    (["workload.mapping_unit_kib=3.3"], "workload.mapping_unit_kib", "a multiple of the 512 B sector"),
+])
+def test_physically_impossible_devices_are_refused(overrides, field, allowed):
+    with pytest.raises(ConfigError) as info:
+        load_config(PM9A3, controller="c01", overrides=overrides)
+    assert info.value.field == field and allowed in str(info.value)
+
+
+@pytest.mark.parametrize("overrides", [
+    ["nand.page_size_kib=4", "ftl.capacity_gb=600"],  # page = mapping unit, the capacity below the raw
+    ["workload.request_size_kib=0.5", "workload.mapping_unit_kib=0.5", "dram.size_gib=8"],  # one sector
+    ["workload.request_size_kib={sizes = [4, 6.5], probabilities = [0.5, 0.5]}"],  # whole sectors
+])
+def test_the_physical_limits_themselves_are_accepted(overrides):
+    assert evaluate(load_config(PM9A3, controller="c01", overrides=overrides)).iops > 0
+
+
 @pytest.mark.parametrize("argv,message", [
     (["validate", "{cfg}", "--seed", "-1"], "argument --seed: expected an integer >= 0"),
     (["validate", "{cfg}", "--requests", "1"], "argument --requests: expected an integer in [22, "),
