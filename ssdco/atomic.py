@@ -7,16 +7,22 @@ permissions a plainly created file would (0o666 less the umask), not mkstemp's 0
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ssdco.errors import ConfigError
 
 
-def _default_mode() -> int:
+def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
-    return 0o666 & ~mask
+    return mask
+
+
+def _default_mode() -> int:
+    return 0o666 & ~_umask()
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
@@ -90,3 +96,54 @@ def check_output_path(path: str | Path, option: str, directory: bool = False) ->
                      "directory") from None
     os.close(fd)
     os.unlink(tmp)
+
+
+def _stale(out: Path, kind: str) -> list[Path]:
+    """The hidden siblings ``.NAME.KIND-*`` of directory ``out`` that :func:`write_dir_atomic` leaves when killed."""
+    if not out.parent.is_dir():
+        return []
+    return sorted(out.parent.glob(f".{out.name}.{kind}-*"))
+
+
+def recover_dir(out: str | Path) -> None:
+    """Undo what a killed :func:`write_dir_atomic` left beside ``out``: a previous directory moved aside but not
+    replaced is put back, and unfinished new ones are removed."""
+    out = Path(out)
+    for old in _stale(out, "old"):
+        if not os.path.lexists(out):
+            os.replace(old, out)
+        else:
+            shutil.rmtree(old, ignore_errors=True)
+    for tmp in _stale(out, "tmp"):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def foreign_entries(out: str | Path, own: Iterable[str]) -> list[str]:
+    """The names in directory ``out`` other than ``own`` (none where ``out`` does not exist)."""
+    out = Path(out)
+    if not out.is_dir():
+        return []
+    return sorted(set(os.listdir(out)) - set(own))
+
+
+def write_dir_atomic(out: str | Path, fill: Callable[[Path], object]) -> None:
+    """Write directory ``out`` as a whole: ``fill`` writes the files into a hidden sibling directory, which then
+    replaces ``out``. A crash leaves the previous directory or the new one, never a mix (a kill between the two
+    renames leaves the previous one beside, and :func:`recover_dir`, which this calls first, puts it back)."""
+    out = Path(out)
+    recover_dir(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp-"))
+    try:
+        fill(tmp)
+        os.chmod(tmp, _default_mode() | (0o111 & ~_umask()))  # as a plainly created directory (mkdtemp: 0o700)
+        if out.exists():
+            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            os.replace(out, old)
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

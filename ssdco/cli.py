@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ssdco import defaults
-from ssdco.atomic import check_output_path, write_text_atomic
+from ssdco.atomic import check_output_path, recover_dir, write_text_atomic
 from ssdco.errors import SsdcoError
 from ssdco.first_run import note_if_compiling
 
@@ -459,10 +459,12 @@ def _progress(choice: str) -> bool:
 
 
 def _cmd_study(args) -> int:
-    from ssdco.report.study import default_command, require_matplotlib, run_study, write_study
+    from ssdco.report.study import check_study_dir, default_command, require_matplotlib, run_study, write_study
 
     require_matplotlib()  # before the long run, not after it
     check_output_path(args.out, "--out", directory=True)  # likewise
+    recover_dir(args.out)  # what a killed study left: the previous report back in place, unfinished ones removed
+    check_study_dir(args.out)
     command = default_command(args.config, out=args.out, requests=args.requests, seed=args.seed,
                               min_iops=args.min_iops)
     study = run_study(args.config, requests=args.requests, seed=args.seed, progress=_progress(args.progress),

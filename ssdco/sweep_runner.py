@@ -44,7 +44,9 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -505,14 +507,41 @@ class _Serial:
         pass
 
 
+PARENT_POLL_S = 0.5  # how often a worker checks that the sweep that started it is still there
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Worker initializer: end this worker when the sweep that started it ends, even by ``kill -9`` (which gives
+    the sweep no chance to stop its pool). On Linux the kernel sends SIGKILL at once (``prctl``'s parent-death
+    signal); everywhere a daemon thread also ends the worker within ``PARENT_POLL_S`` of its parent's death (once
+    the point in hand lets Python run), when the worker is handed to another parent."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # no prctl: the thread below still ends the worker
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    if os.getppid() != parent_pid:  # the parent died before the signal was set
+        os._exit(1)
+    threading.Thread(target=watch, name="ssdco-parent-watch", daemon=True).start()
+
+
 class _Pool:
-    """A local process pool."""
+    """A local process pool whose workers end with the sweep (:func:`_die_with_parent`)."""
 
     def __init__(self, workers: int):
         from concurrent.futures import ProcessPoolExecutor
 
         # spawn: workers start clean (no inherited threads, e.g. tqdm's monitor) on every platform
-        self.ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        self.ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                      initializer=_die_with_parent, initargs=(os.getpid(),))
         self.window = WINDOW_PER_WORKER * workers
 
     def submit(self, task: PointTask):

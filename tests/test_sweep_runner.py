@@ -539,3 +539,54 @@ def test_cli_sweep_names_what_limits_each_point_and_exits_1_on_point_errors(tmp_
     capsys.readouterr()
     assert main(args) == 1
     assert "1 with errors" in capsys.readouterr().out
+
+
+def _process_state(pid: int) -> str | None:
+    """The state letter of ``pid`` from /proc (None once it is gone; "Z": ended, not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+def _spawned_workers(parent: int) -> list[int]:
+    """The multiprocessing workers that ``parent`` spawned (by their command line and parent pid, from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+            continue
+        if ppid == parent and b"spawn_main" in cmdline:
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_killing_a_parallel_sweep_leaves_no_worker_behind(tmp_path):
+    # a sweep long enough to be killed in the middle: 100 points, each with a 200,000-request DES run
+    grid = "workload.queue_depth=" + ",".join(str(q) for q in range(1, 101))
+    proc = subprocess.Popen([sys.executable, "-m", "ssdco", "sweep", str(PM9A3), "-c", "c09", "--fast", "--grid", grid,
+                             "--des-requests", "200000", "--workers", "2", "--progress", "off",
+                             "--out", str(tmp_path / "s.csv")], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    for _ in range(600):  # until both workers have started (at most a minute: a liveness bound, not a timing)
+        workers = _spawned_workers(proc.pid)
+        if len(workers) == 2 or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert len(workers) == 2 and proc.poll() is None
+    proc.kill()  # SIGKILL: the sweep cannot stop its pool
+    proc.wait()
+    for _ in range(600):
+        if all(_process_state(pid) in (None, "Z") for pid in workers):
+            break
+        time.sleep(0.1)
+    assert all(_process_state(pid) in (None, "Z") for pid in workers)

@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ssdco.atomic import write_bytes_atomic, write_text_atomic
+from ssdco.atomic import foreign_entries, write_bytes_atomic, write_dir_atomic, write_text_atomic
 from ssdco.errors import ConfigError, SsdcoError
 from ssdco.spec import MODULES, Config, Controller, list_controller_presets, load_config
 
 __all__ = ["ControllerRun", "ParamSource", "Study", "Trend", "parameter_sources", "run_study", "write_study",
+           "check_study_dir", "STUDY_FILES",
            "study_csv", "study_markdown", "write_plots", "render_plots", "require_matplotlib", "PLOT_FILES"]
 
 # --------------------------------------------------------------------------------------------------
@@ -1311,20 +1312,37 @@ def _versions() -> dict[str, str]:
     return out
 
 
+STUDY_FILES = ("report.md", "results.csv", *PLOT_FILES.values())
+
+
+def check_study_dir(out_dir: str | Path) -> None:
+    """Refuse (ConfigError naming ``--out``) a directory that holds files a study does not write: the study replaces
+    the whole directory (:func:`write_study`)."""
+    foreign = foreign_entries(out_dir, STUDY_FILES)
+    if foreign:
+        raise ConfigError("--out", "out", str(out_dir),
+                          f"holds files a study does not write ({', '.join(foreign[:5])}"
+                          f"{', ...' if len(foreign) > 5 else ''}); a study replaces the whole directory: give a "
+                          "new or a study's own directory")
+
+
 def write_study(study: Study, out_dir: str | Path) -> list[Path]:
-    """Write ``report.md``, ``results.csv`` and the plots into ``out_dir`` (each file atomically).
+    """Write ``report.md``, ``results.csv`` and the plots as directory ``out_dir``, all at once: into a hidden
+    sibling directory that then replaces ``out_dir`` (``atomic.write_dir_atomic``), so that a killed study leaves
+    the previous report or the new one, never a mix. ``out_dir`` may hold only a study's files
+    (:func:`check_study_dir`).
 
     The plots are rendered first, so a missing matplotlib fails before anything is written."""
     out_dir = Path(out_dir)
+    check_study_dir(out_dir)
     plots = render_plots(study)
-    paths = []
-    for name, data in plots.items():
-        write_bytes_atomic(out_dir / name, data)
-        paths.append(out_dir / name)
-    stale = set(PLOT_FILES.values()) - set(plots)
-    for name in stale:  # e.g. no Pareto plot when the optimizer is unavailable
-        if (out_dir / name).exists():
-            (out_dir / name).unlink()
-    for name, text in (("results.csv", study_csv(study)), ("report.md", study_markdown(study, _versions()))):
-        write_text_atomic(out_dir / name, text)
-    return [out_dir / "report.md", out_dir / "results.csv", *paths]
+    texts = {"results.csv": study_csv(study), "report.md": study_markdown(study, _versions())}
+
+    def fill(d: Path) -> None:
+        for name, data in plots.items():
+            write_bytes_atomic(d / name, data)
+        for name, text in texts.items():
+            write_text_atomic(d / name, text)
+
+    write_dir_atomic(out_dir, fill)
+    return [out_dir / "report.md", out_dir / "results.csv", *(out_dir / name for name in plots)]

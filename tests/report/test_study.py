@@ -5,6 +5,7 @@ import csv
 import dataclasses
 import importlib.util
 import io
+import os
 import re
 import sys
 
@@ -278,6 +279,40 @@ def test_missing_matplotlib_fails_clearly_and_writes_nothing(tmp_path, monkeypat
     assert not out.exists()
     with pytest.raises(SsdcoError, match="matplotlib"):
         report.render_plots(None)
+
+
+def test_a_directory_with_other_files_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    from ssdco.report import study as report
+
+    monkeypatch.setattr(report, "run_study", lambda *a, **k: pytest.fail("must check the directory first"))
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    assert main(["study", str(PM9A3), "--out", str(out), "--requests", "2000"]) == 2
+    err = capsys.readouterr().err
+    assert "holds files a study does not write (notes.txt)" in err and "Traceback" not in err
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_killed_study_leaves_the_previous_report_and_the_next_run_tidies_up(two_runs, tmp_path, monkeypatch,
+                                                                           capsys):
+    import shutil
+
+    from ssdco.report import study as report
+
+    out = tmp_path / "study"
+    shutil.copytree(two_runs[0], out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    (tmp_path / ".study.tmp-dead").mkdir()  # an unfinished one, as a kill -9 leaves it
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "run_study", killed)  # a kill during the run (during the write: test_atomic.py)
+    assert main(["study", str(PM9A3), "--out", str(out), "--requests", REQUESTS, "--min-iops", MIN_IOPS,
+                 "--progress", "off"]) == 130
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(os.listdir(tmp_path)) == ["study"]  # the stale one removed before the run
 
 
 def test_zoom_labels_move_left_when_a_marked_design_sits_to_their_right():
