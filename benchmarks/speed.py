@@ -30,6 +30,10 @@ Parts (all by default, in this order):
   compiled with counting, on uniform designs at queue depth 2-5, both on the 10 % grid; the two must explore the
   same chain, bit for bit.
 
+* ``first-eval``: the first evaluation of each of 200 uniform random designs (every memo emptied before each), at
+  the default (``full``) and the ``fast`` effort: median, 90th percentile and worst time, and which solver answered
+  (goal: median <= 5 ms, worst <= 50 ms).
+
 ``--quick`` runs every part small: seconds to a minute each, but for the schedule-chain part, whose two compilations
 take a few minutes the first time. Prints measured figures; asserts nothing but that the schedule-chain part's two
 explorations agree.
@@ -451,8 +455,42 @@ def part_schedule_chain(quick: bool) -> None:
           f"({states / t_now:,.0f} states/s), {t_counted / t_now:.2f}x")
 
 
+def _clear_memos() -> None:
+    """Empty every ``functools`` memo of the package, so that the next evaluation is a design's first."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("ssdco."):
+            for value in vars(module).values():
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
+def part_first_eval(quick: bool) -> None:
+    from ssdco.model.whatif import evaluate_network
+    from ssdco.network.build import build_network
+    from ssdco.spec import config_from_dict
+    from ssdco.validation.random_designs import random_config
+
+    designs = 40 if quick else 200
+    configs = []
+    for seed in range(900_000, 900_000 + designs):  # half one-transaction, half 4/8/16 KiB
+        config = config_from_dict(random_config(seed, mixed_sizes=bool(seed % 2)))
+        configs.append((config, build_network(config)))
+    evaluate_network(*configs[0])  # compiles the kernels (cached on disk after the first run)
+    for effort in ("full", "fast"):
+        seconds, methods = [], {}
+        for config, network in configs:
+            _clear_memos()
+            r, t = timed(lambda: evaluate_network(config, network, effort=effort))
+            seconds.append(t)
+            methods[r.method] = methods.get(r.method, 0) + 1
+        ms = np.array(seconds) * 1e3
+        print(f"  {effort:<5} first evaluation of {designs} random designs: median {np.median(ms):.1f} ms, "
+              f"p90 {np.percentile(ms, 90):.1f} ms, worst {ms.max():.1f} ms (goal: median <= 5 ms, worst <= 50 ms); "
+              f"answered by {', '.join(f'{m} {n}' for m, n in sorted(methods.items()))}", flush=True)
+
+
 PARTS = {"whatif": part_whatif, "write-buffer": part_write_buffer, "des": part_des, "ftlsim": part_ftlsim,
-         "optimize": part_optimize, "schedule-chain": part_schedule_chain}
+         "optimize": part_optimize, "schedule-chain": part_schedule_chain, "first-eval": part_first_eval}
 
 
 def main() -> int:
