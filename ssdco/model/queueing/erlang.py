@@ -1,6 +1,7 @@
 """Closed forms of the M/M/c queue and the finite-source (machine-repairman) queue.
 
-Times in any consistent unit; rates are their reciprocals.
+Times in any consistent unit; rates are their reciprocals. Erlang B and C are compiled (numba), so that the route
+MVA's kernels call the same functions as the Python solvers.
 
 References
 ----------
@@ -10,9 +11,11 @@ queue (Sec. 3.8).
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 
+@nb.njit(cache=True)
 def erlang_b(servers: int, offered_load: float) -> float:
     """Erlang B blocking probability for ``servers`` and offered load a = lambda x S (stable recursion)."""
     b = 1.0
@@ -21,6 +24,7 @@ def erlang_b(servers: int, offered_load: float) -> float:
     return b
 
 
+@nb.njit(cache=True)
 def erlang_c(servers: int, offered_load: float) -> float:
     """Erlang C: probability an arrival waits in M/M/c, offered load a = lambda x S < c (1 at or above c)."""
     rho = offered_load / servers

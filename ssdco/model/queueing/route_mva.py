@@ -240,6 +240,7 @@ from scipy.optimize import brentq
 
 from ssdco.model.queueing.closed import ClosedSolution
 from ssdco.model.queueing.convolution import closed_throughput, closed_throughput_fft
+from ssdco.model.queueing.erlang import erlang_c
 from ssdco.model.queueing.routed_stage import (
     ROUTED_KINDS,
     RoutedStage,
@@ -910,21 +911,6 @@ def residual_cv2(scv):
 
 
 @nb.njit(cache=True)
-def _erlang_c(c, a):
-    """Erlang C probability of waiting, c servers, offered load a (< c)."""
-    if a <= 0.0:
-        return 0.0
-    term = 1.0
-    total = 1.0
-    for i in range(1, c):
-        term *= a / i
-        total += term
-    term *= a / c
-    last = term * c / (c - a)
-    return last / (total + last)
-
-
-@nb.njit(cache=True)
 def _mmc_above(c, a, out):
     """out[j] = P(J > j), j = 0 .. c - 1, for the M/M/c stationary distribution at offered load a (< c);
     out[c - 1] = P(J >= c) is Erlang C."""
@@ -979,7 +965,7 @@ def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, 
             c = servers[k]
             ub = min(x * bg_demand[k] / c, 0.98)
             rho = min(ub + min(util[k], 1.0), 0.98)
-            pc = _erlang_c(c, c * rho)
+            pc = erlang_c(c, c * rho)
             wait[k] = wait0[k] / (1.0 - ub) + pc * ub * bg_res[k] / (rho * c * (1.0 - rho))
             p_wait[k] = min(1.0, p_wait0[k] + pc * ub / rho)
 
