@@ -7,19 +7,17 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-# The folders whose modules hold cached (``cache=True``) numba kernels.
-KERNEL_FOLDERS = ("model", "validation")
 NOTE = ("ssdco: first run: compiling the numba kernels (about 40 s on one core; cached, later runs start at "
         "once)")
 
 
 def kernels_cached(cache_dir: str | os.PathLike[str] | None = None) -> bool:
-    """Whether numba's cache holds compiled ssdco kernels: an index file (``*.nbi``) in a module folder's
-    ``__pycache__``, or anywhere under ``NUMBA_CACHE_DIR`` (``cache_dir``) when that is set."""
+    """Whether numba's cache holds compiled ssdco kernels: an index file (``*.nbi``) in the ``__pycache__`` of any
+    package folder, or anywhere under ``NUMBA_CACHE_DIR`` (``cache_dir``) when that is set."""
     cache_dir = cache_dir if cache_dir is not None else os.environ.get("NUMBA_CACHE_DIR")
     if cache_dir:
         return any(Path(cache_dir).rglob("*.nbi"))
-    return any(any((PACKAGE / folder / "__pycache__").glob("*.nbi")) for folder in KERNEL_FOLDERS)
+    return any(PACKAGE.rglob("__pycache__/*.nbi"))
 
 
 def note_if_compiling(stream=None) -> bool:

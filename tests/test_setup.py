@@ -84,3 +84,14 @@ def test_the_compile_note_is_printed_only_before_the_kernels_are_cached(tmp_path
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "empty"))
     assert first_run.note_if_compiling() is False
     assert capsys.readouterr().err == ""
+
+
+def test_the_kernels_of_this_checkout_count_as_cached_once_any_module_compiled_one(monkeypatch):
+    # the kernels sit in the __pycache__ of the module folders that hold them (model/queueing, sim, ...), not of
+    # a fixed list of folders: the check finds them wherever the layout puts them
+    from ssdco.model.queueing.erlang import erlang_c
+
+    erlang_c(2, 1.0)  # compiled (or loaded) and cached beside erlang.py
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    assert any((first_run.PACKAGE / "model" / "queueing" / "__pycache__").glob("erlang.erlang_c-*.nbi"))
+    assert first_run.kernels_cached()
