@@ -24,7 +24,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "ssdco"
 LAYERS = (
-    ("ssdco.errors", "ssdco.atomic", "ssdco.rng", "ssdco.defaults", "ssdco.display", "ssdco.first_run"),
+    ("ssdco.errors", "ssdco.atomic", "ssdco.rng", "ssdco.defaults", "ssdco.display", "ssdco.first_run",
+     "ssdco.metrics"),
     ("ssdco.ftl",),
     ("ssdco.spec",),
     ("ssdco.network",),

@@ -142,8 +142,8 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
         out += (f"the regularity of the flow between deterministic stations moves this answer's IOPS by "
                 f"{flow_share * 100:+.1f} % (against Poisson arrivals at every station): where it moves them by "
                 f"{FLOW_CORRECTION_CAVEAT_SHARE * 100:.0f} % or more, the model can be off the DES by more than its "
-                "tolerances, high or low (the model takes each station's arrivals as a renewal stream; the DES's requests keep their "
-                "spacing, or arrive in bursts, over longer stretches)",)
+                "tolerances, high or low (the model takes each station's arrivals as a renewal stream; the DES's "
+                "requests keep their spacing, or arrive in bursts, over longer stretches)",)
     return out
 
 
@@ -199,8 +199,8 @@ def _low_queue_depth_caveats(network: Network, bottleneck: tuple[str, float] | N
                     "that a mean-value model does not see)",)
         beyond = (f" (beyond its first {FAST_GRID_STEPS[-1][1]:,} states)" if qd <= FAST_CHAIN_MAX_QUEUE_DEPTH else "")
         return (f"the Markov chain of the requests' draws was skipped (--fast) at queue depth {qd}{beyond}, so the "
-                f"route MVA answers: there (closed, deterministic, queue depth 2-5, {at_risk}) it can be off the DES by "
-                "tens of percent, high or low (without --fast, whatif tries the chain, which can take seconds)",)
+                f"route MVA answers: there (closed, deterministic, queue depth 2-5, {at_risk}) it can be off the DES "
+                "by tens of percent, high or low (without --fast, whatif tries the chain, which can take seconds)",)
     if not deterministic or not 2 <= qd <= 4:
         return ()
     if qd == 2 and max(network.transactions) > 1:

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ssdco.metrics import Metrics
 from ssdco.model.bounds import Bounds
 from ssdco.model.power import Power
 from ssdco.network.build import StationLoad
@@ -143,6 +144,15 @@ class Result:
     def energy_per_io_nj(self) -> float:
         """Controller energy per I/O (nJ)."""
         return self.power.energy_per_io_nj(self.iops)
+
+    @property
+    def metrics(self) -> Metrics:
+        """The headline figures (:class:`ssdco.metrics.Metrics`: IOPS, latencies, power by part) with the power
+        budgets they are held to."""
+        p = self.power
+        return Metrics(iops=self.iops, latency_mean_us=self.latency_mean_us, latency_p99_us=self.latency_p99_us,
+                       cores_mw=p.cores_mw, accelerators_mw=p.accelerators_mw, dram_mw=p.dram_mw,
+                       core_limit_mw=self.budgets["core_power"].limit, dram_limit_mw=self.budgets["dram_power"].limit)
 
     @property
     def budgets_met(self) -> bool:

@@ -33,6 +33,7 @@ from typing import Any, Mapping, Sequence
 
 from ssdco.atomic import foreign_entries, write_bytes_atomic, write_dir_atomic, write_text_atomic
 from ssdco.errors import ConfigError, SsdcoError
+from ssdco.metrics import Metrics
 from ssdco.spec import MODULES, Config, Controller, list_controller_presets, load_config
 
 __all__ = ["ControllerRun", "ParamSource", "Study", "Trend", "parameter_sources", "run_study", "write_study",
@@ -162,44 +163,6 @@ def parameter_sources(path: str | Path) -> SourceNotes:
 # Running the designs
 # --------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Metrics:
-    """One design's figures from one method (analytic model or DES). Powers mW, energy nJ per I/O."""
-
-    iops: float
-    latency_mean_us: float
-    latency_p99_us: float | None
-    cores_mw: float
-    accelerators_mw: float
-    dram_mw: float
-    core_limit_mw: float
-    dram_limit_mw: float
-
-    @property
-    def core_side_mw(self) -> float:
-        return self.cores_mw + self.accelerators_mw
-
-    @property
-    def total_mw(self) -> float:
-        return self.cores_mw + self.accelerators_mw + self.dram_mw
-
-    @property
-    def energy_per_io_nj(self) -> float:
-        return self.total_mw / self.iops * 1e6 if self.iops > 0 else math.inf
-
-    @property
-    def core_met(self) -> bool:
-        return self.core_side_mw <= self.core_limit_mw
-
-    @property
-    def dram_met(self) -> bool:
-        return self.dram_mw <= self.dram_limit_mw
-
-    @property
-    def both_met(self) -> bool:
-        return self.core_met and self.dram_met
-
-
-@dataclass(frozen=True)
 class ControllerRun:
     """One design evaluated both ways."""
 
@@ -295,13 +258,6 @@ class Study:
         return next((r for r in self.runs if r.name == name), None)
 
 
-def _metrics_from_result(result, config: Config) -> Metrics:
-    p = result.power
-    return Metrics(iops=result.iops, latency_mean_us=result.latency_mean_us, latency_p99_us=result.latency_p99_us,
-                   cores_mw=p.cores_mw, accelerators_mw=p.accelerators_mw, dram_mw=p.dram_mw,
-                   core_limit_mw=config.budgets.core_power_mw, dram_limit_mw=config.budgets.dram_power_mw)
-
-
 def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed: int, progress: bool,
                      cost: float | None) -> ControllerRun:
     from ssdco.validation.compare import validate
@@ -310,12 +266,8 @@ def _evaluate_design(name: str, origin: str, config: Config, requests: int, seed
     v = validate(config, requests=requests, seed=seed, progress=progress, replications="auto")
     d = v.des
     check = v.replications
-    pw = v.des_power_mw
-    des = Metrics(iops=d.iops.value, latency_mean_us=d.mean_latency_us.value, latency_p99_us=d.p99_us,
-                  cores_mw=pw["cores"], accelerators_mw=pw["accelerators"], dram_mw=pw["dram"],
-                  core_limit_mw=config.budgets.core_power_mw, dram_limit_mw=config.budgets.dram_power_mw)
     return ControllerRun(name=name, origin=origin, controller=config.controller,
-                         analytic=_metrics_from_result(v.analytic, config), des=des,
+                         analytic=v.analytic.metrics, des=v.des_metrics,
                          des_iops_half_width=d.iops.half_width, relative_error=dict(v.relative_error),
                          agrees=v.agrees, cost=cost, latency_cdf_us=d.latency_cdf_us,
                          disagreements=v.failed_checks, unsettled=v.unsettled, in_start_pattern=v.in_start_pattern,

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from ssdco import defaults
 from ssdco.errors import ConfigError, unstable_open_workload_error
+from ssdco.metrics import Metrics, relative
 from ssdco.model.power import compute_power
 from ssdco.model.result import Result, _num, budget_dict, check_budgets
 from ssdco.model.whatif import evaluate_network
@@ -92,6 +93,12 @@ class Validation:
     seed: int | None = None  # the seed given (an int); the DES's own numba seed is derived from it (``des.numba_seed``)
 
     @property
+    def des_metrics(self) -> Metrics:
+        """The DES run's headline figures (:class:`ssdco.metrics.Metrics`), its power at the measured IOPS, held to
+        the same budgets as the analytic answer's."""
+        return des_metrics(self.des, self.des_power_mw, self.analytic.metrics)
+
+    @property
     def iops_ok(self) -> bool:
         """IOPS within :data:`IOPS_TOLERANCE`."""
         return abs(self.relative_error["iops"]) <= IOPS_TOLERANCE
@@ -119,7 +126,7 @@ class Validation:
         is outside the tolerance of the answer's and within it of the start pattern's."""
         start = self.analytic.start_pattern
         return (start is not None and not self.iops_ok
-                and abs(_relative(start.iops, self.des.iops.value)) <= IOPS_TOLERANCE)
+                and abs(relative(start.iops, self.des.iops.value)) <= IOPS_TOLERANCE)
 
     @property
     def unsettled(self) -> bool:
@@ -140,7 +147,7 @@ class Validation:
         if self.in_start_pattern:
             start = self.analytic.start_pattern
             reasons.append(f"the DES run is still in the start pattern the model reports: "
-                           f"{start.iops:,.0f} IOPS, {_relative(start.iops, self.des.iops.value):+.2%} from the "
+                           f"{start.iops:,.0f} IOPS, {relative(start.iops, self.des.iops.value):+.2%} from the "
                            f"DES's, held for about {start.settle_requests:,.0f} requests on average before the "
                            f"long-run pattern the answer gives (the model's estimate; it can be longer)")
         return "; ".join(reasons)
@@ -310,13 +317,7 @@ def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: See
     des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)
     p = des_power(config, network, des)
     power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw}
-    rel = {
-        "iops": _relative(analytic.iops, des.iops.value),
-        "latency_mean_us": _relative(analytic.latency_mean_us, des.mean_latency_us.value),
-        "power_total_mw": _relative(analytic.power.total_mw, p.total_mw),
-    }
-    if analytic.latency_p99_us is not None and des.p99_us > 0:
-        rel["latency_p99_us"] = analytic.latency_p99_us / des.p99_us - 1.0
+    rel = analytic.metrics.relative_to(des_metrics(des, power, analytic.metrics))
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
     given = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
     v = Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
@@ -329,9 +330,12 @@ def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: See
                                     service_family=service_family, progress=progress)
 
 
-def _relative(model: float, measured: float) -> float:
-    """model / measured - 1 (NaN where nothing was measured)."""
-    return model / measured - 1.0 if measured > 0.0 else math.nan
+def des_metrics(des: DesResult, power_mw: Mapping[str, float], analytic: Metrics) -> Metrics:
+    """A DES run's figures as :class:`ssdco.metrics.Metrics` (``power_mw``: its power by part at the measured IOPS),
+    held to ``analytic``'s budgets."""
+    return Metrics(iops=des.iops.value, latency_mean_us=des.mean_latency_us.value, latency_p99_us=des.p99_us,
+                   cores_mw=power_mw["cores"], accelerators_mw=power_mw["accelerators"], dram_mw=power_mw["dram"],
+                   core_limit_mw=analytic.core_limit_mw, dram_limit_mw=analytic.dram_limit_mw)
 
 
 def timing_spread_note(validation: Validation) -> str:
@@ -361,8 +365,8 @@ def with_timing_spread_check(validation: Validation, scv: float, *, requests: in
                       service_family=service_family)
     return replace(validation, timing_spread=TimingSpreadCheck(
         scv=scv, des=spread,
-        relative_error={"iops": _relative(analytic.iops, spread.iops.value),
-                        "latency_mean_us": _relative(analytic.latency_mean_us, spread.mean_latency_us.value)},
+        relative_error={"iops": relative(analytic.iops, spread.iops.value),
+                        "latency_mean_us": relative(analytic.latency_mean_us, spread.mean_latency_us.value)},
         utilization_error={k: analytic.utilization[k] - spread.utilization[k] for k in analytic.utilization
                            if k in spread.utilization}))
 

@@ -241,12 +241,7 @@ from scipy.optimize import brentq
 from ssdco.model.queueing.closed import ClosedSolution
 from ssdco.model.queueing.convolution import closed_throughput, closed_throughput_fft
 from ssdco.model.queueing.erlang import erlang_c
-from ssdco.model.queueing.routed_stage import (
-    ROUTED_KINDS,
-    RoutedStage,
-    routed_stage_per_us,
-    routed_stages,
-)
+from ssdco.model.queueing.routed_stage import ROUTED_KINDS, RoutedStage, routed_stage_per_us, routed_stages
 from ssdco.model.queueing.write_buffer import BufferPool, buffer_pool, pool_throughput
 from ssdco.network.build import Network, StationLoad
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from ssdco import load_config
-from ssdco.model.queueing import schedule_chain as chain_module
 from ssdco.model.caveats import CHAIN_OUTGROWN_CAVEAT_MAX_QUEUE_DEPTH, route_mva_at_risk, trust_caveats
+from ssdco.model.queueing import schedule_chain as chain_module
 from ssdco.model.queueing.route_mva import request_alone_us, route_arrays, solve_route
 from ssdco.model.queueing.schedule_chain import GRID_STEPS, schedule_chain
 from ssdco.model.solvers import all_but
