@@ -286,12 +286,13 @@ def errors(result, des) -> dict:
 
 def validation_of(config, network, analytic, des, seed: int):
     """``ssdco validate``'s :class:`Validation` of the answer and the DES run (its verdict and checks)."""
-    from ssdco.validation.compare import Validation, _relative, des_power
+    from ssdco.metrics import relative
+    from ssdco.validation.compare import Validation, des_power
 
     p = des_power(config, network, des)
     power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw}
-    rel = {"iops": _relative(analytic.iops, des.iops.value),
-           "latency_mean_us": _relative(analytic.latency_mean_us, des.mean_latency_us.value)}
+    rel = {"iops": relative(analytic.iops, des.iops.value),
+           "latency_mean_us": relative(analytic.latency_mean_us, des.mean_latency_us.value)}
     util = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
     return Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
                       utilization_error=util, seed=seed)

@@ -57,11 +57,6 @@ class PeriodicSchedule:
     latencies_us: np.ndarray  # latency of each request completed in one period
     period_requests: int
 
-    def latency_quantile_us(self, q: float) -> float:
-        """The q-quantile of the latency (us): the smallest latency that at least q of the period's requests
-        do not exceed (the schedule repeats, so this is the long-run quantile of its orbit)."""
-        return float(np.quantile(self.latencies_us, q, method="inverted_cdf"))
-
 
 def _route(network: Network, max_queue_depth: int = MAX_QUEUE_DEPTH):
     """The steps every request takes (station index or -1, service us, delay us, address-routed, skipped,
