@@ -656,7 +656,11 @@ def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: 
 def _exclusive(path: Path):
     """Hold an exclusive lock on ``path`` for one sweep: a second sweep on the same file is refused (naming the
     process that holds it) instead of writing every row twice. The lock is ``fcntl.flock`` on ``<path>.lock``,
-    which the kernel releases when the holder exits, however it exits; the file is removed on the way out."""
+    which the kernel releases when the holder exits, however it exits; the file is removed on the way out.
+
+    A lock taken on a file that its previous holder removed in the meantime (it opened the file before the removal
+    and locked it after) is no lock on the file now at that path: the lock is taken again until the path and the
+    locked file are the same."""
     try:
         import fcntl
     except ImportError:  # no flock on this platform: run unlocked
@@ -664,15 +668,8 @@ def _exclusive(path: Path):
         return
     lock_path = path.with_name(path.name + ".lock")
     path.parent.mkdir(parents=True, exist_ok=True)  # as the output itself will be (check_outputs allowed it)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _lock_current(lock_path, path, fcntl)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
-            raise ConfigError(str(path), "--out", str(path),
-                              f"another sweep (pid {holder}) is writing this file; wait for it to finish or "
-                              f"choose another --out") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         try:
@@ -681,6 +678,28 @@ def _exclusive(path: Path):
             lock_path.unlink(missing_ok=True)
     finally:
         os.close(fd)
+
+
+def _lock_current(lock_path: Path, path: Path, fcntl) -> int:
+    """An open descriptor of ``lock_path`` locked exclusively, the file still at that path (see :func:`_exclusive`);
+    ConfigError naming the holder's pid where another sweep holds it."""
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise ConfigError(str(path), "--out", str(path),
+                              f"another sweep (pid {holder}) is writing this file; wait for it to finish or "
+                              f"choose another --out") from None
+        try:
+            current = os.stat(lock_path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(fd).st_ino:
+            return fd
+        os.close(fd)  # locked a removed file: try the one at the path now
 
 
 def _run_locked(plan: SweepPlan, path: Path, workers: int, scheduler: str | None, connect_timeout_s: float,

@@ -590,3 +590,31 @@ def test_killing_a_parallel_sweep_leaves_no_worker_behind(tmp_path):
             break
         time.sleep(0.1)
     assert all(_process_state(pid) in (None, "Z") for pid in workers)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+def test_a_lock_taken_on_a_removed_lock_file_is_taken_again(tmp_path, monkeypatch):
+    # The race: a sweep opens <out>.lock, the previous holder finishes and removes the file, and the sweep's flock
+    # then succeeds on the removed file. A third sweep would create and lock a new file and run beside it.
+    import fcntl
+
+    from ssdco import sweep_runner
+
+    out = tmp_path / "s.csv"
+    lock_path = tmp_path / "s.csv.lock"
+    real_flock = fcntl.flock
+    raced = []
+
+    def flock_after_removal(fd, op):
+        if not raced:  # the previous holder removes the file between this sweep's open and its flock
+            raced.append(True)
+            lock_path.unlink()
+        return real_flock(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock_after_removal)
+    with sweep_runner._exclusive(out):
+        monkeypatch.setattr(fcntl, "flock", real_flock)
+        with pytest.raises(ConfigError, match=r"another sweep \(pid \d+\) is writing this file"):
+            with sweep_runner._exclusive(out):
+                pass
+    assert raced and not lock_path.exists()
