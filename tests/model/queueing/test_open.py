@@ -1,13 +1,21 @@
-"""Open-network formulas against Erlang C and Pollaczek-Khinchine computed independently."""
+"""The open solver (ssdco/model/queueing/open.py): its formulas against Erlang C and Pollaczek-Khinchine computed
+independently, and its answers against the DES."""
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssdco.model.queueing.erlang import erlang_c
 from ssdco.model.queueing.open import solve_open
+from ssdco.model.whatif import evaluate_network
+from ssdco.network.build import build_network
+from ssdco.sim.des import simulate
+from ssdco.spec import config_from_dict
+from ssdco.validation.random_designs import core_group_config, open_at, random_config
+from tests.gallery import gallery
 from tests.references import mg1_mean_wait, mmc_mean_wait
 
 
@@ -175,3 +183,156 @@ def test_batch_erlang_c_at_vanishing_load():
     assert batch_erlang_c(3, 0.0, 10.0, [0.0, 1.0]) == (0.0, 0.0)
     p_wait, queued = batch_erlang_c(16, 1e-15, 1.0, np.r_[0.0, np.full(16, 1 / 16)])
     assert 0.0 <= p_wait < 1e-12 and 0.0 <= queued < 1e-12
+
+
+# ---- Against the DES: open workloads (Poisson arrivals) with multi-transaction requests, the analytic mean latency
+# against the DES. The open solver's stations are M/G/c queues (open.py); a request's transactions arrive at a
+# station together, as a batch (M^X/G/c), and the request's latency is the route's fork-join makespan over them
+# (route_mva.route_latency), as in the closed solver; a core group visited in runs or by batches is solved by work
+# conservation instead (open_runs.py). A job that rejoins the queue it just left (a core running two modules in a
+# row) waits for a full service, as in the closed solver (route_mva.residual_factors).
+REQUESTS = 60_000
+
+
+def _mean_error(config, requests: int = REQUESTS) -> float:
+    network = build_network(config)
+    model = evaluate_network(config, network)
+    return model.latency_mean_us / simulate(network, requests=requests, seed=1).mean_latency_us.value - 1.0
+
+
+@pytest.mark.parametrize("read_fraction,arrival_iops,tol", [
+    (1.0, 234_000, 0.05),  # 60 % of the QD 32 IOPS; measured +0.9 % (was +73 %)
+    (0.7, 128_000, 0.10),  # measured -8.7 % (was +46 %): reads behind buffered programs
+])
+def test_jesd219_size_mix(read_fraction, arrival_iops, tol):
+    from tests.network.test_ftl_effects import jesd219
+
+    config = jesd219(f"workload.read_fraction={read_fraction}", f"workload.arrival_iops={arrival_iops}")
+    assert abs(_mean_error(config, 100_000)) <= tol
+
+
+def _open_at(seed: int, load: float, mixed_sizes: bool = True):
+    return config_from_dict(open_at(random_config(seed, mixed_sizes), load))
+
+
+def test_one_slow_core_running_three_modules_in_a_row():
+    # random design 7 (4 KiB reads) at 80 % of capacity: cache lookup, translate and dispatch on one slow
+    # core, each job rejoining its queue between modules. Measured -7.2 % with work conservation
+    # (open_runs.py): the middle module's wait is 14 % short (it sees only part of what the requests ahead
+    # release), the first wait 4 % short. Per-visit waits were -24 %, -3.3 % with the full residual on
+    # re-entry; the bound was 5 % then and is the 10 % tolerance now (the 100-design figures improved, see
+    # test_core_group_visited_in_runs and docs/accuracy.md)
+    assert abs(_mean_error(_open_at(7, 0.8, mixed_sizes=False))) <= 0.10
+
+
+@pytest.mark.parametrize("cores,modules", [
+    (1, ("parse", "translate")),  # per-visit waits +77.5 %, now +0.7 %
+    (2, ("cache_lookup", "translate")),  # -20.8 %, now -0.5 %
+    (2, ("translate",)),  # -7.2 %, now -0.5 %: four transactions keep both cores busy
+    (3, ("cache_lookup", "translate")),  # -26.3 %, now -2.6 %
+])
+def test_core_group_visited_in_runs(cores, modules):
+    # 16 KiB reads at 80 % of capacity, the core group the only queue (accuracy campaign, open-core-group): the
+    # request's time there by work conservation on one server of c times the speed (open_runs.py), and the
+    # group's mean queue (the jobs' waits, own siblings included; the per-visit waits put it 68 % high for
+    # [parse, translate] on one core)
+    config = config_from_dict(open_at(core_group_config(cores, modules), 0.8))
+    network = build_network(config)
+    model = evaluate_network(config, network)
+    des = simulate(network, requests=100_000, seed=1)
+    assert abs(model.latency_mean_us / des.mean_latency_us.value - 1.0) <= 0.05
+    assert model.mean_jobs["cores:g"] == pytest.approx(des.mean_in_station["cores:g"], rel=0.10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mixed_sizes,within", [(False, 25), (True, 24)], ids=["4KiB", "4-16KiB"])
+def test_uniformly_sampled_designs_at_80_percent_of_capacity(mixed_sizes, within):
+    # measured 25 / 25 and 24 / 25 within 10 % (24 and 22 before core groups visited in runs or batches
+    # were solved by work conservation, open_runs.py; 19 for 4-16 KiB before a batch's operation and the
+    # dies' correlated waits, test_reads_and_programs_in_batches_over_few_dies; 5 before fork-join; 21 for
+    # 4 KiB before the re-entry residual). The miss (+20 %) is a core group behind a busy deterministic
+    # one: its arrivals are more regular than the Poisson stream open_runs.py assumes
+    errors = np.array([_mean_error(_open_at(seed, 0.8, mixed_sizes)) for seed in range(25)])
+    message = f"within 10 %: {np.sum(np.abs(errors) <= 0.10)}/25, errors {np.round(errors, 3).tolist()}"
+    assert np.sum(np.abs(errors) <= 0.10) >= within, message
+
+
+@pytest.mark.parametrize("seed", [34, 27])
+def test_transactions_at_a_single_copy_wait_once(seed):
+    # 16 KiB reads at 80 % of capacity: seed 34 has one die (four transactions in a row behind the same
+    # batches, M^X/D/1), seed 27 one channel. The request's transactions at the only copy wait for the
+    # others once, as the siblings at each of several copies do (route_mva.route_arrays); taken as four
+    # independent waits, the latency was +86 % and +62 % (now +2.7 % and +5.5 %).
+    config = _open_at(seed, 0.8)
+    assert config.workload.request_sizes_kib == (16.0,)
+    assert abs(_mean_error(config)) <= 0.10
+
+
+@pytest.mark.parametrize("load", [0.5, 0.8])
+def test_reads_and_programs_in_batches_over_few_dies(load):
+    # random design 23: 16 KiB requests at 70 % reads over 3 dies (tR 20 us, tPROG 623 us), no write buffer.
+    # A request's four transactions are all reads or all programs: the batch term of M^X/G/c takes the
+    # operation's service (Network.batch_excess), and the dies' waits are correlated by the programs one
+    # write lands on several dies, so their max is shorter (Network.copy_work_correlation, route_mva.py, 1.).
+    # With the batch's transactions taken as independent reads and programs the latency was -14.5 % and
+    # -21.7 %; with the batch term alone +14.1 % and +22.2 %; with both -1.1 % and -3.5 %.
+    config = _open_at(23, load)
+    assert config.workload.read_fraction == 0.7 and config.workload.request_sizes_kib == (16.0,)
+    assert abs(_mean_error(config)) <= 0.05
+
+
+@pytest.mark.parametrize("planes", [2, 3])
+def test_batches_of_programs_on_multi_plane_dies_queue_as_mx_m_c(planes):
+    # 16 KiB writes (four programs) over two dies of 2-3 planes, exponential program times, at 60 % load:
+    # each die is an M^X/M/c queue fed Bin(4, 1/2) programs per request that reaches it
+    # (Network.copy_batches), and its mean queue is what open.batch_erlang_c computes; the DES's wait per
+    # program is that queue over the programs' rate (Little's law)
+    from ssdco.model.queueing.open import batch_erlang_c
+
+    d = random_config(48, mixed_sizes=True)
+    d["nand"].update(channels=1, ways_per_channel=2, dies_per_chip=1, planes_per_die=planes)
+    d["workload"].update(read_fraction=0.0, request_size_kib=16)
+    d["variability"] = {"nand_scv": 1.0}
+    d = open_at(d, 0.6)
+    network = build_network(config_from_dict(d))
+    (die,) = [ld for ld in network.loads() if ld.name == "die"]
+    per_request, pmf = network.copy_batches["die"]
+    assert die.servers == planes and die.copies == 2 and die.scv == 1.0
+    assert pmf.tolist() == pytest.approx([0.0, 4 / 15, 6 / 15, 4 / 15, 1 / 15])
+    arrival_per_us = network.arrival_iops / 1e6
+    _, queued = batch_erlang_c(planes, arrival_per_us * per_request, die.service_us, pmf)
+    want = queued / (arrival_per_us * die.visits)  # per program at one die
+    des = simulate(network, requests=200_000, seed=1)
+    assert des.station_wait_us["die"] == pytest.approx(want, rel=0.05)
+
+
+@pytest.mark.parametrize("load,within", [(0.3, 10), (0.7, 9)])
+def test_variable_nand_service_over_several_transactions(load, within):
+    # designs 0-9 (4/8/16 KiB) with NAND scv 1: a request waits for the last of its transactions, and with
+    # variable service that is later than the deterministic level (route_mva.own_last_departure: H_4 = 2.08
+    # reads for four on separate dies, not one). Measured all 10 within 9 % at 30 % load and 9 within
+    # 10.8 % at 70 %; with the deterministic level 3 and 7 (-7..-26 % and -13 %)
+    errors = []
+    for seed in range(10):
+        d = random_config(seed, mixed_sizes=True)
+        d["variability"] = {"nand_scv": 1.0}
+        errors.append(_mean_error(config_from_dict(open_at(d, load))))
+    assert np.sum(np.abs(errors) <= 0.10) >= within, np.round(errors, 3).tolist()
+
+
+def test_channel_behind_deterministic_dies_at_80_percent_load():
+    # the closed test's channel-bound reads (gallery("channel-bound-reads")), open at 80 % of capacity: the dies'
+    # deterministic reads space out each channel's transfers; behind Poisson arrivals the model's channel
+    # wait was 22.5 us against the DES's 16.3 us (latency +6.1 %), with route_mva.routed_arrival_gamma 18.1 us
+    d = gallery("channel-bound-reads")
+    capacity = evaluate_network(config_from_dict(d), build_network(config_from_dict(d))).bounds.capacity_per_us
+    del d["workload"]["queue_depth"]
+    d["workload"]["arrival_iops"] = 0.8 * capacity * 1e6
+    config = config_from_dict(d)
+    network = build_network(config)
+    model = evaluate_network(config, network)
+    des = simulate(network, requests=200_000, seed=1)
+    channel = next(ld for ld in network.loads() if ld.name == "channel")
+    model_wait = model.mean_jobs["channel"] / (model.iops / 1e6 * channel.visits) - channel.service_us
+    assert model_wait == pytest.approx(des.station_wait_us["channel"], rel=0.15)
+    assert model.latency_mean_us == pytest.approx(des.mean_latency_us.value, rel=0.05)
