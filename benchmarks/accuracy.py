@@ -151,8 +151,13 @@ def buffered_design(seed: int) -> dict:
     r = np.random.default_rng((seed, BUFFER_STREAM))
     d["workload"]["read_fraction"] = float(r.choice([0.0, 0.3, 0.7]))
     d["workload"]["queue_depth"] = int(r.choice([1, 2, 4, 8, 16, 32]))
-    d["ftl"] = {"write_buffer_kib": int(r.choice([16, 64, 256, 1024])), "capacity_gb": 64.0}
     d["nand"].update(blocks_per_plane=1000, pages_per_block=256, page_size_kib=16, over_provisioning=0.07)
+    n = d["nand"]
+    raw_gb = (n["channels"] * n["ways_per_channel"] * n["dies_per_chip"] * n["planes_per_die"] * 1000 * 256 * 16
+              * 1024 / 1e9)
+    # 64 GB, or what the geometry holds after its over-provisioning (the loader refuses more than the raw NAND)
+    d["ftl"] = {"write_buffer_kib": int(r.choice([16, 64, 256, 1024])),
+                "capacity_gb": min(64.0, raw_gb / 1.07)}
     return d
 
 
