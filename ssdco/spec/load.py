@@ -407,7 +407,8 @@ def _parse_ftl(r: _Reader, nand: NandSpec) -> FtlSpec:
     if spec.capacity_gb * 1e9 > raw_bytes:
         raise r.error("capacity_gb", spec.capacity_gb,
                       f"<= the raw NAND capacity (dies x planes x blocks_per_plane x pages_per_block x "
-                      f"page_size_kib of [nand]), here {raw_bytes / 1e9:.6g} GB")
+                      f"page_size_kib of [nand]), here {raw_bytes / 1e9:.6g} GB: lower ftl.capacity_gb with a "
+                      f"smaller geometry, or leave it out to take the raw capacity / (1 + nand.over_provisioning)")
     r.finish()
     return spec
 

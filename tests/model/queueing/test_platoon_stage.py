@@ -204,7 +204,8 @@ def test_the_stage_answers_where_the_dies_queue_too():
     from ssdco.model.solvers.stage import stage_answers
 
     config = load_config(PM9A3, controller=str(ONE_CORE), overrides=[
-        "workload.queue_depth=32", "nand.channels=3", "nand.ways_per_channel=1", "modules.parse.cycles=3300"])
+        "workload.queue_depth=32", "nand.channels=3", "nand.ways_per_channel=1", "modules.parse.cycles=3300",
+        "ftl.capacity_gb=200"])  # three dies hold 228 GB of raw NAND: the user capacity fits in it
     network = build_network(config)
     r = evaluate_network(config, network)
     assert stage_answers(network, "cores:main") and r.method == "platoon-stage"
