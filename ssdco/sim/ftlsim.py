@@ -84,10 +84,38 @@ def _bucket_remove(b, v, bhead, bnext, bprev):
     bprev[b] = -1
 
 
+@njit(cache=True, inline="always")
+def _program(lpn, cur, wp, l2p, p2l, valid, np_pages):
+    """Program logical page ``lpn`` at the frontier block ``cur``'s write pointer ``wp``; returns the next one."""
+    ppn = cur * np_pages + wp
+    p2l[ppn] = lpn
+    l2p[lpn] = ppn
+    valid[cur] += 1
+    return wp + 1
+
+
+@njit(cache=True, inline="always")
+def _close(cur, valid, fifo, bhead, bnext, bprev, fh, fc, minb, greedy):
+    """Close the full frontier block ``cur``: into the bucket of its valid count (greedy) or at the FIFO's tail;
+    returns the new (FIFO count, lowest bucket)."""
+    if greedy:
+        _bucket_insert(cur, valid[cur], bhead, bnext, bprev)
+        if valid[cur] < minb:
+            minb = valid[cur]
+    else:
+        t = fh + fc
+        if t >= valid.shape[0]:
+            t -= valid.shape[0]
+        fifo[t] = cur
+        fc += 1
+    return fc, minb
+
+
 @njit(cache=True)
 def _ftl_kernel(lpns, l2p, p2l, valid, free_stack, fifo, bhead, bnext, bprev, st, ctr, np_pages, greedy):
     """Apply host page writes ``lpns``. st = [cur, wp, n_free, fifo_head, fifo_count, min_bucket];
-    ctr = [host_writes, nand_programs, gc_reads, erases, victim_valid_pages, victims]."""
+    ctr = [host_writes, nand_programs, gc_reads, erases, victim_valid_pages, victims]. Host and GC writes share one
+    frontier block (:func:`_program`), closed when full (:func:`_close`)."""
     n_blocks = valid.shape[0]
     cur = st[0]
     wp = st[1]
@@ -133,24 +161,11 @@ def _ftl_kernel(lpns, l2p, p2l, valid, free_stack, fifo, bhead, bnext, bprev, st
                             n_free -= 1
                             cur = free_stack[n_free]
                             wp = 0
-                        ppn = cur * np_pages + wp
-                        p2l[ppn] = lv
-                        l2p[lv] = ppn
-                        valid[cur] += 1
-                        wp += 1
+                        wp = _program(lv, cur, wp, l2p, p2l, valid, np_pages)
                         ctr[1] += 1
                         ctr[2] += 1
                         if wp == np_pages:
-                            if greedy:
-                                _bucket_insert(cur, valid[cur], bhead, bnext, bprev)
-                                if valid[cur] < minb:
-                                    minb = valid[cur]
-                            else:
-                                t = fh + fc
-                                if t >= n_blocks:
-                                    t -= n_blocks
-                                fifo[t] = cur
-                                fc += 1
+                            fc, minb = _close(cur, valid, fifo, bhead, bnext, bprev, fh, fc, minb, greedy)
                             cur = -1
                 valid[vb] = 0
                 free_stack[n_free] = vb
@@ -160,24 +175,11 @@ def _ftl_kernel(lpns, l2p, p2l, valid, free_stack, fifo, bhead, bnext, bprev, st
                 n_free -= 1
                 cur = free_stack[n_free]
                 wp = 0
-        ppn = cur * np_pages + wp
-        p2l[ppn] = lpn
-        l2p[lpn] = ppn
-        valid[cur] += 1
-        wp += 1
+        wp = _program(lpn, cur, wp, l2p, p2l, valid, np_pages)
         ctr[0] += 1
         ctr[1] += 1
         if wp == np_pages:
-            if greedy:
-                _bucket_insert(cur, valid[cur], bhead, bnext, bprev)
-                if valid[cur] < minb:
-                    minb = valid[cur]
-            else:
-                t = fh + fc
-                if t >= n_blocks:
-                    t -= n_blocks
-                fifo[t] = cur
-                fc += 1
+            fc, minb = _close(cur, valid, fifo, bhead, bnext, bprev, fh, fc, minb, greedy)
             cur = -1
     st[0] = cur
     st[1] = wp
