@@ -46,7 +46,7 @@ ROUTED_KINDS = ("die", "channel")
 
 @dataclass(frozen=True)
 class RoutedStage:
-    """A die or channel station that the stage alone describes (:func:`routed_stage_per_us`): ``copies`` x
+    """A die or channel station that the stage describes (:func:`routed_stage_per_us`): ``copies`` x
     ``servers``, a read's visit ``read_us`` long and a write's ``write_us``, ``read_fraction`` of the requests
     reads (a request's transactions share its operation)."""
 
@@ -59,7 +59,7 @@ class RoutedStage:
 
 
 def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
-    """The die and channel stations of ``network`` that the stage alone describes (see the module
+    """The die and channel stations of ``network`` that the stage describes (see the module
     docstring), dies first: with both, the stage is the dies feeding their channels; empty for an open
     workload."""
     if network.queue_depth is None:

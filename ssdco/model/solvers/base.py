@@ -56,7 +56,7 @@ class Answer:
     to it (a lumped chain's or an estimate's error); ``at_capacity``: the bottleneck is busy throughout, so X is the
     bound.
     ``zero_load_us``: one request's latency alone for the population bound (None: the sum of the demands).
-    ``route_solution``: the route-level solution beside the answer (write-buffer wait, routed-stage bound).
+    ``route_solution``: the route-level solution beside the answer (the write buffer's wait and bound).
     ``chain``: the Markov chain behind the answer, for its patterns and start.
     ``correlated``: the stations whose waits on a transaction's path move together (``p99.p99_estimate_us``)."""
 
