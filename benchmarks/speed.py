@@ -455,16 +455,8 @@ def part_schedule_chain(quick: bool) -> None:
           f"({states / t_now:,.0f} states/s), {t_counted / t_now:.2f}x")
 
 
-def _clear_memos() -> None:
-    """Empty every ``functools`` memo of the package, so that the next evaluation is a design's first."""
-    for name, module in list(sys.modules.items()):
-        if name.startswith("ssdco."):
-            for value in vars(module).values():
-                if callable(getattr(value, "cache_clear", None)):
-                    value.cache_clear()
-
-
 def part_first_eval(quick: bool) -> None:
+    from benchmarks.accuracy import clear_caches
     from ssdco.model.whatif import evaluate_network
     from ssdco.network.build import build_network
     from ssdco.spec import config_from_dict
@@ -479,7 +471,7 @@ def part_first_eval(quick: bool) -> None:
     for effort in ("full", "fast"):
         seconds, methods = [], {}
         for config, network in configs:
-            _clear_memos()
+            clear_caches()
             r, t = timed(lambda: evaluate_network(config, network, effort=effort))
             seconds.append(t)
             methods[r.method] = methods.get(r.method, 0) + 1

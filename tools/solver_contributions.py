@@ -35,16 +35,6 @@ def feature_bits() -> dict[str, int]:
     return {n.lower(): getattr(rm, n) for n in names}
 
 
-def clear_caches() -> None:
-    """Empty every memo of the package (``functools`` caches), so that each variant is timed from cold: without
-    this the first variant fills the caches the others then read."""
-    for name, module in list(sys.modules.items()):
-        if name.startswith("ssdco."):
-            for value in vars(module).values():
-                if callable(getattr(value, "cache_clear", None)):
-                    value.cache_clear()
-
-
 def _within(model_iops: float, model_latency_us: float, des) -> bool:
     from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
 
@@ -53,6 +43,7 @@ def _within(model_iops: float, model_latency_us: float, des) -> bool:
 
 
 def one_design(seed: int, mixed: bool, requests: int) -> dict:
+    from benchmarks.accuracy import clear_caches  # each variant timed from cold: the first would fill the caches
     from ssdco.model.queueing.route_mva import ALL_FEATURES
     from ssdco.model.solvers import all_but
     from ssdco.model.whatif import evaluate_network
