@@ -7,7 +7,7 @@ exact (exponential, product-form) solver are compared with the unchanged design.
 Prints how many additions lower IOPS and by how much, and the worst cases. The route MVA and the exact
 solver should show none (see ssdco/model/queueing/route_mva.py, "Monotone in servers"). The chain and the platoon
 stage need not: they follow the DES's event recursion, and the DES is not monotone in servers
-(tests/model/queueing/test_periodic.py: a fourth core, -1.1 %).
+(tests/model/queueing/test_collapsed.py: a fourth core, -1.1 %).
 ``--des`` re-runs every addition that lowers the default solver's IOPS, and the worst route-MVA case, in
 the DES to show what the simulated controller does.
 

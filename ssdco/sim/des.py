@@ -72,7 +72,7 @@ from ssdco.rng import SeedLike, derive_seed
 from ssdco.sim import stats as _st
 
 __all__ = ["DesError", "DesResult", "DesTrace", "CompiledNetwork", "compile_network", "simulate",
-           "SERVICE_FAMILIES", "HIST_LO_US", "HIST_HI_US", "HIST_BINS"]
+           "SERVICE_FAMILIES", "step_labels", "HIST_LO_US", "HIST_HI_US", "HIST_BINS"]
 
 SERVICE_FAMILIES = ("auto", "exponential", "lognormal")
 
@@ -201,7 +201,7 @@ def _request_sizes(network: Network) -> tuple[np.ndarray, np.ndarray, float, np.
     return probs, trans, rf, cdf
 
 
-def _step_labels(steps) -> tuple[str, ...]:
+def step_labels(steps) -> tuple[str, ...]:
     """Unique keys of ``steps``: each step's label, a repeated one with "#<index>" appended."""
     labels = []
     seen: set[str] = set()
@@ -345,7 +345,7 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
     steps = network.steps
     if not steps:
         raise _fail("the route has no steps")
-    labels = _step_labels(steps)
+    labels = step_labels(steps)
     for i, st in enumerate(steps):
         _check_step(i, st, index, names)
     step_station, step_route, sbase, scop = _step_placement(steps, index, base, copies)
@@ -1078,7 +1078,7 @@ def _check_open_stability(network: Network) -> None:
 def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: float = DEFAULT_WARMUP_FRACTION,
              seed: SeedLike = 0, service_family: str = "auto", batches: int = DEFAULT_BATCHES, progress: bool = False,
              confidence: float = 0.95, max_in_system: int | None = None,
-             trace_requests: int = 0) -> DesResult:
+             trace_requests: int = 0, numba_seed: int | None = None) -> DesResult:
     """Simulate ``network`` until ``requests`` requests have completed.
 
     Parameters
@@ -1104,21 +1104,11 @@ def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: floa
         Exceeding it stops the run with :class:`DesError`.
     trace_requests : int
         Record a :class:`DesTrace` of the first this-many requests (0 = none).
+    numba_seed : int, optional
+        The event loop's own seed in ``[0, 2**32)``, as a result reports it (:attr:`DesResult.numba_seed`): a run
+        repeats exactly from it; given, ``seed`` is not used.
     """
-    if isinstance(requests, bool) or int(requests) != requests or not 1 <= requests <= MAX_REQUESTS:
-        raise _fail(f"requests must be an integer in [1, {MAX_REQUESTS:.0e}], got {requests!r}")
-    requests = int(requests)
-    if not 0.0 <= warmup_fraction < 1.0:
-        raise _fail(f"warmup_fraction must be in [0, 1), got {warmup_fraction}")
-    if int(batches) != batches or batches < 2:
-        raise _fail(f"batches must be an integer >= 2, got {batches!r}")
-    batches = int(batches)
-    warm = int(math.floor(requests * warmup_fraction))
-    measured = requests - warm
-    if measured < batches:
-        raise _fail(f"{measured} measured requests cannot fill {batches} batches; raise requests")
-    if trace_requests < 0:
-        raise _fail(f"trace_requests must be >= 0, got {trace_requests}")
+    requests, batches, warm, measured = _run_options(requests, warmup_fraction, batches, trace_requests, numba_seed)
     cn = compile_network(network, service_family)
     if cn.closed:
         slots = cn.queue_depth
@@ -1133,7 +1123,7 @@ def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: floa
     if slots * (1 + cn.tx_pool) > MAX_JOBS:
         raise _fail(f"{slots} requests x {1 + cn.tx_pool} jobs exceed the DES job limit {MAX_JOBS}")
     state = _State(cn, slots, warm, measured, batches, int(trace_requests))
-    nseed = derive_seed(seed)
+    nseed = derive_seed(seed) if numba_seed is None else int(numba_seed)
     _seed_numba(np.uint32(nseed))
     _run(0, *state.args)  # compiles (or loads the cache) without touching the state: startup, not events/s
     t0 = time.perf_counter()
@@ -1159,6 +1149,30 @@ def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: floa
     if status == ST_EMPTY:  # pragma: no cover - cannot happen for a valid network
         raise DesError("event list ran empty before the run finished")
     return _finish(cn, state, nseed, service_family, confidence, wall, requests, warm, measured)
+
+
+def _run_options(requests, warmup_fraction: float, batches, trace_requests: int, numba_seed: int | None
+                 ) -> tuple[int, int, int, int]:
+    """(requests, batches, warm-up requests, measured requests) of :func:`simulate`'s options, or DesError where
+    one is out of range."""
+    if isinstance(requests, bool) or int(requests) != requests or not 1 <= requests <= MAX_REQUESTS:
+        raise _fail(f"requests must be an integer in [1, {MAX_REQUESTS:.0e}], got {requests!r}")
+    requests = int(requests)
+    if not 0.0 <= warmup_fraction < 1.0:
+        raise _fail(f"warmup_fraction must be in [0, 1), got {warmup_fraction}")
+    if int(batches) != batches or batches < 2:
+        raise _fail(f"batches must be an integer >= 2, got {batches!r}")
+    batches = int(batches)
+    warm = int(math.floor(requests * warmup_fraction))
+    measured = requests - warm
+    if measured < batches:
+        raise _fail(f"{measured} measured requests cannot fill {batches} batches; raise requests")
+    if trace_requests < 0:
+        raise _fail(f"trace_requests must be >= 0, got {trace_requests}")
+    if numba_seed is not None and (isinstance(numba_seed, bool) or not isinstance(numba_seed, (int, np.integer))
+                                   or not 0 <= numba_seed < 2**32):
+        raise _fail(f"numba_seed must be an integer in [0, 2**32), got {numba_seed!r}")
+    return requests, batches, warm, measured
 
 
 def _finish(cn: CompiledNetwork, s: _State, nseed: int, family: str, confidence: float, wall: float,

@@ -25,7 +25,7 @@ from ssdco.model.caveats import (
     start_pattern_caveats,
     trust_caveats,
 )
-from ssdco.model.queueing.periodic import periodic_schedule
+from ssdco.model.queueing.collapsed import collapsed_schedule
 from ssdco.model.queueing.route_mva import ALL_FEATURES, FLOW, IDLE_BOUND, request_alone_us, route_arrays, solve_route
 from ssdco.model.queueing.schedule_chain import ChainSolution, _transient_visits, attempt_chain
 from ssdco.model.solvers import all_but
@@ -496,7 +496,7 @@ def test_without_the_collision_that_leaves_it_there_is_no_start_pattern():
     config = config_from_dict(d)
     result = evaluate(config)
     assert result.method == "markov-chain" and result.start_pattern is None
-    schedule = periodic_schedule(build_network(config))
+    schedule = collapsed_schedule(build_network(config))
     assert result.iops == pytest.approx(schedule.throughput_per_us * 1e6, rel=0.005)
     assert result.to_dict()["start_pattern"] is None
 
@@ -517,7 +517,7 @@ def test_whatif_and_validate_say_it_on_the_command_line(capsys):
     assert "; rerun with more --requests" in out
 
 
-# ---- Where the requests' start decides their pattern: the collapsed schedule (periodic.py) is one of the patterns
+# ---- Where the requests' start decides their pattern: the collapsed schedule (collapsed.py) is one of the patterns
 # the DES settles in, and a collision at the start may lead to another; the chain of the draws cannot follow a
 # draw-free orbit, so the route MVA and the platoon stage answer.
 def _network(design):
@@ -535,7 +535,7 @@ def test_where_the_only_pattern_is_the_schedules_orbit_the_chain_answers_with_it
     # four requests that hold a slower convoy for a long while but always end in the schedule's orbit
     # (tests/sim/test_replications.py): the chain has one closed class, the orbit
     config, network = _network("reads-locking-into-start-dependent-patterns")
-    schedule = periodic_schedule(network)
+    schedule = collapsed_schedule(network)
     result = evaluate_network(config, network)
     assert result.method == "markov-chain"
     assert result.iops == pytest.approx(schedule.throughput_per_us * 1e6, rel=0.005)
@@ -550,7 +550,7 @@ def test_whatif_answers_the_slower_of_two_equally_likely_patterns(effort):
     # the collision at the start happens where both transfers pick one of the two channels (probability one
     # half); it leads to a pattern 6.5 % slower than the schedule's orbit, which the platoon stage finds
     config, network = _network("reads-whose-start-collision-picks-their-pattern")
-    schedule_iops = periodic_schedule(network).throughput_per_us * 1e6
+    schedule_iops = collapsed_schedule(network).throughput_per_us * 1e6
     result = evaluate_network(config, network, effort=effort)
     assert result.method == "platoon-stage"
     assert result.iops / schedule_iops - 1.0 == pytest.approx(-0.065, abs=0.005)
@@ -559,7 +559,7 @@ def test_whatif_answers_the_slower_of_two_equally_likely_patterns(effort):
 def test_each_des_run_settles_in_one_of_the_two_patterns_and_both_occur():
     # the DES's seed decides the start's collision: the slower pattern (whatif's answer) or the schedule's orbit
     config, network = _network("reads-whose-start-collision-picks-their-pattern")
-    patterns = [evaluate_network(config, network).iops, periodic_schedule(network).throughput_per_us * 1e6]
+    patterns = [evaluate_network(config, network).iops, collapsed_schedule(network).throughput_per_us * 1e6]
     seen = set()
     for seed in range(8):
         des = simulate(network, requests=20_000, seed=seed).iops

@@ -49,7 +49,7 @@ def _never_lower(before, after, label, *, unless_caveated: bool = False) -> None
 def test_adding_a_core_or_unit_never_lowers_iops(d, effort):
     # The route MVA is monotone in servers by construction (X cycle_n(X) <= n, cycle_n(X) does not rise with a
     # server; route_mva.py), to the resolution of its seeded routed stage where that holds X. The Markov chain of
-    # the draws follows the DES's own event recursion, which is not monotone in servers (queueing/test_periodic.py:
+    # the draws follows the DES's own event recursion, which is not monotone in servers (queueing/test_collapsed.py:
     # a fourth core -1.1 %), and the platoon stage answers or
     # not as the bottleneck moves (a +1 core that moves it off a core group serving several steps hands the answer
     # back to the route MVA): both are left out.

@@ -393,6 +393,20 @@ def test_same_seed_is_bit_identical_and_chunking_does_not_matter(pm9a3):
     assert a.events > 0 and a.events_per_second > 0 and "wall_seconds" not in a.to_dict()
 
 
+def test_a_run_repeats_from_the_numba_seed_it_reports(pm9a3):
+    a = simulate(pm9a3, requests=5_000, seed=11)
+    again = simulate(pm9a3, requests=5_000, seed=999, numba_seed=a.numba_seed)  # the seed is then not used
+    assert again.fingerprint() == a.fingerprint() and again.numba_seed == a.numba_seed
+    other = simulate(pm9a3, requests=5_000, numba_seed=(a.numba_seed + 1) % 2**32)
+    assert other.fingerprint() != a.fingerprint()
+
+
+@pytest.mark.parametrize("bad", [-1, 2**32, 1.5, True, "7", "seven"])
+def test_a_numba_seed_outside_32_bits_is_refused(pm9a3, bad):
+    with pytest.raises(DesError, match="numba_seed must be an integer"):
+        simulate(pm9a3, requests=100, numba_seed=bad)
+
+
 def test_traced_runs_are_reproducible_with_nan_fields():
     n = single_queue(1, 1.0, 1.0, 0.5e6)
     a = simulate(n, requests=2_000, trace_requests=5_000, seed=3)  # untouched trace rows stay NaN

@@ -70,7 +70,7 @@ def test_default_runs_only_where_service_is_deterministic_and_the_workload_close
 
 def test_a_200k_request_des_can_sit_in_a_transient_pattern_that_the_long_run_leaves():
     # The design's four requests hold a 28.0 k IOPS pattern (a convoy at the two slow cores) for a long
-    # time; the 33.2 k pattern the periodic schedule and the Markov chain find (its only closed class) is
+    # time; the 33.2 k pattern the collapsed schedule and the Markov chain find (its only closed class) is
     # where every long run ends. Seed 0: 28.0 k over 200,000 requests, 33.2 k from about 250,000 on.
     config = config_from_dict(gallery("reads-locking-into-start-dependent-patterns"))
     network = build_network(config)

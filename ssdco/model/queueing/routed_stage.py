@@ -14,14 +14,14 @@ place after a fixed time ``think_us`` (the rest of the route; 0: at once); deter
 program's (a request's transactions share its operation). Where only one of the two stations qualifies, that one
 alone.
 
-It is estimated by running the stage event by event, seeded (:data:`SEED`), so the answer is the same on
-every run: its exact chain (the N requests' remaining transactions per copy, in arrival order) grows
-exponentially in N. For one station with one service time S every service starts at a multiple of S (all
-start at time 0, and a server starts work only when a service ends or a request arrives, which happens only
-when a service ends), so that stage runs in slots, and for small N its slotted chain is solved exactly in
-``tests/model/queueing/test_routed_stage.py``: the estimate is within 0.25 % of it. Over :data:`REQUESTS`
-requests its standard error is 0.02-0.1 % with one service time per station and up to about 0.25 % where reads
-and programs mix; an estimate takes 15-120 ms.
+It is estimated by running the stage event by event in the DES (:func:`stage_network`, seeded by :data:`SEED`
+as its ``numba_seed``), so the answer is the same on every run: its exact chain (the N requests' remaining
+transactions per copy, in arrival order) grows exponentially in N. For one station with one service time S every
+service starts at a multiple of S (all start at time 0, and a server starts work only when a service ends or a
+request arrives, which happens only when a service ends), so that stage runs in slots, and for small N its slotted
+chain is solved exactly in ``tests/model/queueing/test_routed_stage.py``: the estimate is within 0.25 % of it.
+Over :data:`REQUESTS` requests its standard error is 0.02-0.1 % with one service time per station and up to about
+0.25 % where reads and programs mix.
 
 Where it applies (:func:`routed_stages`): a closed workload, a die or channel station that only the data
 step visits (no mapping-table reads, no background work), deterministic (NAND scv 0), and every request's
@@ -34,12 +34,10 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numba as nb
-import numpy as np
+from ssdco.network.build import Network, Station, Step
+from ssdco.sim.des import simulate
 
-from ssdco.network.build import Network
-
-SEED = 20261127  # the estimate's seed: one fixed stream, so the bound is the same on every run
+SEED = 20261127  # the DES's own seed (``numba_seed``) for the estimate: one fixed stream, the same on every run
 REQUESTS = 200_000  # completed requests per estimate, after a warm-up of a tenth as many
 ROUTED_KINDS = ("die", "channel")
 
@@ -137,140 +135,23 @@ def routed_stage_per_us(population: int, transactions: tuple[int, ...], probs: t
 
 @lru_cache(maxsize=1024)
 def _per_us(population, transactions, probs, stages, seed, requests, think_us) -> float:
-    sizes = np.array(transactions, dtype=np.int64)
-    cumulative = np.cumsum(np.array(probs, dtype=np.float64))
-    cumulative[-1] = 1.0
-    return float(_event_kernel(population, sizes, cumulative, stages[0].read_fraction,
-                               np.array([st.copies for st in stages], dtype=np.int64),
-                               np.array([st.servers for st in stages], dtype=np.int64),
-                               np.array([st.read_us for st in stages]), np.array([st.write_us for st in stages]),
-                               requests, requests // 10, seed, think_us))
+    warm = requests // 10
+    total = requests + warm
+    run = simulate(stage_network(population, transactions, probs, stages, think_us), requests=total,
+                   warmup_fraction=(warm + 0.5) / total, batches=2, numba_seed=seed)
+    return run.iops.value / 1e6
 
 
-@nb.njit(cache=True)
-def _push(heap_t, heap_k, heap_r, size, t, k, r):
-    i = size
-    while i > 0:
-        parent = (i - 1) // 2
-        if heap_t[parent] <= t:
-            break
-        heap_t[i], heap_k[i], heap_r[i] = heap_t[parent], heap_k[parent], heap_r[parent]
-        i = parent
-    heap_t[i], heap_k[i], heap_r[i] = t, k, r
-
-
-@nb.njit(cache=True)
-def _pop(heap_t, heap_k, heap_r, size):
-    """Remove the root of the heap of ``size`` entries; the caller read it first."""
-    size -= 1
-    t, k, r = heap_t[size], heap_k[size], heap_r[size]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and heap_t[child + 1] < heap_t[child]:
-            child += 1
-        if heap_t[child] >= t:
-            break
-        heap_t[i], heap_k[i], heap_r[i] = heap_t[child], heap_k[child], heap_r[child]
-        i = child
-    heap_t[i], heap_k[i], heap_r[i] = t, k, r
-
-
-@nb.njit(cache=True)
-def _event_kernel(population, sizes, cumulative, read_fraction, copies, servers, read_us, write_us, requests,
-                  warm_requests, seed, think_us):
-    np.random.seed(seed)
-    n_stages = copies.shape[0]
-    offset = np.zeros(n_stages + 1, dtype=np.int64)  # the stages' copies, numbered one after the other
-    for s in range(n_stages):
-        offset[s + 1] = offset[s] + copies[s]
-    stage_of = np.zeros(offset[n_stages], dtype=np.int64)
-    for s in range(n_stages):
-        stage_of[offset[s]:offset[s + 1]] = s
-    depth = population * sizes.max()  # the most transactions one copy can hold
-    fifo = np.zeros((offset[n_stages], depth), dtype=np.int64)  # per copy, the request of each queued one
-    head = np.zeros(offset[n_stages], dtype=np.int64)
-    count = np.zeros(offset[n_stages], dtype=np.int64)
-    busy = np.zeros(offset[n_stages], dtype=np.int64)
-    left = np.zeros(population, dtype=np.int64)  # per request, its transactions not yet through
-    is_read = np.zeros(population, dtype=np.bool_)
-    capacity = 0
-    for s in range(n_stages):
-        capacity += copies[s] * servers[s]
-    heap_t = np.zeros(capacity + population)  # service ends (time, copy, request) and arrivals (copy -1)
-    heap_k = np.zeros(capacity + population, dtype=np.int64)
-    heap_r = np.zeros(capacity + population, dtype=np.int64)
-    size = 0
-    n_sizes = sizes.shape[0]
-    now = 0.0
-    completed = 0
-    start = 0.0
-    arriving = population  # requests 0 .. N - 1 arrive at time 0, then one think_us after each completion
-    r = 0
-    while True:
-        for _ in range(arriving):
-            j = 0
-            if n_sizes > 1:
-                u = np.random.random()
-                while j < n_sizes - 1 and u >= cumulative[j]:
-                    j += 1
-            left[r] = sizes[j]
-            is_read[r] = np.random.random() < read_fraction
-            for _ in range(sizes[j]):
-                g = int(np.random.random() * copies[0])
-                if busy[g] < servers[0]:
-                    busy[g] += 1
-                    _push(heap_t, heap_k, heap_r, size, now + (read_us[0] if is_read[r] else write_us[0]), g, r)
-                    size += 1
-                else:
-                    tail = head[g] + count[g]
-                    fifo[g, tail - depth if tail >= depth else tail] = r
-                    count[g] += 1
-            r += 1
-        arriving = 0
-        while arriving == 0:
-            now, g, done = heap_t[0], heap_k[0], heap_r[0]
-            _pop(heap_t, heap_k, heap_r, size)
-            size -= 1
-            if g < 0:  # the request that takes a completed one's place arrives
-                r = done
-                arriving = 1
-                break
-            busy[g] -= 1
-            s = stage_of[g]
-            if count[g] > 0:  # the copy's next transaction starts
-                nxt = fifo[g, head[g]]
-                head[g] += 1
-                if head[g] == depth:
-                    head[g] = 0
-                count[g] -= 1
-                busy[g] += 1
-                _push(heap_t, heap_k, heap_r, size, now + (read_us[s] if is_read[nxt] else write_us[s]), g, nxt)
-                size += 1
-            if s + 1 < n_stages:  # on to the next stage: die d's channel d % channels
-                h = offset[s + 1] + (g - offset[s]) % copies[s + 1]
-                if busy[h] < servers[s + 1]:
-                    busy[h] += 1
-                    _push(heap_t, heap_k, heap_r, size,
-                          now + (read_us[s + 1] if is_read[done] else write_us[s + 1]), h, done)
-                    size += 1
-                else:
-                    tail = head[h] + count[h]
-                    fifo[h, tail - depth if tail >= depth else tail] = done
-                    count[h] += 1
-                continue
-            left[done] -= 1
-            if left[done] == 0:
-                completed += 1
-                if completed == warm_requests:
-                    start = now
-                if completed == warm_requests + requests:
-                    return requests / (now - start)
-                if think_us > 0.0:
-                    _push(heap_t, heap_k, heap_r, size, now + think_us, -1, done)
-                    size += 1
-                else:
-                    r = done  # its place is taken at once by the next request
-                    arriving = 1
+def stage_network(population: int, transactions: tuple[int, ...], probs: tuple[float, ...],
+                  stages: tuple[RoutedStage, ...], think_us: float = 0.0) -> Network:
+    """The stage as a network the DES runs (:func:`routed_stage_per_us`' figures): per transaction the first
+    stage's copies picked at random, then the second's (copy d % copies of the first's pick d); a request's
+    sizes and operation drawn as given; then ``think_us`` (us) of fixed delay before the next request starts."""
+    stations = tuple(Station(st.station, st.station if st.station in ROUTED_KINDS else ROUTED_KINDS[0],
+                             st.servers, st.copies) for st in stages)
+    steps = [Step(st.station, st.station, per_request=False, read_us=st.read_us, write_us=st.write_us,
+                  routing="uniform" if k == 0 else "die_channel") for k, st in enumerate(stages)]
+    steps.append(Step("think", None, per_request=True, read_us=think_us, write_us=think_us))
+    return Network(stations=stations, steps=tuple(steps), read_fraction=stages[0].read_fraction,
+                   request_bytes=tuple(0.0 for _ in transactions), request_probs=probs, transactions=transactions,
+                   queue_depth=population, arrival_iops=None)

@@ -6,7 +6,7 @@
   (``schedule_chain.FAST_GRID_STEPS``).
 
 It is held to the asymptotic bounds, and the population bound takes one request's own latency alone
-(:func:`latency_alone_us`: its periodic schedule, ``periodic.py``) where the route MVA's X(1) is only an estimate
+(:func:`latency_alone_us`: its collapsed schedule, ``collapsed.py``) where the route MVA's X(1) is only an estimate
 of it.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ssdco.model.queueing.periodic import periodic_schedule
+from ssdco.model.queueing.collapsed import alone_us
 from ssdco.model.queueing.schedule_chain import (
     FAST_CHAIN_MAX_QUEUE_DEPTH,
     FAST_GRID_STEPS,
@@ -33,13 +33,13 @@ CHAIN_MAX_QUEUE_DEPTH = 8
 
 
 def latency_alone_us(network: Network, estimate_us: float) -> float | None:
-    """Mean latency of one request alone (us), exactly, for deterministic service: its periodic schedule, else
+    """Mean latency of one request alone (us), exactly, for deterministic service: its collapsed schedule, else
     the Markov chain of one request's draws (``estimate_us``: the route MVA's, which sets the chain's grid);
     None where neither applies."""
     one = replace(network, queue_depth=1)
-    schedule = periodic_schedule(one)
-    if schedule is not None:
-        return schedule.response_us
+    alone = alone_us(one)
+    if alone is not None:
+        return alone
     chain = attempt_chain(one, estimate_us).solution
     return None if chain is None else chain.response_us
 

@@ -5,13 +5,14 @@ answer instead of the route MVA; a request of several transactions forks into th
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import ssdco.model.queueing.platoon_stage as P
 from ssdco.model.solvers import all_but
 from ssdco.model.solvers.stage import STAGE_MAX_QUEUE_DEPTH
 from ssdco.model.whatif import evaluate_network
-from ssdco.network.build import build_network
+from ssdco.network.build import Network, Station, Step, build_network
 from ssdco.sim.des import simulate
 from ssdco.spec import config_from_dict, load_config
 from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
@@ -265,13 +266,32 @@ def test_a_request_of_several_transactions_forks_in_the_stage_and_agrees_with_th
     assert answer.mean_jobs["cores:g2"] >= answer.utilization["cores:g2"]
 
 
-def test_with_one_transaction_the_forking_kernel_runs_as_before():
-    # no step is per transaction: no job but the request's own, the same draws and events (bit-identical answers
-    # were checked against the kernel before forking on 120 draws, 2026-11-29)
+def test_with_one_transaction_no_step_forks():
     config = config_from_dict(gallery("reads-behind-two-slow-cores-each-serving-several-steps"))
     network, loads, residence = _stage_inputs(config)
     args = P.stage_arguments(network, loads, residence)
     assert args[9] == 1 and not any(args[10])
+
+
+@pytest.mark.parametrize("read_fraction", [1.0, 0.6])
+def test_where_every_station_runs_event_by_event_the_stage_is_the_des_of_the_network(read_fraction):
+    # a core group and two dies, the rest pure delays: nothing is a fixed delay in place of a station, so the stage
+    # is the DES of the network itself, run from the stage's seed over its requests and warm-up
+    steps = (Step("fetch", None, True, 0.0, 0.0, delay_us=1.0),
+             Step("translate", "cores:g1", True, 10.0, 12.0),
+             Step("nand_array", "die", False, 20.0, 60.0, routing="uniform"),
+             Step("completion", None, True, 0.0, 0.0, delay_us=1.0))
+    network = Network(stations=(Station("cores:g1", "cores", 1), Station("die", "die", 1, 2)), steps=steps,
+                      read_fraction=read_fraction, request_bytes=(4096.0,), request_probs=(1.0,), transactions=(1,),
+                      queue_depth=4, arrival_iops=None)
+    loads = network.loads()
+    x, latency_us, p99_us, step_us, _, _ = P._estimate(*P.stage_arguments(network, loads, np.zeros(len(loads))),
+                                                      P.SEED, 20_000)
+    des = simulate(network, requests=22_000, warmup_fraction=2_000.5 / 22_000, batches=2, numba_seed=P.SEED)
+    assert x * 1e6 == pytest.approx(des.iops.value, rel=1e-12)
+    assert latency_us == pytest.approx(des.mean_latency_us.value, rel=1e-12)
+    assert p99_us == pytest.approx(des.p99_us, rel=0.003)  # the measured latencies' own; the DES's from bins
+    assert step_us[1] == pytest.approx(des.step_residence_us["translate"], rel=1e-12)
 
 
 def test_where_the_chain_outgrows_its_budget_the_stage_answers_whatever_the_bottleneck():

@@ -378,7 +378,7 @@ def test_no_chain_outside_its_scope():
     assert schedule_chain(build_network(config_from_dict(opened)), zero) is None
     buffered = build_network(load_config(PM9A3, overrides=["workload.queue_depth=2", "workload.read_fraction=0.7"]))
     assert buffered.has_background and schedule_chain(buffered, zero) is None
-    # one die and one operation: nothing drawn matters (periodic.py's case)
+    # one die and one operation: nothing drawn matters (collapsed.py's case)
     assert schedule_chain(_dies(1), 10.0) is None
 
 

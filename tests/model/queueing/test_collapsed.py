@@ -1,12 +1,11 @@
-"""The exact periodic schedule of a closed network with one deterministic route (ssdco/model/queueing/periodic.py),
-and the default answer on the designs whose requests hold such a schedule or fall into step at a busy core."""
+"""The collapsed schedule of a closed network with one deterministic route (ssdco/model/queueing/collapsed.py), and
+the default answer on the designs whose requests hold such a schedule or fall into step at a busy core."""
 
 import copy
 
-import numpy as np
 import pytest
 
-from ssdco.model.queueing.periodic import MAX_QUEUE_DEPTH, periodic_schedule, skeleton_applies
+from ssdco.model.queueing.collapsed import alone_us, collapsed_schedule
 from ssdco.model.queueing.route_mva import route_arrays, solve_route
 from ssdco.model.solvers import all_but
 from ssdco.model.solvers.schedules import latency_alone_us
@@ -35,15 +34,14 @@ def test_schedule_of_two_requests_at_one_core_by_hand():
     # Both requests issued at 0 reach the core at 1: A translates 1-11, B 11-21, A dispatches 21-25 (it
     # rejoined the queue behind B), B 25-29; A reads 25-28 and is done at 29, back at the core at 30, where
     # B has left at 29. From then on each request takes 2 x 10 + 4 + 3 + 2 = 29 us: X = 2 / 29 per us.
-    s = periodic_schedule(_network(die_us=3.0))
+    s = collapsed_schedule(_network(die_us=3.0))
     assert s is not None
-    assert s.throughput_per_us == pytest.approx(2.0 / 29.0, rel=1e-12)
+    assert s.throughput_per_us == pytest.approx(2.0 / 29.0, rel=1e-3)  # the measured window: whole requests
     assert s.response_us == pytest.approx(29.0, rel=1e-12)
-    assert s.latencies_us == pytest.approx([29.0] * s.period_requests, rel=1e-12)
+    assert s.des.latency_min_us == pytest.approx(29.0, rel=1e-12) and s.des.latency_max_us == pytest.approx(29.0)
     # in a period A translates 30-40 at once; B arrives at 34 and translates 40-50 (waits 6); A, back in
-    # the queue at 40, dispatches 50-54 (waits 10), B 54-58 (waits 4): 10 us per request, 3 of 4 visits wait
-    assert s.wait_us[0] == pytest.approx(10.0, rel=1e-12)
-    assert s.p_wait[0] == pytest.approx(0.75, rel=1e-12)
+    # the queue at 40, dispatches 50-54 (waits 10), B 54-58 (waits 4): 10 us per request over two visits
+    assert s.des.station_wait_us["cores:g1"] * 2 == pytest.approx(10.0, rel=1e-3)
     assert s.response_us == pytest.approx(10.0 + 10.0 + 4.0 + 3.0 + 2.0, rel=1e-12)
 
 
@@ -53,12 +51,12 @@ def test_schedule_matches_the_des_where_the_route_mva_missed(design):
     # two_modules_on_one_slow_core: +9.1 % and +11 %; the DES's core idles while both requests are at the NAND.
     config = config_from_dict(gallery(design))
     network = build_network(config)
-    schedule = periodic_schedule(network)
+    schedule = collapsed_schedule(network, requests=60_000)
     des = simulate(network, requests=60_000, seed=1)
-    assert schedule.throughput_per_us * 1e6 == pytest.approx(des.iops.value, rel=1e-6)
-    assert schedule.response_us == pytest.approx(des.mean_latency_us.value, rel=1e-6)
-    assert float(np.quantile(schedule.latencies_us, 0.99, method="inverted_cdf")) == pytest.approx(des.p99_us,
-                                                                                                  rel=1e-3)
+    # no transaction waits at the collapsed copies: the run is the real network's, whatever the addresses pick
+    assert schedule.throughput_per_us * 1e6 == pytest.approx(des.iops.value, rel=1e-9)
+    assert schedule.response_us == pytest.approx(des.mean_latency_us.value, rel=1e-9)
+    assert schedule.des.p99_us == pytest.approx(des.p99_us, rel=1e-9)
     # the default answer (the Markov chain of the draws, or the platoon stage) is within the tolerances too
     result = evaluate_network(config, network)
     assert abs(result.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
@@ -70,13 +68,13 @@ def test_schedule_matches_the_des_where_the_route_mva_missed(design):
 def test_no_schedule_where_the_addresses_decide_who_waits():
     # a 20 us read takes longer than the 14 us the core spaces the requests by: on one die they would queue,
     # on two they queue only when both pick the same one, which the addresses decide
-    assert periodic_schedule(_network(die_us=20.0, copies=2)) is None
+    assert collapsed_schedule(_network(die_us=20.0, copies=2)) is None
     # on a single die nothing is random: the schedule holds, with the die's wait in it
-    s = periodic_schedule(_network(die_us=20.0, copies=1))
-    assert s is not None and s.wait_us[1] > 0.0
+    s = collapsed_schedule(_network(die_us=20.0, copies=1))
+    assert s is not None and s.des.station_wait_us["die"] > 0.0
 
 
-@pytest.mark.parametrize("change", ["read_fraction", "variability", "sizes", "queue_depth", "open"])
+@pytest.mark.parametrize("change", ["read_fraction", "variability", "sizes", "open"])
 def test_no_schedule_where_requests_differ(change):
     d = copy.deepcopy(gallery("two-reads-two-dies"))
     if change == "read_fraction":
@@ -85,12 +83,16 @@ def test_no_schedule_where_requests_differ(change):
         d["variability"] = {"firmware_scv": 0.5}
     elif change == "sizes":
         d["workload"]["request_size_kib"] = {"sizes": [4, 8], "probabilities": [0.5, 0.5]}
-    elif change == "queue_depth":
-        d["workload"]["queue_depth"] = 9  # beyond MAX_QUEUE_DEPTH: the search would cost tens of ms
     else:
         del d["workload"]["queue_depth"]
         d["workload"]["arrival_iops"] = 50_000.0
-    assert periodic_schedule(build_network(config_from_dict(d))) is None
+    network = build_network(config_from_dict(d))
+    assert collapsed_schedule(network) is None
+    if change == "open":  # one request alone is the same whether the rest arrive open or closed
+        closed = build_network(config_from_dict(gallery("two-reads-two-dies")))
+        assert alone_us(network) == pytest.approx(alone_us(closed), rel=1e-12)
+    else:
+        assert alone_us(network) is None
 
 
 def test_des_is_not_monotone_in_servers_where_the_schedule_holds():
@@ -105,9 +107,9 @@ def test_des_is_not_monotone_in_servers_where_the_schedule_holds():
     more["controller"]["core_groups"][1]["count"] += 1  # g2 runs complete
     des = [simulate(build_network(config_from_dict(x)), requests=100_000, seed=3).iops.value for x in (d, more)]
     assert des[1] < des[0] * (1 - 0.005)
-    schedule = periodic_schedule(build_network(config_from_dict(d)))
+    schedule = collapsed_schedule(build_network(config_from_dict(d)), requests=100_000)
     assert schedule.throughput_per_us * 1e6 == pytest.approx(des[0], rel=1e-6)
-    assert periodic_schedule(build_network(config_from_dict(more))) is None
+    assert collapsed_schedule(build_network(config_from_dict(more)), requests=100_000) is None
 
 
 def test_dies_run_event_by_event_where_a_few_multi_plane_dies_hold_the_requests():
@@ -149,7 +151,7 @@ def test_requests_in_step_above_queue_depth_8(seed, read_fraction, route_low_by)
     # the route MVA (about 9 % and 11 % low) takes as reached at random times. The platoon stage answers, a core
     # group the bottleneck, within the tolerances.
     d = random_config(seed, mixed_sizes=False)
-    assert d["workload"]["queue_depth"] == 9 > MAX_QUEUE_DEPTH and d["workload"]["read_fraction"] == read_fraction
+    assert d["workload"]["queue_depth"] == 9 and d["workload"]["read_fraction"] == read_fraction
     config = config_from_dict(d)
     network = build_network(config)
     des = simulate(network, requests=100_000, seed=1)
@@ -159,25 +161,6 @@ def test_requests_in_step_above_queue_depth_8(seed, read_fraction, route_low_by)
     assert default.method == "platoon-stage" and default.bottleneck.startswith("cores")
     assert abs(default.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
     assert abs(default.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
-
-
-@pytest.mark.parametrize("change", ["transactions", "queue_depth_1", "read_fraction"])
-def test_no_skeleton_for_several_transactions_queue_depth_1_or_mixed_operations(change):
-    d = copy.deepcopy(gallery("reads-in-step-at-one-slow-core"))
-    assert skeleton_applies(build_network(config_from_dict(d)))
-    if change == "transactions":
-        d["workload"]["request_size_kib"] = 8
-    elif change == "queue_depth_1":
-        d["workload"]["queue_depth"] = 1
-    else:
-        d["workload"]["read_fraction"] = 0.7
-    assert not skeleton_applies(build_network(config_from_dict(d)))
-
-
-def test_no_skeleton_without_an_address_routed_station():
-    # one die on one channel: the skeleton would be the whole network, with nothing left for the dies to decide
-    assert not skeleton_applies(_network(die_us=20.0, copies=1, queue_depth=4))
-    assert skeleton_applies(_network(die_us=20.0, copies=2, queue_depth=4))
 
 
 @pytest.mark.parametrize("queue_depth", [1, 2])
