@@ -163,6 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument("--min-life-years", type=_nonnegative_float, default=None, metavar="Y",
                     help="reject mapping options whose flash wears out sooner at the target IOPS "
                          "(same as --set optimizer.min_life_years=Y; needs an [ftl] table)")
+    im = sub.add_parser("import-mqsim", help="an MQSim drive (ssdconfig.xml + workload.xml) as an ssdco device file, "
+                                             "listing the MQSim parameters ssdco leaves out")
+    im.add_argument("ssd_xml", metavar="SSDCONFIG.xml", help="MQSim's execution parameters (the -i file)")
+    im.add_argument("workload_xml", metavar="WORKLOAD.xml", help="MQSim's IO scenarios (the -w file)")
+    im.add_argument("-o", "--out", required=True, metavar="FILE.toml", help="the device file to write")
+    im.add_argument("--flow", type=_int_at_least(0), default=0, metavar="N",
+                    help="which synthetic flow of the workload file to take (0: the first)")
+    im.add_argument("--force", action="store_true", help="replace --out if it exists")
     # ---- more subcommands register here ----
     return p
 
@@ -575,8 +583,27 @@ def _cmd_optimize(args) -> int:
     return EXIT_OK if result.feasible else EXIT_NOT_MET
 
 
+def _cmd_import_mqsim(args) -> int:
+    from ssdco.errors import ConfigError
+    from ssdco.spec.mqsim import import_mqsim
+
+    if Path(args.out).exists() and not args.force:
+        raise ConfigError("--out", "out", args.out, "a file that does not exist yet (or give --force to replace it)")
+    check_output_path(args.out, "--out")
+    imported = import_mqsim(args.ssd_xml, args.workload_xml, flow=args.flow)
+    write_text_atomic(args.out, imported.toml())
+    print(f"ssdco import-mqsim: wrote {args.out}; try: ssdco whatif {args.out}")
+    print("values adapted to ssdco's model:")
+    for field, what in imported.notes:
+        print(f"  {field}: {what}")
+    print(f"MQSim parameters ssdco leaves out ({len(imported.ignored)}):")
+    for item in imported.ignored:
+        print(f"  {item.name} = {item.value}: {item.why}")
+    return EXIT_OK
+
+
 COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate, "study": _cmd_study, "sweep": _cmd_sweep,
-            "optimize": _cmd_optimize}
+            "optimize": _cmd_optimize, "import-mqsim": _cmd_import_mqsim}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
