@@ -47,6 +47,18 @@ def build_parser() -> argparse.ArgumentParser:
                                 epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"ssdco {defaults.VERSION}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_whatif(sub)
+    _add_validate(sub)
+    _add_study(sub)
+    _add_sweep(sub)
+    _add_optimize(sub)
+    _add_import_mqsim(sub)
+    # ---- more subcommands register here ----
+    return p
+
+
+def _add_whatif(sub) -> None:
+    """The ``ssdco whatif`` subcommand's options."""
     w = sub.add_parser("whatif", help="analytic IOPS, latency, utilisation, power and budgets of one design")
     _common(w)
     w.add_argument("--check", action="store_true",
@@ -59,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "queue depth 1-8 (at queue depth 1-2 it is still tried within its first 3,000 states): "
                         "milliseconds instead of up to seconds; the route MVA answers instead, less accurate at queue "
                         "depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
+
+
+def _add_validate(sub) -> None:
+    """The ``ssdco validate`` subcommand's options."""
     v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
     _common(v)
     v.add_argument("--requests", type=_des_requests(), default=defaults.DES_REQUESTS, metavar="N",
@@ -82,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="progress bar on stderr (auto: when stderr is a terminal)")
     v.add_argument("--plot", metavar="FILE.png",
                    help="write the DES's latency CDF and tail with the model's mean and p99 as PNG (needs matplotlib)")
+
+
+def _add_study(sub) -> None:
+    """The ``ssdco study`` subcommand's options."""
     st = sub.add_parser("study", help="the PM9A3 co-design study as a regenerable report (Markdown, CSV, PNG plots)")
     st.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml); presets from controllers/")
     st.add_argument("--out", default=defaults.STUDY_OUT, metavar="DIR",
@@ -94,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="IOPS target of the optimizer's pick (default: budgets.min_iops if set, else c01's IOPS)")
     st.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                     help="progress bars on stderr (auto: when stderr is a terminal)")
+
+
+def _add_sweep(sub) -> None:
+    """The ``ssdco sweep`` subcommand's options."""
     sw = sub.add_parser("sweep", help="evaluate a grid of parameter values into a resumable CSV (optionally Parquet)")
     sw.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml)")
     sw.add_argument("--controller", "-c", metavar="NAME|FILE",
@@ -130,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--plot", metavar="FILE.png",
                     help="write IOPS and mean latency against the grid's first axis, a line per value of the others, "
                          "as PNG (needs matplotlib)")
+
+
+def _add_optimize(sub) -> None:
+    """The ``ssdco optimize`` subcommand's options."""
     op = sub.add_parser("optimize", help="cheapest controller design that meets IOPS/latency and power budgets "
                                          "(ILP over the [optimizer] space, verified by the analytic model and the DES)")
     _common(op)  # --controller is accepted but ignored: the search replaces the controller
@@ -163,6 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument("--min-life-years", type=_nonnegative_float, default=None, metavar="Y",
                     help="reject mapping options whose flash wears out sooner at the target IOPS "
                          "(same as --set optimizer.min_life_years=Y; needs an [ftl] table)")
+
+
+def _add_import_mqsim(sub) -> None:
+    """The ``ssdco import-mqsim`` subcommand's options."""
     im = sub.add_parser("import-mqsim", help="an MQSim drive (ssdconfig.xml + workload.xml) as an ssdco device file, "
                                              "listing the MQSim parameters ssdco leaves out")
     im.add_argument("ssd_xml", metavar="SSDCONFIG.xml", help="MQSim's execution parameters (the -i file)")
@@ -171,8 +203,6 @@ def build_parser() -> argparse.ArgumentParser:
     im.add_argument("--flow", type=_int_at_least(0), default=0, metavar="N",
                     help="which synthetic flow of the workload file to take (0: the first)")
     im.add_argument("--force", action="store_true", help="replace --out if it exists")
-    # ---- more subcommands register here ----
-    return p
 
 
 def _int_at_least(minimum: int, maximum: int | None = None, or_zero: bool = False):

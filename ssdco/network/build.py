@@ -479,89 +479,30 @@ class Network:
 def build_network(config: Config) -> Network:
     """Build the station graph and route for ``config`` (its controller, device and workload)."""
     nand, host, w, var = config.nand, config.host, config.workload, config.variability
-    ctrl = config.controller
-    stations: list[Station] = [Station("pcie", "link", 1)]
-    for g in ctrl.core_groups:
-        stations.append(Station(f"cores:{g.name}", "cores", g.count))
-    for m, units in ctrl.accelerator_units.items():
-        stations.append(Station(f"accel:{m}", "accel", units))
-    stations.append(Station("die", "die", nand.read_servers_per_die, nand.dies))
-    stations.append(Station("channel", "channel", 1, nand.channels))
-
-    def module_step(m: str) -> Step:
-        spec = config.modules[m]
-        kind, where = ctrl.placement(m)
-        if kind == "accel":
-            a = config.accelerator_specs[m]
-            ii = a.initiation_interval_us
-            return Step(m, f"accel:{m}", spec.per_request, ii, ii, scv=0.0,
-                        delay_us=a.latency_us - ii, dram_accesses=spec.dram_accesses_per_visit)
-        group = next(g for g in ctrl.core_groups if g.name == where)
-        t = spec.service_on(config.core_specs[group.spec])
-        return Step(m, f"cores:{group.name}", spec.per_request, t, t, scv=var.firmware_scv,
-                    dram_accesses=spec.dram_accesses_per_visit)
-
-    unit_bytes = w.mapping_unit_kib * KIB
-    transfer = nand.transfer_us(unit_bytes)
+    transfer = nand.transfer_us(w.mapping_unit_kib * KIB)
     link = 1.0 / host.bytes_per_us
     fx = ftl_effects(config)
+    mapping_steps, background, slots, data_ops = _ftl_steps(config, fx, transfer)
     nscv = var.nand_scv
-    data_ops = "both"
-    mapping_steps: list[Step] = []
-    background: list[Step] = []
-    slots = 0
-    if fx is not None:
-        page_transfer = nand.transfer_us(nand.page_size_kib * KIB)
-        if fx.read_map_writebacks > 0 and w.read_fraction > 0:  # plain DFTL: dirty victim written first
-            p = fx.read_map_writebacks
-            mapping_steps.append(Step("map_writeback", "die", False, nand.t_prog_us, nand.t_prog_us, scv=nscv,
-                                      routing="uniform", ops="read", probability=p))
-            if fx.read_map_rmw_reads > 0:
-                mapping_steps.append(Step("map_rmw_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
-                                          routing="uniform", ops="read", probability=p, follow=True))
-        if fx.read_map_reads > 0 and w.read_fraction > 0:
-            follow = bool(mapping_steps)
-            p = fx.read_map_reads
-            mapping_steps.append(Step("map_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
-                                      routing="uniform", ops="read", probability=p, follow=follow))
-            mapping_steps.append(Step("map_transfer", "channel", False, page_transfer, page_transfer, scv=nscv,
-                                      routing="die_channel", ops="read", probability=p, follow=True))
-        if w.read_fraction < 1.0:
-            data_ops = "read"  # writes end at the DRAM buffer; their NAND work is background
-            slots = fx.write_buffer_slots
-            write_through = slots == 0  # no buffer: every write waits for its own NAND work
-
-            def bg(label: str, station: str, count: float, t_us: float, routing: str) -> None:
-                if count <= 0:
-                    return
-                p = min(1.0, count)
-                svc = t_us * count / p  # more than one operation per write: done back to back
-                background.append(Step(label, station, False, svc, svc, scv=nscv, routing=routing, ops="write",
-                                       probability=p, background=not write_through))
-
-            bg("bg_program", "die", fx.bg_programs, nand.t_prog_us, "uniform")
-            bg("bg_read", "die", fx.bg_reads, nand.t_read_us, "uniform")
-            bg("bg_erase", "die", fx.bg_erases, nand.t_erase_us, "uniform")
-            bg("bg_transfer", "channel", fx.bg_transfers_units, transfer, "die_channel")
     steps = [
         Step("fetch", None, True, 0.0, 0.0, delay_us=host.command_fetch_us),
-        module_step("parse"),
-        module_step("cache_lookup"),
-        module_step("translate"),
+        _module_step(config, "parse"),
+        _module_step(config, "cache_lookup"),
+        _module_step(config, "translate"),
         *mapping_steps,
-        module_step("dispatch"),
+        _module_step(config, "dispatch"),
         Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing="uniform", ops=data_ops),
         Step("nand_transfer", "channel", False, transfer, transfer, scv=nscv, routing="die_channel", ops=data_ops),
         *background,
         Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
              per_byte_us=link, scv=var.host_scv),
-        module_step("complete"),
+        _module_step(config, "complete"),
         Step("completion", None, True, 0.0, 0.0, delay_us=host.completion_post_us),
     ]
     assert [s.label for s in steps if s.label in MODULES] == list(MODULES)
     sizes = tuple(s * KIB for s in w.request_sizes_kib)
     return Network(
-        stations=tuple(stations),
+        stations=tuple(_stations(config)),
         steps=tuple(steps),
         read_fraction=w.read_fraction,
         request_bytes=sizes,
@@ -572,3 +513,75 @@ def build_network(config: Config) -> Network:
         background_slots=slots,
         ftl=fx,
     )
+
+
+def _stations(config: Config) -> list[Station]:
+    """The stations of ``config``: the PCIe link, a core group or accelerator per placement, the dies and channels."""
+    nand, ctrl = config.nand, config.controller
+    stations: list[Station] = [Station("pcie", "link", 1)]
+    for g in ctrl.core_groups:
+        stations.append(Station(f"cores:{g.name}", "cores", g.count))
+    for m, units in ctrl.accelerator_units.items():
+        stations.append(Station(f"accel:{m}", "accel", units))
+    stations.append(Station("die", "die", nand.read_servers_per_die, nand.dies))
+    stations.append(Station("channel", "channel", 1, nand.channels))
+    return stations
+
+
+def _module_step(config: Config, m: str) -> Step:
+    """Module ``m``'s step: at its accelerator (busy for the initiation interval, the rest of its latency a pure
+    delay) or at its core group (its cycles on the group's core spec)."""
+    spec = config.modules[m]
+    kind, where = config.controller.placement(m)
+    if kind == "accel":
+        a = config.accelerator_specs[m]
+        ii = a.initiation_interval_us
+        return Step(m, f"accel:{m}", spec.per_request, ii, ii, scv=0.0,
+                    delay_us=a.latency_us - ii, dram_accesses=spec.dram_accesses_per_visit)
+    group = next(g for g in config.controller.core_groups if g.name == where)
+    t = spec.service_on(config.core_specs[group.spec])
+    return Step(m, f"cores:{group.name}", spec.per_request, t, t, scv=config.variability.firmware_scv,
+                dram_accesses=spec.dram_accesses_per_visit)
+
+
+def _ftl_steps(config: Config, fx, transfer: float) -> tuple[list[Step], list[Step], int, str]:
+    """The FTL's steps (:mod:`ssdco.network.ftl_effects`): (the mapping-table steps of a read, the background steps
+    of a write, the write buffer's slots, the operations that visit the data's die and channel)."""
+    nand, w, nscv = config.nand, config.workload, config.variability.nand_scv
+    mapping_steps: list[Step] = []
+    background: list[Step] = []
+    if fx is None:
+        return mapping_steps, background, 0, "both"
+    page_transfer = nand.transfer_us(nand.page_size_kib * KIB)
+    if fx.read_map_writebacks > 0 and w.read_fraction > 0:  # plain DFTL: dirty victim written first
+        p = fx.read_map_writebacks
+        mapping_steps.append(Step("map_writeback", "die", False, nand.t_prog_us, nand.t_prog_us, scv=nscv,
+                                  routing="uniform", ops="read", probability=p))
+        if fx.read_map_rmw_reads > 0:
+            mapping_steps.append(Step("map_rmw_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
+                                      routing="uniform", ops="read", probability=p, follow=True))
+    if fx.read_map_reads > 0 and w.read_fraction > 0:
+        follow = bool(mapping_steps)
+        p = fx.read_map_reads
+        mapping_steps.append(Step("map_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
+                                  routing="uniform", ops="read", probability=p, follow=follow))
+        mapping_steps.append(Step("map_transfer", "channel", False, page_transfer, page_transfer, scv=nscv,
+                                  routing="die_channel", ops="read", probability=p, follow=True))
+    if w.read_fraction >= 1.0:
+        return mapping_steps, background, 0, "both"
+    slots = fx.write_buffer_slots
+    write_through = slots == 0  # no buffer: every write waits for its own NAND work
+
+    def bg(label: str, station: str, count: float, t_us: float, routing: str) -> None:
+        if count <= 0:
+            return
+        p = min(1.0, count)
+        svc = t_us * count / p  # more than one operation per write: done back to back
+        background.append(Step(label, station, False, svc, svc, scv=nscv, routing=routing, ops="write",
+                               probability=p, background=not write_through))
+
+    bg("bg_program", "die", fx.bg_programs, nand.t_prog_us, "uniform")
+    bg("bg_read", "die", fx.bg_reads, nand.t_read_us, "uniform")
+    bg("bg_erase", "die", fx.bg_erases, nand.t_erase_us, "uniform")
+    bg("bg_transfer", "channel", fx.bg_transfers_units, transfer, "die_channel")
+    return mapping_steps, background, slots, "read"  # writes end at the DRAM buffer; their NAND work is background

@@ -475,98 +475,121 @@ def _datasheet_iops(notes: SourceNotes) -> float | None:
 def check_trends(runs: Sequence[ControllerRun], config: Config, notes: SourceNotes) -> list[Trend]:
     """Compare the study's reported trends with the analytic model and the DES (each on its own)."""
     by = {r.name: r for r in runs if r.origin == "preset"}
-    trends = []
+    found = (_trend_datasheet(by, notes), _trend_slow_cores(by), _trend_single_accelerators(by),
+             _trend_budgets(by, config), _trend_hardware_path(by))
+    return [t for t in found if t is not None]
 
-    def both(fn):
-        return fn("analytic"), fn("des")
 
-    # 0. c01 vs the real drive
+def _both(fn):
+    """``fn``'s (text, reproduced) for the analytic model and for the DES."""
+    return fn("analytic"), fn("des")
+
+
+def _trend_datasheet(by: dict, notes: SourceNotes) -> Trend | None:
+    """Trend 0: c01 against the real drive's datasheet IOPS."""
     ds = _datasheet_iops(notes)
-    if "c01" in by and ds:
-        def t0(m):
-            ratio = getattr(by["c01"], m).iops / ds
-            return f"c01 {getattr(by['c01'], m).iops:,.0f} IOPS = {_pct(ratio - 1)} vs {ds:,.0f}", \
-                SLIGHTLY_BELOW[0] <= ratio < SLIGHTLY_BELOW[1]
-        (a_txt, a_ok), (d_txt, d_ok) = both(t0)
-        trends.append(Trend("c01 (MQSim-like) reaches a bit less than the real PM9A3's random-read IOPS",
-                            f"\"slightly lower IOPS than the real PM9A3\" (datasheet about {ds:,.0f} IOPS, "
-                            f"kind E in the device file); counted as reproduced when within "
-                            f"{(1 - SLIGHTLY_BELOW[0]) * 100:.0f} % below", a_txt, d_txt, a_ok, d_ok))
+    if "c01" not in by or not ds:
+        return None
 
-    # 1. c02 vs c01
-    if "c01" in by and "c02" in by:
-        def t1(m):
-            a, b = getattr(by["c01"], m), getattr(by["c02"], m)
-            dp = b.core_side_mw / a.core_side_mw - 1 if a.core_side_mw > 0 else math.nan
-            di = b.iops / a.iops - 1
-            ok = all(math.copysign(1, got) == math.copysign(1, want) and abs(got - want) * 100 <= CHANGE_TOLERANCE_PP
-                     for got, want in ((dp, STUDY_C02_CORE_POWER_CHANGE), (di, STUDY_C02_IOPS_CHANGE)))
-            return f"core power {_pct(dp)}, IOPS {_pct(di)}", ok
-        (a_txt, a_ok), (d_txt, d_ok) = both(t1)
-        trends.append(Trend("c02 vs c01: slower cores cut core power but also IOPS",
-                            f"core power {_pct(STUDY_C02_CORE_POWER_CHANGE)}, IOPS {_pct(STUDY_C02_IOPS_CHANGE)} "
-                            f"(reproduced: same sign, within {CHANGE_TOLERANCE_PP:.0f} percentage points)",
-                            a_txt, d_txt, a_ok, d_ok))
+    def t0(m):
+        ratio = getattr(by["c01"], m).iops / ds
+        return f"c01 {getattr(by['c01'], m).iops:,.0f} IOPS = {_pct(ratio - 1)} vs {ds:,.0f}", \
+            SLIGHTLY_BELOW[0] <= ratio < SLIGHTLY_BELOW[1]
+    (a_txt, a_ok), (d_txt, d_ok) = _both(t0)
+    return Trend("c01 (MQSim-like) reaches a bit less than the real PM9A3's random-read IOPS",
+                 f"\"slightly lower IOPS than the real PM9A3\" (datasheet about {ds:,.0f} IOPS, "
+                 f"kind E in the device file); counted as reproduced when within "
+                 f"{(1 - SLIGHTLY_BELOW[0]) * 100:.0f} % below", a_txt, d_txt, a_ok, d_ok)
 
-    # 2. single accelerators c03-c06
+
+def _trend_slow_cores(by: dict) -> Trend | None:
+    """Trend 1: c02 against c01, slower cores."""
+    if "c01" not in by or "c02" not in by:
+        return None
+
+    def t1(m):
+        a, b = getattr(by["c01"], m), getattr(by["c02"], m)
+        dp = b.core_side_mw / a.core_side_mw - 1 if a.core_side_mw > 0 else math.nan
+        di = b.iops / a.iops - 1
+        ok = all(math.copysign(1, got) == math.copysign(1, want) and abs(got - want) * 100 <= CHANGE_TOLERANCE_PP
+                 for got, want in ((dp, STUDY_C02_CORE_POWER_CHANGE), (di, STUDY_C02_IOPS_CHANGE)))
+        return f"core power {_pct(dp)}, IOPS {_pct(di)}", ok
+    (a_txt, a_ok), (d_txt, d_ok) = _both(t1)
+    return Trend("c02 vs c01: slower cores cut core power but also IOPS",
+                 f"core power {_pct(STUDY_C02_CORE_POWER_CHANGE)}, IOPS {_pct(STUDY_C02_IOPS_CHANGE)} "
+                 f"(reproduced: same sign, within {CHANGE_TOLERANCE_PP:.0f} percentage points)",
+                 a_txt, d_txt, a_ok, d_ok)
+
+
+def _trend_single_accelerators(by: dict) -> Trend | None:
+    """Trend 2: c03-c06, one module accelerated each."""
     singles = [by[n] for n in ("c03", "c04", "c05", "c06") if n in by and len(_accelerated(by[n].controller)) == 1]
-    if len(singles) == 4 and "c01" in by:
-        def t2(m):
-            best = max(singles, key=lambda r: getattr(r, m).iops)
-            bm = getattr(best, m)
-            mod = _accelerated(best.controller)[0]
-            gain = bm.iops / getattr(by["c01"], m).iops - 1
-            lowest_power = min(singles, key=lambda r: getattr(r, m).core_side_mw) is best
-            ok = mod == STUDY_BEST_SINGLE_ACCELERATOR and not bm.core_met
-            txt = (f"best is {best.name} ({mod}): IOPS {_pct(gain)} vs c01, core-side power "
-                   f"{bm.core_side_mw:.0f} mW {'>' if not bm.core_met else '<='} {bm.core_limit_mw:.0f} mW"
-                   f"{'; also the lowest core power of the four' if lowest_power else ''}")
-            return txt, ok
-        (a_txt, a_ok), (d_txt, d_ok) = both(t2)
-        trends.append(Trend("c03-c06 (one module accelerated): cache lookup helps most, still over the core budget",
-                            "accelerating the data-cache lookup gives the largest improvement, but core power still "
-                            "exceeds the budget", a_txt, d_txt, a_ok, d_ok))
+    if len(singles) != 4 or "c01" not in by:
+        return None
 
-    # 3. c07-c10 meet both budgets
+    def t2(m):
+        best = max(singles, key=lambda r: getattr(r, m).iops)
+        bm = getattr(best, m)
+        mod = _accelerated(best.controller)[0]
+        gain = bm.iops / getattr(by["c01"], m).iops - 1
+        lowest_power = min(singles, key=lambda r: getattr(r, m).core_side_mw) is best
+        ok = mod == STUDY_BEST_SINGLE_ACCELERATOR and not bm.core_met
+        txt = (f"best is {best.name} ({mod}): IOPS {_pct(gain)} vs c01, core-side power "
+               f"{bm.core_side_mw:.0f} mW {'>' if not bm.core_met else '<='} {bm.core_limit_mw:.0f} mW"
+               f"{'; also the lowest core power of the four' if lowest_power else ''}")
+        return txt, ok
+    (a_txt, a_ok), (d_txt, d_ok) = _both(t2)
+    return Trend("c03-c06 (one module accelerated): cache lookup helps most, still over the core budget",
+                 "accelerating the data-cache lookup gives the largest improvement, but core power still "
+                 "exceeds the budget", a_txt, d_txt, a_ok, d_ok)
+
+
+def _trend_budgets(by: dict, config: Config) -> Trend | None:
+    """Trend 3: c07-c10 meet both power budgets."""
     group = [by[n] for n in ("c07", "c08", "c09", "c10") if n in by]
-    if len(group) == 4:
-        def t3(m):
-            ok = all(getattr(r, m).both_met for r in group)
-            miss = [r.name for r in group if not getattr(r, m).both_met]
-            others = [n for n, r in by.items() if n not in ("c07", "c08", "c09", "c10") and getattr(r, m).both_met]
-            txt = "c07-c10 all meet both" if ok else f"not met by {', '.join(miss)}"
-            txt += f"; also meeting both: {', '.join(others)}" if others else "; no other preset meets both"
-            return txt, ok
-        (a_txt, a_ok), (d_txt, d_ok) = both(t3)
-        trends.append(Trend("c07-c10 meet both power budgets",
-                            f"c07-c10 all meet the core ({config.budgets.core_power_mw:g} mW) and DRAM "
-                            f"({config.budgets.dram_power_mw:g} mW) budgets", a_txt, d_txt, a_ok, d_ok))
+    if len(group) != 4:
+        return None
 
-    # 4. c09/c10 best
-    if "c09" in by and "c10" in by and len(by) > 2:
-        def t4(m):
-            top = [by["c09"], by["c10"]]
-            rest = [r for n, r in by.items() if n not in ("c09", "c10")]
+    def t3(m):
+        ok = all(getattr(r, m).both_met for r in group)
+        miss = [r.name for r in group if not getattr(r, m).both_met]
+        others = [n for n, r in by.items() if n not in ("c07", "c08", "c09", "c10") and getattr(r, m).both_met]
+        txt = "c07-c10 all meet both" if ok else f"not met by {', '.join(miss)}"
+        txt += f"; also meeting both: {', '.join(others)}" if others else "; no other preset meets both"
+        return txt, ok
+    (a_txt, a_ok), (d_txt, d_ok) = _both(t3)
+    return Trend("c07-c10 meet both power budgets",
+                 f"c07-c10 all meet the core ({config.budgets.core_power_mw:g} mW) and DRAM "
+                 f"({config.budgets.dram_power_mw:g} mW) budgets", a_txt, d_txt, a_ok, d_ok)
 
-            def best(metric, higher):
-                vals = [getattr(getattr(r, m), metric) for r in rest]
-                ref = max(vals) if higher else min(vals)
-                return all((getattr(getattr(r, m), metric) >= ref * (1 - TIE_TOLERANCE)) if higher else
-                           (getattr(getattr(r, m), metric) <= ref * (1 + TIE_TOLERANCE)) for r in top)
 
-            checks = {"IOPS": best("iops", True), "core-side power": best("core_side_mw", False),
-                      "total power": best("total_mw", False), "energy per I/O": best("energy_per_io_nj", False)}
-            ok = all(checks.values())
-            runner = max(rest, key=lambda r: getattr(r, m).iops)
-            txt = (", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in checks.items())
-                   + f"; c09 {getattr(by['c09'], m).iops:,.0f} / c10 {getattr(by['c10'], m).iops:,.0f} IOPS,"
-                     f" next best {runner.name} {getattr(runner, m).iops:,.0f}")
-            return txt, ok
-        (a_txt, a_ok), (d_txt, d_ok) = both(t4)
-        trends.append(Trend("c09/c10 (critical path fully in hardware): highest IOPS, lowest power and energy",
-                            "c09 and c10 show the highest performance, the lowest power and the lowest energy "
-                            f"(ties within {TIE_TOLERANCE:.1%} count as equal)", a_txt, d_txt, a_ok, d_ok))
-    return trends
+def _trend_hardware_path(by: dict) -> Trend | None:
+    """Trend 4: c09/c10, the critical path in hardware, best on every count."""
+    if "c09" not in by or "c10" not in by or len(by) <= 2:
+        return None
+
+    def t4(m):
+        top = [by["c09"], by["c10"]]
+        rest = [r for n, r in by.items() if n not in ("c09", "c10")]
+
+        def best(metric, higher):
+            vals = [getattr(getattr(r, m), metric) for r in rest]
+            ref = max(vals) if higher else min(vals)
+            return all((getattr(getattr(r, m), metric) >= ref * (1 - TIE_TOLERANCE)) if higher else
+                       (getattr(getattr(r, m), metric) <= ref * (1 + TIE_TOLERANCE)) for r in top)
+
+        checks = {"IOPS": best("iops", True), "core-side power": best("core_side_mw", False),
+                  "total power": best("total_mw", False), "energy per I/O": best("energy_per_io_nj", False)}
+        ok = all(checks.values())
+        runner = max(rest, key=lambda r: getattr(r, m).iops)
+        txt = (", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in checks.items())
+               + f"; c09 {getattr(by['c09'], m).iops:,.0f} / c10 {getattr(by['c10'], m).iops:,.0f} IOPS,"
+                 f" next best {runner.name} {getattr(runner, m).iops:,.0f}")
+        return txt, ok
+    (a_txt, a_ok), (d_txt, d_ok) = _both(t4)
+    return Trend("c09/c10 (critical path fully in hardware): highest IOPS, lowest power and energy",
+                 "c09 and c10 show the highest performance, the lowest power and the lowest energy "
+                 f"(ties within {TIE_TOLERANCE:.1%} count as equal)", a_txt, d_txt, a_ok, d_ok)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -232,6 +232,27 @@ class FtlSimResult:
     mean_victim_valid_fraction: float
 
 
+def _ftl_geometry(logical_pages: int, pages_per_block: int, alpha: float, policy: str) -> tuple[int, int, int]:
+    """(logical pages, pages per block, physical blocks) of :func:`simulate_ftl`'s arguments, or ValueError where
+    one is out of range or the spare space cannot hold the free blocks GC keeps."""
+    u = _check_int("logical_pages", logical_pages, 1)
+    npb = _check_int("pages_per_block", pages_per_block, 1)
+    a = float(alpha)
+    if not np.isfinite(a) or a <= 1.0:
+        raise ValueError(f"alpha must be finite and > 1, got {alpha!r}")
+    if policy not in ("greedy", "fifo"):
+        raise ValueError(f"policy must be 'greedy' or 'fifo', got {policy!r}")
+    n_blocks = int(round(a * u / npb))
+    if (n_blocks - 2 * _MIN_FREE_BLOCKS) * npb <= u:
+        raise ValueError(
+            f"too little spare space: {n_blocks} blocks of {npb} pages for {u} logical pages; "
+            f"need more than {2 * _MIN_FREE_BLOCKS} spare blocks (raise alpha or logical_pages)"
+        )
+    if n_blocks * npb >= 2**31:
+        raise ValueError(f"at most 2**31 - 1 physical pages are supported, got {n_blocks * npb}")
+    return u, npb, n_blocks
+
+
 def simulate_ftl(
     logical_pages: int,
     pages_per_block: int,
@@ -282,21 +303,7 @@ def simulate_ftl(
     -------
     FtlSimResult
     """
-    u = _check_int("logical_pages", logical_pages, 1)
-    npb = _check_int("pages_per_block", pages_per_block, 1)
-    a = float(alpha)
-    if not np.isfinite(a) or a <= 1.0:
-        raise ValueError(f"alpha must be finite and > 1, got {alpha!r}")
-    if policy not in ("greedy", "fifo"):
-        raise ValueError(f"policy must be 'greedy' or 'fifo', got {policy!r}")
-    n_blocks = int(round(a * u / npb))
-    if (n_blocks - 2 * _MIN_FREE_BLOCKS) * npb <= u:
-        raise ValueError(
-            f"too little spare space: {n_blocks} blocks of {npb} pages for {u} logical pages; "
-            f"need more than {2 * _MIN_FREE_BLOCKS} spare blocks (raise alpha or logical_pages)"
-        )
-    if n_blocks * npb >= 2**31:
-        raise ValueError(f"at most 2**31 - 1 physical pages are supported, got {n_blocks * npb}")
+    u, npb, n_blocks = _ftl_geometry(logical_pages, pages_per_block, alpha, policy)
     n_meas = 4 * u if host_writes is None else _check_int("host_writes", host_writes, 1)
     n_warm = 4 * u if warmup_host_writes is None else _check_int("warmup_host_writes", warmup_host_writes, 0)
     rng = as_generator(seed)
@@ -771,6 +778,17 @@ class PartitionedSimResult:
     translation_reads_per_write: float
 
 
+def _partitioned_run_lengths(cached_entries: int, write_fraction: float, requests: int | None,
+                             warmup_requests: int | None) -> tuple[int, int]:
+    """(measured, warm-up) requests of :func:`simulate_partitioned_cache`: as given, else long enough to turn the
+    ``cached_entries`` (clean and dirty) over many times."""
+    n_meas = max(1_000_000, 20 * cached_entries) if requests is None else _check_int("requests", requests, 1)
+    if warmup_requests is not None:
+        return n_meas, _check_int("warmup_requests", warmup_requests, 0)
+    m = min(write_fraction, 1.0 - write_fraction)
+    return n_meas, int(min(10_000_000, 5 * cached_entries / m)) if m > 0 else 5 * cached_entries
+
+
 def simulate_partitioned_cache(
     n_entries: int,
     entries_per_page: int,
@@ -822,18 +840,11 @@ def simulate_partitioned_cache(
     """
     n_ent = _check_int("n_entries", n_entries, 1)
     epp = _check_int("entries_per_page", entries_per_page, 1)
-    ccap = _check_int("clean_capacity_pages", clean_capacity_pages, 0)
     dcap = _check_int("dirty_capacity_entries", dirty_capacity_entries, 1)
     wf = _check_fraction("write_fraction", write_fraction)
     n_pages = -(-n_ent // epp)
-    ccap = min(ccap, n_pages)
-    scale = ccap * epp + dcap
-    n_meas = max(1_000_000, 20 * scale) if requests is None else _check_int("requests", requests, 1)
-    if warmup_requests is None:
-        m = min(wf, 1.0 - wf)
-        n_warm = int(min(10_000_000, 5 * scale / m)) if m > 0 else 5 * scale
-    else:
-        n_warm = _check_int("warmup_requests", warmup_requests, 0)
+    ccap = min(_check_int("clean_capacity_pages", clean_capacity_pages, 0), n_pages)
+    n_meas, n_warm = _partitioned_run_lengths(ccap * epp + dcap, wf, requests, warmup_requests)
     rng = as_generator(seed)
     cprev = np.full(n_pages, -1, dtype=np.int64)
     cnext = np.full(n_pages, -1, dtype=np.int64)
