@@ -117,9 +117,9 @@ def render(doc: dict) -> str:
         "ssdco's device frees a die once its array operation ends; MQSim's die (its chip) stays busy until its data",
         "has left on the channel, so at high queue depth ssdco's dies serve more reads. MQSim's scheduler serves",
         "reads ahead of programs; ssdco's dies serve their queues first come first served. MQSim stripes a",
-        "sequential request's pages over consecutive channels; ssdco sends each page to a die at random. MQSim's",
-        "page-level mapping reads and rewrites a whole 16 KiB page for a 4 KiB write, and its short runs end",
-        "before garbage collection starts; ssdco's write path takes the steady state of garbage collection.",
+        "sequential request's pages over consecutive channels; ssdco sends each page to a die at random. Writes",
+        "are imported as MQSim runs them: a fresh drive (its runs end before garbage collection starts), pages",
+        "mapped whole (a 4 KiB write reads and rewrites its 16 KiB page) and planes programmed one at a time.",
         "`import-mqsim` lists, for each file, the parameters ssdco leaves out.",
         "",
     ]

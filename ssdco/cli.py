@@ -362,7 +362,8 @@ def _power_ftl_budget_lines(r) -> list[str]:
         f = r.ftl
         lines.append(f"  FTL: {f['mapping']} mapping (hit ratio {f['mapping_hit_ratio']:.3f}, "
                      f"DRAM {f['dram_size_gib']:.3f} GiB, "
-                     f"<= {f['max_nand_ops_per_read']} NAND ops per read), {f['gc_policy']} GC")
+                     f"<= {f['max_nand_ops_per_read']} NAND ops per read), {f['gc_policy']} GC"
+                     + (" (fresh drive: none during the run)" if f["drive_state"] == "fresh" else ""))
         if f["host_write_mb_s"] > 0:  # WAF, endurance and life describe writes: none on a read-only workload
             finite_life = f["life_years"] is not None and math.isfinite(f["life_years"])
             life = f"{f['life_years']:.3g} years" if finite_life else "unlimited"

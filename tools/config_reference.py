@@ -152,6 +152,10 @@ MEANINGS = {
     "nand.channel_width_bits": "channel bus width",
     "nand.ecc_overhead_fraction": "ECC spare bytes moved per data byte",
     "nand.independent_plane_reads": "each plane serves a read on its own (a die is then that many servers)",
+    "nand.multi_plane_program_fraction": "share of programs and erases that work all of a die's planes at once "
+                                         "(where planes are not independent; the rest work one plane)",
+    "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
+                       "copies or erases; endurance figures stay the steady state's)",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",
     "host.pcie_gen": "PCIe generation",
     "host.pcie_lanes": "PCIe lanes",

@@ -289,7 +289,8 @@ def budget_dict(name: str, b: BudgetCheck, steady: bool = True) -> dict[str, Any
 def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str, Any] | None:
     """The ``ftl`` block of ``whatif --json`` (None without an ``[ftl]`` table).
 
-    Keys: ``mapping``, ``gc_policy``, ``waf_gc`` (Desnoyers GC write amplification of data),
+    Keys: ``mapping``, ``gc_policy``, ``drive_state`` (``fresh``: no GC during the run), ``waf_gc`` (Desnoyers GC
+    write amplification of data in the steady state),
     ``waf`` (NAND units programmed per host unit, mapping writes included), ``nand_bytes_per_host_byte``
     (``waf`` x the read-modify-write amplification of writes smaller than a mapping unit), ``mapping_hit_ratio``
     (reads), ``max_nand_ops_per_read`` (NAND operations on one read's path, worst case),
@@ -304,6 +305,7 @@ def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str,
     return {
         "mapping": fx.mapping,
         "gc_policy": config.ftl.gc_policy,
+        "drive_state": config.ftl.drive_state,
         "waf_gc": float(fx.waf_gc),
         "waf": float(fx.waf_total),
         "nand_bytes_per_host_byte": float(fx.nand_bytes_per_host_byte),

@@ -19,10 +19,15 @@ Model (steady state, page-level mapping, mapping unit ``u`` = ``workload.mapping
   re-programmed) and ``A / units per block`` erases (= 1 / (Np (1 - u)) with u the victim's valid
   fraction; reference-parameters.md §6.1). Mapping-page programs are data too and are amplified by
   the same ``A``.
+* **Drive state.** ``ftl.drive_state = "steady"`` (the default) takes garbage collection at its steady state, as
+  sustained writing reaches it. ``"fresh"`` is a run that ends before the free blocks run out (a drive written
+  for seconds, or a simulator's short run): no GC copies and no erases are on the NAND, so the run programs each
+  host unit once. The endurance figures (TBW, DWPD, life) stay those of the steady state.
 * **Programs.** One program writes a page (``page_size / u`` units) per plane; when planes read
   independently each plane is a die server and programs its own page, otherwise a multi-plane
-  program writes ``planes`` pages at once on the die's single server. Either way the die is busy
-  ``t_prog`` per ``units_per_program``.
+  program writes ``planes`` pages at once on the die's single server, for the share
+  ``nand.multi_plane_program_fraction`` of the programs whose plane addresses line up (the rest write one
+  page; erases pair planes alike). Either way the die is busy ``t_prog`` per ``units_per_program``.
 * **Mapping table.** ``full``: no extra work. ``dftl``: a cached mapping table holding a fraction f of
   the entries (Gupta et al., ASPLOS 2009); hit ratio by Che's approximation
   (:func:`ssdco.ftl.mapping_cache.dftl_cost`). A read miss fetches a translation page on the read's
@@ -138,7 +143,9 @@ def ftl_effects(config: Config) -> FtlEffects | None:
     page_bytes = nand.page_size_kib * KIB
     units_per_page = max(1.0, page_bytes / unit_bytes)
     planes_per_server = nand.planes_per_die / nand.read_servers_per_die
-    units_per_program = units_per_page * planes_per_server
+    # a multi-plane program writes a page on every plane of the server, a single-plane one a page
+    planes_per_program = 1.0 + (planes_per_server - 1.0) * nand.multi_plane_program_fraction
+    units_per_program = units_per_page * planes_per_program
     rf = w.read_fraction
     wf = 1.0 - rf
     pattern = address_pattern(config)
@@ -183,11 +190,12 @@ def ftl_effects(config: Config) -> FtlEffects | None:
     # units programmed per host write unit: data + mapping pages, both amplified by GC
     map_units_per_write = units_per_page * (w_progs + (r_wb * rf / wf if wf > 0 else 0.0))
     waf_total = waf_gc * (1.0 + map_units_per_write)
-    bg_units = waf_gc * (1.0 + units_per_page * w_progs)  # background programs (read write-backs are sync)
+    run_waf = 1.0 if ftl.drive_state == "fresh" else waf_gc  # the GC amplification the run's NAND work sees
+    bg_units = run_waf * (1.0 + units_per_page * w_progs)  # background programs (read write-backs are sync)
     partial = sum(p for size, p in zip(w.request_sizes_kib, w.request_size_probs) if size < w.mapping_unit_kib - 1e-9)
     rmw = partial / w.mean_transactions
     byte_amp = max(1.0, unit_bytes * w.mean_transactions / w.mean_request_bytes)
-    copies_units = (waf_gc - 1.0) * (1.0 + units_per_page * w_progs)
+    copies_units = (run_waf - 1.0) * (1.0 + units_per_page * w_progs)
     return FtlEffects(
         mapping=ftl.mapping,
         waf_gc=waf_gc,
@@ -199,7 +207,7 @@ def ftl_effects(config: Config) -> FtlEffects | None:
         max_nand_ops_per_read=max_ops,
         bg_programs=bg_units / units_per_program,
         bg_reads=copies_units / units_per_page + w_reads + rmw,
-        bg_erases=bg_units / (units_per_block * planes_per_server),
+        bg_erases=0.0 if ftl.drive_state == "fresh" else bg_units / (units_per_block * planes_per_program),
         bg_transfers_units=1.0 + 2.0 * copies_units + units_per_page * (w_reads + w_progs) + rmw,
         units_per_program=units_per_program,
         write_buffer_slots=int(ftl.write_buffer_kib * KIB // unit_bytes),  # 0: write-through

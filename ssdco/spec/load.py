@@ -24,6 +24,7 @@ from ssdco.errors import MISSING, ConfigError
 from ssdco.ftl.mapping_cache import full_mapping_table_bytes
 from ssdco.spec.schema import (
     CACHE_GRANULARITIES,
+    DRIVE_STATES,
     FTL_MAPPINGS,
     GC_POLICIES,
     GIB,
@@ -180,6 +181,7 @@ def _parse_nand(r: _Reader) -> NandSpec:
         ecc_overhead_fraction=r.number("ecc_overhead_fraction", 0.0, lo=0, hi=1),
         independent_plane_reads=r.boolean("independent_plane_reads", False),
         over_provisioning=r.number("over_provisioning", 0.07, lo=0, lo_open=True, hi=4),
+        multi_plane_program_fraction=r.number("multi_plane_program_fraction", 1.0, lo=0, hi=1),
     )
     r.finish()
     return spec
@@ -396,6 +398,7 @@ def _parse_ftl(r: _Reader, nand: NandSpec) -> FtlSpec:
                  * nand.page_size_kib * KIB)
     spec = FtlSpec(
         gc_policy=r.string("gc_policy", "greedy", choices=GC_POLICIES),
+        drive_state=r.string("drive_state", "steady", choices=DRIVE_STATES),
         mapping=mapping,
         cache_fraction=fraction,
         cache_granularity=r.string("cache_granularity", "page", choices=CACHE_GRANULARITIES),

@@ -10,8 +10,9 @@ The mapping (MQSim's units: ns, bytes, 512 B sectors, MT/s, GB/s per lane):
 
 * NAND geometry and timings one to one; a TLC/MLC device's per-page-type read and program latencies (LSB, CSB,
   MSB) become their mean (a page type is drawn uniformly over a block's pages); the channel width in bytes
-  becomes bits; no ECC bytes on the bus (MQSim moves the sectors' data); multi-plane reads are not independent
-  (MQSim pairs planes only when the addresses line up, which random reads almost never do).
+  becomes bits; no ECC bytes on the bus (MQSim moves the sectors' data); planes are not read independently and
+  programs pair them only for sequential streams (MQSim pairs planes only where the addresses line up, which
+  random reads and writes almost never do).
 * Over-provisioning: MQSim's ratio is spare over raw capacity (r); ssdco's is spare over user capacity,
   r / (1 - r).
 * Host: the PCIe generation whose lane rate is MQSim's lane bandwidth (within 1 %); MQSim splits payloads into
@@ -21,12 +22,15 @@ The mapping (MQSim's units: ns, bytes, 512 B sectors, MT/s, GB/s per lane):
 * No firmware time: MQSim models no controller cores, so every module takes 0 cycles on one core each.
 * FTL: page-level mapping; an ideal mapping table is the whole table in DRAM (``mapping = "full"``), otherwise a
   demand-paged cache (``dftl``) of ``CMT_Capacity`` bytes; greedy or FIFO victim selection; the device's write
-  cache (``WRITE_CACHE`` or ``WRITE_READ_CACHE``) is the write buffer, capped at ssdco's limit.
+  cache (``WRITE_CACHE`` or ``WRITE_READ_CACHE``) is the write buffer, capped at ssdco's limit; the drive is fresh
+  (``ftl.drive_state``): MQSim's runs of seconds end before garbage collection starts.
 * Workload: one synthetic flow; its read share, request size (sectors of 512 B), address distribution (uniform,
   hot/cold: the hot region is ``Percentage_of_Hot_Region`` of the space and takes the rest of the accesses, as
   MQSim's generator draws them; streaming is sequential), and a closed queue depth (``QUEUE_DEPTH``) or Poisson
-  arrivals at ``Bandwidth`` bytes per second (``BANDWIDTH``). The mapping unit is the largest size that divides
-  both the request and the page (4 KiB requests on 16 KiB pages: 4 KiB; 128 KiB: a page).
+  arrivals at ``Bandwidth`` bytes per second (``BANDWIDTH``). For reads the mapping unit is the largest size that
+  divides both the request and the page (4 KiB requests on 16 KiB pages: 4 KiB, so a read moves its own sectors;
+  128 KiB: a page); a flow that writes maps pages, as MQSim does, so a write of part of a page reads and rewrites
+  it.
 """
 
 from __future__ import annotations
@@ -228,6 +232,10 @@ def import_mqsim(ssd_xml: str | Path, workload_xml: str | Path, flow: int = 0) -
     notes: list[tuple[str, str]] = []
     nand = _nand(ssd, notes)
     workload = _workload(work, nand, notes)
+    nand["multi_plane_program_fraction"] = 1.0 if workload["address_pattern"] == "sequential" else 0.0
+    notes.append(("nand.multi_plane_program_fraction",
+                  f"{nand['multi_plane_program_fraction']:g}: MQSim programs several planes at once only where their "
+                  f"addresses line up, as a sequential stream's do and random writes' almost never do"))
     ftl = _ftl(ssd, work, nand, workload, notes)
     design = {
         "schema_version": 1,
@@ -310,14 +318,19 @@ def _workload(work: _Xml, nand: dict, notes: list) -> dict[str, Any]:
     if work.text("Request_Size_Distribution", ("FIXED", "NORMAL")) == "NORMAL":
         notes.append(("workload.request_size_kib", "the average of MQSim's normal size distribution"))
     size_kib = sectors * SECTOR_BYTES / 1024
-    page_sectors = round(nand["page_size_kib"] * 1024 / SECTOR_BYTES)
-    unit_kib = math.gcd(sectors, page_sectors) * SECTOR_BYTES / 1024
-    if unit_kib != nand["page_size_kib"]:
-        notes.append(("workload.mapping_unit_kib", f"{unit_kib:g}: the largest size dividing the request and the "
-                                                   f"page, so a request moves its own sectors on the channel"))
     read_pct = work.number("Read_Percentage")
     if read_pct > 100:
         raise ConfigError(work.source, "Read_Percentage", read_pct, "a percentage from 0 to 100")
+    page_sectors = round(nand["page_size_kib"] * 1024 / SECTOR_BYTES)
+    unit_kib = nand["page_size_kib"]
+    if read_pct == 100:
+        unit_kib = math.gcd(sectors, page_sectors) * SECTOR_BYTES / 1024
+        if unit_kib != nand["page_size_kib"]:
+            notes.append(("workload.mapping_unit_kib", f"{unit_kib:g}: the largest size dividing the request and the "
+                                                       f"page, so a read moves its own sectors on the channel"))
+    elif sectors % page_sectors:
+        notes.append(("workload.mapping_unit_kib", f"{unit_kib:g}: MQSim maps pages, so a write of part of a page "
+                                                   f"reads and rewrites the page"))
     out: dict[str, Any] = {"read_fraction": read_pct / 100, "request_size_kib": size_kib,
                            "mapping_unit_kib": unit_kib}
     pattern = work.text("Address_Distribution", ("RANDOM_UNIFORM", "RANDOM_HOTCOLD", "STREAMING"))
@@ -351,7 +364,10 @@ def _ftl(ssd: _Xml, work: _Xml, nand: dict, workload: dict, notes: list) -> dict
     if gc is None:
         gc = "greedy"
         notes.append(("ftl.gc_policy", f"greedy in place of MQSim's {policy} (ssdco has greedy and fifo)"))
-    out: dict[str, Any] = {"gc_policy": gc, "pe_cycles": ssd.number("Block_PE_Cycles_Limit", lo_open=True)}
+    out: dict[str, Any] = {"gc_policy": gc, "pe_cycles": ssd.number("Block_PE_Cycles_Limit", lo_open=True),
+                           "drive_state": "fresh"}
+    notes.append(("ftl.drive_state", "fresh: MQSim's runs (seconds of simulated time) end before garbage "
+                                     "collection starts; set \"steady\" for sustained writes"))
     cmt_bytes = ssd.number("CMT_Capacity")
     if ssd.flag("Ideal_Mapping_Table"):
         out["mapping"] = "full"

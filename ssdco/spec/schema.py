@@ -46,6 +46,8 @@ class NandSpec:
     ecc_overhead_fraction: float
     independent_plane_reads: bool
     over_provisioning: float
+    # share of the programs (and erases) that work all of a die's planes at once where planes are not independent
+    multi_plane_program_fraction: float = 1.0
 
     @property
     def dies(self) -> int:
@@ -184,6 +186,7 @@ class Workload:
 
 FTL_MAPPINGS = ("full", "dftl", "partitioned")
 GC_POLICIES = ("greedy", "fifo")
+DRIVE_STATES = ("steady", "fresh")
 CACHE_GRANULARITIES = ("page", "entry")
 
 
@@ -204,6 +207,7 @@ class FtlSpec:
     pe_cycles: float  # program/erase rating of a block
     write_buffer_kib: float  # DRAM write buffer; when it is full a write waits for its own flush; 0: write-through
     capacity_gb: float  # user (logical) capacity, decimal GB
+    drive_state: str = "steady"  # "steady": GC at its steady state | "fresh": the run ends before GC starts
 
     @property
     def logical_bytes(self) -> int:

@@ -261,3 +261,53 @@ def test_known_disagreements_with_the_des_are_flagged(overrides, expected):
     else:
         assert len(r.caveats) == 1 and expected in r.caveats[0]
     assert r.to_dict()["caveats"] == list(r.caveats)
+
+
+def test_a_fresh_drive_has_no_gc_work_and_keeps_the_steady_endurance():
+    steady = pm9a3("workload.read_fraction=0.5")
+    fresh = pm9a3("workload.read_fraction=0.5", 'ftl.drive_state="fresh"')
+    assert steady.ftl.drive_state == "steady"
+    a, b = ftl_effects(steady), ftl_effects(fresh)
+    assert a.waf_gc > 1.5 and b.waf_gc == a.waf_gc and b.tbw == a.tbw  # endurance: the steady state's
+    # every host unit programmed once; no copies (page reads) and no erases during the run
+    assert b.bg_programs * b.units_per_program == pytest.approx(1.0)
+    assert b.bg_reads == 0.0 and b.bg_erases == 0.0 and b.bg_transfers_units == pytest.approx(1.0)
+    labels = {s.label for s in build_network(fresh).steps}
+    assert "bg_program" in labels and not labels & {"bg_read", "bg_erase"}
+    r = evaluate(fresh)
+    assert r.iops > evaluate(steady).iops and r.ftl["drive_state"] == "fresh"
+
+
+def test_a_fresh_drive_is_answered_as_its_des_runs_it():
+    from ssdco.sim.des import simulate
+    from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
+
+    c = pm9a3("workload.read_fraction=0.0", 'ftl.drive_state="fresh"', "workload.queue_depth=64")
+    r = evaluate(c)
+    des = simulate(build_network(c), requests=60_000, seed=3)
+    assert abs(r.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
+    assert abs(r.latency_mean_us / des.mean_latency_us.value - 1.0) <= LATENCY_TOLERANCE
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.5, 1.0])
+def test_programs_pair_planes_for_their_share_of_multi_plane_programs(fraction):
+    # two planes read together (one server per die): a multi-plane program writes both planes' pages at once
+    c = pm9a3("workload.read_fraction=0.0", "nand.planes_per_die=2", "nand.independent_plane_reads=false",
+              f"nand.multi_plane_program_fraction={fraction}")
+    fx = ftl_effects(c)
+    units_per_page = 16 / 4
+    assert fx.units_per_program == pytest.approx(units_per_page * (1.0 + fraction))
+    assert fx.bg_programs == pytest.approx(fx.waf_total / (units_per_page * (1.0 + fraction)))
+    # planes that serve on their own program their own pages whatever the share
+    independent = ftl_effects(pm9a3("workload.read_fraction=0.0", f"nand.multi_plane_program_fraction={fraction}"))
+    assert independent.units_per_program == pytest.approx(units_per_page)
+
+
+@pytest.mark.parametrize("field, value", [("ftl.drive_state", '"new"'), ("nand.multi_plane_program_fraction", "1.5"),
+                                          ("nand.multi_plane_program_fraction", "-0.1")])
+def test_drive_state_and_plane_pairing_are_checked(field, value):
+    from ssdco.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        pm9a3(f"{field}={value}")
+    assert caught.value.field == field

@@ -82,12 +82,25 @@ def test_the_pm9a3_like_drive_maps_one_to_one():
     assert w == {"read_fraction": 1.0, "request_size_kib": 4.0, "mapping_unit_kib": 4.0, "address_pattern": "uniform",
                  "queue_depth": 32}
     assert ftl["mapping"] == "full" and ftl["gc_policy"] == "greedy" and ftl["write_buffer_kib"] == 65536
+    assert ftl["drive_state"] == "fresh" and nand["multi_plane_program_fraction"] == 0.0
     assert all(m["cycles"] == 0.0 for m in d["modules"].values())
 
 
 def test_a_sequential_read_of_several_pages_maps_a_page_per_unit():
-    w = import_mqsim(*_inputs("S_sr128k_qd32")).design["workload"]
+    d = import_mqsim(*_inputs("S_sr128k_qd32")).design
+    w = d["workload"]
     assert (w["address_pattern"], w["request_size_kib"], w["mapping_unit_kib"]) == ("sequential", 128.0, 16.0)
+    assert d["nand"]["multi_plane_program_fraction"] == 1.0  # a stream's pages line their planes up
+
+
+def test_a_write_flow_maps_whole_pages_and_answers_mqsims_random_writes():
+    # MQSim's 4 KiB random writes on a fresh drive: each reads and rewrites its 16 KiB page, one plane at a time
+    imported = import_mqsim(*_inputs("S_rw4k_qd32"))
+    assert imported.design["workload"]["mapping_unit_kib"] == 16.0
+    assert any(field == "workload.mapping_unit_kib" and "rewrites" in what for field, what in imported.notes)
+    mqsim = {r["run_id"]: float(r["iops_total"]) for r in csv.DictReader((DATA / "results.csv").open())}
+    result = ssdco.evaluate(config_from_dict(imported.design))
+    assert result.iops == pytest.approx(mqsim["S_rw4k_qd32"], rel=0.10)  # the target for writes
 
 
 def test_the_imported_drive_answers_mqsims_queue_depth_1_read():
