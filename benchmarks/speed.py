@@ -30,6 +30,8 @@ Parts (all by default, in this order):
   compiled with counting, on uniform designs at queue depth 2-5, both on the 10 % grid; the two must explore the
   same chain, bit for bit.
 
+* ``memory``: the peak memory and exit code of ``ssdco`` on the largest inputs (:data:`LARGE_INPUTS`), each in a
+  fresh process (goal: <= 1 GB, or refused with a clear message before allocating).
 * ``first-eval``: the first evaluation of each of 200 uniform random designs (every memo emptied before each), at
   the default (``full``) and the ``fast`` effort: median, 90th percentile and worst time, and which solver answered
   (goal: median <= 5 ms, worst <= 50 ms).
@@ -43,8 +45,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -481,8 +485,49 @@ def part_first_eval(quick: bool) -> None:
               f"answered by {', '.join(f'{m} {n}' for m, n in sorted(methods.items()))}", flush=True)
 
 
+# The largest inputs: (what, command-line arguments of ``ssdco``); ``memory`` reports each one's peak memory.
+LARGE_INPUTS = (
+    ("whatif: 16 ch x 8 ways, 4 MiB requests at queue depth 4096",
+     ["whatif", "configs/pm9a3-960.toml", "--set", "nand.channels=16", "--set", "nand.ways_per_channel=8",
+      "--set", "workload.request_size_kib=4096", "--set", "workload.queue_depth=4096"]),
+    ("validate (DES, 20,000 requests): the same design",
+     ["validate", "configs/pm9a3-960.toml", "--set", "nand.channels=16", "--set", "nand.ways_per_channel=8",
+      "--set", "workload.request_size_kib=4096", "--set", "workload.queue_depth=4096", "--requests", "20000",
+      "--replications", "0", "--progress", "off"]),
+    ("optimize --pareto over 31,264,584 designs (12 cores per group, 6 units, enumeration limit raised)",
+     ["optimize", "configs/pm9a3-960.toml", "--set", "optimizer.max_cores_per_group=12", "--set",
+      "optimizer.max_units=6", "--set", "optimizer.enumeration_limit=50000000", "--no-des", "--pareto",
+      "{tmp}/pareto.csv"]),
+)
+PEAK_WRAPPER = """import resource, runpy, sys
+sys.argv = ["ssdco"] + sys.argv[1:]
+try:
+    runpy.run_module("ssdco", run_name="__main__")
+except SystemExit as done:
+    code = done.code
+print("PEAK_KIB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, code, file=sys.stderr)
+"""
+
+
+def part_memory(quick: bool) -> None:
+    """Peak memory (resident set) and exit code of each of :data:`LARGE_INPUTS`, each in a fresh process (goal:
+    <= 1 GB, or refused with a clear message before allocating)."""
+    for what, argv in LARGE_INPUTS:
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory() as tmp:
+            done = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, *(a.format(tmp=tmp) for a in argv)], cwd=ROOT,
+                                  capture_output=True, text=True,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT), "SSDCO_COMPILE_NOTE": "0"})
+        peak = [line.split() for line in done.stderr.splitlines() if line.startswith("PEAK_KIB")]
+        kib, code = (int(peak[-1][1]), peak[-1][2]) if peak else (0, "?")
+        said = next((line for line in done.stderr.splitlines() if line.startswith("ssdco: error")), "")
+        print(f"  {what}: peak {kib / 1024:,.0f} MiB, exit {code}, {time.perf_counter() - started:.1f} s"
+              + (f"\n      {said[:200]}" if said else ""), flush=True)
+
+
 PARTS = {"whatif": part_whatif, "write-buffer": part_write_buffer, "des": part_des, "ftlsim": part_ftlsim,
-         "optimize": part_optimize, "schedule-chain": part_schedule_chain, "first-eval": part_first_eval}
+         "optimize": part_optimize, "schedule-chain": part_schedule_chain, "first-eval": part_first_eval,
+         "memory": part_memory}
 
 
 def main() -> int:

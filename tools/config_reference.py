@@ -226,6 +226,8 @@ MEANINGS = {
     "optimizer.des_seed": "DES seed",
     "optimizer.timing_spread_scv": "> 0: the pick's DES once more with varying service times",
     "optimizer.enumeration_limit": "enumerate the space (cross-check, Pareto front) up to this size",
+    "optimizer.memory_limit_gb": "refuse to enumerate a space whose table (and Pareto front) would take more memory "
+                                 "than this (GB, estimated before allocating)",
     "optimizer.runners_up": "next-cheapest designs reported",
     "optimizer.markov_chain": "verify with the Markov chain where it applies (false: optimize --fast)",
     "optimizer.solver": "MILP solver",

@@ -747,6 +747,29 @@ def _optimize_variants(space: DesignSpace, options: Mapping[str, Any] | None, kw
                    solve_seconds=time.perf_counter() - t0)
 
 
+# Peak bytes per design of the enumeration's table and, on top of it, of the Pareto front's batch MVA (tracemalloc
+# on the PM9A3 preset's space, rounded up).
+ENUMERATION_BYTES_PER_DESIGN = 130
+PARETO_BYTES_PER_DESIGN = 350
+
+
+def enumeration_bytes(size: int, pareto_front: bool) -> int:
+    """Peak memory (bytes) of enumerating ``size`` designs, and of their Pareto front with ``pareto_front``."""
+    return size * (ENUMERATION_BYTES_PER_DESIGN + (PARETO_BYTES_PER_DESIGN if pareto_front else 0))
+
+
+def _check_memory(config: Config, space: DesignSpace, size: int, pareto_front: bool) -> None:
+    """Refuse, before allocating, an enumeration whose memory estimate exceeds ``optimizer.memory_limit_gb``."""
+    from ssdco.errors import ConfigError
+
+    need_gb = enumeration_bytes(size, pareto_front) / 1e9
+    if need_gb > space.options.memory_limit_gb:
+        raise ConfigError(config.source, "optimizer.memory_limit_gb", space.options.memory_limit_gb,
+                          f"enumerating the {size:,} designs{' and their Pareto front' if pareto_front else ''} takes "
+                          f"about {need_gb:.3g} GB; raise optimizer.memory_limit_gb to at least that, or lower "
+                          f"optimizer.enumeration_limit below {size:,} to search without enumerating")
+
+
 def _check_enumerable(config: Config, space: DesignSpace, size: int) -> None:
     """Refuse a Pareto front of a space larger than ``optimizer.enumeration_limit``."""
     from ssdco.errors import ConfigError
@@ -830,6 +853,8 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
     size = space.size()
     if pareto_front:
         _check_enumerable(config, space, size)
+    if size <= space.options.enumeration_limit:
+        _check_memory(config, space, size, pareto_front)
     cfg = replace(config, budgets=Budgets(core_power_mw=targets.core_power_mw, dram_power_mw=targets.dram_power_mw,
                                           min_iops=targets.min_iops))
     space = replace(space, config=cfg)

@@ -31,6 +31,8 @@ verify_des                        true                      verify the pick with
 des_requests                      20000                     DES requests per verification (10 % warm-up)
 des_seed                          0                         DES seed (same seed => same verdict)
 enumeration_limit                 250000                    enumerate (cross-check, Pareto) up to this size
+memory_limit_gb                   1                         refuse to enumerate a space whose table (and Pareto
+                                                            front) would take more memory than this
 runners_up                        3                         next-cheapest feasible designs to report
 solver                            "auto"                    "cbc", "highs" (needs highspy) or "auto"
 markov_chain                      true                      verify with the Markov chain of the requests' draws

@@ -28,6 +28,7 @@ DEFAULTS: dict[str, Any] = {
     "des_seed": 0,
     "timing_spread_scv": 0.0,
     "enumeration_limit": 250_000,
+    "memory_limit_gb": 1.0,
     "runners_up": 3,
     "markov_chain": True,
     "solver": "auto",
@@ -55,6 +56,7 @@ class SearchOptions:
     cache_fractions: tuple[float, ...] = ()
     min_life_years: float = 0.0
     timing_spread_scv: float = 0.0  # > 0: the pick's DES once more with every service time varying (0: not)
+    memory_limit_gb: float = 1.0  # enumerating a space whose table would take more than this is refused
 
 
 def _is_number(x: Any) -> bool:
@@ -213,4 +215,6 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
         solver=solver,
         markov_chain=markov_chain,
         timing_spread_scv=spread,
+        memory_limit_gb=o.number("memory_limit_gb", DEFAULTS["memory_limit_gb"], lambda x: 0 < x <= 1024,
+                                 "expected a number of GB in (0, 1024]"),
     )

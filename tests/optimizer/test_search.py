@@ -503,3 +503,28 @@ def test_cli_reports_device_options_in_json_and_text(capsys):
     assert "DEVICE OPTIONS" in text and "partitioned f=0.1" in text
     assert main([*args, "--min-life-years", "1000"]) == 1  # nothing lasts that long: infeasible, exit 1
     assert "no mapping option qualifies" in capsys.readouterr().out
+
+
+def test_an_enumeration_over_the_memory_limit_is_refused_before_it_allocates(pm9a3):
+    from ssdco.optimizer.search import enumeration_bytes
+
+    # the PM9A3 space (198,648 designs) takes about 26 MB to enumerate and 95 MB with its Pareto front
+    assert enumeration_bytes(198_648, False) / 1e6 == pytest.approx(25.8, rel=0.01)
+    with pytest.raises(ConfigError) as caught:
+        optimize(pm9a3, min_iops=500_000, options={"verify_des": False, "memory_limit_gb": 0.02})
+    assert caught.value.field == "optimizer.memory_limit_gb"
+    assert "198,648 designs takes about 0.0258 GB" in caught.value.allowed
+    with pytest.raises(ConfigError, match="and their Pareto front takes about 0.0954 GB"):
+        optimize(pm9a3, min_iops=500_000, options={"verify_des": False, "memory_limit_gb": 0.05}, pareto_front=True)
+    # without enumerating (the limit below the space's size) the search runs, and under the default limit too
+    res = optimize(pm9a3, min_iops=500_000, options={"verify_des": False, "memory_limit_gb": 0.02,
+                                                     "enumeration_limit": 100_000})
+    assert res.feasible and res.cross_check is None
+    assert optimize(pm9a3, min_iops=500_000, options={"verify_des": False}).cross_check is not None
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, 2000.0, "1", True])
+def test_the_memory_limit_is_checked(pm9a3, bad):
+    with pytest.raises(ConfigError) as caught:
+        optimize(pm9a3, min_iops=500_000, options={"verify_des": False, "memory_limit_gb": bad})
+    assert caught.value.field == "optimizer.memory_limit_gb"
