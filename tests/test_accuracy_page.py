@@ -41,3 +41,15 @@ def test_no_test_imports_from_the_benchmarks():
                  if any(line.lstrip().startswith(("import benchmarks", "from benchmarks"))
                         for line in p.read_text().splitlines())]
     assert not offending
+
+
+def test_the_readmes_accuracy_table_is_the_one_the_runs_give():
+    tool = ROOT / "tools" / "readme_accuracy.py"
+    done = subprocess.run([sys.executable, str(tool), "--check"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # the table counts what the runs hold: as many designs as the campaign, as many rows as the MQSim run
+    readme = (ROOT / "README.md").read_text()
+    campaign = json.loads(CAMPAIGN.read_text())
+    crossval = json.loads((ROOT / "reports" / "mqsim" / "crossval.json").read_text())
+    assert f"| {len(campaign['designs'])} | {sum(d['within'] for d in campaign['designs'])} |" in readme
+    assert readme.count(f"| {len(crossval['rows'])} | ") == 2
