@@ -395,13 +395,13 @@ def _table_bytes(nand: dict, workload: dict) -> float:
 
 
 def _dram(ftl: dict, nand: dict, workload: dict, notes: list) -> dict[str, Any]:
-    """The ``[dram]`` table: sized to hold the mapping table (or its cache) and the write buffer; its power figures
-    are not in MQSim's inputs and take ssdco's PM9A3 values."""
-    table = _table_bytes(nand, workload) * (ftl.get("cache_fraction", 1.0))
-    need_gib = (table + ftl["write_buffer_kib"] * 1024) / 2**30
+    """The ``[dram]`` table: sized to hold the full mapping table and the write buffer (with ``[ftl]``, ssdco's DRAM
+    size is the drive's with the full table; a cached mapping frees the difference); its power figures are not in
+    MQSim's inputs and take ssdco's PM9A3 values."""
+    need_gib = (_table_bytes(nand, workload) + ftl["write_buffer_kib"] * 1024) / 2**30
     size = max(DRAM_STEP_GIB, math.ceil(need_gib / DRAM_STEP_GIB) * DRAM_STEP_GIB)
-    notes.append(("dram", f"{size:g} GiB (the mapping table and the write buffer); power figures are ssdco's PM9A3 "
-                          f"values (MQSim's inputs have none)"))
+    notes.append(("dram", f"{size:g} GiB (the full mapping table and the write buffer); power figures are ssdco's "
+                          f"PM9A3 values (MQSim's inputs have none)"))
     return {"size_gib": size, "background_mw_per_gib": 120.0, "access_energy_nj": 12.8}
 
 

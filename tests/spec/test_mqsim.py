@@ -137,6 +137,16 @@ def test_a_real_mapping_table_is_a_demand_paged_cache(tmp_path):
     assert config_from_dict(imported.design).ftl.mapping == "dftl"
 
 
+def test_a_large_drive_with_a_small_mapping_cache_loads(tmp_path):
+    # 16 times the blocks: the full table (about 1.8 GiB) is what the DRAM size holds, the cache what it uses
+    imported = import_mqsim(*_edited(tmp_path, "S_rr4k_qd1", "ssd", {"Block_No_Per_Plane": "4096",
+                                                                      "Ideal_Mapping_Table": "false",
+                                                                      "CMT_Capacity": "2097152"}))
+    assert imported.design["dram"]["size_gib"] >= 1.75
+    config = config_from_dict(imported.design)
+    assert config.ftl.mapping == "dftl" and ssdco.evaluate(config).iops > 0
+
+
 def test_writes_with_the_cache_off_have_no_write_buffer(tmp_path):
     imported = import_mqsim(*_edited(tmp_path, "S_rw4k_qd32", "work", {"Device_Level_Data_Caching_Mode": "TURNED_OFF"}))
     assert imported.design["ftl"]["write_buffer_kib"] == 0.0
