@@ -739,18 +739,21 @@ def render(doc: dict) -> str:
 
 
 def render_command(args: argparse.Namespace) -> int:
-    doc = json.loads(args.json.read_text())
-    text = render(doc)
-    if args.check:
-        current = args.out.read_text() if args.out.exists() else ""
-        if current != text:
-            print(f"{args.out} differs from what {args.json} renders: run `python benchmarks/accuracy.py render`",
-                  file=sys.stderr)
+    return write_or_check(args.out, render(json.loads(args.json.read_text())), args.json, args.check,
+                          "python benchmarks/accuracy.py render")
+
+
+def write_or_check(page: Path, text: str, source: Path, check: bool, command: str) -> int:
+    """Write the generated ``page`` (atomically), or with ``check`` only compare it: exit status 1 (and a line
+    naming ``command``, which writes it again) where it differs from ``text``, rendered from ``source``."""
+    if check:
+        if (page.read_text() if page.exists() else "") != text:
+            print(f"{page} differs from what {source} renders: run `{command}`", file=sys.stderr)
             return 1
         return 0
     from ssdco.atomic import write_text_atomic
 
-    write_text_atomic(args.out, text)
+    write_text_atomic(page, text)
     return 0
 
 

@@ -127,18 +127,10 @@ def render(doc: dict) -> str:
 
 
 def render_command(args: argparse.Namespace) -> int:
-    text = render(json.loads(args.json.read_text()))
-    if args.check:
-        current = args.out.read_text() if args.out.exists() else ""
-        if current != text:
-            print(f"{args.out} differs from what {args.json} renders: run `python benchmarks/mqsim.py render`",
-                  file=sys.stderr)
-            return 1
-        return 0
-    from ssdco.atomic import write_text_atomic
+    from benchmarks.accuracy import write_or_check
 
-    write_text_atomic(args.out, text)
-    return 0
+    return write_or_check(args.out, render(json.loads(args.json.read_text())), args.json, args.check,
+                          "python benchmarks/mqsim.py render")
 
 
 def main() -> int:
