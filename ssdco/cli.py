@@ -367,7 +367,8 @@ def _power_ftl_budget_lines(r) -> list[str]:
         if f["host_write_mb_s"] > 0:  # WAF, endurance and life describe writes: none on a read-only workload
             finite_life = f["life_years"] is not None and math.isfinite(f["life_years"])
             life = f"{f['life_years']:.3g} years" if finite_life else "unlimited"
-            lines.append(f"       WAF {f['waf']:.2f} (GC {f['waf_gc']:.2f}), host writes "
+            steady = "steady-state " if f["drive_state"] == "fresh" else ""  # a fresh run's WAF is 1; wear is not
+            lines.append(f"       {steady}WAF {f['waf']:.2f} (GC {f['waf_gc']:.2f}), host writes "
                          f"{f['host_write_mb_s']:,.1f} MB/s, TBW {f['tbw']:,.0f} TB, {f['dwpd']:.2f} DWPD (5 y), "
                          f"life at this rate {life}")
         else:

@@ -278,6 +278,17 @@ def test_a_fresh_drive_has_no_gc_work_and_keeps_the_steady_endurance():
     assert r.iops > evaluate(steady).iops and r.ftl["drive_state"] == "fresh"
 
 
+def test_whatif_says_a_fresh_drives_wear_figures_are_the_steady_states(capsys):
+    from ssdco.cli import main
+
+    assert main(["whatif", str(PM9A3), "--set", "workload.read_fraction=0.5", "--set", 'ftl.drive_state="fresh"']) == 0
+    out = capsys.readouterr().out
+    assert "greedy GC (fresh drive: none during the run)" in out and "steady-state WAF" in out
+    assert main(["whatif", str(PM9A3), "--set", "workload.read_fraction=0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "fresh drive" not in out and "steady-state WAF" not in out and "       WAF " in out
+
+
 def test_a_fresh_drive_is_answered_as_its_des_runs_it():
     from ssdco.sim.des import simulate
     from ssdco.validation.compare import IOPS_TOLERANCE, LATENCY_TOLERANCE
