@@ -154,6 +154,9 @@ MEANINGS = {
     "nand.independent_plane_reads": "each plane serves a read on its own (a die is then that many servers)",
     "nand.multi_plane_program_fraction": "share of programs and erases that work all of a die's planes at once "
                                          "(where planes are not independent; the rest work one plane)",
+    "nand.die_held_through_transfer": "a die stays busy until its read's data-out (a program's data-in) on the "
+                                      "channel ends, as without a cache register (ONFI); false frees it after the "
+                                      "array operation",
     "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
                        "copies or erases; endurance figures stay the steady state's)",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",

@@ -17,7 +17,8 @@ Stations:
   single shared queue with ``dies`` servers (which would let any idle die take any transaction and so
   would overstate throughput at moderate load). Inside a die, planes are servers when the device reads
   planes independently.
-* ``channel`` - ``copies`` = number of channels; a transaction uses the bus of its die's channel.
+* ``channel`` - ``copies`` = number of channels; a transaction uses the bus of its die's channel. With
+  ``nand.die_held_through_transfer`` the die stays busy until that transfer ends (``Step.hold_through``).
 
 Identical address-routed copies are one :class:`Station` with ``copies > 1``; solvers exploit the
 symmetry (each copy has the same demand) so cost does not grow with the die count.
@@ -73,6 +74,10 @@ class Step:
     + ``per_byte_us`` x request bytes; then ``delay_us`` of pure latency that holds no server.
     ``station`` is None for a pure delay (infinite server): then the service part is itself a delay,
     drawn with ``scv`` like any service. ``per_request`` False means once per transaction.
+    ``hold_through``: the label of a later step of the same job in the same fork-join block (no background step
+    between); the server this step used stays busy, without serving anyone else, until the job has finished
+    (or skipped) that step: a die whose page register holds a read's data until its transfer on the channel
+    ends. Empty: the server is free when the service ends.
     """
 
     label: str
@@ -89,6 +94,7 @@ class Step:
     probability: float = 1.0  # chance that a job of those operations visits it
     follow: bool = False  # reuse the job's previous probability draw (nested events)
     background: bool = False  # done by a background clone; the job does not wait for it
+    hold_through: str = ""  # label of a later step: the server stays busy until the job has done that one too
 
 
 @dataclass(frozen=True)
@@ -153,6 +159,20 @@ class Network:
     def mean_request_bytes(self) -> float:
         """Mean request size in bytes."""
         return float(np.dot(self.request_bytes, self.request_probs))
+
+    @cached_property
+    def holds(self) -> tuple[tuple[int, int], ...]:
+        """(holder, release) step index pairs: the holder's server stays busy until the job has done the release
+        step too (``Step.hold_through``; the first later step of that label in the holder's block)."""
+        ends = fork_join_block_ends([s.per_request for s in self.steps])
+        out = []
+        for i, st in enumerate(self.steps):
+            if st.hold_through:
+                end = len(self.steps) if st.per_request else int(ends[i])
+                found = [k for k in range(i + 1, end) if self.steps[k].label == st.hold_through]
+                if found:
+                    out.append((i, found[0]))
+        return tuple(out)
 
     def station(self, name: str) -> Station:
         """The station called ``name``."""
@@ -491,7 +511,8 @@ def build_network(config: Config) -> Network:
         _module_step(config, "translate"),
         *mapping_steps,
         _module_step(config, "dispatch"),
-        Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing="uniform", ops=data_ops),
+        Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing="uniform", ops=data_ops,
+             hold_through="nand_transfer" if nand.die_held_through_transfer else ""),
         Step("nand_transfer", "channel", False, transfer, transfer, scv=nscv, routing="die_channel", ops=data_ops),
         *background,
         Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
@@ -564,7 +585,8 @@ def _ftl_steps(config: Config, fx, transfer: float) -> tuple[list[Step], list[St
         follow = bool(mapping_steps)
         p = fx.read_map_reads
         mapping_steps.append(Step("map_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
-                                  routing="uniform", ops="read", probability=p, follow=follow))
+                                  routing="uniform", ops="read", probability=p, follow=follow,
+                                  hold_through="map_transfer" if nand.die_held_through_transfer else ""))
         mapping_steps.append(Step("map_transfer", "channel", False, page_transfer, page_transfer, scv=nscv,
                                   routing="die_channel", ops="read", probability=p, follow=True))
     if w.read_fraction >= 1.0:

@@ -158,6 +158,7 @@ class CompiledNetwork:
     step_bgend: np.ndarray = None  # background step: first step after its run of background steps
     step_isdie: np.ndarray = None  # the step's station is a die ("die" kind): counted as a NAND operation
     bg_slots: int = 0
+    step_hold: np.ndarray = None  # index of the step through which the step holds its server, -1: none
 
 
 def _fail(msg: str) -> DesError:
@@ -308,6 +309,29 @@ def _check_die_channel(steps, per_req: np.ndarray) -> None:
                         "of the same job (same fork-join block for a per-transaction step)")
 
 
+def _hold_targets(steps, block_end: np.ndarray) -> np.ndarray:
+    """Per step, the index of the step through which it holds its server (``Step.hold_through``), -1 where it
+    does not; DesError unless that is a later step of the same job's block with no background step between."""
+    out = np.full(len(steps), -1, dtype=np.int64)
+    for i, st in enumerate(steps):
+        if not st.hold_through:
+            continue
+        where = f"step {i} ({st.label!r}): hold_through {st.hold_through!r}"
+        if st.station is None or st.background:
+            raise _fail(f"{where}: only a foreground step at a station can hold its server")
+        end = block_end[i] if not st.per_request else len(steps)
+        later = [k for k in range(i + 1, end) if steps[k].label == st.hold_through
+                 and steps[k].per_request == st.per_request]
+        if not later:
+            raise _fail(f"{where} must name a later step of the same job (the same fork-join block for a "
+                        "per-transaction step)")
+        k = later[0]
+        if any(steps[m].background for m in range(i + 1, k + 1)):
+            raise _fail(f"{where}: no background step may lie between a step and the one it holds through")
+        out[i] = k
+    return out
+
+
 def _background_ends(bgm: np.ndarray, block_end: np.ndarray) -> np.ndarray:
     """Per step, the first step after its run of consecutive background steps (within one fork-join block);
     the next step for a step that is not a background one."""
@@ -362,6 +386,7 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
     follow = np.array([bool(st.follow) for st in steps], dtype=np.bool_)
     bgm = np.array([bool(st.background) for st in steps], dtype=np.bool_)
     bgend = _background_ends(bgm, block_end)
+    hold = _hold_targets(steps, block_end)
     kinds = {s.name: s.kind for s in stations}
     isdie = np.array([st.station is not None and kinds[st.station] == "die" for st in steps], dtype=np.bool_)
     bg_slots = max(1, int(network.background_slots)) if bgm.any() else 0
@@ -373,7 +398,7 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
         step_block_end=block_end, unit_servers=unit_servers, unit_station=unit_station, size_cdf=cdf,
         size_transactions=trans, tx_pool=tx_pool, read_fraction=rf, closed=closed, queue_depth=qd,
         arrival_iops=iops, step_ops=ops, step_prob=prob, step_follow=follow, step_bg=bgm, step_bgend=bgend,
-        step_isdie=isdie, bg_slots=bg_slots)
+        step_isdie=isdie, bg_slots=bg_slots, step_hold=hold)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -430,6 +455,35 @@ def _draw_request(read_frac, size_cdf):
 
 
 @njit(cache=True, error_model="numpy")
+def _free_server(u, st, t, hn, seq, hk, hv, u_head, u_tail, u_busy, s_busy, j_next, j_tsvc, j_step, c_op, r_op,
+                 r_size, step_fam, step_mean, step_mu, step_sigma, R, Tp, BG0):
+    """A server of station copy ``u`` (station ``st``) comes free at time ``t``: the head of its queue starts
+    service (its completion pushed on the heap), or the copy has one busy server less. Returns (hn, seq)."""
+    h = u_head[u]
+    if h >= 0:
+        nh = j_next[h]
+        u_head[u] = nh
+        if nh < 0:
+            u_tail[u] = -1
+        j_tsvc[h] = t
+        sh = j_step[h]
+        if h >= BG0:
+            oph = c_op[h - BG0]
+            szh = 0
+        else:
+            rh = h if h < R else (h - R) // Tp
+            oph = r_op[rh]
+            szh = r_size[rh]
+        d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
+        hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
+        seq += 1
+    else:
+        u_busy[u] -= 1
+        s_busy[st] -= 1
+    return hn, seq
+
+
+@njit(cache=True, error_model="numpy")
 def _run(target, ist, fst,
          step_st, step_route, step_perreq, step_fam, step_delay, step_mean, step_mu, step_sigma,
          step_base, step_copies, step_blkend, unit_servers, size_cdf, size_T,
@@ -439,7 +493,8 @@ def _run(target, ist, fst,
          p_visits, p_res, p_wait, p_svc, hist, b_end, b_cnt, b_lat,
          tr_start, tr_end, tr_fork, tr_T, tr_txend, tr_txdie,
          step_ops, step_prob, step_follow, step_bg, step_bgend, step_isdie,
-         j_u, j_sync, j_admit, j_nand, c_op, bg_stack, nand_hist, hist_r):
+         j_u, j_sync, j_admit, j_nand, c_op, bg_stack, nand_hist, hist_r,
+         step_hold, unit_station, j_hold_u, j_hold_end):
     """Process events until ``target`` requests have completed (all state in the arrays)."""
     if target <= ist[I_COMPLETED]:
         return
@@ -684,27 +739,15 @@ def _run(target, ist, fst,
                 p_res[s] += t - j_tarr[j]
                 p_wait[s] += j_tsvc[j] - j_tarr[j]
                 p_svc[s] += t - j_tsvc[j]
-            h = u_head[u]
-            if h >= 0:
-                nh = j_next[h]
-                u_head[u] = nh
-                if nh < 0:
-                    u_tail[u] = -1
-                j_tsvc[h] = t
-                sh = j_step[h]
-                if h >= BG0:
-                    oph = c_op[h - BG0]
-                    szh = 0
-                else:
-                    rh = h if h < R else (h - R) // Tp
-                    oph = r_op[rh]
-                    szh = r_size[rh]
-                d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
-                hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
-                seq += 1
+            if step_hold[s] >= 0:
+                # the server stays busy (the job still counts as there) until the job has done step_hold[s]
+                s_nin[st] += 1
+                j_hold_u[j] = u
+                j_hold_end[j] = step_hold[s]
             else:
-                u_busy[u] -= 1
-                s_busy[st] -= 1
+                hn, seq = _free_server(u, st, t, hn, seq, hk, hv, u_head, u_tail, u_busy, s_busy, j_next, j_tsvc,
+                                       j_step, c_op, r_op, r_size, step_fam, step_mean, step_mu, step_sigma,
+                                       R, Tp, BG0)
             if step_isdie[s] and j < BG0:
                 j_nand[j] += 1
             if step_delay[s] > 0.0:
@@ -717,6 +760,17 @@ def _run(target, ist, fst,
             p_res[s] += t - j_tarr[j]
 
         # ---- job j has finished step s
+        if j_hold_u[j] >= 0 and j_hold_end[j] == s:
+            u = j_hold_u[j]
+            st = unit_station[u]
+            j_hold_u[j] = -1
+            dt = t - s_tlast[st]
+            s_area_n[st] += s_nin[st] * dt
+            s_area_b[st] += s_busy[st] * dt
+            s_tlast[st] = t
+            s_nin[st] -= 1
+            hn, seq = _free_server(u, st, t, hn, seq, hk, hv, u_head, u_tail, u_busy, s_busy, j_next, j_tsvc,
+                                   j_step, c_op, r_op, r_size, step_fam, step_mean, step_mu, step_sigma, R, Tp, BG0)
         nxt = s + 1
         if j >= BG0:
             # a background clone: on to the next background step of its run, or back to the pool
@@ -901,6 +955,8 @@ class _State:
         self.c_op = np.zeros(max(nbg, 1), dtype=i64)
         self.bg_stack = np.arange(bg0 + nbg - 1, bg0 - 1, -1, dtype=i64) if nbg else np.zeros(1, dtype=i64)
         self.nand_hist = np.zeros(NAND_HIST, dtype=i64)
+        self.j_hold_u = np.full(jobs, -1, dtype=i64)  # the station copy whose server the job holds, -1: none
+        self.j_hold_end = np.full(jobs, -1, dtype=i64)  # the step through which it holds it
         self.hist_r = np.zeros(HIST_BINS + 2, dtype=i64)
         self.tr_start = np.full(ntrace, np.nan)
         self.tr_end = np.full(ntrace, np.nan)
@@ -920,7 +976,8 @@ class _State:
             self.hist, self.b_end, self.b_cnt, self.b_lat,
             self.tr_start, self.tr_end, self.tr_fork, self.tr_T, self.tr_txend, self.tr_txdie,
             cn.step_ops, cn.step_prob, cn.step_follow, cn.step_bg, cn.step_bgend, cn.step_isdie,
-            self.j_u, self.j_sync, self.j_admit, self.j_nand, self.c_op, self.bg_stack, self.nand_hist, self.hist_r)
+            self.j_u, self.j_sync, self.j_admit, self.j_nand, self.c_op, self.bg_stack, self.nand_hist, self.hist_r,
+            cn.step_hold, cn.unit_station, self.j_hold_u, self.j_hold_end)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -182,6 +182,7 @@ def _parse_nand(r: _Reader) -> NandSpec:
         independent_plane_reads=r.boolean("independent_plane_reads", False),
         over_provisioning=r.number("over_provisioning", 0.07, lo=0, lo_open=True, hi=4),
         multi_plane_program_fraction=r.number("multi_plane_program_fraction", 1.0, lo=0, hi=1),
+        die_held_through_transfer=r.boolean("die_held_through_transfer", False),
     )
     r.finish()
     return spec

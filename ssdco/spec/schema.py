@@ -48,6 +48,9 @@ class NandSpec:
     over_provisioning: float
     # share of the programs (and erases) that work all of a die's planes at once where planes are not independent
     multi_plane_program_fraction: float = 1.0
+    # a die stays busy until its read's data-out (or a program's data-in) on the channel ends (no cache register
+    # overlap); False frees it when the array operation ends
+    die_held_through_transfer: bool = False
 
     @property
     def dies(self) -> int:

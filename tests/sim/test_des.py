@@ -344,6 +344,71 @@ def test_pipeline_delay_holds_no_server():
         assert r.utilization["acc"] == pytest.approx(x * 0.1, rel=1e-6)
 
 
+def held_nand(qd: int, hold: bool, *, dies: int = 1, planes: int = 1, t_read_us: float = 50.0,
+              transfer_us: float = 20.0) -> Network:
+    """Dies on one channel; with ``hold`` a die's server stays busy through the read's transfer."""
+    return net([Station("die", "die", planes, copies=dies), Station("ch", "channel", 1)],
+               [Step("array", "die", False, t_read_us, t_read_us, routing="uniform",
+                     hold_through="xfer" if hold else ""),
+                Step("xfer", "ch", False, transfer_us, transfer_us, routing="die_channel")], qd=qd)
+
+
+@pytest.mark.parametrize("qd", [1, 2, 4])
+def test_a_die_held_through_its_transfer_serves_one_read_per_array_and_transfer(qd):
+    """One die, one channel, tR 50 us, transfer 20 us: held through the transfer the die finishes a read every
+    70 us at any queue depth (latency QD x 70 us, busy throughout); released after tR it pipelines with the
+    channel and the die's 50 us alone set the pace from QD 2."""
+    held = simulate(held_nand(qd, True), requests=5_000)
+    assert held.iops.value == pytest.approx(1e6 / 70.0, rel=1e-9)
+    assert held.mean_latency_us.value == pytest.approx(qd * 70.0, rel=1e-9)
+    assert held.utilization["die"] == pytest.approx(1.0)
+    free = simulate(held_nand(qd, False), requests=5_000)
+    assert free.iops.value == pytest.approx(1e6 / (70.0 if qd == 1 else 50.0), rel=1e-9)
+    assert free.station_service_us["die"] == pytest.approx(50.0)
+    assert held.station_service_us["die"] == pytest.approx(50.0)  # the array time; the hold is not service
+
+
+@pytest.mark.parametrize("hold, third_us", [(True, 140.0), (False, 120.0)])
+def test_a_held_plane_starts_the_next_read_only_after_the_transfer(hold, third_us):
+    """A two-plane die, QD 3: reads 1 and 2 take the planes at 0, their transfers run 50-70 and 70-90, read 3
+    waits for a plane: held, until 70 (array 70-120, transfer 120-140); released, from 50 (50-100, 100-120)."""
+    r = simulate(held_nand(3, hold, planes=2), requests=3, trace_requests=3, warmup_fraction=0.0, batches=2)
+    assert sorted(r.trace.latency_us) == pytest.approx([70.0, 90.0, third_us])
+
+
+def test_two_reads_on_one_held_die_follow_each_other_through_the_transfer():
+    """Two dies on one channel, QD 2, traced: on the same die the second read starts its array after the first
+    read's transfer (70 + 70 us); on different dies only the channel is shared (70 and 90 us)."""
+    seen = set()
+    for seed in range(20):
+        r = simulate(held_nand(2, True, dies=2), requests=2, trace_requests=2, warmup_fraction=0.0, batches=2,
+                     seed=seed)
+        same = r.trace.tx_copy[0, 0] == r.trace.tx_copy[1, 0]
+        expect = [70.0, 140.0] if same else [70.0, 90.0]
+        assert sorted(r.trace.latency_us) == pytest.approx(expect)
+        seen.add(bool(same))
+    assert seen == {True, False}
+
+
+def test_a_hold_must_name_a_later_step_of_the_same_job():
+    bad_label = net([Station("die", "die", 1), Station("ch", "channel", 1)],
+                    [Step("array", "die", False, 1.0, 1.0, hold_through="nowhere"),
+                     Step("xfer", "ch", False, 1.0, 1.0)], qd=1)
+    with pytest.raises(DesError, match="hold_through 'nowhere' must name a later step"):
+        compile_network(bad_label)
+    other_block = net([Station("die", "die", 1), Station("pcie", "link", 1)],
+                      [Step("array", "die", False, 1.0, 1.0, hold_through="link"),
+                       Step("link", "pcie", True, 1.0, 1.0)], qd=1)
+    with pytest.raises(DesError, match="same fork-join block"):
+        compile_network(other_block)
+    background_between = net([Station("die", "die", 1), Station("ch", "channel", 1)],
+                             [Step("array", "die", False, 1.0, 1.0, hold_through="xfer"),
+                              Step("bg", "die", False, 1.0, 1.0, background=True),
+                              Step("xfer", "ch", False, 1.0, 1.0)], qd=1)
+    with pytest.raises(DesError, match="no background step"):
+        compile_network(background_between)
+
+
 # --------------------------------------------------------------------------------------------------
 # The PM9A3 c01 network
 # --------------------------------------------------------------------------------------------------

@@ -167,15 +167,16 @@ def idle_bound(network: Network, population: int, residence_us: np.ndarray, p_wa
     return None if fixed is None else _bound(fixed, station, population, residence_us, p_wait)
 
 
-def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolution, station: str,
-                       features: int) -> tuple[ClosedSolution, IdleBound | None]:
+def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolution, station: str, features: int,
+                       held_extra_us: np.ndarray | None = None) -> tuple[ClosedSolution, IdleBound | None]:
     """``sol`` (the route MVA's solution of ``network`` over ``arrays``, solved with the corrections ``features``)
     with X held to :func:`idle_bound` at core group ``station``, and the bound, where that is lower; else ``sol``
     itself and None. The bound is taken at the X it gives: X = B(X), the waits elsewhere at that X
     (``residences_at``), so that it does not move with the route MVA's own X. The latency becomes N / X, and the
     rest of it over the route MVA's cycle is a wait at the busy group, as where the capacity bound holds X
     (``ClosedSolution.capacity_wait_us`` with ``capacity_stations`` the group). Only where every request is one
-    transaction and X is not held by the write buffer."""
+    transaction and X is not held by the write buffer. ``held_extra_us``: where ``arrays`` absorb held servers
+    (``held.py``), the time per station that their residences hold beyond ``network``'s (taken off them)."""
     if not arrays.one_transaction or sol.at_write_buffer_bound:
         return sol, None
     n = sol.population
@@ -187,7 +188,8 @@ def held_by_idle_bound(network: Network, arrays: RouteArrays, sol: ClosedSolutio
         return sol, None  # it does not hold X (where nothing varies the two agree but for rounding: N / (T + D))
 
     def at(x: float) -> IdleBound:
-        return _bound(fixed, station, n, *residences_at(arrays, n, x, features))
+        residence, p_wait = residences_at(arrays, n, x, features)
+        return _bound(fixed, station, n, residence if held_extra_us is None else residence - held_extra_us, p_wait)
 
     # X - B(X) > 0 at the route MVA's X; B(X) falls with X as the waits elsewhere grow, so the root usually lies
     # above B(X_route), and always above 0, where B > 0

@@ -25,7 +25,8 @@ Over :data:`REQUESTS` requests its standard error is 0.02-0.1 % with one service
 
 Where it applies (:func:`routed_stages`): a closed workload, a die or channel station that only the data
 step visits (no mapping-table reads, no background work), deterministic (NAND scv 0), and every request's
-transactions visiting it.
+transactions visiting it. A die held through its transfer (``Step.hold_through``) is run so, with both the dies
+and their channels in the stage.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ ROUTED_KINDS = ("die", "channel")
 class RoutedStage:
     """A die or channel station that the stage describes (:func:`routed_stage_per_us`): ``copies`` x
     ``servers``, a read's visit ``read_us`` long and a write's ``write_us``, ``read_fraction`` of the requests
-    reads (a request's transactions share its operation)."""
+    reads (a request's transactions share its operation); ``hold``: a die stays busy through its transfer on the
+    channel (the stage after it)."""
 
     station: str
     copies: int
@@ -54,6 +56,7 @@ class RoutedStage:
     read_us: float
     write_us: float
     read_fraction: float
+    hold: bool = False  # a die held through its channel transfer (``Step.hold_through``): busy until it ends
 
 
 def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
@@ -80,8 +83,15 @@ def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
         if min(s.read_us if op == "read" else s.write_us for op in visiting) <= 0.0:
             continue
         found.append(RoutedStage(st.name, int(st.copies), int(st.servers), float(s.read_us), float(s.write_us),
-                                 float(network.read_fraction)))
-    return tuple(sorted(found, key=lambda st: ROUTED_KINDS.index(st.station)))
+                                 float(network.read_fraction), hold=bool(s.hold_through)))
+    found.sort(key=lambda st: ROUTED_KINDS.index(st.station))
+    if any(st.hold for st in found):
+        # a die held through its transfer: the stage is the dies and their channels, the hold through that step
+        channel = [s for s in network.steps if s.station == found[-1].station]
+        die_step = next(s for s in network.steps if s.station == found[0].station)
+        if len(found) != 2 or found[1].hold or die_step.hold_through != channel[0].label:
+            return ()
+    return tuple(found)
 
 
 def _check_request_sizes(transactions: tuple[int, ...], probs: tuple[float, ...]) -> None:
@@ -150,7 +160,9 @@ def stage_network(population: int, transactions: tuple[int, ...], probs: tuple[f
     stations = tuple(Station(st.station, st.station if st.station in ROUTED_KINDS else ROUTED_KINDS[0],
                              st.servers, st.copies) for st in stages)
     steps = [Step(st.station, st.station, per_request=False, read_us=st.read_us, write_us=st.write_us,
-                  routing="uniform" if k == 0 else "die_channel") for k, st in enumerate(stages)]
+                  routing="uniform" if k == 0 else "die_channel",
+                  hold_through=stages[1].station if st.hold and k == 0 and len(stages) == 2 else "")
+             for k, st in enumerate(stages)]
     steps.append(Step("think", None, per_request=True, read_us=think_us, write_us=think_us))
     return Network(stations=stations, steps=tuple(steps), read_fraction=stages[0].read_fraction,
                    request_bytes=tuple(0.0 for _ in transactions), request_probs=probs, transactions=transactions,

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ssdco.model.bounds import asymptotic_bounds
+from ssdco.model.queueing.held import held_loads, held_route_arrays
 from ssdco.model.queueing.open_runs import eligible_stations
 from ssdco.model.queueing.route_mva import ALL_FEATURES, RouteArrays, route_arrays, solve_route
 from ssdco.network.build import Network, StationLoad
@@ -137,7 +138,10 @@ class Context:
 
     @cached_property
     def demand_us(self) -> np.ndarray:
-        """Per station: the requests' demand (us per request at one copy), background work excluded."""
+        """Per station: the requests' demand (us per request at one copy), background work excluded; a held server's
+        demand with the release steps' service in it (the least it is held; ``held.py``)."""
+        if self.network.holds:
+            return np.array([ld.demand_us for ld in held_loads(self.network, 0.0, {})[0]])
         return np.array([ld.demand_us for ld in self.loads])
 
     @cached_property
@@ -154,7 +158,31 @@ class Context:
 
     @cached_property
     def arrays(self) -> RouteArrays:
-        return route_arrays(self.network, self.loads)
+        """The route arrays the mean-value solvers walk; with held servers those of the absorbed network
+        (``held.py``)."""
+        return self._held[0] if self.network.holds else route_arrays(self.network, self.loads)
+
+    @cached_property
+    def held_extra_us(self) -> np.ndarray:
+        """Per station: the time (us per request at one copy) that the absorbed network's residence there holds
+        beyond the station's own (``held.held_extra_us``); zero without held servers."""
+        return self._held[1] if self.network.holds else np.zeros(len(self.loads))
+
+    @cached_property
+    def _held(self) -> tuple[RouteArrays, np.ndarray, tuple[StationLoad, ...]]:
+        return held_route_arrays(self.network, self.route_features)
+
+    @property
+    def solver_loads(self) -> tuple[StationLoad, ...]:
+        """The station loads the mean-value solvers take: with held servers, the holders busy through the hold
+        (``held.py``); else :attr:`loads`."""
+        return self._held[2] if self.network.holds else self.loads
+
+    @cached_property
+    def busy_demand_us(self) -> np.ndarray:
+        """Per station: the time (us per request at one copy) its servers are busy, background work and a held
+        server's hold included."""
+        return self.arrays.visits * self.arrays.service_us + self.background[0]
 
     @cached_property
     def baseline(self):
@@ -163,7 +191,11 @@ class Context:
 
     @cached_property
     def zero_load_us(self) -> float:
-        """One request's latency alone as the route MVA has it (the fork-join makespan at X(1))."""
+        """One request's latency alone as the route MVA has it (the fork-join makespan at X(1)); with held servers,
+        with no wait at the release stations."""
+        if self.network.holds:
+            loads, _ = held_loads(self.network, 0.0, {})
+            return solve_route(route_arrays(self.network, loads), 1, features=self.route_features).response_us
         return 1.0 / self.baseline.throughput_by_n[1]
 
     @cached_property

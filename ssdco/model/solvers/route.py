@@ -15,6 +15,8 @@ M/G/c approximations (open).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ssdco.model.queueing.idle_bound import held_by_idle_bound
@@ -40,20 +42,22 @@ class RouteMva:
     def fits(self, ctx: Context, prior: Answer | None = None) -> Fit:
         if not ctx.closed:
             return Fit(False, "open workload")
-        if ctx.effort == "exact":
+        if ctx.effort == "exact" and not ctx.network.holds:
             return Fit(False, "the exact effort asks for the product form")
         return FITS
 
     def solve(self, ctx: Context, prior: Answer | None = None) -> Answer:
         """The route MVA's X(N) with its event-by-event corrections (module docstring)."""
         base = ctx.baseline
+        if ctx.network.holds:  # the holders' residences without the release steps' time (held.py)
+            base = replace(base, residence_us=base.residence_us - ctx.held_extra_us)
         sol = stage_behind_rest(ctx.network, ctx.arrays, base,
-                                base.throughput_per_us * ctx.total_demand_us / ctx.servers)
+                                base.throughput_per_us * ctx.busy_demand_us / ctx.servers)
         if ctx.route_features & IDLE_BOUND:
-            busiest = int(np.argmax(sol.throughput_per_us * ctx.total_demand_us / ctx.servers))
+            busiest = int(np.argmax(sol.throughput_per_us * ctx.busy_demand_us / ctx.servers))
             if ctx.loads[busiest].kind == "cores":
                 sol, ctx.trace.idle_bound = held_by_idle_bound(ctx.network, ctx.arrays, sol, ctx.names[busiest],
-                                                               ctx.route_features)
+                                                               ctx.route_features, ctx.held_extra_us)
         seeded = sol is not base  # the routed stage raised X (or the idle bound held it)
         return Answer(self.name, sol.throughput_per_us, sol.response_us, sol.residence_us, base.p_wait, sol.queue,
                       zero_load_us=ctx.zero_load_us, route_solution=sol, correlated=ctx.correlated, seeded=seeded)
@@ -68,6 +72,8 @@ class ExactConvolution:
             return Fit(False, "open workload")
         if ctx.effort != "exact":
             return Fit(False, "only at the exact effort")
+        if ctx.network.holds:
+            return Fit(False, "a server held through a later step is not product form")
         return FITS
 
     def solve(self, ctx: Context, prior: Answer | None = None) -> Answer:
@@ -91,12 +97,12 @@ class OpenMgc:
     def solve(self, ctx: Context, prior: Answer | None = None) -> Answer:
         """M/G/c waits along the route at the arrival rate (module docstring); unstable where a station's
         utilisation reaches 1 (then the latency is infinite)."""
-        network, loads, names = ctx.network, ctx.loads, ctx.names
+        network, loads, names = ctx.network, ctx.solver_loads, ctx.names
         x_per_us = network.arrival_iops / US_PER_S
         arrays = ctx.arrays
         visits = np.array([ld.visits for ld in loads])
         scv = np.array([ld.scv for ld in loads])
-        demand, (bg_demand, bg_m2) = ctx.demand_us, ctx.background
+        demand, (bg_demand, bg_m2) = np.array([ld.demand_us for ld in loads]), ctx.background
         batch = np.array([network.batch_excess.get(ld.name, 0.0) for ld in loads])
         sol = solve_open(demand, visits, ctx.servers, ctx.copies, scv, network.delay_us, x_per_us, bg_demand, bg_m2,
                          batch, residual_factors(arrays, closed_loop=False),
@@ -122,6 +128,8 @@ class OpenMgc:
                     queue_residence[k] = demand[k] + runs[name].job_wait_us
             mean_latency = (route_latency(arrays, wait, sol.p_wait, batch_waits=True)
                             + sum(r.excess_us for r in runs.values()))
+        if ctx.network.holds:  # the holders' residences without the release steps' time (held.py)
+            residence = residence - ctx.held_extra_us
         return Answer(self.name, x_per_us, mean_latency, residence, sol.p_wait, x_per_us * queue_residence,
                       stable=sol.stable, zero_load_us=route_latency(arrays, zero, zero), route_solution=sol,
                       correlated=correlated)

@@ -76,6 +76,8 @@ class MarkovChain:
     def fits(self, ctx: Context, prior: Answer | None = None) -> Fit:
         if not ctx.closed or not 1 <= ctx.network.queue_depth <= CHAIN_MAX_QUEUE_DEPTH:
             return Fit(False, f"not a closed workload at queue depth 1-{CHAIN_MAX_QUEUE_DEPTH}")
+        if ctx.network.holds:
+            return Fit(False, "a server held through a later step (the chain's states do not hold one)")
         if not chain_runs(ctx):
             return Fit(False, f"not at the {ctx.effort} effort")
         if ctx.effort == "fast" and ctx.network.queue_depth > FAST_CHAIN_MAX_QUEUE_DEPTH:

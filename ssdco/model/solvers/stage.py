@@ -55,6 +55,8 @@ class PlatoonStage:
     def fits(self, ctx: Context, prior: Answer | None = None) -> Fit:
         if not ctx.closed or ctx.effort not in ("full", "fast"):
             return Fit(False, "closed workloads at the full or fast effort")
+        if ctx.network.holds:
+            return Fit(False, "a server held through a later step (the platoon stage's stations do not hold one)")
         if ctx.deterministic and stage_answers(ctx.network, ctx.bottleneck, ctx.trace.chain_outgrown):
             return FITS
         return Fit(False, "outside the stage's queue depths and bottlenecks")

@@ -1,0 +1,150 @@
+"""Servers held through a later step, for the mean-value solvers (``Step.hold_through``: a die whose page register
+holds a read's data until its transfer on the channel ends).
+
+A held server is busy for its own service, then the wait at the release step's station, then the release step's
+service. The DES runs exactly that. The mean-value solvers keep the route as it is (each step's own service on the
+request's path) and give the holder's station the longer busy time: its per-visit service grows by the release
+step's service and its mean wait there (:func:`absorbed_loads`), so that the waits for it and its utilisation are
+those of a server held so long. This is the usual treatment of simultaneous resource possession in mean-value
+analysis (E. D. Lazowska et al., *Quantitative System Performance*, 1984, ch. 11: the held resource's service time
+is inflated by the residence at the resource it waits for). A holder's residence then counts the release step's
+time, which the release station reports too: :func:`held_extra_us` is what the answers take off it.
+
+The wait at the release station is, for an open workload, the M/G/1 wait (Pollaczek-Khinchine) at its utilisation
+(:func:`release_waits_us`); for a closed one the route MVA's own wait there (it knows the population), at its fixed
+point with the holders' service (:func:`held_route_arrays`). Either is capped at the service of the others a visit
+can find: the other holders behind one copy (K - 1 transfers ahead of a die's, K the holder servers that share the
+copy, since each holds its server while it waits), fewer with fewer requests in the system. The routed stage
+(``routed_stage.py``), where the dies or channels are the busiest, runs the stage with the hold itself.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ssdco.network.build import Network, StationLoad
+
+SWEEPS = 3  # station-by-station passes over several release stations
+WAIT_TOL_US = 1e-9
+
+
+def release_stations(network: Network) -> tuple[str, ...]:
+    """The stations of the steps that some step holds its server through."""
+    return tuple(dict.fromkeys(network.steps[r].station for _, r in network.holds if network.steps[r].station))
+
+
+def release_waits_us(network: Network, loads: tuple[StationLoad, ...], x_per_us: float) -> dict[str, float]:
+    """Per release station, the mean wait (us) of a visit at throughput ``x_per_us`` (requests per us): M/G/1 at
+    the copy's utilisation (foreground and background work), capped at K - 1 services, K the holder servers that
+    share one copy of it (module docstring)."""
+    by_name = {ld.name: ld for ld in loads}
+    background = {b.name: b for b in network.background_loads()}
+    waits = {}
+    for name in release_stations(network):
+        ld = by_name[name]
+        bg = background.get(name)
+        demand = ld.demand_us + (bg.demand_us if bg is not None else 0.0)
+        rho = x_per_us * demand / ld.servers
+        service = ld.service_us
+        holder_stations = {network.steps[h].station for h, r in network.holds if network.steps[r].station == name}
+        behind_copy = sum(network.station(h).servers * network.station(h).copies for h in holder_stations) / ld.copies
+        others = min(behind_copy, network.queue_depth or math.inf) - ld.servers  # the others a visit can find
+        cap = max(others, 0.0) * service / ld.servers
+        if rho >= 1.0:
+            waits[name] = cap
+            continue
+        pk = rho * service * (1.0 + ld.scv) / (2.0 * (1.0 - rho)) / ld.servers
+        waits[name] = min(pk, cap)
+    return waits
+
+
+def absorbed(network: Network, waits_us: dict[str, float]) -> Network:
+    """``network`` with every hold absorbed: each holder's service grows by its release step's service and
+    ``waits_us[release station]``, and the release steps leave the route (the holders' busy time, for
+    :func:`absorbed_loads`)."""
+    steps = list(network.steps)
+    released = set()
+    for h, r in network.holds:
+        rel = network.steps[r]
+        extra = waits_us.get(rel.station, 0.0)
+        steps[h] = replace(steps[h], read_us=steps[h].read_us + rel.read_us + extra,
+                           write_us=steps[h].write_us + rel.write_us + extra,
+                           per_byte_us=steps[h].per_byte_us + rel.per_byte_us, hold_through="")
+        released.add(r)
+    return replace(network, steps=tuple(s for k, s in enumerate(steps) if k not in released))
+
+
+def absorbed_loads(network: Network, flat: Network) -> tuple[StationLoad, ...]:
+    """The station loads the mean-value solvers see for a network with holds: the absorbed network ``flat``'s
+    (holders busy through the release), but the release stations' own loads from ``network``, in its order."""
+    keep = set(release_stations(network))
+    inflated = {ld.name: ld for ld in flat.loads()}
+    return tuple(ld if ld.name in keep or ld.name not in inflated else inflated[ld.name] for ld in network.loads())
+
+
+def held_extra_us(network: Network, loads: tuple[StationLoad, ...], waits_us: dict[str, float]) -> np.ndarray:
+    """Per station of ``loads``: the time (us per request at one copy) that its residence in the absorbed network
+    holds beyond its own, the release steps' service and wait, which the release stations report themselves."""
+    index = {ld.name: k for k, ld in enumerate(loads)}
+    extra = np.zeros(len(loads))
+    for h, r in network.holds:
+        holder, rel = network.steps[h], network.steps[r]
+        if holder.background or network.visits(holder) <= 0:
+            continue
+        k = index[holder.station]
+        time = network.step_moments(replace(rel, ops=holder.ops))[0] + waits_us.get(rel.station, 0.0)
+        extra[k] += network.visits(holder) * time / loads[k].copies
+    return extra
+
+
+def held_loads(network: Network, x_per_us: float, waits_us: dict[str, float] | None = None
+               ) -> tuple[tuple[StationLoad, ...], np.ndarray]:
+    """The station loads the mean-value solvers take (:func:`absorbed_loads`: the holders busy through the release
+    step and its wait) and the extra residence per station (:func:`held_extra_us`), with the release waits
+    ``waits_us`` (us per visit, by station), or where None those of :func:`release_waits_us` at throughput
+    ``x_per_us`` (requests per us). The route keeps every step's own service on the request's path."""
+    waits = release_waits_us(network, network.loads(), x_per_us) if waits_us is None else waits_us
+    return absorbed_loads(network, absorbed(network, waits)), held_extra_us(network, network.loads(), waits)
+
+
+def held_route_arrays(network: Network, features: int) -> tuple[object, np.ndarray, tuple[StationLoad, ...]]:
+    """The route arrays of ``network`` over the held loads (``route_mva.route_arrays``), the extra residence per
+    station (:func:`held_extra_us`) and the loads (:func:`held_loads`). Open workload: the release waits of
+    :func:`release_waits_us` at the arrival rate. Closed: the route MVA's own waits at the release stations (the
+    arrival theorem's share of the others, which knows the population), capped as there, at their fixed point (a
+    root in the wait: the MVA's wait falls as the holders' wait rises, since a longer hold lowers X)."""
+    from ssdco.model.queueing.route_mva import route_arrays, solve_route
+
+    if network.queue_depth is None:
+        loads, extra = held_loads(network, network.arrival_iops / 1e6)
+        return route_arrays(network, loads), extra, loads
+    caps = release_waits_us(network, network.loads(), math.inf)  # at saturation: the caps
+    names = [ld.name for ld in network.loads()]
+    waits = dict.fromkeys(caps, 0.0)
+
+    def solved(trial: dict[str, float]):
+        loads, extra = held_loads(network, 0.0, trial)
+        arrays = route_arrays(network, loads)
+        return solve_route(arrays, network.queue_depth, features), arrays, extra, loads
+
+    def excess(name: str, w: float) -> float:  # the MVA's wait at ``name`` with ``w`` in the holders', less w
+        sol, arrays, *_ = solved({**waits, name: w})
+        k = names.index(name)
+        per_visit = sol.residence_us[k] / arrays.visits[k] if arrays.visits[k] > 0 else 0.0
+        return min(max(per_visit - arrays.service_us[k], 0.0), caps[name]) - w
+
+    for _ in range(SWEEPS if len(waits) > 1 else 1):  # the wait's own fixed point, station by station
+        for name in waits:
+            if caps[name] <= 0.0 or excess(name, 0.0) <= 0.0:
+                waits[name] = 0.0
+            elif excess(name, caps[name]) >= 0.0:
+                waits[name] = caps[name]
+            else:  # the excess falls as w rises (a longer hold lowers X and so the wait)
+                waits[name] = brentq(lambda w, name=name: excess(name, w), 0.0, caps[name],
+                                     xtol=WAIT_TOL_US, rtol=1e-9)
+    _, arrays, extra, loads = solved(waits)
+    return arrays, extra, loads
