@@ -236,6 +236,10 @@ def import_mqsim(ssd_xml: str | Path, workload_xml: str | Path, flow: int = 0) -
     notes.append(("nand.multi_plane_program_fraction",
                   f"{nand['multi_plane_program_fraction']:g}: MQSim programs several planes at once only where their "
                   f"addresses line up, as a sequential stream's do and random writes' almost never do"))
+    nand["die_held_through_transfer"] = True
+    notes.append(("nand.die_held_through_transfer",
+                  "true: MQSim's flash chip stays busy with a transaction until its data-out (data-in) on the channel "
+                  "ends"))
     ftl = _ftl(ssd, work, nand, workload, notes)
     design = {
         "schema_version": 1,

@@ -83,6 +83,7 @@ def test_the_pm9a3_like_drive_maps_one_to_one():
                  "queue_depth": 32}
     assert ftl["mapping"] == "full" and ftl["gc_policy"] == "greedy" and ftl["write_buffer_kib"] == 65536
     assert ftl["drive_state"] == "fresh" and nand["multi_plane_program_fraction"] == 0.0
+    assert nand["die_held_through_transfer"] is True  # MQSim's chip is busy until its data-out ends
     assert all(m["cycles"] == 0.0 for m in d["modules"].values())
 
 

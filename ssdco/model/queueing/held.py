@@ -26,10 +26,8 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import brentq
 
+from ssdco.model.queueing.erlang import machine_repairman
 from ssdco.network.build import Network, StationLoad
-
-SWEEPS = 3  # station-by-station passes over several release stations
-WAIT_TOL_US = 1e-9
 
 
 def release_stations(network: Network) -> tuple[str, ...]:
@@ -37,28 +35,54 @@ def release_stations(network: Network) -> tuple[str, ...]:
     return tuple(dict.fromkeys(network.steps[r].station for _, r in network.holds if network.steps[r].station))
 
 
+def finite_source_wait_us(sources: float, servers: int, utilization: float, service_us: float, scv: float) -> float:
+    """Mean wait (us) at a station of ``servers`` fed by ``sources`` sources that each hold back while theirs is
+    there (the machine-repairman M/M/c//K, Kleinrock 1975, Sec. 3.8), at per-server ``utilization``: the think
+    time that gives that utilization is found, then the wait is the response less one service. Scaled by
+    (1 + scv) / 2 for a service of that scv, as M/G/1's wait is M/M/1's (Pollaczek-Khinchine). At or above the
+    utilization that K sources can bring, the K - c others are all ahead."""
+    k = int(math.floor(sources))
+    if k <= servers or utilization <= 0.0 or service_us <= 0.0:
+        return 0.0
+    factor = (1.0 + scv) / 2.0
+    top = min(k, servers) / servers
+    if utilization >= top * (1.0 - 1e-12):
+        return factor * (k - servers) * service_us / servers
+
+    def busy(log_think: float) -> float:
+        return machine_repairman(k, math.exp(log_think), service_us, servers)[0] * service_us / servers - utilization
+
+    lo, hi = math.log(service_us) - 40.0, math.log(service_us) + 40.0
+    if busy(hi) >= 0.0:
+        return 0.0
+    think = math.exp(brentq(busy, lo, hi, xtol=1e-12))
+    return factor * max(machine_repairman(k, think, service_us, servers)[1] - service_us, 0.0)
+
+
 def release_waits_us(network: Network, loads: tuple[StationLoad, ...], x_per_us: float) -> dict[str, float]:
-    """Per release station, the mean wait (us) of a visit at throughput ``x_per_us`` (requests per us): M/G/1 at
-    the copy's utilisation (foreground and background work), capped at K - 1 services, K the holder servers that
-    share one copy of it (module docstring)."""
+    """Per release station, the mean wait (us) of a visit at throughput ``x_per_us`` (requests per us): the
+    finite-source wait (:func:`finite_source_wait_us`) at the copy's utilisation, with the mean and scv of every
+    visit's service there (foreground and background work), the sources the K holder servers that share one copy
+    of it and the write buffer's flushes, fewer where fewer transactions can be in the system (module
+    docstring)."""
     by_name = {ld.name: ld for ld in loads}
     background = {b.name: b for b in network.background_loads()}
+    in_system = math.inf if network.queue_depth is None else network.queue_depth * max(network.transactions)
     waits = {}
     for name in release_stations(network):
         ld = by_name[name]
         bg = background.get(name)
-        demand = ld.demand_us + (bg.demand_us if bg is not None else 0.0)
-        rho = x_per_us * demand / ld.servers
-        service = ld.service_us
+        work = [w for w in (ld, bg) if w is not None and w.visits > 0.0]  # every visit's service, the flushes' too
+        visits = sum(w.visits for w in work)
+        demand = sum(w.demand_us for w in work)
+        service = demand / visits
+        scv = sum(w.visits * w.service_us ** 2 * (1.0 + w.scv) for w in work) / visits / service ** 2 - 1.0
         holder_stations = {network.steps[h].station for h, r in network.holds if network.steps[r].station == name}
         behind_copy = sum(network.station(h).servers * network.station(h).copies for h in holder_stations) / ld.copies
-        others = min(behind_copy, network.queue_depth or math.inf) - ld.servers  # the others a visit can find
-        cap = max(others, 0.0) * service / ld.servers
-        if rho >= 1.0:
-            waits[name] = cap
-            continue
-        pk = rho * service * (1.0 + ld.scv) / (2.0 * (1.0 - rho)) / ld.servers
-        waits[name] = min(pk, cap)
+        if bg is not None and bg.demand_us > 0.0:  # the write buffer's flushes are sources there too
+            behind_copy += network.background_slots / ld.copies
+        waits[name] = finite_source_wait_us(min(behind_copy, in_system), ld.servers, x_per_us * demand / ld.servers,
+                                            service, scv)
     return waits
 
 
@@ -122,29 +146,16 @@ def held_route_arrays(network: Network, features: int) -> tuple[object, np.ndarr
     if network.queue_depth is None:
         loads, extra = held_loads(network, network.arrival_iops / 1e6)
         return route_arrays(network, loads), extra, loads
-    caps = release_waits_us(network, network.loads(), math.inf)  # at saturation: the caps
-    names = [ld.name for ld in network.loads()]
-    waits = dict.fromkeys(caps, 0.0)
 
-    def solved(trial: dict[str, float]):
-        loads, extra = held_loads(network, 0.0, trial)
+    def solved(x_per_us: float):
+        loads, extra = held_loads(network, x_per_us)
         arrays = route_arrays(network, loads)
         return solve_route(arrays, network.queue_depth, features), arrays, extra, loads
 
-    def excess(name: str, w: float) -> float:  # the MVA's wait at ``name`` with ``w`` in the holders', less w
-        sol, arrays, *_ = solved({**waits, name: w})
-        k = names.index(name)
-        per_visit = sol.residence_us[k] / arrays.visits[k] if arrays.visits[k] > 0 else 0.0
-        return min(max(per_visit - arrays.service_us[k], 0.0), caps[name]) - w
-
-    for _ in range(SWEEPS if len(waits) > 1 else 1):  # the wait's own fixed point, station by station
-        for name in waits:
-            if caps[name] <= 0.0 or excess(name, 0.0) <= 0.0:
-                waits[name] = 0.0
-            elif excess(name, caps[name]) >= 0.0:
-                waits[name] = caps[name]
-            else:  # the excess falls as w rises (a longer hold lowers X and so the wait)
-                waits[name] = brentq(lambda w, name=name: excess(name, w), 0.0, caps[name],
-                                     xtol=WAIT_TOL_US, rtol=1e-9)
-    _, arrays, extra, loads = solved(waits)
+    # X = the route's X with the waits at X: the route's X falls as the waits rise with X, so one root
+    top = solved(0.0)[0].throughput_per_us
+    x = top
+    if solved(top)[0].throughput_per_us < top:
+        x = brentq(lambda x: solved(x)[0].throughput_per_us - x, 0.0, top, xtol=1e-15, rtol=1e-10)
+    _, arrays, extra, loads = solved(x)
     return arrays, extra, loads

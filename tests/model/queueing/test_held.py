@@ -4,7 +4,8 @@ decline, and that the field changes nothing where it is off."""
 
 import pytest
 
-from ssdco.model.queueing.held import absorbed, release_waits_us
+from ssdco.model.queueing.erlang import machine_repairman
+from ssdco.model.queueing.held import absorbed, finite_source_wait_us, release_waits_us
 from ssdco.model.queueing.routed_stage import routed_stage_per_us, routed_stages
 from ssdco.model.solvers import answer, context
 from ssdco.model.whatif import evaluate_network
@@ -42,12 +43,17 @@ def test_held_dies_hold_x_to_what_the_des_measures():
     assert answer(context(network)).throughput_per_us * 1e6 == pytest.approx(des.iops.value, rel=0.01)
 
 
-def test_release_wait_is_capped_by_the_holders_behind_a_channel():
-    """A transfer waits at most for the other holders on its channel (K - 1 transfers) and, in a closed system, for
-    the other requests: none at queue depth 1, whatever the load."""
+def test_the_release_wait_is_the_finite_source_queue_of_the_holders():
+    """A channel behind K held dies is a machine-repairman queue of K sources: for exponential transfers its wait
+    at a given utilisation is that queue's response less one transfer (exact), none with K <= servers, all K - 1
+    others ahead at full utilisation (times (1 + scv) / 2: half of that for deterministic transfers)."""
+    for think in (0.5, 2.0, 20.0):
+        x, response = machine_repairman(4, think, 1.0)
+        assert finite_source_wait_us(4, 1, x * 1.0, 1.0, 1.0) == pytest.approx(response - 1.0, rel=1e-6)
+    assert finite_source_wait_us(1, 1, 0.9, 1.0, 1.0) == 0.0
     network = nand_only(64, dies=4)
-    assert release_waits_us(network, network.loads(), 1.0)["channel"] == pytest.approx(3 * 20.0)
-    assert release_waits_us(nand_only(1, dies=4), network.loads(), 1.0)["channel"] == 0.0
+    assert release_waits_us(network, network.loads(), 1.0)["channel"] == pytest.approx(0.5 * 3 * 20.0)
+    assert release_waits_us(nand_only(1, dies=4), network.loads(), 1.0)["channel"] == 0.0  # no one else at QD 1
 
 
 def test_absorbing_a_hold_moves_the_transfer_into_the_die():
