@@ -524,6 +524,8 @@ def _cmd_sweep(args) -> int:
     plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
                       des_requests=args.des_requests, seed=args.seed, replications=args.replications,
                       fast=args.fast)
+    print(f"ssdco sweep: {len(plan.points):,} points, each row written to {args.out} as it is done "
+          "(a stopped sweep resumes where it stopped)", file=sys.stderr)
     s = run_sweep(plan, args.out, workers=args.workers, scheduler=args.scheduler,
                   connect_timeout_s=args.connect_timeout_s, parquet=args.parquet,
                   progress=_progress(args.progress))

@@ -7,8 +7,10 @@ A grid is one or more axes ``path.to.field=v1,v2,...``; every value is a TOML li
 ``ssdco whatif --set`` (a bare word that is not valid TOML is taken as a string, so
 ``--grid controller=c01,c07`` works). Commas inside ``[...]``, ``{...}`` or quotes do not split values,
 so ``--grid 'workload.request_size_kib=4,[4, 8]'`` has two values. Points are the cartesian product in
-the order given (the last axis varies fastest). Every point's configuration is validated before
-anything runs: a bad axis or value raises :class:`~ssdco.errors.ConfigError` naming the field and value.
+the order given (the last axis varies fastest), made one at a time as the sweep reaches them. Every value of
+every axis, and every firmware placement the grid makes, is validated before anything runs: a bad axis or value
+raises :class:`~ssdco.errors.ConfigError` naming the field and value; a point whose values are each valid but
+not together gets the error in its row's ``error`` column. So a sweep of any size starts writing at once.
 
 Each point is solved by the analytic model (:func:`ssdco.evaluate`) and, when ``des_requests > 0``, also
 simulated (:func:`ssdco.validation.compare.validate`, same ``seed`` at every point: common random numbers),
@@ -174,13 +176,73 @@ def parse_grid(specs: Iterable[str]) -> tuple[GridAxis, ...]:
     return axes
 
 
-def grid_points(axes: Sequence[GridAxis]) -> list[GridPoint]:
-    """The cartesian product of ``axes`` in order (last axis fastest)."""
-    points = []
-    for i, tokens in enumerate(itertools.product(*(a.tokens for a in axes))):
-        overrides = tuple(f"{a.field}={t}" for a, t in zip(axes, tokens))
-        points.append(GridPoint(index=i, key=";".join(overrides), tokens=tuple(tokens), overrides=overrides))
-    return points
+class GridPoints(Sequence[GridPoint]):
+    """The cartesian product of grid axes in order (last axis fastest), each point made when asked for: the memory
+    of a grid does not grow with its number of points."""
+
+    def __init__(self, axes: Sequence[GridAxis]):
+        self.axes = tuple(axes)
+        self._sizes = tuple(len(a.tokens) for a in self.axes)
+        self._count = math.prod(self._sizes) if self.axes else 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._count))]
+        if i < 0:
+            i += self._count
+        if not 0 <= i < self._count:
+            raise IndexError(f"grid point {i} of {self._count}")
+        digits = []
+        rest = i
+        for size in reversed(self._sizes):
+            rest, d = divmod(rest, size)
+            digits.append(d)
+        tokens = tuple(a.tokens[d] for a, d in zip(self.axes, reversed(digits)))
+        overrides = tuple(f"{a.field}={t}" for a, t in zip(self.axes, tokens))
+        return GridPoint(index=i, key=";".join(overrides), tokens=tokens, overrides=overrides)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GridPoints) and other.axes == self.axes
+
+    def __hash__(self) -> int:
+        return hash(self.axes)
+
+    def __repr__(self) -> str:
+        return f"GridPoints({self._count:,} points over {', '.join(a.field for a in self.axes)})"
+
+
+def grid_points(axes: Sequence[GridAxis]) -> GridPoints:
+    """The cartesian product of ``axes`` in order (last axis fastest), as a lazy sequence (:class:`GridPoints`)."""
+    return GridPoints(axes)
+
+
+def representative_points(points: GridPoints) -> list[GridPoint]:
+    """The points a sweep validates before it runs: each value of each axis once (the other axes at their first
+    values), and every combination of the axes that place the firmware (``controller``...), which decide the
+    stations and so the CSV's columns. Their number is the sum of the axes' lengths plus the product of the
+    placement axes' lengths, not the grid's size."""
+    axes, sizes = points.axes, [len(a.tokens) for a in points.axes]
+
+    def index_of(digits: Sequence[int]) -> int:
+        i = 0
+        for d, size in zip(digits, sizes):
+            i = i * size + d
+        return i
+
+    chosen = {0}
+    for k, size in enumerate(sizes):
+        for d in range(size):
+            chosen.add(index_of([d if j == k else 0 for j in range(len(axes))]))
+    placing = [k for k, a in enumerate(axes) if a.field == "controller" or a.field.startswith("controller.")]
+    for combo in itertools.product(*(range(sizes[k]) for k in placing)):
+        digits = [0] * len(axes)
+        for k, d in zip(placing, combo):
+            digits[k] = d
+        chosen.add(index_of(digits))
+    return [points[i] for i in sorted(chosen)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -279,7 +341,7 @@ class SweepPlan:
     base_raw: Mapping[str, Any]
     controller: str | None
     axes: tuple[GridAxis, ...]
-    points: tuple[GridPoint, ...]
+    points: GridPoints
     columns: tuple[str, ...]
     sweep_id: str
     des_requests: int
@@ -315,7 +377,7 @@ def _check_run_options(des_requests: int, seed: int, replications: int | str) ->
 
 def _point_stations(path: Path, base_raw: Mapping[str, Any], points: Sequence[GridPoint],
                     controller: str | None) -> list[str]:
-    """Validate every grid point's configuration (an error names the point); the stations of all of them, in
+    """Validate the configuration of each of ``points`` (an error names the point); the stations of all of them, in
     order of first appearance."""
     from ssdco.network.build import build_network
 
@@ -334,8 +396,10 @@ def _point_stations(path: Path, base_raw: Mapping[str, Any], points: Sequence[Gr
 def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str | None = None,
                overrides: Sequence[str] = (), des_requests: int = 0, seed: int = 0,
                replications: int | str = 0, fast: bool = False) -> SweepPlan:
-    """Parse the grid and validate every point's configuration before anything runs. ``fast``: every point's
-    analytic answer skips the Markov chain of the requests' draws (``whatif --fast``; part of the sweep's id).
+    """Parse the grid and validate its representative points (:func:`representative_points`: every value of every
+    axis, every firmware placement) before anything runs; a point whose values are each valid but not together
+    gets its error in its row. ``fast``: every point's analytic answer skips the Markov chain of the requests'
+    draws (``whatif --fast``; part of the sweep's id).
 
     Raises
     ------
@@ -351,7 +415,7 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
     base = load_config(path, controller=controller, overrides=list(overrides))
     base_raw = dict(base.raw)
     points = grid_points(axes)
-    stations = _point_stations(path, base_raw, points, controller)
+    stations = _point_stations(path, base_raw, representative_points(points), controller)
     columns = tuple(sweep_columns([a.field for a in axes], stations, des_requests > 0))
     identity = {"config": base_raw, "controller": controller, "resolved_controller": asdict(base.controller),
                 "grid": [[a.field, list(a.tokens)] for a in axes], "des_requests": int(des_requests),
@@ -361,7 +425,7 @@ def plan_sweep(config_path: str | Path, grid: Sequence[str], *, controller: str 
         identity["fast"] = True
     sweep_id = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return SweepPlan(config_path=str(path), base_raw=base_raw, controller=controller, axes=axes,
-                     points=tuple(points), columns=columns, sweep_id=sweep_id, des_requests=int(des_requests),
+                     points=points, columns=columns, sweep_id=sweep_id, des_requests=int(des_requests),
                      seed=int(seed), replications=replications, fast=bool(fast))
 
 
@@ -450,6 +514,12 @@ def read_sweep_csv(path: str | Path) -> list[dict[str, str]]:
     if not text.endswith("\n"):
         text = text[:text.rfind("\n") + 1]
     return list(csv.DictReader(io.StringIO(text)))
+
+
+def _count_errors(path: Path) -> int:
+    """Rows of the sweep CSV at ``path`` with an error, read a row at a time (memory independent of its length)."""
+    with open(path, newline="", encoding="utf-8") as f:
+        return sum(1 for row in csv.DictReader(f) if row.get("error"))
 
 
 def write_parquet(csv_path: str | Path, parquet_path: str | Path) -> None:
@@ -722,7 +792,7 @@ def _run_locked(plan: SweepPlan, path: Path, workers: int, scheduler: str | None
             executor.close()
     if parquet is not None:
         write_parquet(path, parquet)
-    errors = sum(1 for r in read_sweep_csv(path) if r.get("error"))
+    errors = _count_errors(path)
     return SweepSummary(path=path, parquet=Path(parquet) if parquet is not None else None, points=n,
                         resumed=done, computed=n - done, errors=errors, sweep_id=plan.sweep_id)
 

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from ssdco import sweep_runner
 from ssdco.cli import main
 from ssdco.errors import ConfigError
 from ssdco.spec import apply_overrides, config_from_dict
@@ -55,6 +56,44 @@ def test_cartesian_product_in_order_last_axis_fastest():
     assert points[0].key == "workload.queue_depth=1;workload.read_fraction=1.0"
     assert points[1].key == "workload.queue_depth=1;workload.read_fraction=0.7"
     assert points[-1].overrides == ("workload.queue_depth=8", "workload.read_fraction=0.7")
+
+
+def test_a_grid_of_a_million_points_is_made_as_it_is_read():
+    points = grid_points(parse_grid(["workload.queue_depth=" + ",".join(map(str, range(1, 101))),
+                                     "nand.t_read_us=" + ",".join(str(40 + k) for k in range(100)),
+                                     "workload.read_fraction=" + ",".join(f"{k / 100:g}" for k in range(100))]))
+    assert len(points) == 1_000_000
+    assert points[-1].key == "workload.queue_depth=100;nand.t_read_us=139;workload.read_fraction=0.99"
+    assert points[123_456].index == 123_456 and points[123_456].tokens == ("13", "74", "0.56")
+    assert [p.index for p in points[5:8]] == [5, 6, 7]
+    with pytest.raises(IndexError):
+        points[1_000_000]
+
+
+def test_planning_validates_each_value_and_each_placement_not_every_point(monkeypatch):
+    """300 values over three axes (a million points) and two controllers: the plan builds 1 + 299 + 1 configurations
+    (each value once, the other axes at their first values; each controller), not a million."""
+    seen = []
+    real = sweep_runner._point_stations
+    monkeypatch.setattr(sweep_runner, "_point_stations",
+                        lambda path, raw, points, ctrl: seen.extend(points) or real(path, raw, points, ctrl))
+    plan = plan_sweep(PM9A3, ["controller=c01,c09", "workload.queue_depth=" + ",".join(map(str, range(1, 101))),
+                              "nand.t_read_us=" + ",".join(str(40 + k) for k in range(100))])
+    assert len(plan.points) == 20_000
+    assert len(seen) == 1 + 1 + 99 + 99
+    assert {p.tokens[0] for p in seen} == {"c01", "c09"}
+
+
+def test_a_point_invalid_only_with_another_axis_gets_its_error_in_its_row(tmp_path):
+    """64 KiB pages with a 16 or 64 KiB mapping unit and 16 KiB pages with 16 KiB units are fine; 16 KiB pages
+    with 64 KiB units are not (a page holds whole units): that row says why, the others are answered."""
+    plan = plan_sweep(PM9A3, ["nand.page_size_kib=64,16", "workload.mapping_unit_kib=16,64"], controller="c01")
+    out = tmp_path / "s.csv"
+    run_sweep(plan, out)
+    rows = {r["key"]: r for r in read_sweep_csv(out)}
+    bad = rows["nand.page_size_kib=16;workload.mapping_unit_kib=64"]
+    assert "nand.page_size_kib" in bad["error"] and not bad["iops"]
+    assert all(not r["error"] and float(r["iops"]) > 0 for k, r in rows.items() if r is not bad)
 
 
 @pytest.mark.parametrize("spec, field, value", [
