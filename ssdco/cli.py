@@ -524,11 +524,13 @@ def _cmd_sweep(args) -> int:
     plan = plan_sweep(args.config, args.grid, controller=args.controller, overrides=args.overrides,
                       des_requests=args.des_requests, seed=args.seed, replications=args.replications,
                       fast=args.fast)
-    print(f"ssdco sweep: {len(plan.points):,} points, each row written to {args.out} as it is done "
-          "(a stopped sweep resumes where it stopped)", file=sys.stderr)
+    def started(points: int, done: int) -> None:
+        print(f"ssdco sweep: {points - done:,} of {points:,} points to run, each row written to {args.out} as it "
+              "is done (a stopped sweep resumes where it stopped)", file=sys.stderr)
+
     s = run_sweep(plan, args.out, workers=args.workers, scheduler=args.scheduler,
                   connect_timeout_s=args.connect_timeout_s, parquet=args.parquet,
-                  progress=_progress(args.progress))
+                  progress=_progress(args.progress), on_start=started)
     where = f"{s.path}" + (f" and {s.parquet}" if s.parquet else "")
     if args.plot is not None:
         _plot_sweep_csv(plan, s.path, args.plot)

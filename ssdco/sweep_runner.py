@@ -686,7 +686,8 @@ class SweepSummary:
 
 def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: str | None = None,
               connect_timeout_s: float = 20.0, parquet: str | Path | None = None, progress: bool = False,
-              on_row: Callable[[int], None] | None = None) -> SweepSummary:
+              on_row: Callable[[int], None] | None = None,
+              on_start: Callable[[int, int], None] | None = None) -> SweepSummary:
     """Evaluate every point of ``plan`` not yet in ``out`` and append its row, in grid order.
 
     Parameters
@@ -708,6 +709,9 @@ def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: 
         A tqdm bar on stderr.
     on_row : callable, optional
         Called with the grid index after each row is durably appended (tests use it).
+    on_start : callable, optional
+        Called with (points in the grid, points already in ``out``) once the workers are up, before the first
+        point runs (the CLI says there what it is about to do).
     """
     if isinstance(workers, bool) or int(workers) != workers or workers < 1:
         raise ConfigError("--workers", "workers", workers, "expected an integer >= 1")
@@ -719,7 +723,7 @@ def run_sweep(plan: SweepPlan, out: str | Path, *, workers: int = 1, scheduler: 
         _import_pyarrow()
     path = Path(out)
     with _exclusive(path):
-        return _run_locked(plan, path, workers, scheduler, connect_timeout_s, parquet, progress, on_row)
+        return _run_locked(plan, path, workers, scheduler, connect_timeout_s, parquet, progress, on_row, on_start)
 
 
 @contextlib.contextmanager
@@ -773,7 +777,8 @@ def _lock_current(lock_path: Path, path: Path, fcntl) -> int:
 
 
 def _run_locked(plan: SweepPlan, path: Path, workers: int, scheduler: str | None, connect_timeout_s: float,
-                parquet: str | Path | None, progress: bool, on_row: Callable[[int], None] | None) -> SweepSummary:
+                parquet: str | Path | None, progress: bool, on_row: Callable[[int], None] | None,
+                on_start: Callable[[int, int], None] | None = None) -> SweepSummary:
     """:func:`run_sweep` once the output is locked."""
     existed = path.exists()
     done = resume_point(path, plan)
@@ -787,6 +792,8 @@ def _run_locked(plan: SweepPlan, path: Path, workers: int, scheduler: str | None
                 path.unlink(missing_ok=True)
             raise
         try:
+            if on_start is not None:
+                on_start(n, done)
             _drive(plan, path, done, executor, progress, on_row)
         finally:
             executor.close()

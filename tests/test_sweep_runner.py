@@ -435,7 +435,9 @@ def test_cli_sweep_writes_and_resumes(tmp_path, capsys):
     args = ["sweep", str(PM9A3), "-c", "c07", "--grid", "workload.queue_depth=2,16", "--out", str(out),
             "--progress", "off"]
     assert main(args) == 0
-    assert "2 points (0 already done, 2 computed)" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "2 points (0 already done, 2 computed)" in said.out
+    assert said.err.startswith(f"ssdco sweep: 2 of 2 points to run, each row written to {out}")  # before it runs
     first = out.read_bytes()
     assert main(args) == 0
     assert "2 points (2 already done, 0 computed)" in capsys.readouterr().out

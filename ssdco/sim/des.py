@@ -455,35 +455,6 @@ def _draw_request(read_frac, size_cdf):
 
 
 @njit(cache=True, error_model="numpy")
-def _free_server(u, st, t, hn, seq, hk, hv, u_head, u_tail, u_busy, s_busy, j_next, j_tsvc, j_step, c_op, r_op,
-                 r_size, step_fam, step_mean, step_mu, step_sigma, R, Tp, BG0):
-    """A server of station copy ``u`` (station ``st``) comes free at time ``t``: the head of its queue starts
-    service (its completion pushed on the heap), or the copy has one busy server less. Returns (hn, seq)."""
-    h = u_head[u]
-    if h >= 0:
-        nh = j_next[h]
-        u_head[u] = nh
-        if nh < 0:
-            u_tail[u] = -1
-        j_tsvc[h] = t
-        sh = j_step[h]
-        if h >= BG0:
-            oph = c_op[h - BG0]
-            szh = 0
-        else:
-            rh = h if h < R else (h - R) // Tp
-            oph = r_op[rh]
-            szh = r_size[rh]
-        d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
-        hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
-        seq += 1
-    else:
-        u_busy[u] -= 1
-        s_busy[st] -= 1
-    return hn, seq
-
-
-@njit(cache=True, error_model="numpy")
 def _run(target, ist, fst,
          step_st, step_route, step_perreq, step_fam, step_delay, step_mean, step_mu, step_sigma,
          step_base, step_copies, step_blkend, unit_servers, size_cdf, size_T,
@@ -744,10 +715,28 @@ def _run(target, ist, fst,
                 s_nin[st] += 1
                 j_hold_u[j] = u
                 j_hold_end[j] = step_hold[s]
-            else:
-                hn, seq = _free_server(u, st, t, hn, seq, hk, hv, u_head, u_tail, u_busy, s_busy, j_next, j_tsvc,
-                                       j_step, c_op, r_op, r_size, step_fam, step_mean, step_mu, step_sigma,
-                                       R, Tp, BG0)
+            else:  # the server is free: the head of its queue starts (as at a held server's release below)
+                h = u_head[u]
+                if h >= 0:
+                    nh = j_next[h]
+                    u_head[u] = nh
+                    if nh < 0:
+                        u_tail[u] = -1
+                    j_tsvc[h] = t
+                    sh = j_step[h]
+                    if h >= BG0:
+                        oph = c_op[h - BG0]
+                        szh = 0
+                    else:
+                        rh = h if h < R else (h - R) // Tp
+                        oph = r_op[rh]
+                        szh = r_size[rh]
+                    d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
+                    hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
+                    seq += 1
+                else:
+                    u_busy[u] -= 1
+                    s_busy[st] -= 1
             if step_isdie[s] and j < BG0:
                 j_nand[j] += 1
             if step_delay[s] > 0.0:
@@ -769,8 +758,27 @@ def _run(target, ist, fst,
             s_area_b[st] += s_busy[st] * dt
             s_tlast[st] = t
             s_nin[st] -= 1
-            hn, seq = _free_server(u, st, t, hn, seq, hk, hv, u_head, u_tail, u_busy, s_busy, j_next, j_tsvc,
-                                   j_step, c_op, r_op, r_size, step_fam, step_mean, step_mu, step_sigma, R, Tp, BG0)
+            h = u_head[u]
+            if h >= 0:
+                nh = j_next[h]
+                u_head[u] = nh
+                if nh < 0:
+                    u_tail[u] = -1
+                j_tsvc[h] = t
+                sh = j_step[h]
+                if h >= BG0:
+                    oph = c_op[h - BG0]
+                    szh = 0
+                else:
+                    rh = h if h < R else (h - R) // Tp
+                    oph = r_op[rh]
+                    szh = r_size[rh]
+                d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
+                hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
+                seq += 1
+            else:
+                u_busy[u] -= 1
+                s_busy[st] -= 1
         nxt = s + 1
         if j >= BG0:
             # a background clone: on to the next background step of its run, or back to the pool

@@ -59,31 +59,34 @@ class RoutedStage:
     hold: bool = False  # a die held through its channel transfer (``Step.hold_through``): busy until it ends
 
 
+def _stage_of(network: Network, st: Station) -> RoutedStage | None:
+    """The stage of die or channel station ``st``, or None where it is not one (module docstring): visited by one
+    step only, per transaction, routed, deterministic, every request's transactions making it."""
+    steps = [s for s in network.steps if s.station == st.name]
+    if len(steps) != 1:
+        return None
+    s = steps[0]
+    if (s.background or s.per_request or s.probability != 1.0 or s.scv != 0.0 or s.per_byte_us != 0.0
+            or s.routing == "single"):
+        return None
+    shares = {"read": network.read_fraction, "write": 1.0 - network.read_fraction}
+    visiting = [op for op in ("read", "write") if shares[op] > 0.0]
+    if s.ops != "both" and visiting != [s.ops]:
+        return None  # some requests do not visit: their transactions are not in the stage's loop
+    if min(s.read_us if op == "read" else s.write_us for op in visiting) <= 0.0:
+        return None
+    return RoutedStage(st.name, int(st.copies), int(st.servers), float(s.read_us), float(s.write_us),
+                       float(network.read_fraction), hold=bool(s.hold_through))
+
+
 def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
     """The die and channel stations of ``network`` that the stage describes (see the module
     docstring), dies first: with both, the stage is the dies feeding their channels; empty for an open
-    workload."""
+    workload, and for a die held through a step other than its channel's transfer."""
     if network.queue_depth is None:
         return ()
-    found = []
-    for st in network.stations:
-        if st.kind not in ROUTED_KINDS:
-            continue
-        steps = [s for s in network.steps if s.station == st.name]
-        if len(steps) != 1:
-            continue
-        s = steps[0]
-        if (s.background or s.per_request or s.probability != 1.0 or s.scv != 0.0 or s.per_byte_us != 0.0
-                or s.routing == "single"):
-            continue
-        shares = {"read": network.read_fraction, "write": 1.0 - network.read_fraction}
-        visiting = [op for op in ("read", "write") if shares[op] > 0.0]
-        if s.ops != "both" and visiting != [s.ops]:
-            continue  # some requests do not visit: their transactions are not in the stage's loop
-        if min(s.read_us if op == "read" else s.write_us for op in visiting) <= 0.0:
-            continue
-        found.append(RoutedStage(st.name, int(st.copies), int(st.servers), float(s.read_us), float(s.write_us),
-                                 float(network.read_fraction), hold=bool(s.hold_through)))
+    found = [stage for st in network.stations if st.kind in ROUTED_KINDS
+             for stage in [_stage_of(network, st)] if stage is not None]
     found.sort(key=lambda st: ROUTED_KINDS.index(st.station))
     if any(st.hold for st in found):
         # a die held through its transfer: the stage is the dies and their channels, the hold through that step
