@@ -155,8 +155,9 @@ MEANINGS = {
     "nand.multi_plane_program_fraction": "share of programs and erases that work all of a die's planes at once "
                                          "(where planes are not independent; the rest work one plane)",
     "nand.die_held_through_transfer": "a die stays busy until its read's data-out (a program's data-in) on the "
-                                      "channel ends, as without a cache register (ONFI); false frees it after the "
-                                      "array operation",
+                                      "channel ends, as without cache operations (MQSim's chips; import-mqsim sets "
+                                      "it); false frees it after the array operation, as ONFI cache read overlaps "
+                                      "the data-out with the next array read",
     "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
                        "copies or erases; endurance figures stay the steady state's)",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",
