@@ -142,7 +142,7 @@ def optimize(config: Config | str | os.PathLike[str], *, min_iops: float | None 
              max_latency_us: float | None = None, overrides: Sequence[str] = (), verify_des: bool | None = None,
              fast: bool = False, min_life_years: float | None = None, timing_spread_scv: float | None = None,
              explain: bool = False, pareto_front: bool = False,
-             options: Mapping[str, Any] | None = None) -> OptimizeResult:
+             options: Mapping[str, Any] | None = None, max_p99_us: float | None = None) -> OptimizeResult:
     """The cheapest controller design that meets the IOPS/latency target and the power budgets (``ssdco optimize``).
 
     Parameters
@@ -155,6 +155,9 @@ def optimize(config: Config | str | os.PathLike[str], *, min_iops: float | None 
         Core-side (cores + accelerators) and DRAM power budgets, mW (default the ``[budgets]`` table's).
     max_latency_us : float, optional
         Mean-latency target, us; at queue depth N it is the IOPS target N / L (Little's law).
+    max_p99_us : float, optional
+        99th-percentile latency target, us (``--max-p99-us``): the model's p99 estimate screens each candidate and
+        the DES's measured p99 verifies the pick.
     overrides : sequence of str
         ``"path.to.field=value"`` overrides, as ``--set``.
     verify_des : bool, optional
@@ -192,7 +195,7 @@ def optimize(config: Config | str | os.PathLike[str], *, min_iops: float | None 
         opts["timing_spread_scv"] = timing_spread_scv
     return _optimize(_as_config(config, None, overrides), min_iops=min_iops, core_power_mw=core_power_mw,
                      dram_power_mw=dram_power_mw, max_latency_us=max_latency_us, explain=explain,
-                     pareto_front=pareto_front, options=opts or None)
+                     pareto_front=pareto_front, options=opts or None, max_p99_us=max_p99_us)
 
 
 @dataclass(frozen=True)

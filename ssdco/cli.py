@@ -169,6 +169,9 @@ def _add_optimize(sub) -> None:
                     help="DRAM power budget (default budgets.dram_power_mw)")
     op.add_argument("--max-latency-us", type=_positive_float, default=None, metavar="L",
                     help="mean-latency target; at queue depth N it is the IOPS target N / L (Little's law)")
+    op.add_argument("--max-p99-us", type=_positive_float, default=None, metavar="P",
+                    help="99th-percentile latency target, us: the model's estimate screens each candidate, the "
+                         "DES's measured p99 verifies the pick (a pick that misses it is rejected)")
     op.add_argument("--pareto", metavar="FILE.csv",
                     help="enumerate the space and write the Pareto front (cost, IOPS, core-side power) as CSV")
     op.add_argument("--plot", metavar="FILE.png",
@@ -576,7 +579,7 @@ def _cmd_optimize(args) -> int:
     _check_plot_option(args.plot)
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
-                      max_latency_us=args.max_latency_us, explain=args.explain,
+                      max_latency_us=args.max_latency_us, max_p99_us=args.max_p99_us, explain=args.explain,
                       pareto_front=args.pareto is not None or args.plot is not None,
                       options={**({"verify_des": False} if args.no_des else {}),
                                **({"markov_chain": False} if args.fast else {}),

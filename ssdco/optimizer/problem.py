@@ -62,6 +62,7 @@ class Targets:
     utilization_cap: float
     queue_depth: int
     max_latency_us: float | None = None
+    max_p99_us: float | None = None  # not in the linear model: the p99 estimate screens, the DES's p99 verifies
 
     @property
     def target_iops(self) -> float:
@@ -83,7 +84,7 @@ MAX_TARGET_IOPS = 1e12  # far beyond any drive; larger targets put coefficients 
 
 def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_power_mw: float | None = None,
                  dram_power_mw: float | None = None, max_latency_us: float | None = None,
-                 utilization_cap: float | None = None) -> Targets:
+                 utilization_cap: float | None = None, max_p99_us: float | None = None) -> Targets:
     """Targets from explicit values, falling back to the config's ``[budgets]`` and ``[optimizer]``."""
     cfg = space.config
     if cfg.workload.queue_depth is None:
@@ -102,6 +103,7 @@ def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_powe
     core = check("--core-mw", core_power_mw, 0.0)
     dram = check("--dram-mw", dram_power_mw, 0.0)
     lat = check("--max-latency-us", max_latency_us, 0.0)
+    p99 = check("--max-p99-us", max_p99_us, 0.0)
     qd = int(cfg.workload.queue_depth)
     if min_iops is not None and min_iops > MAX_TARGET_IOPS:
         raise ConfigError("command line", "--min-iops", min_iops, f"expected a number <= {MAX_TARGET_IOPS:.0e}")
@@ -118,7 +120,7 @@ def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_powe
                    dram_power_mw=b.dram_power_mw if dram is None else dram,
                    utilization_cap=space.options.utilization_cap if cap is None else cap,
                    queue_depth=int(cfg.workload.queue_depth),
-                   max_latency_us=lat)
+                   max_latency_us=lat, max_p99_us=p99)
 
 
 @dataclass(frozen=True)

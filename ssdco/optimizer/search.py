@@ -454,12 +454,16 @@ class _Searcher:
         return settled
 
     @staticmethod
-    def _checks(t: Targets, iops: float, latency: float, core: float, dram: float, who: str) -> list[str]:
+    def _checks(t: Targets, iops: float, latency: float, core: float, dram: float, who: str,
+                p99: float | None = None) -> list[str]:
         out = []
         if iops < t.min_iops:
             out.append(f"{who} IOPS {iops:,.0f} < target {t.min_iops:,.0f}")
         if t.max_latency_us is not None and latency > t.max_latency_us:
             out.append(f"{who} mean latency {latency:.2f} us > target {t.max_latency_us:.2f} us")
+        if t.max_p99_us is not None and (p99 is None or not p99 <= t.max_p99_us):
+            shown = "unknown (unstable)" if p99 is None else f"{p99:.2f} us"
+            out.append(f"{who} p99 latency {shown} > target {t.max_p99_us:.2f} us")
         if core > t.core_power_mw:
             out.append(f"{who} core-side power {core:.1f} mW > budget {t.core_power_mw:.1f} mW")
         if dram > t.dram_power_mw:
@@ -472,10 +476,12 @@ class _Searcher:
         whatif's own: the platoon stage may answer there, and costs too much to run on every design."""
         r = self.screen(design) if screen else self.analytic(design)
         fails = self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw,
-                             "analytic (screen: without the chain)" if screen and self.screens else "analytic")
+                             "analytic (screen: without the chain)" if screen and self.screens else "analytic",
+                             r.latency_p99_us)
         if not fails and not screen and (full or design in self.full_cache):
             r = self.full(design)
-            fails = self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw, "analytic")
+            fails = self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw, "analytic",
+                                 r.latency_p99_us)
         return fails
 
     def des_failures(self, design: Design, t: Targets) -> list[str]:
@@ -484,7 +490,7 @@ class _Searcher:
             return [f"DES could not run: {v}"]
         p = v.des_power_mw
         return self._checks(t, v.des.iops.value, v.des.mean_latency_us.value, p["cores"] + p["accelerators"],
-                            p["dram"], "DES")
+                            p["dram"], "DES", v.des.p99_us)
 
     def verdict(self, design: Design, t: Targets, des: bool, screen: bool = False) -> Verdict:
         """``design`` checked against ``t``: analytically (first by the screen when ``screen``), then by
@@ -642,7 +648,7 @@ class _Searcher:
 def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: float | None = None,
              dram_power_mw: float | None = None, max_latency_us: float | None = None,
              options: Mapping[str, Any] | None = None, explain: bool = False, pareto_front: bool = False,
-             cross_check: bool | None = None) -> OptimizeResult:
+             cross_check: bool | None = None, max_p99_us: float | None = None) -> OptimizeResult:
     """Find the cheapest controller design meeting the IOPS/latency target and the power budgets.
 
     With ``[optimizer.dram]`` (or ``options["dram"]``) the mapping option and cache fraction are decisions
@@ -659,6 +665,10 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
         Targets; default to the config's ``[budgets]`` (an absent budget is unlimited).
     max_latency_us : float, optional
         Mean-latency target L; at queue depth N it is the throughput target N / L (Little's law).
+    max_p99_us : float, optional
+        99th-percentile latency target (us). Not in the linear model: a candidate whose p99 estimate misses it
+        is rejected before its DES run, and a pick whose DES p99 misses it is rejected too (the search goes on to
+        the next cheapest design).
     options : mapping, optional
         Overrides of ``[optimizer]`` keys (e.g. ``{"verify_des": False}``).
     explain : bool
@@ -676,7 +686,8 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
     """
     space = DesignSpace.from_config(config, options)
     kw = dict(min_iops=min_iops, core_power_mw=core_power_mw, dram_power_mw=dram_power_mw,
-              max_latency_us=max_latency_us, explain=explain, pareto_front=pareto_front, cross_check=cross_check)
+              max_latency_us=max_latency_us, explain=explain, pareto_front=pareto_front, cross_check=cross_check,
+              max_p99_us=max_p99_us)
     if len(space.device_variants) == 1 and space.options.min_life_years <= 0:
         return _optimize_device(config, options=options, **kw)
     return _optimize_variants(space, options, kw)
@@ -844,12 +855,12 @@ def _timing(s: _Searcher, main: _Outcome, enum_seconds: float, front_seconds: fl
 def _optimize_device(config: Config, *, min_iops: float | None = None, core_power_mw: float | None = None,
                      dram_power_mw: float | None = None, max_latency_us: float | None = None,
                      options: Mapping[str, Any] | None = None, explain: bool = False, pareto_front: bool = False,
-                     cross_check: bool | None = None) -> OptimizeResult:
+                     cross_check: bool | None = None, max_p99_us: float | None = None) -> OptimizeResult:
     """:func:`optimize` for one device variant (the controller design search)."""
     t_start = time.perf_counter()
     space = DesignSpace.from_config(config, options)
     targets = make_targets(space, min_iops=min_iops, core_power_mw=core_power_mw, dram_power_mw=dram_power_mw,
-                           max_latency_us=max_latency_us)
+                           max_latency_us=max_latency_us, max_p99_us=max_p99_us)
     size = space.size()
     if pareto_front:
         _check_enumerable(config, space, size)
@@ -1127,7 +1138,7 @@ def _candidate_none(kind: str, text: str) -> Candidate:
 
 def _max_iops_within_budgets(s: _Searcher, t: Targets) -> Design | None:
     """Bisection on the IOPS target for the highest one a design meets within the power budgets."""
-    base = t.replace(min_iops=0.0, max_latency_us=None)
+    base = t.replace(min_iops=0.0, max_latency_us=None, max_p99_us=None)  # the power budgets alone
     o = s.search(base, des=False, max_iterations=min(s.opts.max_iterations, SUB_SEARCH_CAP))
     if o.pick is None:
         return None

@@ -116,7 +116,7 @@ def _cross_check_dict(xc) -> dict[str, Any] | None:
 
 def _targets_dict(t) -> dict[str, Any]:
     """``targets``: the IOPS/latency target and the budgets searched with."""
-    return {"min_iops": _num(t.min_iops), "max_latency_us": _num(t.max_latency_us),
+    return {"min_iops": _num(t.min_iops), "max_latency_us": _num(t.max_latency_us), "max_p99_us": _num(t.max_p99_us),
             "target_iops": _num(t.target_iops), "queue_depth": t.queue_depth,
             "core_power_mw": _num(t.core_power_mw), "dram_power_mw": _num(t.dram_power_mw),
             "utilization_cap": _num(t.utilization_cap)}
@@ -185,6 +185,8 @@ def _targets_line(t) -> str:
     if t.max_latency_us is not None:
         parts.append(f"mean latency <= {t.max_latency_us:,.2f} us (= {t.queue_depth / t.max_latency_us * 1e6:,.0f} "
                      f"IOPS at QD{t.queue_depth})")
+    if t.max_p99_us is not None:
+        parts.append(f"p99 latency <= {t.max_p99_us:,.2f} us")
     parts += [f"{name} {_at_most_mw(mw)}" if math.isfinite(mw) else f"{name} power not set"
               for name, mw in (("core-side", t.core_power_mw), ("DRAM", t.dram_power_mw))]
     parts.append(f"utilisation cap {t.utilization_cap:.0%}"
@@ -386,7 +388,8 @@ def _verified_lines(r) -> list[str]:
         ("latency mean (us)", a.latency_mean_us, des.mean_latency_us.value if des else None,
          f"<= {t.max_latency_us:,.2f}" if t.max_latency_us is not None else "", ".2f"),
         ("latency p99 (us)", a.latency_p99_us if a.latency_p99_us is not None else math.nan,
-         des.p99_us if des else None, "(estimate vs measured)", ".2f"),
+         des.p99_us if des else None,
+         f"<= {t.max_p99_us:,.2f}" if t.max_p99_us is not None else "(estimate vs measured)", ".2f"),
         ("core-side power (mW)", a.power.core_side_mw, (dp["cores"] + dp["accelerators"]) if dp else None,
          _at_most_mw(t.core_power_mw), ".1f"),
         ("DRAM power (mW)", a.power.dram_mw, dp["dram"] if dp else None, _at_most_mw(t.dram_power_mw), ".1f"),

@@ -103,7 +103,8 @@ def test_targets_default_to_budgets_and_reject_bad_values():
     t = make_targets(space)
     assert (t.core_power_mw, t.dram_power_mw, t.min_iops, t.queue_depth) == (192.0, 800.0, 0.0, 32)
     for kw, field in (({"min_iops": -1}, "--min-iops"), ({"core_power_mw": 0}, "--core-mw"),
-                      ({"max_latency_us": float("nan")}, "--max-latency-us")):
+                      ({"max_latency_us": float("nan")}, "--max-latency-us"), ({"max_p99_us": 0}, "--max-p99-us"),
+                      ({"max_p99_us": -5.0}, "--max-p99-us")):
         with pytest.raises(ConfigError) as e:
             make_targets(space, **kw)
         assert e.value.field == field

@@ -123,6 +123,36 @@ def test_latency_target_equals_its_littles_law_iops_target(pm9a3):
     assert b.verdict.analytic.latency_mean_us <= 64.0 + 1e-9
 
 
+def test_a_p99_target_picks_a_dearer_design_whose_measured_p99_meets_it(pm9a3):
+    """The study's targets pick a cost-4 design whose p99 is about 69 us; asking for p99 <= 66 us rejects every
+    candidate whose p99 estimate misses it and verifies the pick's p99 with the DES."""
+    plain = optimize(pm9a3, min_iops=500_000, options={"verify_des": False})
+    tail = optimize(pm9a3, min_iops=500_000, max_p99_us=66.0, options={"des_requests": 50_000})
+    assert tail.feasible and tail.targets.max_p99_us == 66.0
+    assert plain.verdict.analytic.latency_p99_us > 66.0
+    assert tail.cost > plain.cost
+    assert tail.verdict.analytic.latency_p99_us <= 66.0
+    assert tail.verdict.validation.des.p99_us <= 66.0
+
+
+def test_a_missed_or_unknown_p99_is_a_failure_of_the_target():
+    from ssdco.optimizer.search import _Searcher
+
+    t = make_targets(DesignSpace.from_config(load_config(PM9A3)), max_p99_us=50.0)
+    assert _Searcher._checks(t, 1e6, 10.0, 0.0, 0.0, "DES", 49.0) == []
+    assert _Searcher._checks(t, 1e6, 10.0, 0.0, 0.0, "DES", 51.0) == ["DES p99 latency 51.00 us > target 50.00 us"]
+    assert "unknown" in _Searcher._checks(t, 1e6, 10.0, 0.0, 0.0, "analytic", None)[0]
+    assert _Searcher._checks(t.replace(max_p99_us=None), 1e6, 10.0, 0.0, 0.0, "DES", 1e9) == []
+
+
+def test_cli_an_unreachable_p99_target_is_infeasible_and_says_why(tmp_path, capsys):
+    code = main(["optimize", str(PM9A3), "--min-iops", "500000", "--max-p99-us", "20", "--no-des",
+                 "--set", "optimizer.max_iterations=30"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "p99 latency <= 20.00 us" in out and "p99 latency" in out.split("INFEASIBLE")[1]
+
+
 def test_infeasible_iops_target_is_explained_not_raised(pm9a3):
     res = optimize(pm9a3, min_iops=650_000, options=NO_DES)
     assert not res.feasible and res.status == "infeasible"
