@@ -158,6 +158,9 @@ MEANINGS = {
                                       "channel ends, as without cache operations (MQSim's chips; import-mqsim sets "
                                       "it); false frees it after the array operation, as ONFI cache read overlaps "
                                       "the data-out with the next array read",
+    "nand.command_us": "channel time of an operation's command and address cycles (ONFI; MQSim's read command is "
+                       "0.29 us): the die is picked and held, waits for its channel to carry the command, then "
+                       "works; needs die_held_through_transfer",
     "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
                        "copies or erases; endurance figures stay the steady state's)",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",

@@ -511,9 +511,7 @@ def build_network(config: Config) -> Network:
         _module_step(config, "translate"),
         *mapping_steps,
         _module_step(config, "dispatch"),
-        Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing="uniform", ops=data_ops,
-             hold_through="nand_transfer" if nand.die_held_through_transfer else ""),
-        Step("nand_transfer", "channel", False, transfer, transfer, scv=nscv, routing="die_channel", ops=data_ops),
+        *_nand_steps(nand, transfer, nscv, data_ops),
         *background,
         Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
              per_byte_us=link, scv=var.host_scv),
@@ -534,6 +532,21 @@ def build_network(config: Config) -> Network:
         background_slots=slots,
         ftl=fx,
     )
+
+
+def _nand_steps(nand, transfer_us: float, nscv: float, ops: str) -> list[Step]:
+    """A transaction's NAND steps: the array operation at its die (picked at random), then the transfer on the
+    die's channel; held through that transfer with ``nand.die_held_through_transfer``. With ``nand.command_us``
+    (which needs the hold) the die is picked and held first, its command and address cycles go over its channel,
+    then the array operation runs (a delay: the die is already held), then the transfer."""
+    hold = "nand_transfer" if nand.die_held_through_transfer else ""
+    xfer = Step("nand_transfer", "channel", False, transfer_us, transfer_us, scv=nscv, routing="die_channel", ops=ops)
+    if nand.command_us <= 0.0:
+        return [Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing="uniform",
+                     ops=ops, hold_through=hold), xfer]
+    return [Step("nand_die", "die", False, 0.0, 0.0, routing="uniform", ops=ops, hold_through=hold),
+            Step("nand_command", "channel", False, nand.command_us, nand.command_us, routing="die_channel", ops=ops),
+            Step("nand_array", None, False, nand.t_read_us, nand.t_prog_us, scv=nscv, ops=ops), xfer]
 
 
 def _stations(config: Config) -> list[Station]:

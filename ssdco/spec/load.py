@@ -183,7 +183,11 @@ def _parse_nand(r: _Reader) -> NandSpec:
         over_provisioning=r.number("over_provisioning", 0.07, lo=0, lo_open=True, hi=4),
         multi_plane_program_fraction=r.number("multi_plane_program_fraction", 1.0, lo=0, hi=1),
         die_held_through_transfer=r.boolean("die_held_through_transfer", False),
+        command_us=r.number("command_us", 0.0, lo=0),
     )
+    if spec.command_us > 0 and not spec.die_held_through_transfer:
+        raise r.error("command_us", spec.command_us, "0 unless nand.die_held_through_transfer = true (the command "
+                      "goes over the channel once its die is held for the operation)")
     r.finish()
     return spec
 

@@ -51,6 +51,8 @@ class NandSpec:
     # a die stays busy until its read's data-out (or a program's data-in) on the channel ends (no cache register
     # overlap); False frees it when the array operation ends
     die_held_through_transfer: bool = False
+    # channel time of an operation's command and address cycles (us), sent once the die is held (needs the hold)
+    command_us: float = 0.0
 
     @property
     def dies(self) -> int:

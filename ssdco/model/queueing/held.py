@@ -30,9 +30,14 @@ from ssdco.model.queueing.erlang import machine_repairman
 from ssdco.network.build import Network, StationLoad
 
 
+def held_steps(network: Network, holder: int, release: int) -> list:
+    """The steps a holder holds its server through: those after it up to its release step, inclusive."""
+    return list(network.steps[holder + 1:release + 1])
+
+
 def release_stations(network: Network) -> tuple[str, ...]:
-    """The stations of the steps that some step holds its server through."""
-    return tuple(dict.fromkeys(network.steps[r].station for _, r in network.holds if network.steps[r].station))
+    """The stations of the steps that some step holds its server through (a held die's channel)."""
+    return tuple(dict.fromkeys(s.station for h, r in network.holds for s in held_steps(network, h, r) if s.station))
 
 
 def finite_source_wait_us(sources: float, servers: int, utilization: float, service_us: float, scv: float) -> float:
@@ -77,7 +82,8 @@ def release_waits_us(network: Network, loads: tuple[StationLoad, ...], x_per_us:
         demand = sum(w.demand_us for w in work)
         service = demand / visits
         scv = sum(w.visits * w.service_us ** 2 * (1.0 + w.scv) for w in work) / visits / service ** 2 - 1.0
-        holder_stations = {network.steps[h].station for h, r in network.holds if network.steps[r].station == name}
+        holder_stations = {network.steps[h].station for h, r in network.holds
+                           if any(s.station == name for s in held_steps(network, h, r))}
         behind_copy = sum(network.station(h).servers * network.station(h).copies for h in holder_stations) / ld.copies
         if bg is not None and bg.demand_us > 0.0:  # the write buffer's flushes are sources there too
             behind_copy += network.background_slots / ld.copies
@@ -87,18 +93,18 @@ def release_waits_us(network: Network, loads: tuple[StationLoad, ...], x_per_us:
 
 
 def absorbed(network: Network, waits_us: dict[str, float]) -> Network:
-    """``network`` with every hold absorbed: each holder's service grows by its release step's service and
-    ``waits_us[release station]``, and the release steps leave the route (the holders' busy time, for
-    :func:`absorbed_loads`)."""
+    """``network`` with every hold absorbed: each holder's service grows by the service of every step it holds
+    through and the wait at each of their stations (``waits_us``), and those steps leave the route (the holders'
+    busy time, for :func:`absorbed_loads`)."""
     steps = list(network.steps)
     released = set()
     for h, r in network.holds:
-        rel = network.steps[r]
-        extra = waits_us.get(rel.station, 0.0)
-        steps[h] = replace(steps[h], read_us=steps[h].read_us + rel.read_us + extra,
-                           write_us=steps[h].write_us + rel.write_us + extra,
-                           per_byte_us=steps[h].per_byte_us + rel.per_byte_us, hold_through="")
-        released.add(r)
+        through = held_steps(network, h, r)
+        wait = sum(waits_us.get(s.station, 0.0) for s in through if s.station)
+        steps[h] = replace(steps[h], read_us=steps[h].read_us + sum(s.read_us for s in through) + wait,
+                           write_us=steps[h].write_us + sum(s.write_us for s in through) + wait,
+                           per_byte_us=steps[h].per_byte_us + sum(s.per_byte_us for s in through), hold_through="")
+        released.update(range(h + 1, r + 1))
     return replace(network, steps=tuple(s for k, s in enumerate(steps) if k not in released))
 
 
@@ -112,15 +118,16 @@ def absorbed_loads(network: Network, flat: Network) -> tuple[StationLoad, ...]:
 
 def held_extra_us(network: Network, loads: tuple[StationLoad, ...], waits_us: dict[str, float]) -> np.ndarray:
     """Per station of ``loads``: the time (us per request at one copy) that its residence in the absorbed network
-    holds beyond its own, the release steps' service and wait, which the release stations report themselves."""
+    holds beyond its own, the held-through steps' service and waits, which their stations report themselves."""
     index = {ld.name: k for k, ld in enumerate(loads)}
     extra = np.zeros(len(loads))
     for h, r in network.holds:
-        holder, rel = network.steps[h], network.steps[r]
+        holder = network.steps[h]
         if holder.background or network.visits(holder) <= 0:
             continue
         k = index[holder.station]
-        time = network.step_moments(replace(rel, ops=holder.ops))[0] + waits_us.get(rel.station, 0.0)
+        time = sum(network.step_moments(replace(s, ops=holder.ops))[0] + waits_us.get(s.station, 0.0)
+                   for s in held_steps(network, h, r))
         extra[k] += network.visits(holder) * time / loads[k].copies
     return extra
 

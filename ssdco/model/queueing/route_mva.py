@@ -620,13 +620,19 @@ def _background_arrays(network: Network, index: dict[str, int], n: int) -> tuple
 
 def _pure_delay_us(network: Network) -> float:
     """The per-request pure delays of ``network`` (us): each per-request step's delay, plus the service of
-    those at no station; the block steps' delays are added once per request in the block."""
+    those at no station; the block steps' delays are added once per request in the block. A per-transaction step
+    at no station (a held die's array time) delays each of a request's parallel transactions alike, so once per
+    request too (its mean over the operations that make it)."""
     pure = 0.0
     for s in network.steps:
-        if s.per_request and not s.background:
+        if s.background:
+            continue
+        if s.per_request:
             pure += s.delay_us
             if s.station is None:
                 pure += network.step_moments(s)[0]
+        elif s.station is None:
+            pure += network.op_weight(s) * (network.step_moments(s)[0] + s.delay_us)
     return float(pure)
 
 

@@ -108,3 +108,50 @@ def test_the_field_off_builds_no_hold(pm9a3_path):
     assert not build_network(load_config(str(pm9a3_path), controller="c01")).holds
     held = build_network(load_config(str(pm9a3_path), controller="c01", overrides=[HOLD]))
     assert [held.steps[h].label for h, _ in held.holds] == ["nand_array"]
+
+
+def command_first(qd: int, *, dies: int = 1, command_us: float = 1.0) -> Network:
+    """The NAND steps with a command: the die picked and held, its command on the channel, tR, the transfer."""
+    return Network(stations=(Station("die", "die", 1, dies), Station("channel", "channel", 1, 1)),
+                   steps=(Step("nand_die", "die", False, 0.0, 0.0, routing="uniform", hold_through="nand_transfer"),
+                          Step("nand_command", "channel", False, command_us, command_us, routing="die_channel"),
+                          Step("nand_array", None, False, 50.0, 50.0),
+                          Step("nand_transfer", "channel", False, 20.0, 20.0, routing="die_channel")),
+                   read_fraction=1.0, request_bytes=(4096.0,), request_probs=(1.0,), transactions=(1,),
+                   queue_depth=qd, arrival_iops=None)
+
+
+@pytest.mark.parametrize("qd", [1, 2, 8])
+def test_a_die_held_from_its_command_serves_a_read_per_command_array_and_transfer(qd):
+    """One die, one channel, a 1 us command: a read per 1 + 50 + 20 = 71 us, in the DES and the model alike."""
+    des = simulate(command_first(qd), requests=5_000)
+    assert des.iops.value == pytest.approx(1e6 / 71.0, rel=1e-9)
+    found = answer(context(command_first(qd)))
+    assert found.throughput_per_us == pytest.approx(1 / 71.0, rel=1e-9)
+    assert found.response_us == pytest.approx(qd * 71.0, rel=1e-9)
+
+
+def test_two_dies_wait_for_the_channel_to_send_their_commands():
+    """Two dies on one channel, QD 2, both picked at 0: commands 0-1 and 1-2, arrays 1-51 and 2-52, transfers 51-71
+    and 71-91 (the second die held while it waits): latencies 71 and 91 us."""
+    for seed in range(20):
+        r = simulate(command_first(2, dies=2), requests=2, trace_requests=2, warmup_fraction=0.0, batches=2, seed=seed)
+        if r.trace.tx_copy[0, 0] != r.trace.tx_copy[1, 0]:
+            assert sorted(r.trace.latency_us) == pytest.approx([71.0, 91.0])
+            return
+    raise AssertionError("no seed put the two reads on different dies")
+
+
+def test_the_command_needs_the_hold_and_builds_its_steps(pm9a3_path):
+    from ssdco.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="die_held_through_transfer"):
+        load_config(str(pm9a3_path), controller="c01", overrides=["nand.command_us=0.3"])
+    config = load_config(str(pm9a3_path), controller="c01", overrides=[HOLD, "nand.command_us=0.3"])
+    network = build_network(config)
+    labels = [s.label for s in network.steps]
+    assert labels[labels.index("nand_die"):labels.index("nand_transfer") + 1] == [
+        "nand_die", "nand_command", "nand_array", "nand_transfer"]
+    des = simulate(network, requests=100_000, seed=1)
+    assert evaluate_network(config, network).iops == pytest.approx(des.iops.value, rel=0.03)
+
