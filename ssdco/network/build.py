@@ -163,13 +163,16 @@ class Network:
     @cached_property
     def holds(self) -> tuple[tuple[int, int], ...]:
         """(holder, release) step index pairs: the holder's server stays busy until the job has done the release
-        step too (``Step.hold_through``; the first later step of that label in the holder's block)."""
+        step too (``Step.hold_through``; the first later step of that label in the holder's block, or for a
+        per-request holder the first later per-request one). A ``hold_through`` that names no such step has no
+        pair (the DES refuses it)."""
         ends = fork_join_block_ends([s.per_request for s in self.steps])
         out = []
         for i, st in enumerate(self.steps):
             if st.hold_through:
                 end = len(self.steps) if st.per_request else int(ends[i])
-                found = [k for k in range(i + 1, end) if self.steps[k].label == st.hold_through]
+                found = [k for k in range(i + 1, end) if self.steps[k].label == st.hold_through
+                         and self.steps[k].per_request == st.per_request]
                 if found:
                     out.append((i, found[0]))
         return tuple(out)

@@ -309,26 +309,25 @@ def _check_die_channel(steps, per_req: np.ndarray) -> None:
                         "of the same job (same fork-join block for a per-transaction step)")
 
 
-def _hold_targets(steps, block_end: np.ndarray) -> np.ndarray:
-    """Per step, the index of the step through which it holds its server (``Step.hold_through``), -1 where it
-    does not; DesError unless that is a later step of the same job's block with no background step between."""
+def _hold_targets(network: Network) -> np.ndarray:
+    """Per step, the index of the step through which it holds its server (``Network.holds``), -1 where it does
+    not; DesError unless every ``hold_through`` names a later step of the same job's block with no background step
+    between, and the holder is a foreground step at a station."""
+    steps = network.steps
     out = np.full(len(steps), -1, dtype=np.int64)
+    for i, k in network.holds:
+        out[i] = k
     for i, st in enumerate(steps):
         if not st.hold_through:
             continue
         where = f"step {i} ({st.label!r}): hold_through {st.hold_through!r}"
         if st.station is None or st.background:
             raise _fail(f"{where}: only a foreground step at a station can hold its server")
-        end = block_end[i] if not st.per_request else len(steps)
-        later = [k for k in range(i + 1, end) if steps[k].label == st.hold_through
-                 and steps[k].per_request == st.per_request]
-        if not later:
+        if out[i] < 0:
             raise _fail(f"{where} must name a later step of the same job (the same fork-join block for a "
                         "per-transaction step)")
-        k = later[0]
-        if any(steps[m].background for m in range(i + 1, k + 1)):
+        if any(steps[m].background for m in range(i + 1, out[i] + 1)):
             raise _fail(f"{where}: no background step may lie between a step and the one it holds through")
-        out[i] = k
     return out
 
 
@@ -386,7 +385,7 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
     follow = np.array([bool(st.follow) for st in steps], dtype=np.bool_)
     bgm = np.array([bool(st.background) for st in steps], dtype=np.bool_)
     bgend = _background_ends(bgm, block_end)
-    hold = _hold_targets(steps, block_end)
+    hold = _hold_targets(network)
     kinds = {s.name: s.kind for s in stations}
     isdie = np.array([st.station is not None and kinds[st.station] == "die" for st in steps], dtype=np.bool_)
     bg_slots = max(1, int(network.background_slots)) if bgm.any() else 0

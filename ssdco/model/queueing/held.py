@@ -1,21 +1,21 @@
-"""Servers held through a later step, for the mean-value solvers (``Step.hold_through``: a die whose page register
+"""Servers held through later steps, for the mean-value solvers (``Step.hold_through``: a die whose page register
 holds a read's data until its transfer on the channel ends).
 
-A held server is busy for its own service, then the wait at the release step's station, then the release step's
-service. The DES runs exactly that. The mean-value solvers keep the route as it is (each step's own service on the
-request's path) and give the holder's station the longer busy time: its per-visit service grows by the release
-step's service and its mean wait there (:func:`absorbed_loads`), so that the waits for it and its utilisation are
-those of a server held so long. This is the usual treatment of simultaneous resource possession in mean-value
-analysis (E. D. Lazowska et al., *Quantitative System Performance*, 1984, ch. 11: the held resource's service time
-is inflated by the residence at the resource it waits for). A holder's residence then counts the release step's
-time, which the release station reports too: :func:`held_extra_us` is what the answers take off it.
+A held server is busy for its own service, then for every step it holds through (the waits at their stations
+included). The DES runs exactly that. The mean-value solvers keep the route as it is (each step's own service on
+the request's path) and give the holder's station the longer busy time: its per-visit service grows by those
+steps' service and waits (:func:`absorbed_loads`), so that the waits for it and its utilisation are those of a
+server held so long. This is the usual treatment of simultaneous resource possession in mean-value analysis
+(E. D. Lazowska et al., *Quantitative System Performance*, 1984, ch. 11: the held resource's service time is
+inflated by the residence at the resource it waits for). A holder's residence then counts the held-through steps'
+time, which their stations report too: :func:`held_extra_us` is what the answers take off it.
 
-The wait at the release station is, for an open workload, the M/G/1 wait (Pollaczek-Khinchine) at its utilisation
-(:func:`release_waits_us`); for a closed one the route MVA's own wait there (it knows the population), at its fixed
-point with the holders' service (:func:`held_route_arrays`). Either is capped at the service of the others a visit
-can find: the other holders behind one copy (K - 1 transfers ahead of a die's, K the holder servers that share the
-copy, since each holds its server while it waits), fewer with fewer requests in the system. The routed stage
-(``routed_stage.py``), where the dies or channels are the busiest, runs the stage with the hold itself.
+The wait at a held-through station (:func:`release_waits_us`) is the finite-source (machine-repairman) wait at its
+utilisation: the sources are the holder servers and write-buffer flush slots behind one copy, each holding back
+while its own visit is there, and no more than the transactions the queue depth allows. It depends on the
+throughput: an open workload takes it at the arrival rate, a closed one at the X it gives (a fixed point,
+:func:`held_route_arrays`). The routed stage (``routed_stage.py``), where the dies or channels are the busiest,
+runs the stage with the hold itself.
 """
 
 from __future__ import annotations
@@ -110,7 +110,8 @@ def absorbed(network: Network, waits_us: dict[str, float]) -> Network:
 
 def absorbed_loads(network: Network, flat: Network) -> tuple[StationLoad, ...]:
     """The station loads the mean-value solvers see for a network with holds: the absorbed network ``flat``'s
-    (holders busy through the release), but the release stations' own loads from ``network``, in its order."""
+    (holders busy through what they hold through), but the held-through stations' own loads from ``network``, in
+    its order."""
     keep = set(release_stations(network))
     inflated = {ld.name: ld for ld in flat.loads()}
     return tuple(ld if ld.name in keep or ld.name not in inflated else inflated[ld.name] for ld in network.loads())
@@ -134,20 +135,20 @@ def held_extra_us(network: Network, loads: tuple[StationLoad, ...], waits_us: di
 
 def held_loads(network: Network, x_per_us: float, waits_us: dict[str, float] | None = None
                ) -> tuple[tuple[StationLoad, ...], np.ndarray]:
-    """The station loads the mean-value solvers take (:func:`absorbed_loads`: the holders busy through the release
-    step and its wait) and the extra residence per station (:func:`held_extra_us`), with the release waits
-    ``waits_us`` (us per visit, by station), or where None those of :func:`release_waits_us` at throughput
-    ``x_per_us`` (requests per us). The route keeps every step's own service on the request's path."""
+    """The station loads the mean-value solvers take (:func:`absorbed_loads`: the holders busy through the steps
+    they hold through and the waits there) and the extra residence per station (:func:`held_extra_us`), with the
+    waits ``waits_us`` (us per visit, by held-through station), or where None those of :func:`release_waits_us`
+    at throughput ``x_per_us`` (requests per us). The route keeps every step's own service on the request's
+    path."""
     waits = release_waits_us(network, network.loads(), x_per_us) if waits_us is None else waits_us
     return absorbed_loads(network, absorbed(network, waits)), held_extra_us(network, network.loads(), waits)
 
 
 def held_route_arrays(network: Network, features: int) -> tuple[object, np.ndarray, tuple[StationLoad, ...]]:
     """The route arrays of ``network`` over the held loads (``route_mva.route_arrays``), the extra residence per
-    station (:func:`held_extra_us`) and the loads (:func:`held_loads`). Open workload: the release waits of
-    :func:`release_waits_us` at the arrival rate. Closed: the route MVA's own waits at the release stations (the
-    arrival theorem's share of the others, which knows the population), capped as there, at their fixed point (a
-    root in the wait: the MVA's wait falls as the holders' wait rises, since a longer hold lowers X)."""
+    station (:func:`held_extra_us`) and the loads (:func:`held_loads`), the waits at the held-through stations
+    taken at the throughput: the arrival rate of an open workload; for a closed one the X that the route MVA gives
+    with the waits at that X (one root: X falls as the waits, which rise with X, lengthen the hold)."""
     from ssdco.model.queueing.route_mva import route_arrays, solve_route
 
     if network.queue_depth is None:

@@ -141,8 +141,13 @@ class Context:
         """Per station: the requests' demand (us per request at one copy), background work excluded; a held server's
         demand with the release steps' service in it (the least it is held; ``held.py``)."""
         if self.network.holds:
-            return np.array([ld.demand_us for ld in held_loads(self.network, 0.0, {})[0]])
+            return np.array([ld.demand_us for ld in self._held_without_waits])
         return np.array([ld.demand_us for ld in self.loads])
+
+    @cached_property
+    def _held_without_waits(self) -> tuple[StationLoad, ...]:
+        """With held servers: the loads with each hold as short as it can be (no wait at the held-through steps)."""
+        return held_loads(self.network, 0.0, {})[0]
 
     @cached_property
     def total_demand_us(self) -> np.ndarray:
@@ -158,14 +163,13 @@ class Context:
 
     @cached_property
     def arrays(self) -> RouteArrays:
-        """The route arrays the mean-value solvers walk; with held servers those of the absorbed network
-        (``held.py``)."""
+        """The route arrays the mean-value solvers walk; with held servers over the held loads (``held.py``)."""
         return self._held[0] if self.network.holds else route_arrays(self.network, self.loads)
 
     @cached_property
     def held_extra_us(self) -> np.ndarray:
-        """Per station: the time (us per request at one copy) that the absorbed network's residence there holds
-        beyond the station's own (``held.held_extra_us``); zero without held servers."""
+        """Per station: the time (us per request at one copy) that a holder's residence in the held solution counts
+        beyond its own (``held.held_extra_us``); zero without held servers."""
         return self._held[1] if self.network.holds else np.zeros(len(self.loads))
 
     @cached_property
@@ -194,8 +198,8 @@ class Context:
         """One request's latency alone as the route MVA has it (the fork-join makespan at X(1)); with held servers,
         with no wait at the release stations."""
         if self.network.holds:
-            loads, _ = held_loads(self.network, 0.0, {})
-            return solve_route(route_arrays(self.network, loads), 1, features=self.route_features).response_us
+            return solve_route(route_arrays(self.network, self._held_without_waits), 1,
+                               features=self.route_features).response_us
         return 1.0 / self.baseline.throughput_by_n[1]
 
     @cached_property
