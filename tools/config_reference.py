@@ -161,6 +161,9 @@ MEANINGS = {
     "nand.command_us": "channel time of an operation's command and address cycles (ONFI; MQSim's read command is "
                        "0.29 us): the die is picked and held, waits for its channel to carry the command, then "
                        "works; needs die_held_through_transfer",
+    "nand.sequential_allocation": "where a sequential stream's pages go: \"random\" dies, or \"channel_first\": "
+                                  "consecutive dies channel by channel, then the next way (MQSim's CWDP; "
+                                  "import-mqsim sets it); random addresses always go to random dies",
     "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
                        "copies or erases; endurance figures stay the steady state's)",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",

@@ -52,7 +52,7 @@ from scipy.stats import binom
 from ssdco.network.ftl_effects import FtlEffects, ftl_effects
 from ssdco.spec import KIB, MODULES, Config
 
-ROUTING = ("single", "uniform", "die_channel")
+ROUTING = ("single", "uniform", "die_channel", "stripe")
 STEP_OPS = ("both", "read", "write")
 
 
@@ -113,6 +113,23 @@ class StationLoad:
     def demand_us(self) -> float:
         """Service demand per request on one copy (visits x service), us."""
         return self.visits * self.service_us
+
+
+def striped_loads(transactions: int, copies: int) -> tuple[int, ...]:
+    """The loads of the copies that ``transactions`` consecutive jobs occupy when they go to consecutive copies
+    (a sequential stream striped over the dies, ``"stripe"`` routing): T // m + 1 at T % m copies, T // m at the
+    others (only the occupied ones: min(T, m) copies)."""
+    q, r = divmod(int(transactions), int(copies))
+    return (q + 1,) * r + ((q,) * (int(copies) - r) if q > 0 else ())
+
+
+def same_copy_pairs(transactions: int, copies: int, striped: bool) -> float:
+    """E[sum over the copies of X (X - 1)]: the ordered pairs of a request's ``transactions`` that share a copy
+    when each picks one of ``copies`` at random (T (T - 1) / m) or, ``striped``, they go to consecutive copies."""
+    t = int(transactions)
+    if striped:
+        return float(sum(k * (k - 1) for k in striped_loads(t, copies)))
+    return t * (t - 1) / copies
 
 
 def fork_join_block_ends(per_request) -> np.ndarray:
@@ -176,6 +193,27 @@ class Network:
                 if found:
                     out.append((i, found[0]))
         return tuple(out)
+
+    @cached_property
+    def striped_steps(self) -> frozenset[int]:
+        """Indices of the steps whose copy follows a request's striping: the ``"stripe"`` steps (transaction k at
+        the k-th copy after the request's first) and the ``"die_channel"`` steps whose die came from one (dies are
+        numbered channel first, so consecutive dies sit on consecutive channels)."""
+        out = set()
+        die_from_stripe = False
+        for i, st in enumerate(self.steps):
+            if st.station is None:
+                continue
+            if st.routing in ("uniform", "stripe"):
+                die_from_stripe = st.routing == "stripe" and not st.per_request
+            if st.routing == "stripe" or (st.routing == "die_channel" and die_from_stripe and not st.per_request):
+                out.add(i)
+        return frozenset(out)
+
+    def is_striped(self, step: Step) -> bool:
+        """Whether ``step`` (one of this network's) places a request's transactions by striping
+        (:attr:`striped_steps`)."""
+        return any(self.steps[i] is step for i in self.striped_steps)
 
     def station(self, name: str) -> Station:
         """The station called ``name``."""
@@ -256,6 +294,7 @@ class Network:
         t = np.asarray(self.transactions, dtype=float)
         p = np.asarray(self.request_probs, dtype=float)
         excess = float(np.dot(p, t * t) / np.dot(p, t) - 1.0)
+        t_mean = float(np.dot(p, t))
         copies = {st.name: st.copies for st in self.stations}
         mean_service = {ld.name: ld.service_us for ld in self.loads()}
         visits: dict[str, float] = {}
@@ -266,8 +305,11 @@ class Network:
                 continue
             visits[step.station] = visits.get(step.station, 0.0) + v
             if not step.per_request and excess > 0 and mean_service[step.station] > 0:
+                # E[T (T - 1)] / E[T] / m at random copies: the siblings that share a transaction's copy
                 spread = copies[step.station] if step.routing != "single" else 1
-                batched[step.station] = (batched.get(step.station, 0.0) + v * excess / spread
+                siblings = sum(q * same_copy_pairs(k, spread, self.is_striped(step))
+                               for k, q in zip(self.transactions, self.request_probs)) / t_mean
+                batched[step.station] = (batched.get(step.station, 0.0) + v * siblings
                                          * self._op_mean_square(step) / mean_service[step.station] ** 2)
         return {name: batched.get(name, 0.0) / v for name, v in visits.items()}
 
@@ -276,8 +318,9 @@ class Network:
         """Per station whose foreground work is one per-transaction step that every request of its operation
         makes (a die's array step, a channel's transfer): (batches per request at one copy, P(X = x) for
         x = 0 .. max T), X the number of a request's T transactions that land on that copy, given that it
-        gets any: Bin(T, 1 / m) over m address-routed copies (T at a single station), mixed over the request
-        sizes. Used by the open solver for the batch arrivals of M^X/G/c (``open.py``)."""
+        gets any: Bin(T, 1 / m) over m address-routed copies (T at a single station; striped over consecutive
+        copies: T // m + 1 at a share (T % m) / m of them, T // m at the others), mixed over the request sizes.
+        Used by the open solver for the batch arrivals of M^X/G/c (``open.py``)."""
         t_max = int(max(self.transactions))
         copies = {st.name: st.copies for st in self.stations}
         steps: dict[str, list[Step]] = {}
@@ -291,6 +334,11 @@ class Network:
             m = copies[name] if own[0].routing != "single" else 1
             pmf = np.zeros(t_max + 1)
             for t, p in zip(self.transactions, self.request_probs):
+                if self.is_striped(own[0]):
+                    q, r = divmod(int(t), m)
+                    pmf[q + 1] += p * r / m
+                    pmf[q] += p * (m - r) / m
+                    continue
                 x = np.arange(int(t) + 1)
                 pmf[: int(t) + 1] += p * binom.pmf(x, int(t), 1.0 / m)
             pmf[0] = 0.0
@@ -336,7 +384,7 @@ class Network:
         t = np.asarray(self.transactions, dtype=float)
         p = np.asarray(self.request_probs, dtype=float)
         t_mean = float(np.dot(p, t))
-        t_pairs = float(np.dot(p, t * (t - 1.0)))
+        t_square = float(np.dot(p, t * t))
         background = {b.name: b for b in self.background_loads()}
         out: dict[str, float] = {}
         for st in self.stations:
@@ -345,13 +393,18 @@ class Network:
             if st.copies < 2 or not steps:
                 continue
             m = float(st.copies)
+            # ordered sibling pairs at one copy, E[sum X (X - 1)]; at random copies E[T (T - 1)] / m
+            pairs = sum(q * same_copy_pairs(k, st.copies, self.is_striped(steps[0]))
+                        for k, q in zip(self.transactions, self.request_probs))
             mean = square = 0.0
             for op, share in (("read", self.read_fraction), ("write", 1.0 - self.read_fraction)):
                 work = sum(s.probability * self.step_moments(s, op)[0] for s in steps if s.ops in ("both", op))
                 mean += share * work
                 square += share * work * work
-            cov = t_pairs / m ** 2 * square - (t_mean / m * mean) ** 2
-            var = t_mean / m * square + t_pairs / m ** 2 * square - (t_mean / m * mean) ** 2
+            # E[X_1 X_2] over two distinct copies and E[X_1^2], from E[sum X^2] = E[T] + pairs, E[(sum X)^2] = E[T^2]
+            cross = (t_square - t_mean - pairs) / (m * (m - 1.0))
+            cov = cross * square - (t_mean / m * mean) ** 2
+            var = (t_mean + pairs) / m * square - (t_mean / m * mean) ** 2
             if st.name in background:
                 b = background[st.name]
                 var += b.visits * b.service_us ** 2 * (1.0 + b.scv)
@@ -514,7 +567,7 @@ def build_network(config: Config) -> Network:
         _module_step(config, "translate"),
         *mapping_steps,
         _module_step(config, "dispatch"),
-        *_nand_steps(nand, transfer, nscv, data_ops),
+        *_nand_steps(nand, transfer, nscv, data_ops, _data_routing(config)),
         *background,
         Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
              per_byte_us=link, scv=var.host_scv),
@@ -537,17 +590,24 @@ def build_network(config: Config) -> Network:
     )
 
 
-def _nand_steps(nand, transfer_us: float, nscv: float, ops: str) -> list[Step]:
-    """A transaction's NAND steps: the array operation at its die (picked at random), then the transfer on the
+def _data_routing(config: Config) -> str:
+    """How a request's transactions pick their dies: "stripe" (consecutive dies, channel first) for a sequential
+    stream with ``nand.sequential_allocation = "channel_first"``, else "uniform" (a die at random)."""
+    striped = config.workload.address_pattern == "sequential" and config.nand.sequential_allocation == "channel_first"
+    return "stripe" if striped else "uniform"
+
+
+def _nand_steps(nand, transfer_us: float, nscv: float, ops: str, routing: str = "uniform") -> list[Step]:
+    """A transaction's NAND steps: the array operation at its die (picked by ``routing``), then the transfer on the
     die's channel; held through that transfer with ``nand.die_held_through_transfer``. With ``nand.command_us``
     (which needs the hold) the die is picked and held first, its command and address cycles go over its channel,
     then the array operation runs (a delay: the die is already held), then the transfer."""
     hold = "nand_transfer" if nand.die_held_through_transfer else ""
     xfer = Step("nand_transfer", "channel", False, transfer_us, transfer_us, scv=nscv, routing="die_channel", ops=ops)
     if nand.command_us <= 0.0:
-        return [Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing="uniform",
+        return [Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing=routing,
                      ops=ops, hold_through=hold), xfer]
-    return [Step("nand_die", "die", False, 0.0, 0.0, routing="uniform", ops=ops, hold_through=hold),
+    return [Step("nand_die", "die", False, 0.0, 0.0, routing=routing, ops=ops, hold_through=hold),
             Step("nand_command", "channel", False, nand.command_us, nand.command_us, routing="die_channel", ops=ops),
             Step("nand_array", None, False, nand.t_read_us, nand.t_prog_us, scv=nscv, ops=ops), xfer]
 

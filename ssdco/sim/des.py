@@ -21,8 +21,10 @@ against the analytic solvers station by station:
   ``"lognormal"`` force the family (the scv is then ignored by "exponential", which always has scv 1).
 * **Routing**: ``"single"`` uses copy 0; ``"uniform"`` picks one copy uniformly at random per visit and the
   job waits there even if other copies idle (address routing); ``"die_channel"`` uses copy
-  ``d % copies`` where d is the copy the same job chose at its latest earlier ``"uniform"`` step (die ->
-  its channel).
+  ``d % copies`` where d is the copy the same job chose at its latest earlier ``"uniform"`` or ``"stripe"``
+  step (die -> its channel); ``"stripe"`` (per-transaction steps only) sends transaction k of a request to
+  copy ``(first + k) % copies``, where ``first`` is the number of transactions all earlier requests had: a
+  sequential stream's pages over consecutive dies, which are numbered channel first.
 
 * **Operation filter and probability** (FTL steps, :mod:`ssdco.network.ftl_effects`): a step with ``ops`` "read" or
   "write" is skipped by the other operation; a step with ``probability`` p < 1 is visited with that chance
@@ -81,7 +83,7 @@ HIST_HI_US = 1e7
 HIST_BINS = 8192
 
 _DET, _EXP, _LOGN = 0, 1, 2
-_ROUTE_CODE = {"single": 0, "uniform": 1, "die_channel": 2}
+_ROUTE_CODE = {"single": 0, "uniform": 1, "die_channel": 2, "stripe": 3}
 
 MAX_REQUESTS = 10**12  # requests per run: a day of simulation at 10 M events/s is about 10**11
 DEFAULT_WARMUP_FRACTION = 0.1
@@ -106,8 +108,8 @@ _INV_DLOG = HIST_BINS / (math.log(HIST_HI_US) - math.log(HIST_LO_US))
 # integer scalar state (ist)
 I_INIT, I_HN, I_COMPLETED, I_STARTED, I_EVENTS, I_SEQ, I_FREE_TOP, I_NSYS = 0, 1, 2, 3, 4, 5, 6, 7
 I_STATUS, I_WARMUP, I_MEASURED, I_BATCHES, I_CLOSED, I_R, I_TPOOL, I_NTRACE = 8, 9, 10, 11, 12, 13, 14, 15
-I_BGTOP = 16
-N_IST = 17
+I_BGTOP, I_STRIPE = 16, 17
+N_IST = 18
 NAND_HIST = 8  # histogram of die visits per read transaction: 0 .. NAND_HIST - 1 (last bin = or more)
 # float scalar state (fst)
 F_T, F_TWARM, F_TLAST_SYS, F_AREA_SYS, F_LAT_MIN, F_LAT_MAX, F_IA_MEAN, F_READ_FRAC = 0, 1, 2, 3, 4, 5, 6, 7
@@ -234,6 +236,8 @@ def _check_step(i: int, st, index: dict[str, int], names: tuple[str, ...]) -> No
         raise _fail(f"{where}: probability must be in [0, 1], got {st.probability}")
     if st.background and (st.per_request or st.station is None):
         raise _fail(f"{where}: a background step must be a per-transaction step at a station")
+    if st.routing == "stripe" and (st.per_request or st.background):
+        raise _fail(f"{where}: 'stripe' routing places a request's transactions: a per-transaction foreground step")
 
 
 def _step_placement(steps, index: dict[str, int], base: np.ndarray, copies: np.ndarray
@@ -304,8 +308,8 @@ def _check_die_channel(steps, per_req: np.ndarray) -> None:
             while start > 0 and not per_req[start - 1]:
                 start -= 1
             prior = list(range(start, i))
-        if not any(steps[k].station is not None and steps[k].routing == "uniform" for k in prior):
-            raise _fail(f"step {i} ({st.label!r}): 'die_channel' routing needs an earlier 'uniform' step "
+        if not any(steps[k].station is not None and steps[k].routing in ("uniform", "stripe") for k in prior):
+            raise _fail(f"step {i} ({st.label!r}): 'die_channel' routing needs an earlier 'uniform' or 'stripe' step "
                         "of the same job (same fork-join block for a per-transaction step)")
 
 
@@ -458,7 +462,7 @@ def _run(target, ist, fst,
          step_st, step_route, step_perreq, step_fam, step_delay, step_mean, step_mu, step_sigma,
          step_base, step_copies, step_blkend, unit_servers, size_cdf, size_T,
          hk, hv, j_step, j_phase, j_die, j_unit, j_tarr, j_tsvc, j_next,
-         r_op, r_size, r_rem, r_start, r_seq, free_stack, es_j, es_s,
+         r_op, r_size, r_rem, r_start, r_seq, r_first, free_stack, es_j, es_s,
          u_busy, u_head, u_tail, s_nin, s_busy, s_area_n, s_area_b, s_tlast,
          p_visits, p_res, p_wait, p_svc, hist, b_end, b_cnt, b_lat,
          tr_start, tr_end, tr_fork, tr_T, tr_txend, tr_txdie,
@@ -494,6 +498,7 @@ def _run(target, ist, fst,
     ARR = R * (1 + Tp)
     BG0 = ARR + 1
     bg_top = ist[I_BGTOP]
+    stripe = ist[I_STRIPE]
     status = ST_OK
     ns = 0
 
@@ -504,6 +509,8 @@ def _run(target, ist, fst,
                 op, sz = _draw_request(read_frac, size_cdf)
                 r_op[r] = op
                 r_size[r] = sz
+                r_first[r] = stripe
+                stripe += size_T[sz]
                 r_start[r] = t
                 r_seq[r] = started
                 if started < ntrace:
@@ -602,6 +609,11 @@ def _run(target, ist, fst,
                         c = nc - 1
                 j_die[j] = c
                 u = step_base[s] + c
+            elif rt == 3:  # a sequential stream's transaction k: the k-th die after the request's first
+                rs = (j - R) // Tp
+                c = (r_first[rs] + (j - R) - rs * Tp) % step_copies[s]
+                j_die[j] = c
+                u = step_base[s] + c
             else:
                 dj = j_die[j]
                 if dj < 0:  # its uniform step was skipped: any die
@@ -678,6 +690,8 @@ def _run(target, ist, fst,
             op, sz = _draw_request(read_frac, size_cdf)
             r_op[r] = op
             r_size[r] = sz
+            r_first[r] = stripe
+            stripe += size_T[sz]
             r_start[r] = t
             r_seq[r] = started
             if started < ntrace:
@@ -856,6 +870,8 @@ def _run(target, ist, fst,
                 op, sz = _draw_request(read_frac, size_cdf)
                 r_op[j] = op
                 r_size[j] = sz
+                r_first[j] = stripe
+                stripe += size_T[sz]
                 r_start[j] = t
                 r_seq[j] = started
                 if started < ntrace:
@@ -874,6 +890,7 @@ def _run(target, ist, fst,
         ns += 1
 
     ist[I_BGTOP] = bg_top
+    ist[I_STRIPE] = stripe
     ist[I_HN] = hn
     ist[I_COMPLETED] = completed
     ist[I_STARTED] = started
@@ -932,6 +949,7 @@ class _State:
         self.r_rem = np.zeros(slots, dtype=i64)
         self.r_start = np.zeros(slots, dtype=f64)
         self.r_seq = np.zeros(slots, dtype=i64)
+        self.r_first = np.zeros(slots, dtype=i64)  # transactions of all earlier requests ("stripe" routing)
         # open: pop order = slot 0 first
         self.free_stack = np.arange(slots - 1, -1, -1, dtype=i64) if not cn.closed else np.zeros(1, dtype=i64)
         es = slots + tp + 2 + nbg
@@ -977,7 +995,7 @@ class _State:
             cn.step_mu, cn.step_sigma, cn.step_base, cn.step_copies, cn.step_block_end, cn.unit_servers,
             cn.size_cdf, cn.size_transactions,
             self.hk, self.hv, self.j_step, self.j_phase, self.j_die, self.j_unit, self.j_tarr, self.j_tsvc,
-            self.j_next, self.r_op, self.r_size, self.r_rem, self.r_start, self.r_seq, self.free_stack,
+            self.j_next, self.r_op, self.r_size, self.r_rem, self.r_start, self.r_seq, self.r_first, self.free_stack,
             self.es_j, self.es_s, self.u_busy, self.u_head, self.u_tail, self.s_nin, self.s_busy,
             self.s_area_n, self.s_area_b, self.s_tlast, self.p_visits, self.p_res, self.p_wait, self.p_svc,
             self.hist, self.b_end, self.b_cnt, self.b_lat,
@@ -995,7 +1013,7 @@ class DesTrace:
     """Per-request record of the first requests started (in start order, warm-up included).
 
     Times in us (NaN when not reached); ``tx_end_us[i, k]`` is when transaction k of request i left its
-    fork-join block and ``tx_copy[i, k]`` the copy its latest ``uniform`` step chose (-1 if none).
+    fork-join block and ``tx_copy[i, k]`` the copy its latest ``uniform`` or ``stripe`` step chose (-1 if none).
     """
 
     start_us: np.ndarray

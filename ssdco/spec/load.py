@@ -33,6 +33,7 @@ from ssdco.spec.schema import (
     MODULES,
     PCIE_GT_PER_S,
     SCHEMA_VERSION,
+    SEQUENTIAL_ALLOCATIONS,
     AcceleratorSpec,
     Budgets,
     Config,
@@ -184,6 +185,7 @@ def _parse_nand(r: _Reader) -> NandSpec:
         multi_plane_program_fraction=r.number("multi_plane_program_fraction", 1.0, lo=0, hi=1),
         die_held_through_transfer=r.boolean("die_held_through_transfer", False),
         command_us=r.number("command_us", 0.0, lo=0),
+        sequential_allocation=r.string("sequential_allocation", "random", choices=SEQUENTIAL_ALLOCATIONS),
     )
     if spec.command_us > 0 and not spec.die_held_through_transfer:
         raise r.error("command_us", spec.command_us, "0 unless nand.die_held_through_transfer = true (the command "

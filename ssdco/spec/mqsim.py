@@ -10,9 +10,16 @@ The mapping (MQSim's units: ns, bytes, 512 B sectors, MT/s, GB/s per lane):
 
 * NAND geometry and timings one to one; a TLC/MLC device's per-page-type read and program latencies (LSB, CSB,
   MSB) become their mean (a page type is drawn uniformly over a block's pages); the channel width in bytes
-  becomes bits; no ECC bytes on the bus (MQSim moves the sectors' data); planes are not read independently and
+  becomes bits; no ECC bytes on the bus (MQSim moves the sectors' data); planes are read independently and
   programs pair them only for sequential streams (MQSim pairs planes only where the addresses line up, which
-  random reads and writes almost never do).
+  random reads and writes almost never do and a striped stream's always do: its scheduler joins a die's queued
+  reads of different planes into one multi-plane read); each operation's command and address cycles take
+  MQSim's default NVDDR2 timings (its ``ONFI_Channel_NVDDR2`` defaults: a one-plane read command tCS + 6 tWC +
+  tWB + tRR = 0.29 us, a program's tCS + 6 tWC + tADL + tWPST + tWPSTH + tWB = 0.361 us; their mean over the
+  flow's reads and writes), with the die held through its data transfer as MQSim's chip is.
+* Allocation: a channel-first ``Plane_Allocation_Scheme`` (CWDP, CWPD, CDWP, ...) stripes a sequential stream's
+  pages over consecutive channels (``nand.sequential_allocation = "channel_first"``); other orders are taken as
+  random dies, said in the notes.
 * Over-provisioning: MQSim's ratio is spare over raw capacity (r); ssdco's is spare over user capacity,
   r / (1 - r).
 * Host: the PCIe generation whose lane rate is MQSim's lane bandwidth (within 1 %); MQSim splits payloads into
@@ -35,6 +42,7 @@ The mapping (MQSim's units: ns, bytes, 512 B sectors, MT/s, GB/s per lane):
 
 from __future__ import annotations
 
+import itertools
 import math
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -63,8 +71,16 @@ READ_SSD = ("PCIe_Lane_Bandwidth", "PCIe_Lane_Count", "HostInterface_Type", "Dat
 READ_WORKLOAD = ("Device_Level_Data_Caching_Mode", "Synthetic_Generator_Type", "Read_Percentage",
                  "Address_Distribution", "Percentage_of_Hot_Region", "Request_Size_Distribution",
                  "Average_Request_Size", "Average_No_of_Reqs_in_Queue", "Bandwidth")
+# MQSim's default NVDDR2 command and address cycles (src/ssd/ONFI_Channel_NVDDR2.h defaults, ns: tCS 20, tWC 25,
+# tWB 100, tRR 20, tADL 70, tWPST 6, tWPSTH 15): a one-plane read tCS + 6 tWC + tWB + tRR, a program
+# tCS + 6 tWC + tADL + tWPST + tWPSTH + tWB (src/ssd/ONFI_Channel_NVDDR2.cpp), in us
+MQSIM_READ_COMMAND_US = 0.29
+MQSIM_PROGRAM_COMMAND_US = 0.361
+PLANE_ALLOCATION_SCHEMES = tuple("".join(p) for p in itertools.permutations("CWDP"))
+
 #: Why a parameter ssdco does not read is left out (any other: "not modelled by ssdco").
 IGNORED_BECAUSE = {
+    "Plane_Allocation_Scheme": "read for a sequential stream only: random addresses go to random dies",
     "SATA_Processing_Delay": "ssdco models an NVMe host",
     "Enable_ResponseTime_Logging": "simulator output option",
     "ResponseTime_Logging_Period_Length": "simulator output option",
@@ -77,7 +93,6 @@ IGNORED_BECAUSE = {
     "Caching_Mechanism": "the write buffer's policy is ssdco's own",
     "Data_Cache_Sharing_Mode": "one flow",
     "CMT_Sharing_Mode": "one flow",
-    "Plane_Allocation_Scheme": "requests pick their dies at random (uniform addresses)",
     "Transaction_Scheduling_Policy": "dies serve their queues first come first served",
     "GC_Exec_Threshold": "garbage collection is taken at its steady state",
     "GC_Hard_Threshold": "garbage collection is taken at its steady state",
@@ -240,6 +255,14 @@ def import_mqsim(ssd_xml: str | Path, workload_xml: str | Path, flow: int = 0) -
     notes.append(("nand.die_held_through_transfer",
                   "true: MQSim's flash chip stays busy with a transaction until its data-out (data-in) on the channel "
                   "ends"))
+    read_share = workload["read_fraction"]
+    nand["command_us"] = read_share * MQSIM_READ_COMMAND_US + (1.0 - read_share) * MQSIM_PROGRAM_COMMAND_US
+    notes.append(("nand.command_us",
+                  f"{nand['command_us']:.4g}: MQSim's default NVDDR2 command and address cycles, a read's "
+                  f"{MQSIM_READ_COMMAND_US} us and a program's {MQSIM_PROGRAM_COMMAND_US} us, weighted by the flow's "
+                  f"reads and writes"))
+    if workload["address_pattern"] == "sequential":
+        _sequential_allocation(ssd, nand, notes)
     ftl = _ftl(ssd, work, nand, workload, notes)
     design = {
         "schema_version": 1,
@@ -259,6 +282,25 @@ def import_mqsim(ssd_xml: str | Path, workload_xml: str | Path, flow: int = 0) -
     notes.append(("modules.*.cycles", "0: MQSim models no controller cores"))
     ignored = tuple(ssd.ignored() + work.ignored())
     return MqsimImport(design=design, ignored=ignored, notes=tuple(notes), sources=(ssd.source, work.source))
+
+
+def _sequential_allocation(ssd: _Xml, nand: dict[str, Any], notes: list) -> None:
+    """A sequential stream's allocation: striped channel first where MQSim's ``Plane_Allocation_Scheme`` begins
+    with the channel, with its reads served by every plane (MQSim joins a die's queued reads of different planes,
+    which consecutive requests on a striped die always are, into multi-plane reads)."""
+    scheme = ssd.text("Plane_Allocation_Scheme", PLANE_ALLOCATION_SCHEMES)
+    if not scheme.startswith("C"):
+        notes.append(("nand.sequential_allocation", f"random: ssdco stripes channel first only, {scheme} begins "
+                                                    f"with another level"))
+        return
+    nand["sequential_allocation"] = "channel_first"
+    nand["independent_plane_reads"] = True
+    notes[:] = [note for note in notes if note[0] != "nand.independent_plane_reads"]
+    notes.append(("nand.sequential_allocation", f"channel_first: {scheme} puts consecutive pages on consecutive "
+                                                "channels"))
+    notes.append(("nand.independent_plane_reads", "true for a sequential stream: MQSim joins a die's queued reads "
+                                                  "of different planes into multi-plane reads, as a striped "
+                                                  "stream's consecutive requests on one die always allow"))
 
 
 def _nand(ssd: _Xml, notes: list) -> dict[str, Any]:

@@ -53,6 +53,9 @@ class NandSpec:
     die_held_through_transfer: bool = False
     # channel time of an operation's command and address cycles (us), sent once the die is held (needs the hold)
     command_us: float = 0.0
+    # where a sequential stream's pages go: "random" dies, or "channel_first" over consecutive dies (channel by
+    # channel, then the next way), as drives allocate them (MQSim's CWDP order)
+    sequential_allocation: str = "random"
 
     @property
     def dies(self) -> int:
@@ -189,6 +192,7 @@ class Workload:
         return sum(self.transactions_for(s) * p for s, p in zip(self.request_sizes_kib, self.request_size_probs))
 
 
+SEQUENTIAL_ALLOCATIONS = ("random", "channel_first")
 FTL_MAPPINGS = ("full", "dftl", "partitioned")
 GC_POLICIES = ("greedy", "fifo")
 DRIVE_STATES = ("steady", "fresh")

@@ -390,6 +390,41 @@ def test_two_reads_on_one_held_die_follow_each_other_through_the_transfer():
     assert seen == {True, False}
 
 
+def striped_dies(qd: int, transactions: int, routing: str, *, dies: int = 4) -> Network:
+    """``dies`` one-plane dies, each on its own channel, tR 10 us then a 2 us transfer; every request has
+    ``transactions`` transactions placed by ``routing``."""
+    return net([Station("die", "die", 1, copies=dies), Station("ch", "channel", 1, copies=dies)],
+               [Step("array", "die", False, 10.0, 10.0, routing=routing),
+                Step("xfer", "ch", False, 2.0, 2.0, routing="die_channel")], qd=qd,
+               request_bytes=(0.0,), request_probs=(1.0,), transactions=(transactions,))
+
+
+def test_a_striped_stream_puts_transaction_k_on_the_kth_die_after_the_requests_first():
+    """Two transactions per request over four dies: request i's go to dies 2i and 2i + 1 (mod 4), whatever the
+    seed, and the transfers to those dies' channels."""
+    r = simulate(striped_dies(2, 2, "stripe"), requests=6, trace_requests=6, warmup_fraction=0.0, batches=2,
+                 seed=7)
+    assert r.trace.tx_copy.tolist() == [[0, 1], [2, 3], [0, 1], [2, 3], [0, 1], [2, 3]]
+
+
+@pytest.mark.parametrize("qd", [1, 2])
+def test_striped_requests_on_disjoint_dies_never_wait(qd):
+    """QD 1-2, two transactions over four dies: consecutive requests take disjoint dies, so every request takes
+    tR + transfer = 12 us and the dies finish qd x 2 reads per 12 us; at random dies the transactions collide
+    (a request of two waits for its sibling on the same die a quarter of the time) and take longer."""
+    striped = simulate(striped_dies(qd, 2, "stripe"), requests=5_000)
+    assert striped.mean_latency_us.value == pytest.approx(12.0, rel=1e-9)
+    assert striped.iops.value == pytest.approx(qd * 1e6 / 12.0, rel=1e-9)
+    assert simulate(striped_dies(qd, 2, "uniform"), requests=5_000).mean_latency_us.value > 13.0
+
+
+def test_stripe_routing_is_for_a_requests_transactions_only():
+    per_request = net([Station("die", "die", 1, copies=4)],
+                      [Step("array", "die", True, 1.0, 1.0, routing="stripe")], qd=1)
+    with pytest.raises(DesError, match="'stripe' routing"):
+        compile_network(per_request)
+
+
 def test_a_hold_must_name_a_later_step_of_the_same_job():
     bad_label = net([Station("die", "die", 1), Station("ch", "channel", 1)],
                     [Step("array", "die", False, 1.0, 1.0, hold_through="nowhere"),

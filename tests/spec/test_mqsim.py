@@ -57,15 +57,18 @@ def test_every_parameter_is_read_or_listed_as_left_out(run):
     imported = import_mqsim(ssd, work)
     names = [item.name for item in imported.ignored]
     assert all(item.why for item in imported.ignored)
-    assert "Transaction_Scheduling_Policy" in names and "Plane_Allocation_Scheme" in names
+    sequential = imported.design["workload"]["address_pattern"] == "sequential"
+    assert "Transaction_Scheduling_Policy" in names and ("Plane_Allocation_Scheme" in names) != sequential
     assert "t_read_us" not in names and "Page_Read_Latency_LSB" not in names
-    # each element of the two files is one ssdco reads (READ_SSD, READ_WORKLOAD) or one listed as left out
-    for path, read in ((ssd, READ_SSD), (work, READ_WORKLOAD)):
+    # each element of the two files is one ssdco reads (READ_SSD, READ_WORKLOAD; a sequential stream's allocation
+    # too) or one listed as left out
+    read_ssd = READ_SSD + (("Plane_Allocation_Scheme",) if sequential else ())
+    for path, read in ((ssd, read_ssd), (work, READ_WORKLOAD)):
         leaves = [e.tag for e in ET.parse(path).getroot().iter() if len(e) == 0 and e.tag not in GROUPS]
         assert all(tag in read or tag in names for tag in leaves)
     assert not set(names) & set(READ_SSD) - {"Percentage_of_Hot_Region"}
     assert len(names) == _leaves(ssd) + _leaves(work) - sum(
-        tag in READ_SSD + READ_WORKLOAD for path in (ssd, work)
+        tag in read_ssd + READ_WORKLOAD for path in (ssd, work)
         for tag in (e.tag for e in ET.parse(path).getroot().iter() if len(e) == 0 and e.tag not in GROUPS))
 
 
@@ -84,6 +87,7 @@ def test_the_pm9a3_like_drive_maps_one_to_one():
     assert ftl["mapping"] == "full" and ftl["gc_policy"] == "greedy" and ftl["write_buffer_kib"] == 65536
     assert ftl["drive_state"] == "fresh" and nand["multi_plane_program_fraction"] == 0.0
     assert nand["die_held_through_transfer"] is True  # MQSim's chip is busy until its data-out ends
+    assert nand["command_us"] == pytest.approx(0.29) and "sequential_allocation" not in nand
     assert all(m["cycles"] == 0.0 for m in d["modules"].values())
 
 
@@ -92,6 +96,17 @@ def test_a_sequential_read_of_several_pages_maps_a_page_per_unit():
     w = d["workload"]
     assert (w["address_pattern"], w["request_size_kib"], w["mapping_unit_kib"]) == ("sequential", 128.0, 16.0)
     assert d["nand"]["multi_plane_program_fraction"] == 1.0  # a stream's pages line their planes up
+    # CWDP stripes the stream channel first; MQSim joins a die's queued reads of different planes
+    assert d["nand"]["sequential_allocation"] == "channel_first" and d["nand"]["independent_plane_reads"] is True
+    assert d["nand"]["command_us"] == pytest.approx(0.29)  # MQSim's default NVDDR2 read command and address cycles
+
+
+def test_an_allocation_that_does_not_begin_with_the_channel_leaves_the_stream_on_random_dies(tmp_path):
+    imported = import_mqsim(*_edited(tmp_path, "S_sr128k_qd32", "ssd", {"Plane_Allocation_Scheme": "WCDP"}))
+    assert "sequential_allocation" not in imported.design["nand"]
+    assert any(field == "nand.sequential_allocation" and "WCDP" in what for field, what in imported.notes)
+    with pytest.raises(ConfigError, match="Plane_Allocation_Scheme"):
+        import_mqsim(*_edited(tmp_path, "S_sr128k_qd32", "ssd", {"Plane_Allocation_Scheme": "XYZ"}))
 
 
 def test_a_write_flow_maps_whole_pages_and_answers_mqsims_random_writes():

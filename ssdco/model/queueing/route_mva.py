@@ -243,7 +243,7 @@ from ssdco.model.queueing.convolution import closed_throughput, closed_throughpu
 from ssdco.model.queueing.erlang import erlang_c
 from ssdco.model.queueing.routed_stage import ROUTED_KINDS, RoutedStage, routed_stage_per_us, routed_stages
 from ssdco.model.queueing.write_buffer import BufferPool, buffer_pool, pool_throughput
-from ssdco.network.build import Network, StationLoad
+from ssdco.network.build import Network, StationLoad, striped_loads
 
 # Feature bits of the corrections (all on by default; switched off only to measure what each buys)
 FORK_JOIN, MAX_WAIT, REENTRY, FLOW = 1, 2, 4, 8
@@ -256,9 +256,11 @@ POOL_REL_TOL = 1e-6  # the write buffer's fixed point in X (5.)
 
 
 @lru_cache(maxsize=4096)
-def serial_level_distribution(transactions: int, copies: int, servers: int) -> tuple[float, ...]:
+def serial_level_distribution(transactions: int, copies: int, servers: int, striped: bool = False
+                              ) -> tuple[float, ...]:
     """P(level = q), q = 0 .. ceil(T / c): the distribution of ceil(max load / servers) when ``transactions``
-    jobs pick one of ``copies`` copies uniformly (one copy: the level is ceil(T / c) for certain).
+    jobs pick one of ``copies`` copies uniformly (one copy: the level is ceil(T / c) for certain), or, with
+    ``striped``, go to consecutive copies (the level is ceil(ceil(T / m) / c) for certain).
 
     P(max load <= L) = T! / m^T [x^T] (sum_{i<=L} x^i / i!)^m (multinomial generating function).
     """
@@ -266,6 +268,9 @@ def serial_level_distribution(transactions: int, copies: int, servers: int) -> t
     if t <= 0:
         return (1.0,)
     top = -(-t // c)
+    if striped:
+        level = -(-max(striped_loads(t, m)) // c)
+        return tuple(1.0 if q == level else 0.0 for q in range(top + 1))
     cdf = np.zeros(top + 1)  # P(level <= q)
     cdf[top] = 1.0
     if m > 1:
@@ -283,9 +288,11 @@ def _p_max_load_at_most(t: int, m: int, limit: int) -> float:
     return float(_occupancy_mean(t, m, (np.arange(t + 1) <= limit).astype(float)[:, None])[0])
 
 
-def expected_serial_count(transactions: int, copies: int, servers: int) -> float:
-    """E[ceil(max load / servers)] when ``transactions`` jobs pick one of ``copies`` copies uniformly."""
-    return float(np.dot(np.arange(len(dist := serial_level_distribution(transactions, copies, servers))), dist))
+def expected_serial_count(transactions: int, copies: int, servers: int, striped: bool = False) -> float:
+    """E[ceil(max load / servers)] when ``transactions`` jobs pick one of ``copies`` copies uniformly (or go to
+    consecutive copies, ``striped``)."""
+    dist = serial_level_distribution(transactions, copies, servers, striped)
+    return float(np.dot(np.arange(len(dist)), dist))
 
 
 GRID_POINTS = 401  # of own_last_departure's integral (trapezoid); 3,201 points move it by < 1e-6
@@ -293,7 +300,7 @@ MAX_GRID_POINTS = 20_001  # for nearly deterministic service (scv < 1e-4)
 
 
 @lru_cache(maxsize=1024)
-def own_last_departure(transactions: int, copies: int, servers: int, scv: float) -> float:
+def own_last_departure(transactions: int, copies: int, servers: int, scv: float, striped: bool = False) -> float:
     """E[time the last of ``transactions`` jobs leaves] / S when each picks one of ``copies`` copies
     uniformly, nothing else is there, and the services are independent gammas of mean S and ``scv``
     (1., "Fork-join", variable service). A copy of c = ``servers`` servers that gets k jobs is taken as c
@@ -302,10 +309,12 @@ def own_last_departure(transactions: int, copies: int, servers: int, scv: float)
     P(all done by x) = E[prod_copies g_x(k)] with g_x(k) = prod over the copy's lanes of their gamma CDFs,
     and E[prod_d g(k_d)] = T! / m^T [z^T] (sum_k g(k) z^k / k!)^m over the multinomial occupancy
     (:func:`_occupancy_mean`); E[last] is the integral of 1 - that over x (trapezoid on a grid that
-    reaches the longest lane's far tail). For exponential service on separate copies this is H_T."""
+    reaches the longest lane's far tail). For exponential service on separate copies this is H_T. ``striped``:
+    the jobs go to consecutive copies, so the loads are fixed (:func:`striped_loads`) and the product is taken
+    over them."""
     t, m, c = int(transactions), int(copies), int(servers)
     if t <= 1 or scv <= 0.0:
-        return float(expected_serial_count(t, m, c)) if t >= 1 else 0.0
+        return float(expected_serial_count(t, m, c, striped)) if t >= 1 else 0.0
     from scipy.special import gammainc, gammaincinv
 
     shape = 1.0 / scv  # one service: gamma(shape, scale scv), mean 1
@@ -320,7 +329,10 @@ def own_last_departure(transactions: int, copies: int, servers: int, scv: float)
     for k in range(1, t + 1):
         for lane in range(c):
             copy_cdf[k] *= lane_cdf[k // c + (1 if lane < k % c else 0)]
-    done = _occupancy_mean(t, m, copy_cdf)
+    if striped:
+        done = np.prod([copy_cdf[k] for k in striped_loads(t, m)], axis=0)
+    else:
+        done = _occupancy_mean(t, m, copy_cdf)
     return float(np.trapezoid(1.0 - done, x))
 
 
@@ -414,7 +426,8 @@ PROFILE_MIN_PROBABILITY = 1e-12  # (A, B) pairs below this are dropped from a fo
 
 
 @lru_cache(maxsize=1024)
-def top_level_profile(transactions: int, copies: int, servers: int) -> tuple[tuple[int, int, float], ...]:
+def top_level_profile(transactions: int, copies: int, servers: int, striped: bool = False
+                      ) -> tuple[tuple[int, int, float], ...]:
     """Joint distribution of (A, B) when ``transactions`` jobs pick one of ``copies`` copies uniformly and
     each copy serves its jobs ``servers`` at a time, in levels ceil(load / servers): A copies at the top
     level, B occupied copies below it. Returns (a, b, P(A = a, B = b)) for every pair of probability at
@@ -423,11 +436,16 @@ def top_level_profile(transactions: int, copies: int, servers: int) -> tuple[tup
     By exponential generating functions: with the top level l, the copies at it take a load in
     (c (l - 1), c l], those below one in [1, c (l - 1)], so P(A = a, B = b, level l) =
     m! / (a! b! (m - a - b)!) T! / m^T [x^T] f_top(x)^a f_low(x)^b (f = the truncated e^x). Computed
-    with x scaled by T / m, which keeps the coefficients in floating-point range for large T.
+    with x scaled by T / m, which keeps the coefficients in floating-point range for large T. ``striped``: the
+    jobs go to consecutive copies, so (A, B) is fixed by the loads of :func:`striped_loads`.
     """
     t, m, c = int(transactions), int(copies), int(servers)
     if t < 1 or m < 1 or c < 1:
         raise ValueError(f"need transactions, copies, servers >= 1, got {t}, {m}, {c}")
+    if striped:
+        loads = striped_loads(t, m)
+        below = c * (-(-max(loads) // c) - 1)  # the most jobs a copy below the top level holds
+        return ((sum(k > below for k in loads), sum(k <= below for k in loads), 1.0),)
     d_max = min(m, t)
     log_fact = np.array([math.lgamma(i + 1) for i in range(max(t, m) + 2)])
     # x scaled by the mean load s = T / m (terms s^i / i!), so that the powers peak near degree T
@@ -535,6 +553,7 @@ class RouteArrays:
     step_visits: np.ndarray  # per request (1 or mean transactions)
     step_in_block: np.ndarray  # bool: inside the fork-join block
     step_routed: np.ndarray  # bool: picks one of the station's copies
+    step_striped: np.ndarray  # bool: picks it by the request's striping (consecutive copies), not at random
     own_serial_us: np.ndarray  # [size class, 2]: the own transactions' serialisation at zero load (1.), and
     own_serial_routed_us: np.ndarray  # [size class, 2] the same at the address-routed stages only (2.)
     # what variable service adds to it (own_serial_parts)
@@ -636,17 +655,19 @@ def _pure_delay_us(network: Network) -> float:
     return float(pure)
 
 
-def _step_profiles(step, ld: StationLoad, sizes: np.ndarray) -> list[tuple[tuple[int, int, float], ...]]:
+def _step_profiles(step, ld: StationLoad, sizes: np.ndarray, striped: bool = False
+                   ) -> list[tuple[tuple[int, int, float], ...]]:
     """Per size class of ``sizes`` (transactions), the top-level profile rows (a, b, P) of ``step`` at the
-    station of load ``ld``: :func:`top_level_profile` over the copies where the block step is routed and the
-    request has several transactions, else one row (each transaction waits on its own)."""
+    station of load ``ld``: :func:`top_level_profile` over the copies where the block step is routed (``striped``:
+    over consecutive copies) and the request has several transactions, else one row (each transaction waits on
+    its own)."""
     routed = step.routing != "single"
     out = []
     for t in sizes:
         if routed and not step.per_request and t > 1:
             # over the copies the request occupies; with one copy (one die, one channel) that copy holds
             # all T, which wait for the others once (as T / m at each of m copies do)
-            out.append(top_level_profile(int(t), int(ld.copies), int(ld.servers)))
+            out.append(top_level_profile(int(t), int(ld.copies), int(ld.servers), striped))
         else:
             out.append(((int(t), 0, 1.0),))  # one station: each transaction waits on its own
     return out
@@ -659,7 +680,7 @@ def _profile_and_slack(network: Network, steps, loads: tuple[StationLoad, ...], 
     profiles = {}
     slack = np.zeros((len(steps), 2, 2))
     for i, s in enumerate(steps):
-        for j, rows in enumerate(_step_profiles(s, loads[index[s.station]], sizes)):
+        for j, rows in enumerate(_step_profiles(s, loads[index[s.station]], sizes, network.is_striped(s))):
             profiles[i, j] = rows
         if s.ops == "both":
             slack[i] = ((s.read_us, network.read_fraction), (s.write_us, 1.0 - network.read_fraction))
@@ -695,6 +716,7 @@ def _step_fields(network: Network, steps, index: dict[str, int]) -> dict[str, np
         step_visits=np.array([network.visits(s) for s in steps]),
         step_in_block=np.array([not s.per_request for s in steps], dtype=np.bool_),
         step_routed=np.array([s.routing != "single" for s in steps], dtype=np.bool_),
+        step_striped=np.array([network.is_striped(s) for s in steps], dtype=np.bool_),
         step_weight=np.array([network.op_weight(s) for s in steps], dtype=np.float64),
     )
 
@@ -742,12 +764,12 @@ def _routed_spread(network: Network, step, ld: StationLoad, transactions: int,
         # an operation that skips the step spreads nothing there)
         ops = [(op, p) for op, p in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction))
                if p > 0.0]
-        last = own_last_departure(transactions, int(ld.copies), ld.servers, step.scv)
+        last = own_last_departure(transactions, int(ld.copies), ld.servers, step.scv, network.is_striped(step))
         return (tuple(step.probability * network.step_moments(step, op)[0] * (last - 1.0)
                       if step.ops in ("both", op) else 0.0 for op, _ in ops),
                 tuple(p for _, p in ops))
     service = network.op_weight(step) * network.step_moments(step)[0]
-    levels = serial_level_distribution(transactions, int(ld.copies), ld.servers)
+    levels = serial_level_distribution(transactions, int(ld.copies), ld.servers, network.is_striped(step))
     return tuple(max(q - 1, 0) * service for q in range(len(levels))), levels
 
 
@@ -931,11 +953,12 @@ def _mmc_above(c, a, out):
 
 
 @nb.njit(cache=True)
-def _sibling_distribution(tx, probs, copies):
+def _sibling_distribution(tx, probs, copies, striped):
     """P(B = b), b < max tx: a transaction's own siblings ahead of it at its copy of a station that a
-    fork-join step routes over ``copies`` copies. K ~ Bin(T - 1, 1/m) siblings share the copy and the
-    transaction's place among them is uniform, so B | K is uniform on 0..K; size classes are weighted
-    by their transactions."""
+    fork-join step routes over ``copies`` copies. K ~ Bin(T - 1, 1/m) siblings share the copy (``striped``,
+    consecutive copies: K = T // m, or T // m - 1 for the transactions of the T - (T % m) (T // m) at copies of
+    the lower load) and the transaction's place among them is uniform, so B | K is uniform on 0..K; size
+    classes are weighted by their transactions."""
     t_max = 1
     t_mean = 0.0
     for s in range(tx.shape[0]):
@@ -946,6 +969,17 @@ def _sibling_distribution(tx, probs, copies):
     for s in range(tx.shape[0]):
         t = tx[s]
         w = probs[s] * t / t_mean
+        if striped:
+            m = int(copies + 0.5)
+            q = t // m
+            high = (t % m) * (q + 1)  # transactions at the copies of load q + 1; the others have q
+            if high > 0:
+                for b in range(q + 1):
+                    dist[b] += w * high / t / (q + 1)
+            if q > 0:
+                for b in range(q):
+                    dist[b] += w * (t - high) / t / q
+            continue
         binom = 1.0
         for k in range(t):
             if k > 0:
@@ -1368,8 +1402,8 @@ def _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, 
 
 
 @nb.njit(cache=True)
-def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, own_serial, own_serial_routed, profile,
-                  slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity,
+def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, striped, own_serial, own_serial_routed,
+                  profile, slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity,
                   run_scv, sibling_work, fork_scale, stage_corr, cap_background=True, x_at=-1.0):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
@@ -1395,7 +1429,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     siblings[:, 0] = 1.0
     for i in range(n_steps):
         if blk[i] and routed[i] and t_max > 1 and copies[st[i]] > 1.0:
-            siblings[st[i], :] = _sibling_distribution(sizes, probs, copies[st[i]])
+            siblings[st[i], :] = _sibling_distribution(sizes, probs, copies[st[i]], striped[i])
     # a visit's wait behind its own siblings there (b ahead on c servers: (b - c + 1) S / c), part of the
     # time the others spend at the station and so of the queue an arrival sees (1.)
     sibling_wait = np.zeros(k_count)
@@ -1408,7 +1442,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # at a single-copy station that the fork-join block visits at one step, the others' transactions queued
     # behind their own siblings (b ahead, uniform on 0 .. T - 1) are in the queue an arrival finds too (1.)
     if t_max > 1:
-        flat = _sibling_distribution(sizes, probs, 1.0)
+        flat = _sibling_distribution(sizes, probs, 1.0, False)
         block_steps = np.zeros(k_count, dtype=np.int64)
         for i in range(n_steps):
             if blk[i]:
@@ -1626,7 +1660,8 @@ def _solver(arrays: RouteArrays, population: int, features: int):
 
     def solve(cap_per_us: float, cap_background: bool = True, x_at: float = -1.0):
         return _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station, a.step_service_us,
-                             a.step_delay_us, a.step_visits, a.step_in_block, a.step_routed, a.own_serial_us,
+                             a.step_delay_us, a.step_visits, a.step_in_block, a.step_routed, a.step_striped,
+                             a.own_serial_us,
                              a.own_serial_routed_us, a.profile, a.slack, a.size_transactions, a.size_probs,
                              a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r, cap_per_us,
                              a.run_scv if a.run_scv is not None else a.scv, sibling_work, fork_scale, stage_corr,

@@ -57,6 +57,7 @@ class RoutedStage:
     write_us: float
     read_fraction: float
     hold: bool = False  # a die held through its channel transfer (``Step.hold_through``): busy until it ends
+    striped: bool = False  # a request's transactions go to consecutive copies (``"stripe"`` routing), not at random
 
 
 def _stage_of(network: Network, st: Station) -> RoutedStage | None:
@@ -76,7 +77,7 @@ def _stage_of(network: Network, st: Station) -> RoutedStage | None:
     if min(s.read_us if op == "read" else s.write_us for op in visiting) <= 0.0:
         return None
     return RoutedStage(st.name, int(st.copies), int(st.servers), float(s.read_us), float(s.write_us),
-                       float(network.read_fraction), hold=bool(s.hold_through))
+                       float(network.read_fraction), hold=bool(s.hold_through), striped=network.is_striped(s))
 
 
 def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
@@ -158,12 +159,13 @@ def _per_us(population, transactions, probs, stages, seed, requests, think_us) -
 def stage_network(population: int, transactions: tuple[int, ...], probs: tuple[float, ...],
                   stages: tuple[RoutedStage, ...], think_us: float = 0.0) -> Network:
     """The stage as a network the DES runs (:func:`routed_stage_per_us`' figures): per transaction the first
-    stage's copies picked at random, then the second's (copy d % copies of the first's pick d); a request's
-    sizes and operation drawn as given; then ``think_us`` (us) of fixed delay before the next request starts."""
+    stage's copies picked at random (``striped``: consecutive copies), then the second's (copy d % copies of the
+    first's pick d); a request's sizes and operation drawn as given; then ``think_us`` (us) of fixed delay before
+    the next request starts."""
     stations = tuple(Station(st.station, st.station if st.station in ROUTED_KINDS else ROUTED_KINDS[0],
                              st.servers, st.copies) for st in stages)
     steps = [Step(st.station, st.station, per_request=False, read_us=st.read_us, write_us=st.write_us,
-                  routing="uniform" if k == 0 else "die_channel",
+                  routing="die_channel" if k > 0 else "stripe" if st.striped else "uniform",
                   hold_through=stages[1].station if st.hold and k == 0 and len(stages) == 2 else "")
              for k, st in enumerate(stages)]
     steps.append(Step("think", None, per_request=True, read_us=think_us, write_us=think_us))

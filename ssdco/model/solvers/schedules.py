@@ -78,6 +78,8 @@ class MarkovChain:
             return Fit(False, f"not a closed workload at queue depth 1-{CHAIN_MAX_QUEUE_DEPTH}")
         if ctx.network.holds:
             return Fit(False, "a server held through a later step (the chain's states do not hold one)")
+        if ctx.network.striped_steps:
+            return Fit(False, "a sequential stream striped over the dies (the chain draws each die at random)")
         if not chain_runs(ctx):
             return Fit(False, f"not at the {ctx.effort} effort")
         if ctx.effort == "fast" and ctx.network.queue_depth > FAST_CHAIN_MAX_QUEUE_DEPTH:

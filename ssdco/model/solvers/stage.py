@@ -57,6 +57,8 @@ class PlatoonStage:
             return Fit(False, "closed workloads at the full or fast effort")
         if ctx.network.holds:
             return Fit(False, "a server held through a later step (the platoon stage's stations do not hold one)")
+        if ctx.network.striped_steps:
+            return Fit(False, "a sequential stream striped over the dies (the stage draws each die at random)")
         if ctx.deterministic and stage_answers(ctx.network, ctx.bottleneck, ctx.trace.chain_outgrown):
             return FITS
         return Fit(False, "outside the stage's queue depths and bottlenecks")

@@ -652,3 +652,47 @@ def test_validate_json_gives_the_des_queues_per_station_copy():
         assert jobs == pytest.approx(v.des.mean_in_station[name] / copies[name], rel=1e-12)
     # the same unit as the model's: 0.85 jobs per die in both (27 over the 32 dies)
     assert doc["des"]["mean_jobs"]["die"] == pytest.approx(doc["analytic"]["mean_jobs"]["die"], rel=0.10)
+
+
+# --------------------------------------------------------------------------------------------------
+# A sequential stream striped over consecutive copies ("stripe" routing): the loads are fixed
+
+
+def test_striped_loads_and_same_copy_pairs():
+    from ssdco.network.build import same_copy_pairs, striped_loads
+
+    assert striped_loads(3, 8) == (1, 1, 1)
+    assert striped_loads(10, 4) == (3, 3, 2, 2)
+    assert striped_loads(8, 8) == (1,) * 8
+    assert same_copy_pairs(10, 4, True) == 2 * 6 + 2 * 2  # two copies of 3 (6 ordered pairs each), two of 2
+    assert same_copy_pairs(3, 8, True) == 0.0
+    assert same_copy_pairs(4, 2, False) == pytest.approx(4 * 3 / 2)  # T (T - 1) / m at random copies
+
+
+def test_striped_levels_profiles_and_last_departures_follow_the_fixed_loads():
+    from ssdco.model.queueing.route_mva import own_last_departure
+
+    # 10 over 4 copies of 2 servers: loads 3, 3, 2, 2 -> top level ceil(3 / 2) = 2 at the two copies of 3; the
+    # copies of 2 fill level 1 only (below the top)
+    assert serial_level_distribution(10, 4, 2, striped=True) == (0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+    assert top_level_profile(10, 4, 2, striped=True) == ((2, 2, 1.0),)
+    # fewer transactions than copies: one each, all at the top level
+    assert top_level_profile(3, 8, 1, striped=True) == ((3, 0, 1.0),)
+    assert expected_serial_count(3, 8, 1, striped=True) == 1.0
+    # exponential services, one per copy: E[max of 4 exponentials] = H_4 exactly (no sharing, unlike at random)
+    harmonic = sum(1.0 / k for k in range(1, 5))
+    assert own_last_departure(4, 8, 1, 1.0, True) == pytest.approx(harmonic, rel=1e-4)
+    assert own_last_departure(4, 8, 1, 1.0, False) > own_last_departure(4, 8, 1, 1.0, True)
+    # two per copy on one server each: E[max of two Erlang-2] = 2.75
+    assert own_last_departure(4, 2, 1, 1.0, True) == pytest.approx(2.75, rel=1e-4)
+
+
+def test_striped_siblings_ahead_at_a_copy():
+    from ssdco.model.queueing.route_mva import _sibling_distribution
+
+    tx, probs = np.array([10]), np.array([1.0])
+    # loads 3, 3, 2, 2: six transactions have 0-2 ahead (1/3 each), four have 0-1 (1/2 each)
+    got = _sibling_distribution(tx, probs, 4.0, True)
+    assert got[:3] == pytest.approx([0.6 / 3 + 0.4 / 2, 0.6 / 3 + 0.4 / 2, 0.6 / 3])
+    assert got.sum() == pytest.approx(1.0)
+    assert _sibling_distribution(np.array([3]), probs, 8.0, True)[:3] == pytest.approx([1.0, 0.0, 0.0])
