@@ -149,15 +149,14 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
 
 def _striped_caveats(network: Network) -> tuple[str, ...]:
     """The sentence for a sequential stream striped over consecutive dies (``nand.sequential_allocation``): the
-    solvers take each transaction's die as a random one when they count the others' work ahead of it, while a
-    stream's requests in flight sit on consecutive, mostly disjoint dies (tests/model/queueing/test_striped.py
-    measures both directions)."""
+    route MVA takes the share of the others' work a transaction meets at its die from where the stream's requests
+    in flight sit (``route_mva.stripe_others_share``) but not when they get there; ``benchmarks/striped.py``
+    measures it on random designs (most misses where reads and programs mix, the model low)."""
     if not network.striped_steps:
         return ()
-    return ("a sequential stream striped over consecutive dies: the model counts the other requests' work at a "
-            "transaction's die as if their dies were random, while a stream's requests in flight sit on "
-            "consecutive dies, mostly apart; it can be off the DES by 20 % in IOPS or more (low where the requests "
-            "in flight fit on disjoint dies, high where the dies are held through their transfers)",)
+    return ("a sequential stream striped over consecutive dies: the model takes where the stream's requests in "
+            "flight sit on the dies, not when they get there; where reads and programs mix it can be off the DES "
+            "by more than its tolerances, low (benchmarks/striped.py measures it)",)
 
 
 def _buffer_caveats(network: Network, buffer_wait_share: float) -> tuple[str, ...]:

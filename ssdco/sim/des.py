@@ -22,9 +22,10 @@ against the analytic solvers station by station:
 * **Routing**: ``"single"`` uses copy 0; ``"uniform"`` picks one copy uniformly at random per visit and the
   job waits there even if other copies idle (address routing); ``"die_channel"`` uses copy
   ``d % copies`` where d is the copy the same job chose at its latest earlier ``"uniform"`` or ``"stripe"``
-  step (die -> its channel); ``"stripe"`` (per-transaction steps only) sends transaction k of a request to
-  copy ``(first + k) % copies``, where ``first`` is the number of transactions all earlier requests had: a
-  sequential stream's pages over consecutive dies, which are numbered channel first.
+  step (die -> its channel); ``"stripe"`` (foreground steps) sends transaction k of a request to copy
+  ``(first + k) % copies`` (a per-request step: copy ``first % copies``), where ``first`` is the number of
+  transactions all earlier requests had: a sequential stream's pages over consecutive dies, which are numbered
+  channel first.
 
 * **Operation filter and probability** (FTL steps, :mod:`ssdco.network.ftl_effects`): a step with ``ops`` "read" or
   "write" is skipped by the other operation; a step with ``probability`` p < 1 is visited with that chance
@@ -236,8 +237,8 @@ def _check_step(i: int, st, index: dict[str, int], names: tuple[str, ...]) -> No
         raise _fail(f"{where}: probability must be in [0, 1], got {st.probability}")
     if st.background and (st.per_request or st.station is None):
         raise _fail(f"{where}: a background step must be a per-transaction step at a station")
-    if st.routing == "stripe" and (st.per_request or st.background):
-        raise _fail(f"{where}: 'stripe' routing places a request's transactions: a per-transaction foreground step")
+    if st.routing == "stripe" and st.background:
+        raise _fail(f"{where}: 'stripe' routing places a request's transactions: a foreground step")
 
 
 def _step_placement(steps, index: dict[str, int], base: np.ndarray, copies: np.ndarray
@@ -610,8 +611,11 @@ def _run(target, ist, fst,
                 j_die[j] = c
                 u = step_base[s] + c
             elif rt == 3:  # a sequential stream's transaction k: the k-th die after the request's first
-                rs = (j - R) // Tp
-                c = (r_first[rs] + (j - R) - rs * Tp) % step_copies[s]
+                if j < R:  # a per-request step: the request's first die
+                    c = r_first[j] % step_copies[s]
+                else:
+                    rs = (j - R) // Tp
+                    c = (r_first[rs] + (j - R) - rs * Tp) % step_copies[s]
                 j_die[j] = c
                 u = step_base[s] + c
             else:

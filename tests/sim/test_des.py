@@ -418,11 +418,21 @@ def test_striped_requests_on_disjoint_dies_never_wait(qd):
     assert simulate(striped_dies(qd, 2, "uniform"), requests=5_000).mean_latency_us.value > 13.0
 
 
-def test_stripe_routing_is_for_a_requests_transactions_only():
+@pytest.mark.parametrize("transactions, iops, latency_us", [(3, 2e6, 1.0), (4, 1e6, 2.0)])
+def test_a_per_request_striped_step_takes_the_requests_first_die_and_background_work_is_not_striped(
+        transactions, iops, latency_us):
+    """A per-request step at four dies, 1 us, QD 2: request i goes to die (i x T) % 4. With T = 3 the two requests
+    in flight are always on different dies (0, 3, 2, 1, ...): no waits; with T = 4 both are on die 0: one at a time."""
     per_request = net([Station("die", "die", 1, copies=4)],
-                      [Step("array", "die", True, 1.0, 1.0, routing="stripe")], qd=1)
+                      [Step("array", "die", True, 1.0, 1.0, routing="stripe")], qd=2,
+                      request_bytes=(0.0,), request_probs=(1.0,), transactions=(transactions,))
+    r = simulate(per_request, requests=2_000)
+    assert r.iops.value == pytest.approx(iops, rel=1e-9)
+    assert r.mean_latency_us.value == pytest.approx(latency_us, rel=1e-9)
+    background = net([Station("die", "die", 1, copies=4)],
+                     [Step("array", "die", False, 1.0, 1.0, routing="stripe", background=True)], qd=1)
     with pytest.raises(DesError, match="'stripe' routing"):
-        compile_network(per_request)
+        compile_network(background)
 
 
 def test_a_hold_must_name_a_later_step_of_the_same_job():

@@ -14,16 +14,16 @@ the dies reach the group in bursts, which mean values do not see either (the kne
 +11.8 % there); the same stage answers, each request drawing its operation.
 
 **What.** Where the route MVA's bottleneck is a core group serving several steps, or a core group while reads and
-programs mix, or wherever the Markov chain outgrew its budget at queue depth 2-5, or wherever the route MVA would
-answer at queue depth 6-24 with a core group, the dies or the channels the bottleneck (``stage.stage_answers``;
-requests of one size, deterministic service, no random FTL events or background work, closed), the stations that
-decide the platoon run event by event, seeded
-(:data:`SEED`), over :data:`REQUESTS` completed requests after a warm-up of a tenth as many: every core group (FCFS
-over its visits, its servers), the dies (picked uniformly at random per transaction, its planes as servers) and the
+programs mix, or wherever the Markov chain outgrew its budget (or does not take the network: a striped stream) at queue
+depth 2-5, or wherever the route MVA would answer at queue depth 6-24 with a core group, the dies or the channels the
+bottleneck (``stage.stage_answers``; requests of one size, deterministic service, no random FTL events or background
+work, closed), the stations that decide the platoon run event by event, seeded (:data:`SEED`), over :data:`REQUESTS`
+completed requests after a warm-up of a tenth as many: every core group (FCFS over its visits, its servers), the dies
+(picked uniformly at random per transaction, or consecutive ones for a striped stream, its planes as servers) and the
 channels (die d's channel d % channels, as in the DES). Every other step is a fixed delay: its pure delay, and at a
 station (accelerators, the PCIe link) the route MVA's residence per visit there (service and wait). The DES
-(:mod:`ssdco.sim.des`) runs it: :func:`stage_network` is the stage as a network of those stations and station-less
-fixed delays, seeded by its own ``numba_seed``. The same kind of estimate as the routed stage's (``routed_stage.py``,
+(:mod:`ssdco.sim.des`) runs it: :func:`stage_network` is the stage as a network of those stations and station-less fixed
+delays, seeded by its own ``numba_seed``. The same kind of estimate as the routed stage's (``routed_stage.py``,
 ``route_mva.py`` 6. and 7.), with the core groups in it.
 
 **Forks.** A request of several transactions (8-16 KiB at a 4 KiB mapping unit) forks, as in the DES, into that many
@@ -55,7 +55,7 @@ SETTLED_DRIFT = 0.005  # the measured halves' X further apart than this: the run
 EXTEND = 8  # ... and one this many times as long answers
 EVENT_KINDS = ("cores", "die", "channel")  # the stations run event by event; the rest are fixed delays
 SATURATED_SLACK = 1e-9  # a station whose servers were busy this close to all of the measured time were so throughout
-_ROUTING = {"single": 0, "uniform": 1, "die_channel": 2}
+_ROUTING = {"single": 0, "uniform": 1, "die_channel": 2, "stripe": 3}
 _ROUTING_NAMES = {code: name for name, code in _ROUTING.items()}
 
 

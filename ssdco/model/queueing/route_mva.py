@@ -990,6 +990,42 @@ def _sibling_distribution(tx, probs, copies, striped):
     return dist
 
 
+@nb.njit(cache=True)
+def stripe_others_share(n, transactions, copies):
+    """The share of the other n - 1 requests' transactions at one copy that a transaction of a striped stream
+    meets at its own, against the 1 / m of random copies (Schweitzer's (n - 1) / n not included): the requests in
+    flight are the n latest, their T transactions each on the T consecutive copies after the previous request's,
+    so the others take the n T - T positions after a request's own T and meet its copies only where they wrap
+    around the m copies: O = #{p in [T, n T): p mod m < T}, and the share is O m / ((n - 1) T^2) (1 where
+    T >= m: the request is on every copy). 0 where n T <= m: a stream that fits on the copies never queues there.
+    """
+    t = int(transactions)
+    m = int(copies + 0.5)
+    if n < 2 or t >= m:
+        return 1.0
+    hi = n * t
+    overlap = (hi // m) * t + min(hi % m, t) - ((t // m) * t + min(t % m, t))
+    return overlap * m / ((n - 1.0) * t * t)
+
+
+@nb.njit(cache=True)
+def _set_others_share(out, n, stripe_copies, sizes, probs):
+    """out[k]: the share of the other n - 1 requests an arrival meets at one copy of station k, (n - 1) / n
+    (Schweitzer), times :func:`stripe_others_share` at a striped station (``stripe_copies[k]`` > 1: its copies),
+    mixed over the request sizes by their transactions."""
+    alpha = (n - 1.0) / n
+    t_mean = 0.0
+    for s in range(sizes.shape[0]):
+        t_mean += probs[s] * sizes[s]
+    for k in range(out.shape[0]):
+        out[k] = alpha
+        if stripe_copies[k] > 1.0:
+            share = 0.0
+            for s in range(sizes.shape[0]):
+                share += probs[s] * sizes[s] / t_mean * stripe_others_share(n, sizes[s], stripe_copies[k])
+            out[k] = alpha * share
+
+
 @nb.njit(cache=True, inline='always')
 def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait):
     """Per-visit waits of the closed class when background work arrives at rate x * bg_demand (4.)."""
@@ -1273,12 +1309,13 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
     (``work``: scratch, see :func:`_flow_scv`).
 
     An arrival sees the other n - 1 requests: Schweitzer's estimate Q(n - 1) = (n - 1)/n Q(n), and the same
-    share of the busy servers.
+    share of the busy servers; at the copies of a striped stream that share is work[6 + k_count] (set by the
+    kernel, :func:`stripe_others_share`).
     With Q = lam (S + W) the residual-corrected wait is linear in W, so each station's local fixed point is
     closed-form."""
     k_count = svc.shape[0]
     util, ca2, ca2_in = work[0], work[1], work[2]
-    alpha = (n - 1.0) / n
+    others = work[6 + k_count]
     for k in range(k_count):
         util[k] = x * demand[k] / servers[k]
         ca2[k] = 1.0
@@ -1302,9 +1339,9 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
             else:
                 gamma = _routed_gamma(k, util, copies, traffic[0], flow_scv, bg_demand)
         f = f_residual[k]
-        lam = alpha * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
+        lam = others[k] * x * visits[k]  # the others' visits per us at one copy: Q' = lam (S + W + W_sib)
         present = svc[k] + sibling_queue[k]  # a visit's time there besides the wait for others (in work)
-        busy = min(alpha * util[k], 0.999999)  # per server
+        busy = min(others[k] * util[k], 0.999999)  # per server
         if c == 1:
             # W = gamma S (Q' - busy + f busy)
             slope = gamma * svc[k] * lam
@@ -1420,7 +1457,11 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     p_wait0 = np.zeros(k_count)
     has_bg = bg_demand.max() > 0.0
     above = np.zeros(max(servers.max(), 1))  # P(J > j) at one multi-server station, j < c
-    work = np.zeros((6 + k_count, k_count))
+    work = np.zeros((7 + k_count, k_count))  # _flow_scv's rows, then the others' share at each station
+    stripe_copies = np.zeros(k_count)  # the copies of a station a striped step routes over (0: none)
+    for i in range(n_steps):
+        if striped[i] and blk[i]:
+            stripe_copies[st[i]] = copies[st[i]]
     t_max = 1
     for s in range(sizes.shape[0]):
         t_max = max(t_max, sizes[s])
@@ -1468,6 +1509,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     # rises with X, so the root lies between X(n - 1) (when that is still below it; otherwise the floor
     # holds) and the population bound n / cycle_n(0); Illinois regula falsi keeps F(lo) <= 0 < F(hi).
     for n in range(1, n_max + 1 if x_at < 0.0 else 1):  # x_at >= 0: the waits at X = x_at, no X(n) solved
+        _set_others_share(work[6 + k_count], n, stripe_copies, sizes, probs)
         lo = x_by_n[n - 1]
         f_lo = lo * _cycle_at(lo, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
@@ -1518,6 +1560,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 break
         x_by_n[n] = lo
     x = x_by_n[n_max] if x_at < 0.0 else x_at
+    _set_others_share(work[6 + k_count], n_max, stripe_copies, sizes, probs)
     cycle = _cycle_at(x, n_max, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes,
                       probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above,
                       bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work,

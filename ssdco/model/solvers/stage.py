@@ -57,9 +57,9 @@ class PlatoonStage:
             return Fit(False, "closed workloads at the full or fast effort")
         if ctx.network.holds:
             return Fit(False, "a server held through a later step (the platoon stage's stations do not hold one)")
-        if ctx.network.striped_steps:
-            return Fit(False, "a sequential stream striped over the dies (the stage draws each die at random)")
-        if ctx.deterministic and stage_answers(ctx.network, ctx.bottleneck, ctx.trace.chain_outgrown):
+        # a striped stream is outside the chain's domain, which at queue depth 2-5 is where the chain outgrew
+        without_chain = ctx.trace.chain_outgrown or bool(ctx.network.striped_steps)
+        if ctx.deterministic and stage_answers(ctx.network, ctx.bottleneck, without_chain):
             return FITS
         return Fit(False, "outside the stage's queue depths and bottlenecks")
 
