@@ -164,6 +164,9 @@ MEANINGS = {
     "nand.sequential_allocation": "where a sequential stream's pages go: \"random\" dies, or \"channel_first\": "
                                   "consecutive dies channel by channel, then the next way (MQSim's CWDP; "
                                   "import-mqsim sets it); random addresses always go to random dies",
+    "nand.die_scheduling": "the order a die serves its queue: \"fcfs\" (arrival order) or \"reads_first\" (queued "
+                           "reads ahead of programs, erases and background work, non-preemptive: MQSim's out-of-order "
+                           "scheduler; import-mqsim sets it)",
     "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
                        "copies or erases; endurance figures stay the steady state's)",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",

@@ -131,7 +131,7 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     ``FLOW_CORRECTION_CAVEAT_SHARE`` or more (``flow_share``; None: not checked). ``scheduled``: a solver that
     follows the requests one by one answered (no route-MVA caveat then); ``bottleneck``: its name and utilisation;
     ``buffer_wait_share``: the share of the latency spent waiting for the write buffer. Empty where none applies."""
-    out = _buffer_caveats(network, buffer_wait_share) + _striped_caveats(network)
+    out = _buffer_caveats(network, buffer_wait_share) + _striped_caveats(network) + _reads_first_caveats(network)
     deterministic = all(step.scv == 0.0 for step in network.steps)
     if scheduled or network.queue_depth is None:
         return out
@@ -150,13 +150,26 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
 def _striped_caveats(network: Network) -> tuple[str, ...]:
     """The sentence for a sequential stream striped over consecutive dies (``nand.sequential_allocation``): the
     route MVA takes the share of the others' work a transaction meets at its die from where the stream's requests
-    in flight sit (``route_mva.stripe_others_share``) but not when they get there; ``benchmarks/striped.py``
+    in flight sit (``route_mva.stripe_others_share``) but not when they get there; ``benchmarks/semantics.py striped``
     measures it on random designs (most misses where reads and programs mix, the model low)."""
     if not network.striped_steps:
         return ()
     return ("a sequential stream striped over consecutive dies: the model takes where the stream's requests in "
             "flight sit on the dies, not when they get there; where reads and programs mix it can be off the DES "
-            "by more than its tolerances, low (benchmarks/striped.py measures it)",)
+            "by more than its tolerances, low (benchmarks/semantics.py striped measures it)",)
+
+
+def _reads_first_caveats(network: Network) -> tuple[str, ...]:
+    """The sentence for dies serving reads first (``nand.die_scheduling``) where the order matters
+    (``Network.reads_first_in_effect``): the route MVA puts the write buffer's background work behind the reads
+    (non-preemptive priority) but keeps the foreground writes of a write-through drive in the reads' queue;
+    ``benchmarks/semantics.py reads-first`` measures it on random designs (misses both ways: high where programs
+    from the write buffer meet many reads, low where foreground writes queue at busy dies)."""
+    if not network.reads_first_in_effect:
+        return ()
+    return ("dies serve reads ahead of programs: the model puts the write buffer's programs behind the reads but "
+            "keeps foreground writes in the reads' queue; at busy dies it can be off the DES by more than its "
+            "tolerances, either way (benchmarks/semantics.py reads-first measures it)",)
 
 
 def _buffer_caveats(network: Network, buffer_wait_share: float) -> tuple[str, ...]:

@@ -64,6 +64,9 @@ class Station:
     kind: str  # "link" | "cores" | "accel" | "die" | "channel"
     servers: int
     copies: int = 1
+    # a read request's visits go ahead of the queued visits of write requests and of the write buffer's background
+    # work (programs, erases, garbage collection), first come first served within each, non-preemptive
+    reads_first: bool = False
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,22 @@ class Network:
             if st.routing == "stripe" or (st.routing == "die_channel" and die_from_stripe and not st.per_request):
                 out.add(i)
         return frozenset(out)
+
+    @cached_property
+    def reads_first_in_effect(self) -> bool:
+        """Whether a ``reads_first`` station serves both read requests' visits and visits of write requests or of
+        the background work (only then does its order differ from first come first served)."""
+        for st in self.stations:
+            if not st.reads_first:
+                continue
+            ops = {s.ops if s.ops != "both" else "any" for s in self.steps if s.station == st.name
+                   and not s.background and self.op_weight(s) > 0}
+            reads = self.read_fraction > 0 and bool(ops & {"read", "any"})
+            others = (self.read_fraction < 1 and bool(ops & {"write", "any"})) or any(
+                b.name == st.name and b.demand_us > 0 for b in self.background_loads())
+            if reads and others:
+                return True
+        return False
 
     def is_striped(self, step: Step) -> bool:
         """Whether ``step`` (one of this network's) places a request's transactions by striping
@@ -620,7 +639,8 @@ def _stations(config: Config) -> list[Station]:
         stations.append(Station(f"cores:{g.name}", "cores", g.count))
     for m, units in ctrl.accelerator_units.items():
         stations.append(Station(f"accel:{m}", "accel", units))
-    stations.append(Station("die", "die", nand.read_servers_per_die, nand.dies))
+    stations.append(Station("die", "die", nand.read_servers_per_die, nand.dies,
+                            reads_first=nand.die_scheduling == "reads_first"))
     stations.append(Station("channel", "channel", 1, nand.channels))
     return stations
 

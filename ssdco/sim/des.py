@@ -11,7 +11,9 @@ against the analytic solvers station by station:
   consecutive per-transaction steps is a fork-join block: the request forks into its T transactions, each
   walks the block on its own, and the request continues after the block once all T have finished.
 * **A step at a station**: the job joins the single FCFS queue of one copy of the station (every step
-  visiting that station shares its servers and its queue), is served, frees the server, then waits the
+  visiting that station shares its servers and its queue; at a ``reads_first`` station a read request's jobs
+  go ahead of every queued job of a write request or of the write buffer's background work, FCFS within each,
+  without preempting one in service), is served, frees the server, then waits the
   step's ``delay_us`` holding no server (pipeline tail), then moves on. A station-less step is a pure delay
   (infinite server) of a sampled service time plus ``delay_us``.
 * **Service time** mean = ``read_us`` or ``write_us`` + ``per_byte_us`` x request bytes for per-request
@@ -162,6 +164,7 @@ class CompiledNetwork:
     step_isdie: np.ndarray = None  # the step's station is a die ("die" kind): counted as a NAND operation
     bg_slots: int = 0
     step_hold: np.ndarray = None  # index of the step through which the step holds its server, -1: none
+    unit_reads_first: np.ndarray = None  # per station copy: reads' jobs go ahead of writes' (Station.reads_first)
 
 
 def _fail(msg: str) -> DesError:
@@ -402,7 +405,8 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
         step_block_end=block_end, unit_servers=unit_servers, unit_station=unit_station, size_cdf=cdf,
         size_transactions=trans, tx_pool=tx_pool, read_fraction=rf, closed=closed, queue_depth=qd,
         arrival_iops=iops, step_ops=ops, step_prob=prob, step_follow=follow, step_bg=bgm, step_bgend=bgend,
-        step_isdie=isdie, bg_slots=bg_slots, step_hold=hold)
+        step_isdie=isdie, bg_slots=bg_slots, step_hold=hold,
+        unit_reads_first=np.repeat(np.array([x.reads_first for x in stations], dtype=np.bool_), copies))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -469,7 +473,7 @@ def _run(target, ist, fst,
          tr_start, tr_end, tr_fork, tr_T, tr_txend, tr_txdie,
          step_ops, step_prob, step_follow, step_bg, step_bgend, step_isdie,
          j_u, j_sync, j_admit, j_nand, c_op, bg_stack, nand_hist, hist_r,
-         step_hold, unit_station, j_hold_u, j_hold_end):
+         step_hold, unit_station, j_hold_u, j_hold_end, unit_rf, u_head2, u_tail2):
     """Process events until ``target`` requests have completed (all state in the arrays)."""
     if target <= ist[I_COMPLETED]:
         return
@@ -638,6 +642,13 @@ def _run(target, ist, fst,
                 d = _sample(step_fam[s], step_mean[s, op, sz], step_mu[s, op, sz], step_sigma[s])
                 hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | j)
                 seq += 1
+            elif unit_rf[u] and (op == 1 or j >= BG0):  # a write's or background job at a reads-first copy
+                j_next[j] = -1
+                if u_tail2[u] < 0:
+                    u_head2[u] = j
+                else:
+                    j_next[u_tail2[u]] = j
+                u_tail2[u] = j
             else:
                 j_next[j] = -1
                 if u_tail[u] < 0:
@@ -739,6 +750,12 @@ def _run(target, ist, fst,
                     u_head[u] = nh
                     if nh < 0:
                         u_tail[u] = -1
+                elif u_head2[u] >= 0:  # a reads-first copy with no read waiting: its first queued write
+                    h = u_head2[u]
+                    u_head2[u] = j_next[h]
+                    if j_next[h] < 0:
+                        u_tail2[u] = -1
+                if h >= 0:
                     j_tsvc[h] = t
                     sh = j_step[h]
                     if h >= BG0:
@@ -781,6 +798,12 @@ def _run(target, ist, fst,
                 u_head[u] = nh
                 if nh < 0:
                     u_tail[u] = -1
+            elif u_head2[u] >= 0:
+                h = u_head2[u]
+                u_head2[u] = j_next[h]
+                if j_next[h] < 0:
+                    u_tail2[u] = -1
+            if h >= 0:
                 j_tsvc[h] = t
                 sh = j_step[h]
                 if h >= BG0:
@@ -962,6 +985,8 @@ class _State:
         self.u_busy = np.zeros(nunits, dtype=i64)
         self.u_head = np.full(nunits, -1, dtype=i64)
         self.u_tail = np.full(nunits, -1, dtype=i64)
+        self.u_head2 = np.full(nunits, -1, dtype=i64)  # a reads-first copy's second queue: writes' jobs
+        self.u_tail2 = np.full(nunits, -1, dtype=i64)
         self.s_nin = np.zeros(nst, dtype=i64)
         self.s_busy = np.zeros(nst, dtype=i64)
         self.s_area_n = np.zeros(nst, dtype=f64)
@@ -1006,7 +1031,8 @@ class _State:
             self.tr_start, self.tr_end, self.tr_fork, self.tr_T, self.tr_txend, self.tr_txdie,
             cn.step_ops, cn.step_prob, cn.step_follow, cn.step_bg, cn.step_bgend, cn.step_isdie,
             self.j_u, self.j_sync, self.j_admit, self.j_nand, self.c_op, self.bg_stack, self.nand_hist, self.hist_r,
-            cn.step_hold, cn.unit_station, self.j_hold_u, self.j_hold_end)
+            cn.step_hold, cn.unit_station, self.j_hold_u, self.j_hold_end, cn.unit_reads_first, self.u_head2,
+            self.u_tail2)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ssdco.errors import MISSING, ConfigError
 from ssdco.ftl.mapping_cache import full_mapping_table_bytes
 from ssdco.spec.schema import (
     CACHE_GRANULARITIES,
+    DIE_SCHEDULINGS,
     DRIVE_STATES,
     FTL_MAPPINGS,
     GC_POLICIES,
@@ -186,6 +187,7 @@ def _parse_nand(r: _Reader) -> NandSpec:
         die_held_through_transfer=r.boolean("die_held_through_transfer", False),
         command_us=r.number("command_us", 0.0, lo=0),
         sequential_allocation=r.string("sequential_allocation", "random", choices=SEQUENTIAL_ALLOCATIONS),
+        die_scheduling=r.string("die_scheduling", "fcfs", choices=DIE_SCHEDULINGS),
     )
     if spec.command_us > 0 and not spec.die_held_through_transfer:
         raise r.error("command_us", spec.command_us, "0 unless nand.die_held_through_transfer = true (the command "

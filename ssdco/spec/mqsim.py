@@ -16,7 +16,9 @@ The mapping (MQSim's units: ns, bytes, 512 B sectors, MT/s, GB/s per lane):
   reads of different planes into one multi-plane read); each operation's command and address cycles take
   MQSim's default NVDDR2 timings (its ``ONFI_Channel_NVDDR2`` defaults: a one-plane read command tCS + 6 tWC +
   tWB + tRR = 0.29 us, a program's tCS + 6 tWC + tADL + tWPST + tWPSTH + tWB = 0.361 us; their mean over the
-  flow's reads and writes), with the die held through its data transfer as MQSim's chip is.
+  flow's reads and writes), with the die held through its data transfer as MQSim's chip is; a die serves its
+  queued reads ahead of its programs and erases (``nand.die_scheduling = "reads_first"``), as MQSim's transaction
+  schedulers do.
 * Allocation: a channel-first ``Plane_Allocation_Scheme`` (CWDP, CWPD, CDWP, ...) stripes a sequential stream's
   pages over consecutive channels (``nand.sequential_allocation = "channel_first"``); other orders are taken as
   random dies, said in the notes.
@@ -67,7 +69,8 @@ READ_SSD = ("PCIe_Lane_Bandwidth", "PCIe_Lane_Count", "HostInterface_Type", "Dat
             "Flash_Channel_Count", "Flash_Channel_Width", "Channel_Transfer_Rate", "Chip_No_Per_Channel",
             "Page_Read_Latency_LSB", "Page_Read_Latency_CSB", "Page_Read_Latency_MSB", "Page_Program_Latency_LSB",
             "Page_Program_Latency_CSB", "Page_Program_Latency_MSB", "Block_Erase_Latency", "Block_PE_Cycles_Limit",
-            "Die_No_Per_Chip", "Plane_No_Per_Die", "Block_No_Per_Plane", "Page_No_Per_Block", "Page_Capacity")
+            "Die_No_Per_Chip", "Plane_No_Per_Die", "Block_No_Per_Plane", "Page_No_Per_Block", "Page_Capacity",
+            "Transaction_Scheduling_Policy")
 READ_WORKLOAD = ("Device_Level_Data_Caching_Mode", "Synthetic_Generator_Type", "Read_Percentage",
                  "Address_Distribution", "Percentage_of_Hot_Region", "Request_Size_Distribution",
                  "Average_Request_Size", "Average_No_of_Reqs_in_Queue", "Bandwidth")
@@ -76,6 +79,7 @@ READ_WORKLOAD = ("Device_Level_Data_Caching_Mode", "Synthetic_Generator_Type", "
 # tCS + 6 tWC + tADL + tWPST + tWPSTH + tWB (src/ssd/ONFI_Channel_NVDDR2.cpp), in us
 MQSIM_READ_COMMAND_US = 0.29
 MQSIM_PROGRAM_COMMAND_US = 0.361
+MQSIM_SCHEDULERS = ("OUT_OF_ORDER", "PRIORITY_OUT_OF_ORDER", "FLIN")  # Transaction_Scheduling_Policy's values
 PLANE_ALLOCATION_SCHEMES = tuple("".join(p) for p in itertools.permutations("CWDP"))
 
 #: Why a parameter ssdco does not read is left out (any other: "not modelled by ssdco").
@@ -93,7 +97,6 @@ IGNORED_BECAUSE = {
     "Caching_Mechanism": "the write buffer's policy is ssdco's own",
     "Data_Cache_Sharing_Mode": "one flow",
     "CMT_Sharing_Mode": "one flow",
-    "Transaction_Scheduling_Policy": "dies serve their queues first come first served",
     "GC_Exec_Threshold": "garbage collection is taken at its steady state",
     "GC_Hard_Threshold": "garbage collection is taken at its steady state",
     "Use_Copyback_for_GC": "GC moves pages over the channel",
@@ -261,6 +264,7 @@ def import_mqsim(ssd_xml: str | Path, workload_xml: str | Path, flow: int = 0) -
                   f"{nand['command_us']:.4g}: MQSim's default NVDDR2 command and address cycles, a read's "
                   f"{MQSIM_READ_COMMAND_US} us and a program's {MQSIM_PROGRAM_COMMAND_US} us, weighted by the flow's "
                   f"reads and writes"))
+    _die_scheduling(ssd, nand, notes)
     if workload["address_pattern"] == "sequential":
         _sequential_allocation(ssd, nand, notes)
     ftl = _ftl(ssd, work, nand, workload, notes)
@@ -282,6 +286,16 @@ def import_mqsim(ssd_xml: str | Path, workload_xml: str | Path, flow: int = 0) -
     notes.append(("modules.*.cycles", "0: MQSim models no controller cores"))
     ignored = tuple(ssd.ignored() + work.ignored())
     return MqsimImport(design=design, ignored=ignored, notes=tuple(notes), sources=(ssd.source, work.source))
+
+
+def _die_scheduling(ssd: _Xml, nand: dict[str, Any], notes: list) -> None:
+    """``nand.die_scheduling`` from MQSim's ``Transaction_Scheduling_Policy``: each of its schedulers (out of order,
+    its priority variant, FLIN) keeps a chip's reads, programs and erases in separate queues and serves the reads
+    first (src/ssd/TSU_OutOfOrder.cpp), which for one flow is ``reads_first``."""
+    policy = ssd.text("Transaction_Scheduling_Policy", MQSIM_SCHEDULERS)
+    nand["die_scheduling"] = "reads_first"
+    notes.append(("nand.die_scheduling", f"reads_first: MQSim's {policy} scheduler serves a chip's queued reads ahead "
+                                         f"of its programs and erases"))
 
 
 def _sequential_allocation(ssd: _Xml, nand: dict[str, Any], notes: list) -> None:

@@ -56,6 +56,9 @@ class NandSpec:
     # where a sequential stream's pages go: "random" dies, or "channel_first" over consecutive dies (channel by
     # channel, then the next way), as drives allocate them (MQSim's CWDP order)
     sequential_allocation: str = "random"
+    # the order a die serves its queue: "fcfs" (arrival order) or "reads_first" (reads ahead of programs and erases,
+    # non-preemptive: MQSim's out-of-order transaction scheduler)
+    die_scheduling: str = "fcfs"
 
     @property
     def dies(self) -> int:
@@ -193,6 +196,7 @@ class Workload:
 
 
 SEQUENTIAL_ALLOCATIONS = ("random", "channel_first")
+DIE_SCHEDULINGS = ("fcfs", "reads_first")
 FTL_MAPPINGS = ("full", "dftl", "partitioned")
 GC_POLICIES = ("greedy", "fifo")
 DRIVE_STATES = ("steady", "fresh")

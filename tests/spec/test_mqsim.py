@@ -58,7 +58,7 @@ def test_every_parameter_is_read_or_listed_as_left_out(run):
     names = [item.name for item in imported.ignored]
     assert all(item.why for item in imported.ignored)
     sequential = imported.design["workload"]["address_pattern"] == "sequential"
-    assert "Transaction_Scheduling_Policy" in names and ("Plane_Allocation_Scheme" in names) != sequential
+    assert "CMD_Suspension_Support" in names and ("Plane_Allocation_Scheme" in names) != sequential
     assert "t_read_us" not in names and "Page_Read_Latency_LSB" not in names
     # each element of the two files is one ssdco reads (READ_SSD, READ_WORKLOAD; a sequential stream's allocation
     # too) or one listed as left out
@@ -88,6 +88,7 @@ def test_the_pm9a3_like_drive_maps_one_to_one():
     assert ftl["drive_state"] == "fresh" and nand["multi_plane_program_fraction"] == 0.0
     assert nand["die_held_through_transfer"] is True  # MQSim's chip is busy until its data-out ends
     assert nand["command_us"] == pytest.approx(0.29) and "sequential_allocation" not in nand
+    assert nand["die_scheduling"] == "reads_first"  # MQSim's OUT_OF_ORDER scheduler serves reads first
     assert all(m["cycles"] == 0.0 for m in d["modules"].values())
 
 
@@ -177,6 +178,7 @@ def test_writes_with_the_cache_off_have_no_write_buffer(tmp_path):
     ("ssd", {"Address_Mapping": "HYBRID"}, "Address_Mapping"),
     ("ssd", {"Overprovisioning_Ratio": "1.2"}, "Overprovisioning_Ratio"),
     ("ssd", {"Chip_No_Per_Channel": None}, "Chip_No_Per_Channel"),
+    ("ssd", {"Transaction_Scheduling_Policy": "IN_ORDER"}, "Transaction_Scheduling_Policy"),
     ("work", {"Read_Percentage": "120"}, "Read_Percentage"),
     ("work", {"Address_Distribution": "ZIPF"}, "Address_Distribution"),
     ("work", {"Percentage_of_Hot_Region": "0", "Address_Distribution": "RANDOM_HOTCOLD"}, "Percentage_of_Hot_Region"),
@@ -216,7 +218,7 @@ def test_the_command_writes_a_file_whatif_reads_and_keeps_an_existing_one(tmp_pa
     out = tmp_path / "drive.toml"
     assert main(["import-mqsim", *map(str, _inputs("S_rr4k_qd8")), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "Transaction_Scheduling_Policy = OUT_OF_ORDER" in printed and "nand.over_provisioning" in printed
+    assert "CMD_Suspension_Support = NONE" in printed and "nand.die_scheduling" in printed
     assert load_config(out).workload.queue_depth == 8
     assert main(["whatif", str(out)]) == 0
     before = out.read_text()

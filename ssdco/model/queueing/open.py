@@ -103,7 +103,7 @@ def batch_first_wait(servers: int, batch_rate: float, service: float, batch_pmf,
 
 def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float,
                bg_demand_us=None, bg_m2_us2=None, batch_excess=None, residual_factor=None,
-               batches=None, arrival_gamma=None) -> OpenSolution:
+               batches=None, arrival_gamma=None, bg_behind=None) -> OpenSolution:
     """Solve the open network.
 
     A request's transactions arrive at a station together (a batch: the fork of a multi-transaction
@@ -134,7 +134,10 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     Background work (FTL, :mod:`ssdco.network.ftl_effects`) is a second Poisson class at the same rate: it adds
     ``bg_demand_us`` per request to a station's load and ``bg_m2_us2`` (visits x E[S^2] per request) to
     its second moment; the wait is that of the mixed FCFS M/G/c station (Allen-Cunneen with the
-    mixture's residual), and the request's residence counts only its own visits.
+    mixture's residual), and the request's residence counts only its own visits. Where the background queues behind
+    the requests (``bg_behind`` per station: a reads-first die) the wait is the high class's of non-preemptive
+    priority: c - a becomes c - a_requests (M/M/c with priorities, the FCFS wait's 1 - rho replaced by 1 - rho_high;
+    Cobham, Oper. Res. 2(1), 1954, at one server).
 
     Parameters
     ----------
@@ -156,6 +159,7 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     bx = np.zeros(d.shape) if batch_excess is None else np.asarray(batch_excess, dtype=float)
     fr = (1.0 + cs2) / 2.0 if residual_factor is None else np.asarray(residual_factor, dtype=float)
     gamma = np.ones(d.shape) if arrival_gamma is None else np.asarray(arrival_gamma, dtype=float)
+    behind = np.zeros(d.shape, dtype=bool) if bg_behind is None else np.asarray(bg_behind, dtype=bool)
     util = arrival_per_us * (d + bd) / c
     stable = bool(np.all(util < 1.0))
     res = np.full(d.shape, np.inf)
@@ -177,7 +181,8 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
             if bd[k] > 0:
                 # mixture residual E[S^2] / (2 E[S]) over both classes' visits
                 m2 = v[k] * s * s * (1.0 + cs2[k]) + bm2[k]
-                wait = pw[k] * m2 / (2.0 * (d[k] + bd[k])) / (c[k] - a)
+                ahead = arrival_per_us * d[k] if behind[k] else a  # the load a request's visit queues behind
+                wait = pw[k] * m2 / (2.0 * (d[k] + bd[k])) / (c[k] - ahead)
             else:
                 wait = pw[k] * s / (c[k] - a) * fr[k]
             wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead

@@ -565,6 +565,7 @@ class RouteArrays:
     step_weight: np.ndarray = None  # per station step: fraction of base visits (operation share x probability)
     bg_demand_us: np.ndarray = None  # per station copy: background demand per request
     bg_residual_us: np.ndarray = None  # per station: background residual E[S^2] / (2 E[S])
+    bg_behind: np.ndarray = None  # per station: the background queues behind the foreground (reads-first dies)
     bg_capacity_per_us: float = math.inf  # requests/us the write buffer's background runs can sustain (5.)
     run_scv: np.ndarray = None  # per station: scv of an arrival's work, immediate feedback merged (3.)
     sibling_work: np.ndarray = None  # per station: work of a transaction queued behind its own siblings, in S (1.)
@@ -743,6 +744,7 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         pure_delay_us=pure,
         bg_demand_us=bg_demand,
         bg_residual_us=bg_res,
+        bg_behind=np.array([network.station(ld.name).reads_first for ld in loads], dtype=np.bool_),
         bg_capacity_per_us=write_buffer_capacity(network),
         run_scv=merged_run_scv(network, steps, loads),
         stage_wait_correlation=stage_wait_correlation(network, loads),
@@ -1027,8 +1029,12 @@ def _set_others_share(out, n, stripe_copies, sizes, probs):
 
 
 @nb.njit(cache=True, inline='always')
-def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait):
-    """Per-visit waits of the closed class when background work arrives at rate x * bg_demand (4.)."""
+def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, bg_behind, x, wait, p_wait):
+    """Per-visit waits of the closed class when background work arrives at rate x * bg_demand (4.). Where the
+    background queues behind the foreground (``bg_behind``: a reads-first die), a foreground visit waits for the
+    foreground ahead and for the residual of background work in service only: non-preemptive priority,
+    W_high = W_0 + rho_low R_low / (1 - rho_high) at one server (Cobham, Oper. Res. 2(1), 1954), the Erlang C
+    share P(wait) rho_low / rho over c servers, as in the FCFS term."""
     for k in range(wait0.shape[0]):
         wait[k] = wait0[k]
         p_wait[k] = p_wait0[k]
@@ -1037,7 +1043,10 @@ def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, 
             ub = min(x * bg_demand[k] / c, 0.98)
             rho = min(ub + min(util[k], 1.0), 0.98)
             pc = erlang_c(c, c * rho)
-            wait[k] = wait0[k] / (1.0 - ub) + pc * ub * bg_res[k] / (rho * c * (1.0 - rho))
+            if bg_behind[k]:
+                wait[k] = wait0[k] + pc * ub * bg_res[k] / (rho * c * (1.0 - min(util[k], 0.98)))
+            else:
+                wait[k] = wait0[k] / (1.0 - ub) + pc * ub * bg_res[k] / (rho * c * (1.0 - rho))
             p_wait[k] = min(1.0, p_wait0[k] + pc * ub / rho)
 
 
@@ -1377,7 +1386,8 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above, bg_demand, bg_res,
-              has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr):
+              bg_behind, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale,
+              stage_corr):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
     :func:`_flow_scv`). The helpers it calls are inlined: with this many array arguments, numba's call
     overhead would be about a quarter of the solve."""
@@ -1385,7 +1395,7 @@ def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, 
     _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
               sibling_queue, above, features, wait0, p_wait0, work, bg_demand)
     if has_bg:
-        _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, x, wait, p_wait)
+        _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, bg_behind, x, wait, p_wait)
     else:
         wait[:] = wait0
         p_wait[:] = p_wait0
@@ -1440,7 +1450,8 @@ def _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, 
 
 @nb.njit(cache=True)
 def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, striped, own_serial, own_serial_routed,
-                  profile, slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_capacity,
+                  profile, slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_behind,
+                  bg_capacity,
                   run_scv, sibling_work, fork_scale, stage_corr, cap_background=True, x_at=-1.0):
     k_count = svc.shape[0]
     n_steps = st.shape[0]
@@ -1513,8 +1524,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         lo = x_by_n[n - 1]
         f_lo = lo * _cycle_at(lo, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                              sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2,
-                              wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
+                              sibling_queue, above, bg_demand, bg_res, bg_behind, has_bg, profile, slack, powers,
+                              wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
             continue
@@ -1525,7 +1536,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         while True:
             f_hi = hi * _cycle_at(hi, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                                  sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack, powers,
+                                  sibling_queue, above, bg_demand, bg_res, bg_behind, has_bg, profile, slack, powers,
                                   wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
             if f_hi > 0.0 or hi >= top:
                 break
@@ -1541,8 +1552,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 mid = 0.5 * (lo + hi)
             f_mid = mid * _cycle_at(mid, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk,
                                     own_serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
-                                    siblings, sibling_queue, above, bg_demand, bg_res, has_bg, profile, slack,
-                                    powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
+                                    siblings, sibling_queue, above, bg_demand, bg_res, bg_behind, has_bg, profile,
+                                    slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale,
+                                    stage_corr) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
                 lo = mid
                 break
@@ -1563,8 +1575,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     _set_others_share(work[6 + k_count], n_max, stripe_copies, sizes, probs)
     cycle = _cycle_at(x, n_max, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes,
                       probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above,
-                      bg_demand, bg_res, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work,
-                      fork_scale, stage_corr)
+                      bg_demand, bg_res, bg_behind, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait,
+                      p_wait, work, fork_scale, stage_corr)
     residence = visits * (svc + sibling_wait + wait)
     queue = x * residence
     return x_by_n, residence, queue, p_wait, cycle
@@ -1706,7 +1718,8 @@ def _solver(arrays: RouteArrays, population: int, features: int):
                              a.step_delay_us, a.step_visits, a.step_in_block, a.step_routed, a.step_striped,
                              a.own_serial_us,
                              a.own_serial_routed_us, a.profile, a.slack, a.size_transactions, a.size_probs,
-                             a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r, cap_per_us,
+                             a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r,
+                             a.bg_behind if a.bg_behind is not None else np.zeros(k, dtype=np.bool_), cap_per_us,
                              a.run_scv if a.run_scv is not None else a.scv, sibling_work, fork_scale, stage_corr,
                              cap_background, float(x_at))
 

@@ -42,7 +42,7 @@ class RouteMva:
     def fits(self, ctx: Context, prior: Answer | None = None) -> Fit:
         if not ctx.closed:
             return Fit(False, "open workload")
-        if ctx.effort == "exact" and not ctx.network.holds:
+        if ctx.effort == "exact" and not (ctx.network.holds or ctx.network.reads_first_in_effect):
             return Fit(False, "the exact effort asks for the product form")
         return FITS
 
@@ -74,6 +74,8 @@ class ExactConvolution:
             return Fit(False, "only at the exact effort")
         if ctx.network.holds:
             return Fit(False, "a server held through a later step is not product form")
+        if ctx.network.reads_first_in_effect:
+            return Fit(False, "dies serving reads first are not product form")
         return FITS
 
     def solve(self, ctx: Context, prior: Answer | None = None) -> Answer:
@@ -107,7 +109,7 @@ class OpenMgc:
         sol = solve_open(demand, visits, ctx.servers, ctx.copies, scv, network.delay_us, x_per_us, bg_demand, bg_m2,
                          batch, residual_factors(arrays, closed_loop=False),
                          [network.copy_batches.get(name) for name in names],
-                         routed_arrival_gamma(arrays, x_per_us, demand + bg_demand))
+                         routed_arrival_gamma(arrays, x_per_us, demand + bg_demand), arrays.bg_behind)
         residence = sol.residence_us
         zero = np.zeros(len(loads))
         mean_latency = float("inf")

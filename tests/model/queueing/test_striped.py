@@ -1,6 +1,6 @@
 """A sequential stream striped over consecutive dies (``nand.sequential_allocation = "channel_first"``, ``"stripe"``
 routing): which steps it places, which solvers answer it, the caveat, the model against the DES on designs it
-answers within its tolerances (``benchmarks/striped.py`` measures random ones), the share of the others a
+answers within its tolerances (``benchmarks/semantics.py striped`` measures random ones), the share of the others a
 transaction meets at its die, and the config field's errors."""
 
 import pytest
