@@ -167,6 +167,9 @@ MEANINGS = {
     "nand.die_scheduling": "the order a die serves its queue: \"fcfs\" (arrival order) or \"reads_first\" (queued "
                            "reads ahead of programs, erases and background work, non-preemptive: MQSim's out-of-order "
                            "scheduler; import-mqsim sets it)",
+    "nand.channel_scheduling": "the order a channel serves its queue: \"fcfs\" (arrival order) or \"data_out_first\" "
+                               "(reads' waiting data-outs ahead of commands and programs' data: MQSim's ONFI NVDDR2 "
+                               "channel; import-mqsim sets it)",
     "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
                        "copies or erases; endurance figures stay the steady state's)",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",

@@ -131,7 +131,8 @@ def trust_caveats(network: Network, buffer_wait_share: float, scheduled: bool = 
     ``FLOW_CORRECTION_CAVEAT_SHARE`` or more (``flow_share``; None: not checked). ``scheduled``: a solver that
     follows the requests one by one answered (no route-MVA caveat then); ``bottleneck``: its name and utilisation;
     ``buffer_wait_share``: the share of the latency spent waiting for the write buffer. Empty where none applies."""
-    out = _buffer_caveats(network, buffer_wait_share) + _striped_caveats(network) + _reads_first_caveats(network)
+    out = (_buffer_caveats(network, buffer_wait_share) + _striped_caveats(network) + _reads_first_caveats(network)
+           + _step_order_caveats(network))
     deterministic = all(step.scv == 0.0 for step in network.steps)
     if scheduled or network.queue_depth is None:
         return out
@@ -170,6 +171,19 @@ def _reads_first_caveats(network: Network) -> tuple[str, ...]:
     return ("dies serve reads ahead of programs: the model puts the write buffer's programs behind the reads but "
             "keeps foreground writes in the reads' queue; at busy dies it can be off the DES by more than its "
             "tolerances, either way (benchmarks/semantics.py reads-first measures it)",)
+
+
+def _step_order_caveats(network: Network) -> tuple[str, ...]:
+    """The sentence for a station serving some visits behind the others (``Step.behind``: a channel carrying the
+    reads' data-out ahead of commands and programs' data, ``nand.channel_scheduling = "data_out_first"``): the
+    mean-value solvers take the station first come first served. Its effect in the DES comes from convoys: a held
+    die waits for its command behind a burst of data-outs, and dies with deterministic array times then finish in
+    bursts (docs/mqsim.md measures the model against the DES on MQSim's drives)."""
+    if not network.step_order_in_effect:
+        return ()
+    return ("the channel carries reads' data ahead of commands and programs' data: the model takes it first come "
+            "first served, so at busy dies, where the DES's held dies fall into convoys behind the data-outs, the "
+            "model's IOPS can be high by more than its tolerances (docs/mqsim.md measures it)",)
 
 
 def _buffer_caveats(network: Network, buffer_wait_share: float) -> tuple[str, ...]:

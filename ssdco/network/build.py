@@ -80,7 +80,8 @@ class Step:
     ``hold_through``: the label of a later step of the same job in the same fork-join block (no background step
     between); the server this step used stays busy, without serving anyone else, until the job has finished
     (or skipped) that step: a die whose page register holds a read's data until its transfer on the channel
-    ends. Empty: the server is free when the service ends.
+    ends. Empty: the server is free when the service ends. ``behind``: the operations whose visits queue behind the
+    station's other waiting visits (a channel's commands behind the reads' data-outs).
     """
 
     label: str
@@ -98,6 +99,9 @@ class Step:
     follow: bool = False  # reuse the job's previous probability draw (nested events)
     background: bool = False  # done by a background clone; the job does not wait for it
     hold_through: str = ""  # label of a later step: the server stays busy until the job has done that one too
+    # which operations' visits ("read", "write", "both"; "": none) queue behind the station's other waiting visits
+    # (a second queue, first come first served, non-preemptive)
+    behind: str = ""
 
 
 @dataclass(frozen=True)
@@ -212,6 +216,31 @@ class Network:
             if st.routing == "stripe" or (st.routing == "die_channel" and die_from_stripe and not st.per_request):
                 out.add(i)
         return frozenset(out)
+
+    @cached_property
+    def behind_in_effect(self) -> bool:
+        """Whether some station serves part of its visits ahead of the others: dies serving reads first
+        (:attr:`reads_first_in_effect`), or a station where some visits queue behind (``Step.behind``) and others do
+        not. Solvers that run first-come-first-served queues decline such a network."""
+        return self.reads_first_in_effect or self.step_order_in_effect
+
+    @cached_property
+    def step_order_in_effect(self) -> bool:
+        """Whether some station serves visits of both kinds: those that queue behind (``Step.behind``) and those
+        that do not."""
+        for st in self.stations:
+            classes = set()
+            for s in self.steps:
+                if s.station != st.name or self.op_weight(s) <= 0:
+                    continue
+                ops = ("read", "write") if s.ops == "both" else (s.ops,)
+                for op in ops:
+                    if (op == "read" and self.read_fraction <= 0) or (op == "write" and self.read_fraction >= 1):
+                        continue
+                    classes.add(s.behind in (op, "both"))
+            if len(classes) > 1:
+                return True
+        return False
 
     @cached_property
     def reads_first_in_effect(self) -> bool:
@@ -620,14 +649,19 @@ def _nand_steps(nand, transfer_us: float, nscv: float, ops: str, routing: str = 
     """A transaction's NAND steps: the array operation at its die (picked by ``routing``), then the transfer on the
     die's channel; held through that transfer with ``nand.die_held_through_transfer``. With ``nand.command_us``
     (which needs the hold) the die is picked and held first, its command and address cycles go over its channel,
-    then the array operation runs (a delay: the die is already held), then the transfer."""
+    then the array operation runs (a delay: the die is already held), then the transfer. With
+    ``nand.channel_scheduling = "data_out_first"`` the commands and the programs' data queue behind the reads' data
+    (``Step.behind``)."""
     hold = "nand_transfer" if nand.die_held_through_transfer else ""
-    xfer = Step("nand_transfer", "channel", False, transfer_us, transfer_us, scv=nscv, routing="die_channel", ops=ops)
+    out_first = nand.channel_scheduling == "data_out_first"
+    xfer = Step("nand_transfer", "channel", False, transfer_us, transfer_us, scv=nscv, routing="die_channel", ops=ops,
+                behind="write" if out_first else "")
     if nand.command_us <= 0.0:
         return [Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing=routing,
                      ops=ops, hold_through=hold), xfer]
     return [Step("nand_die", "die", False, 0.0, 0.0, routing=routing, ops=ops, hold_through=hold),
-            Step("nand_command", "channel", False, nand.command_us, nand.command_us, routing="die_channel", ops=ops),
+            Step("nand_command", "channel", False, nand.command_us, nand.command_us, routing="die_channel", ops=ops,
+                 behind="both" if out_first else ""),
             Step("nand_array", None, False, nand.t_read_us, nand.t_prog_us, scv=nscv, ops=ops), xfer]
 
 
@@ -690,16 +724,17 @@ def _ftl_steps(config: Config, fx, transfer: float) -> tuple[list[Step], list[St
     slots = fx.write_buffer_slots
     write_through = slots == 0  # no buffer: every write waits for its own NAND work
 
-    def bg(label: str, station: str, count: float, t_us: float, routing: str) -> None:
+    def bg(label: str, station: str, count: float, t_us: float, routing: str, behind: str = "") -> None:
         if count <= 0:
             return
         p = min(1.0, count)
         svc = t_us * count / p  # more than one operation per write: done back to back
         background.append(Step(label, station, False, svc, svc, scv=nscv, routing=routing, ops="write",
-                               probability=p, background=not write_through))
+                               probability=p, background=not write_through, behind=behind))
 
     bg("bg_program", "die", fx.bg_programs, nand.t_prog_us, "uniform")
     bg("bg_read", "die", fx.bg_reads, nand.t_read_us, "uniform")
     bg("bg_erase", "die", fx.bg_erases, nand.t_erase_us, "uniform")
-    bg("bg_transfer", "channel", fx.bg_transfers_units, transfer, "die_channel")
+    bg("bg_transfer", "channel", fx.bg_transfers_units, transfer, "die_channel",
+       "write" if nand.channel_scheduling == "data_out_first" else "")  # a program's data, behind the reads' data
     return mapping_steps, background, slots, "read"  # writes end at the DRAM buffer; their NAND work is background

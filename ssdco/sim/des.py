@@ -11,11 +11,11 @@ against the analytic solvers station by station:
   consecutive per-transaction steps is a fork-join block: the request forks into its T transactions, each
   walks the block on its own, and the request continues after the block once all T have finished.
 * **A step at a station**: the job joins the single FCFS queue of one copy of the station (every step
-  visiting that station shares its servers and its queue; at a ``reads_first`` station a read request's jobs
-  go ahead of every queued job of a write request or of the write buffer's background work, FCFS within each,
-  without preempting one in service), is served, frees the server, then waits the
-  step's ``delay_us`` holding no server (pipeline tail), then moves on. A station-less step is a pure delay
-  (infinite server) of a sampled service time plus ``delay_us``.
+  visiting that station shares its servers and its queue; a job that queues behind, ``Step.behind`` for its
+  operation or a write request's or background job at a ``reads_first`` station, waits in a second queue that the
+  station serves only when the first is empty, FCFS within each, without preempting one in service), is served,
+  frees the server, then waits the step's ``delay_us`` holding no server (pipeline tail), then moves on. A
+  station-less step is a pure delay (infinite server) of a sampled service time plus ``delay_us``.
 * **Service time** mean = ``read_us`` or ``write_us`` + ``per_byte_us`` x request bytes for per-request
   steps. Per-transaction steps use 0 bytes, exactly as :meth:`Network.step_moments` (the analytic
   model's input) does. ``scv == 0`` gives a deterministic time; otherwise ``service_family`` decides:
@@ -164,7 +164,7 @@ class CompiledNetwork:
     step_isdie: np.ndarray = None  # the step's station is a die ("die" kind): counted as a NAND operation
     bg_slots: int = 0
     step_hold: np.ndarray = None  # index of the step through which the step holds its server, -1: none
-    unit_reads_first: np.ndarray = None  # per station copy: reads' jobs go ahead of writes' (Station.reads_first)
+    step_behind: np.ndarray = None  # per step: which operations' jobs queue behind the others (BEHIND_CODES)
 
 
 def _fail(msg: str) -> DesError:
@@ -221,8 +221,8 @@ def step_labels(steps) -> tuple[str, ...]:
 
 def _check_step(i: int, st, index: dict[str, int], names: tuple[str, ...]) -> None:
     """Raise DesError unless step ``i`` has finite non-negative times (us) and scv, a known routing that a
-    station-less step does not use, a known station, known operations, a probability in [0, 1], and is at a
-    station and per transaction where it is a background step."""
+    station-less step does not use, a known station, known operations, a probability in [0, 1], a known
+    ``behind``, and is at a station and per transaction where it is a background step."""
     where = f"step {i} ({st.label!r})"
     for attr in ("read_us", "write_us", "per_byte_us", "scv", "delay_us"):
         v = float(getattr(st, attr))
@@ -236,6 +236,8 @@ def _check_step(i: int, st, index: dict[str, int], names: tuple[str, ...]) -> No
         raise _fail(f"{where}: a station-less (pure delay) step cannot have routing {st.routing!r}")
     if st.ops not in ("both", "read", "write"):
         raise _fail(f"{where}: ops must be 'both', 'read' or 'write', got {st.ops!r}")
+    if st.behind not in BEHIND_CODES:
+        raise _fail(f"{where}: behind must be one of {tuple(BEHIND_CODES)}, got {st.behind!r}")
     if not 0.0 <= float(st.probability) <= 1.0:
         raise _fail(f"{where}: probability must be in [0, 1], got {st.probability}")
     if st.background and (st.per_request or st.station is None):
@@ -365,6 +367,23 @@ def _workload(network: Network) -> tuple[bool, int, float]:
     return closed, qd, iops
 
 
+BEHIND_CODES = {"": 0, "read": 1, "write": 2, "both": 3}  # Step.behind; a job of operation op (0 read, 1 write)
+# queues behind where the code is 3 or op + 1
+
+
+def _behind(network: Network) -> np.ndarray:
+    """Per step, the operations whose jobs queue behind the station's other waiting jobs: ``Step.behind``, and at a
+    ``reads_first`` station a write's jobs and background work."""
+    first = {st.name for st in network.stations if st.reads_first}
+    codes = []
+    for st in network.steps:
+        code = BEHIND_CODES[st.behind]
+        if st.station in first:
+            code |= 3 if st.background else 2
+        codes.append(code)
+    return np.array(codes, dtype=np.int64)
+
+
 def compile_network(network: Network, service_family: str = "auto") -> CompiledNetwork:
     """Validate ``network`` and flatten it into arrays for the event loop."""
     if service_family not in SERVICE_FAMILIES:
@@ -405,8 +424,7 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
         step_block_end=block_end, unit_servers=unit_servers, unit_station=unit_station, size_cdf=cdf,
         size_transactions=trans, tx_pool=tx_pool, read_fraction=rf, closed=closed, queue_depth=qd,
         arrival_iops=iops, step_ops=ops, step_prob=prob, step_follow=follow, step_bg=bgm, step_bgend=bgend,
-        step_isdie=isdie, bg_slots=bg_slots, step_hold=hold,
-        unit_reads_first=np.repeat(np.array([x.reads_first for x in stations], dtype=np.bool_), copies))
+        step_isdie=isdie, bg_slots=bg_slots, step_hold=hold, step_behind=_behind(network))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -473,7 +491,7 @@ def _run(target, ist, fst,
          tr_start, tr_end, tr_fork, tr_T, tr_txend, tr_txdie,
          step_ops, step_prob, step_follow, step_bg, step_bgend, step_isdie,
          j_u, j_sync, j_admit, j_nand, c_op, bg_stack, nand_hist, hist_r,
-         step_hold, unit_station, j_hold_u, j_hold_end, unit_rf, u_head2, u_tail2):
+         step_hold, unit_station, j_hold_u, j_hold_end, step_behind, u_head2, u_tail2):
     """Process events until ``target`` requests have completed (all state in the arrays)."""
     if target <= ist[I_COMPLETED]:
         return
@@ -642,7 +660,7 @@ def _run(target, ist, fst,
                 d = _sample(step_fam[s], step_mean[s, op, sz], step_mu[s, op, sz], step_sigma[s])
                 hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | j)
                 seq += 1
-            elif unit_rf[u] and (op == 1 or j >= BG0):  # a write's or background job at a reads-first copy
+            elif step_behind[s] == 3 or step_behind[s] == op + 1:  # behind every job in the first queue
                 j_next[j] = -1
                 if u_tail2[u] < 0:
                     u_head2[u] = j
@@ -1031,7 +1049,7 @@ class _State:
             self.tr_start, self.tr_end, self.tr_fork, self.tr_T, self.tr_txend, self.tr_txdie,
             cn.step_ops, cn.step_prob, cn.step_follow, cn.step_bg, cn.step_bgend, cn.step_isdie,
             self.j_u, self.j_sync, self.j_admit, self.j_nand, self.c_op, self.bg_stack, self.nand_hist, self.hist_r,
-            cn.step_hold, cn.unit_station, self.j_hold_u, self.j_hold_end, cn.unit_reads_first, self.u_head2,
+            cn.step_hold, cn.unit_station, self.j_hold_u, self.j_hold_end, cn.step_behind, self.u_head2,
             self.u_tail2)
 
 

@@ -24,6 +24,7 @@ from ssdco.errors import MISSING, ConfigError
 from ssdco.ftl.mapping_cache import full_mapping_table_bytes
 from ssdco.spec.schema import (
     CACHE_GRANULARITIES,
+    CHANNEL_SCHEDULINGS,
     DIE_SCHEDULINGS,
     DRIVE_STATES,
     FTL_MAPPINGS,
@@ -188,6 +189,7 @@ def _parse_nand(r: _Reader) -> NandSpec:
         command_us=r.number("command_us", 0.0, lo=0),
         sequential_allocation=r.string("sequential_allocation", "random", choices=SEQUENTIAL_ALLOCATIONS),
         die_scheduling=r.string("die_scheduling", "fcfs", choices=DIE_SCHEDULINGS),
+        channel_scheduling=r.string("channel_scheduling", "fcfs", choices=CHANNEL_SCHEDULINGS),
     )
     if spec.command_us > 0 and not spec.die_held_through_transfer:
         raise r.error("command_us", spec.command_us, "0 unless nand.die_held_through_transfer = true (the command "

@@ -18,7 +18,9 @@ The mapping (MQSim's units: ns, bytes, 512 B sectors, MT/s, GB/s per lane):
   tWB + tRR = 0.29 us, a program's tCS + 6 tWC + tADL + tWPST + tWPSTH + tWB = 0.361 us; their mean over the
   flow's reads and writes), with the die held through its data transfer as MQSim's chip is; a die serves its
   queued reads ahead of its programs and erases (``nand.die_scheduling = "reads_first"``), as MQSim's transaction
-  schedulers do.
+  schedulers do, and a channel carries the reads' waiting data-outs ahead of new commands and programs' data
+  (``nand.channel_scheduling = "data_out_first"``): MQSim's ONFI channel tells the scheduler it is idle only once
+  no data-out waits (src/ssd/NVM_PHY_ONFI_NVDDR2.cpp).
 * Allocation: a channel-first ``Plane_Allocation_Scheme`` (CWDP, CWPD, CDWP, ...) stripes a sequential stream's
   pages over consecutive channels (``nand.sequential_allocation = "channel_first"``); other orders are taken as
   random dies, said in the notes.
@@ -296,6 +298,10 @@ def _die_scheduling(ssd: _Xml, nand: dict[str, Any], notes: list) -> None:
     nand["die_scheduling"] = "reads_first"
     notes.append(("nand.die_scheduling", f"reads_first: MQSim's {policy} scheduler serves a chip's queued reads ahead "
                                          f"of its programs and erases"))
+    nand["channel_scheduling"] = "data_out_first"
+    notes.append(("nand.channel_scheduling", "data_out_first: MQSim's channel carries the waiting data-outs of reads "
+                                             "before its scheduler may send a chip a new command (or a program's "
+                                             "data)"))
 
 
 def _sequential_allocation(ssd: _Xml, nand: dict[str, Any], notes: list) -> None:

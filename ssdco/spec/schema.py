@@ -59,6 +59,9 @@ class NandSpec:
     # the order a die serves its queue: "fcfs" (arrival order) or "reads_first" (reads ahead of programs and erases,
     # non-preemptive: MQSim's out-of-order transaction scheduler)
     die_scheduling: str = "fcfs"
+    # the order a channel serves its queue: "fcfs" (arrival order) or "data_out_first" (the data-out of reads whose
+    # array work is done ahead of commands and programs' data: MQSim's ONFI NVDDR2 channel)
+    channel_scheduling: str = "fcfs"
 
     @property
     def dies(self) -> int:
@@ -197,6 +200,7 @@ class Workload:
 
 SEQUENTIAL_ALLOCATIONS = ("random", "channel_first")
 DIE_SCHEDULINGS = ("fcfs", "reads_first")
+CHANNEL_SCHEDULINGS = ("fcfs", "data_out_first")
 FTL_MAPPINGS = ("full", "dftl", "partitioned")
 GC_POLICIES = ("greedy", "fifo")
 DRIVE_STATES = ("steady", "fresh")

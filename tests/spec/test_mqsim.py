@@ -89,6 +89,7 @@ def test_the_pm9a3_like_drive_maps_one_to_one():
     assert nand["die_held_through_transfer"] is True  # MQSim's chip is busy until its data-out ends
     assert nand["command_us"] == pytest.approx(0.29) and "sequential_allocation" not in nand
     assert nand["die_scheduling"] == "reads_first"  # MQSim's OUT_OF_ORDER scheduler serves reads first
+    assert nand["channel_scheduling"] == "data_out_first"  # its channel carries waiting data-outs before commands
     assert all(m["cycles"] == 0.0 for m in d["modules"].values())
 
 

@@ -83,9 +83,9 @@ def _stage_of(network: Network, st: Station) -> RoutedStage | None:
 def routed_stages(network: Network) -> tuple[RoutedStage, ...]:
     """The die and channel stations of ``network`` that the stage describes (see the module
     docstring), dies first: with both, the stage is the dies feeding their channels; empty for an open
-    workload, for dies serving reads first (``Network.reads_first_in_effect``), and for a die held through a step
-    other than its channel's transfer."""
-    if network.queue_depth is None or network.reads_first_in_effect:
+    workload, where a station serves some visits ahead of others (``Network.behind_in_effect``), and for a die held
+    through a step other than its channel's transfer."""
+    if network.queue_depth is None or network.behind_in_effect:
         return ()
     found = [stage for st in network.stations if st.kind in ROUTED_KINDS
              for stage in [_stage_of(network, st)] if stage is not None]

@@ -42,7 +42,7 @@ class RouteMva:
     def fits(self, ctx: Context, prior: Answer | None = None) -> Fit:
         if not ctx.closed:
             return Fit(False, "open workload")
-        if ctx.effort == "exact" and not (ctx.network.holds or ctx.network.reads_first_in_effect):
+        if ctx.effort == "exact" and not (ctx.network.holds or ctx.network.behind_in_effect):
             return Fit(False, "the exact effort asks for the product form")
         return FITS
 
@@ -74,8 +74,9 @@ class ExactConvolution:
             return Fit(False, "only at the exact effort")
         if ctx.network.holds:
             return Fit(False, "a server held through a later step is not product form")
-        if ctx.network.reads_first_in_effect:
-            return Fit(False, "dies serving reads first are not product form")
+        if ctx.network.behind_in_effect:
+            return Fit(False, "a station serving some visits ahead of others (reads first, data out first) is not "
+                              "product form")
         return FITS
 
     def solve(self, ctx: Context, prior: Answer | None = None) -> Answer:

@@ -80,8 +80,9 @@ class MarkovChain:
             return Fit(False, "a server held through a later step (the chain's states do not hold one)")
         if ctx.network.striped_steps:
             return Fit(False, "a sequential stream striped over the dies (the chain draws each die at random)")
-        if ctx.network.reads_first_in_effect:
-            return Fit(False, "dies serving reads first (the chain's queues are first come first served)")
+        if ctx.network.behind_in_effect:
+            return Fit(False, "a station serving some visits ahead of others, reads first or data out first (the "
+                              "chain's queues are first come first served)")
         if not chain_runs(ctx):
             return Fit(False, f"not at the {ctx.effort} effort")
         if ctx.effort == "fast" and ctx.network.queue_depth > FAST_CHAIN_MAX_QUEUE_DEPTH:

@@ -57,8 +57,9 @@ class PlatoonStage:
             return Fit(False, "closed workloads at the full or fast effort")
         if ctx.network.holds:
             return Fit(False, "a server held through a later step (the platoon stage's stations do not hold one)")
-        if ctx.network.reads_first_in_effect:
-            return Fit(False, "dies serving reads first (the platoon stage does not run such a network)")
+        if ctx.network.behind_in_effect:
+            return Fit(False, "a station serving some visits ahead of others, reads first or data out first (the "
+                              "platoon stage's queues are first come first served)")
         # a striped stream is outside the chain's domain, which at queue depth 2-5 is where the chain outgrew
         without_chain = ctx.trace.chain_outgrown or bool(ctx.network.striped_steps)
         if ctx.deterministic and stage_answers(ctx.network, ctx.bottleneck, without_chain):
