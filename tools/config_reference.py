@@ -200,6 +200,9 @@ MEANINGS = {
     "dram.stream_energy_pj_per_bit": "energy per bit of data streamed through the DRAM buffer",
     "dram.data_passes_per_io": "times each request's data passes through DRAM",
     "dram.cost_per_gib": "relative cost per GiB (optimize)",
+    "nand.cost_per_channel": "relative cost per channel (optimize, [optimizer.nand] options): the controller's "
+                             "channel, its PHY and ECC engine",
+    "nand.cost_per_die": "relative cost per NAND die (optimize, [optimizer.nand] options)",
     "workload.preset": "\"jesd219\": the JEDEC enterprise transfer-size mix and address skew",
     "workload.read_fraction": "share of requests that read",
     "workload.request_size_kib": "request size, or a size mix",
@@ -252,6 +255,10 @@ MEANINGS = {
     "optimizer.min_life_years": "reject mapping options whose flash wears out sooner at the target",
     "optimizer.dram.mappings": "mapping options to search",
     "optimizer.dram.cache_fractions": "cache fractions to search (dftl, partitioned)",
+    "optimizer.nand.channels": "channel counts to search",
+    "optimizer.nand.ways_per_channel": "chips per channel to search",
+    "optimizer.nand.dies_per_chip": "dies per chip to search",
+    "optimizer.nand.planes_per_die": "planes per die to search",
 }
 
 #: Descriptions of the tables that have no dataclass of their own.
@@ -618,13 +625,14 @@ def optimizer_tables() -> dict[str, Table]:
             f.kind = "list of strings"
             f.default = {"core_specs": "every [core_specs] entry",
                          "hardware_modules": "every module with [accelerator_specs]"}.get(key, f.default)
-        elif name == "get" and owner in ("raw", "dram") and len(node.args) > 1 and key not in ("dram", "optimizer"):
+        elif (name == "get" and owner in ("raw", "dram") and len(node.args) > 1
+              and key not in ("dram", "nand", "optimizer")):
             f = fld(f"dram.{key}" if owner == "dram" else key)
             if f.default == "required":
                 f.default = _text(node.args[1], ns)
             if owner == "dram":
                 f.kind = "list"
-        elif name in ("err", "error") and len(node.args) >= 3 and key != "dram":
+        elif name in ("err", "error") and len(node.args) >= 3 and key not in ("dram", "nand"):
             allow(fld(key), _text(node.args[2], ns, True))
     life = fld("min_life_years")
     life.kind = life.kind or "number"
@@ -632,7 +640,15 @@ def optimizer_tables() -> dict[str, Table]:
         dram.fields["cache_fractions"].default = "[the [ftl] cache_fraction], or [0.25] with mapping = \"full\""
     if dram.fields.get("mappings"):
         dram.fields["mappings"].default = "[" + ", ".join(f'"{m}"' for m in spec_module.FTL_MAPPINGS) + "]"
-    return {"optimizer": opt, "optimizer.dram": dram}
+    nand = Table("optimizer.nand", True, "NAND-geometry options `optimize` searches: every combination of the "
+                                         "listed values (a field left out stays as configured), at the configured "
+                                         "raw capacity, costing `nand.cost_per_channel` and `nand.cost_per_die`.")
+    for key in space_module.NAND_OPTION_KEYS:
+        f = Field(table=nand.path, key=key)
+        f.kind, f.default = "list", "as configured in [nand]"
+        f.allowed.append(f"expected a non-empty list of integers from 1 to {space_module.NAND_OPTION_MAX[key]}")
+        nand.fields[key] = f
+    return {"optimizer": opt, "optimizer.dram": dram, "optimizer.nand": nand}
 
 
 # --------------------------------------------------------------------------------------------------

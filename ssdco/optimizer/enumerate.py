@@ -107,7 +107,7 @@ def enumerate_space(space: DesignSpace, coef: Coefficients | None = None) -> Des
     fixed_util = float(np.max(coef.fixed_demand_us / coef.fixed_servers / US_PER_S, initial=0.0))
     return DesignTable(
         coef=coef, stations=st,
-        cost=cost[st].sum(axis=1) + coef.dram_cost,
+        cost=cost[st].sum(axis=1) + coef.device_cost,
         idle_mw=idle[st].sum(axis=1),
         busy_mw_per_iops=busy[st].sum(axis=1),
         zero_load_us=coef.fixed_path_us + path[st].sum(axis=1),  # one request's own path (problem.py)

@@ -197,11 +197,11 @@ def _power_terms(model: LinearModel, ys, hs) -> list:
 
 
 def _cost_terms(model: LinearModel, ys, hs, one) -> list:
-    """Cost of each column and of the DRAM, as (variable, coefficient) terms."""
+    """Cost of each column and the fixed cost (DRAM, NAND geometry), as (variable, coefficient) terms."""
     c = model.coef
     terms = [(ys[j], float(c.g_cost[j])) for j in range(len(ys))]
     terms += [(hs[i], float(c.h_cost[i])) for i in range(len(hs))]
-    terms += [(one, c.dram_cost)]
+    terms += [(one, c.device_cost)]
     return terms
 
 

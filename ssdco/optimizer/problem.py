@@ -199,7 +199,7 @@ class Coefficients:
     h_path_us: np.ndarray
     dram_background_mw: float
     dram_mw_per_iops: float
-    dram_cost: float
+    device_cost: float  # the fixed cost: the DRAM's and the NAND geometry's (NandSpec.cost)
     group_index: Mapping[Group, int] = field(repr=False)
     hw_index: Mapping[tuple[str, int], int] = field(repr=False)
 
@@ -322,7 +322,7 @@ def _fixed_columns(base: Network) -> dict:
 
 def _dram_columns(space: DesignSpace, base: Network) -> dict:
     """The :class:`Coefficients` fields of the DRAM: its power from power.py itself (intercept and slope of a
-    linear function of the I/O rate) and its cost."""
+    linear function of the I/O rate), and the device's fixed cost (the DRAM's and the NAND geometry's)."""
     cfg = space.config
     busy0: dict[str, float] = {}
     probe_groups = tuple(CoreGroup(m, space.options.core_specs[0], 1, (m,)) for m in MODULES)
@@ -332,7 +332,7 @@ def _dram_columns(space: DesignSpace, base: Network) -> dict:
     p0 = compute_power(probe_cfg, base, 0.0, busy0, dram_size_gib=dram_gib).dram_mw
     p1 = compute_power(probe_cfg, base, US_PER_S, busy0, dram_size_gib=dram_gib).dram_mw
     return {"dram_background_mw": float(p0), "dram_mw_per_iops": float((p1 - p0) / US_PER_S),
-            "dram_cost": float(dram_gib * cfg.dram.cost_per_gib)}
+            "device_cost": float(dram_gib * cfg.dram.cost_per_gib + cfg.nand.cost)}
 
 
 def build_coefficients(space: DesignSpace) -> Coefficients:
@@ -379,10 +379,10 @@ class LinearModel:
         return Design.make((self.coef.groups[j] for j in cols), [self.coef.hw[i] for i in hws])
 
     def cost(self, design: Design) -> float:
-        """Cost of ``design`` (cores, accelerators with development, DRAM)."""
+        """Cost of ``design`` (cores, accelerators with development, DRAM and NAND geometry)."""
         cols, hws = self.selection(design)
         return float(sum(self.coef.g_cost[j] for j in cols) + sum(self.coef.h_cost[i] for i in hws)
-                     + self.coef.dram_cost)
+                     + self.coef.device_cost)
 
     def evaluate(self, design: Design) -> Evaluation:
         """Cost and signed slack vector of ``design`` (feasible <=> all slacks >= 0)."""

@@ -92,7 +92,7 @@ from ssdco.optimizer import ilp
 from ssdco.optimizer.enumerate import DesignTable, ParetoPoint, enumerate_space, linear_feasible, linear_optimum, pareto
 from ssdco.optimizer.problem import US_PER_S, Evaluation, LinearModel, Targets, make_targets, row_family
 from ssdco.optimizer.space import Design, DesignSpace
-from ssdco.spec import Budgets, Config
+from ssdco.spec import MODULES, Budgets, Config, Controller, CoreGroup
 
 REL_STEP = 1e-3  # how far past a threshold the "becomes" re-solve looks (relative)
 BISECT_REL_TOL = 5e-3
@@ -321,7 +321,8 @@ def _fmt_num(x: float | None, digits: int) -> str:
 
 @dataclass(frozen=True)
 class DeviceOption:
-    """One mapping option of ``[optimizer.dram]``: its DRAM consequence and the best design it allows."""
+    """One device option (a ``[optimizer.nand]`` geometry and/or an ``[optimizer.dram]`` mapping option): its NAND
+    and DRAM consequences and the best design it allows."""
 
     name: str
     mapping: str
@@ -336,6 +337,11 @@ class DeviceOption:
     pick: Design | None
     iops: float | None  # analytic IOPS of the pick
     note: str
+    channels: int = 0  # the NAND geometry
+    ways_per_channel: int = 0
+    dies_per_chip: int = 0
+    planes_per_die: int = 0
+    nand_cost: float = 0.0  # NandSpec.cost, part of ``cost``
 
 
 @dataclass
@@ -651,11 +657,12 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
              cross_check: bool | None = None, max_p99_us: float | None = None) -> OptimizeResult:
     """Find the cheapest controller design meeting the IOPS/latency target and the power budgets.
 
-    With ``[optimizer.dram]`` (or ``options["dram"]``) the mapping option and cache fraction are decisions
-    too: every device variant (:func:`ssdco.optimizer.space.device_variants`) is solved, variants whose
-    lifetime at the target is below ``min_life_years`` are rejected, and the cheapest verified pick over
-    all variants wins (ties: the earlier variant); ``device_options`` reports each variant's DRAM size,
-    DRAM power, WAF, lifetime and best design.
+    With ``[optimizer.nand]`` (or ``options["nand"]``) the NAND geometry, and with ``[optimizer.dram]`` (or
+    ``options["dram"]``) the mapping option and cache fraction are decisions too: every device variant
+    (:func:`ssdco.optimizer.space.device_variants`) is solved, variants whose lifetime at the target is below
+    ``min_life_years`` are rejected, and the cheapest verified pick over all variants wins (ties: the earlier
+    variant); ``device_options`` reports each variant's geometry, NAND cost, DRAM size, DRAM power, WAF, lifetime
+    and best design.
 
     Parameters
     ----------
@@ -689,8 +696,14 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
               max_latency_us=max_latency_us, explain=explain, pareto_front=pareto_front, cross_check=cross_check,
               max_p99_us=max_p99_us)
     if len(space.device_variants) == 1 and space.options.min_life_years <= 0:
-        return _optimize_device(config, options=options, **kw)
+        # one device option: the variant's config (a one-value [optimizer.nand] or [optimizer.dram] list set it)
+        return _optimize_device(space.device_variants[0].config, options=_without_device_tables(options), **kw)
     return _optimize_variants(space, options, kw)
+
+
+def _without_device_tables(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` without the device-option tables (``dram``, ``nand``), which the variants have resolved."""
+    return {k: v for k, v in (options or {}).items() if k not in ("dram", "nand")}
 
 
 def _mapping_fields(cfg: Config, fx) -> dict[str, Any]:
@@ -700,6 +713,13 @@ def _mapping_fields(cfg: Config, fx) -> dict[str, Any]:
             "cache_fraction": cfg.ftl.cache_fraction if cfg.ftl else 1.0,
             "dram_size_gib": fx.dram_size_gib if fx else cfg.dram.size_gib,
             "waf": fx.waf_total if fx else 1.0, "mapping_hit_ratio": fx.mapping_hit_ratio if fx else 1.0}
+
+
+def _geometry_fields(cfg: Config) -> dict[str, Any]:
+    """A :class:`DeviceOption`'s NAND geometry fields and the geometry's cost."""
+    n = cfg.nand
+    return {"channels": n.channels, "ways_per_channel": n.ways_per_channel, "dies_per_chip": n.dies_per_chip,
+            "planes_per_die": n.planes_per_die, "nand_cost": n.cost}
 
 
 def _device_option(name: str, cfg: Config, r: OptimizeResult, min_life: float) -> DeviceOption:
@@ -722,7 +742,8 @@ def _device_option(name: str, cfg: Config, r: OptimizeResult, min_life: float) -
     if r.feasible and life < min_life:
         note = f"lifetime {life:.3g} years at {t.target_iops:,.0f} IOPS < min_life_years {min_life:g}"
     return DeviceOption(
-        name=name, **_mapping_fields(cfg, fx), dram_power_mw=float(dram_mw), life_years=float(life), feasible=ok,
+        name=name, **_mapping_fields(cfg, fx), **_geometry_fields(cfg), dram_power_mw=float(dram_mw),
+        life_years=float(life), feasible=ok,
         cost=r.cost if ok else None, pick=r.pick if ok else None,
         iops=(r.verdict.analytic.iops if ok and r.verdict is not None else None), note=note)
 
@@ -737,19 +758,55 @@ def _best_device_option(results: list[tuple[DeviceOption, OptimizeResult]]):
                f"(DRAM {row.dram_size_gib:.3g} GiB, {row.dram_power_mw:,.0f} mW).")
         return row, best, msg
     row, best = results[0]
-    msg = f"no mapping option qualifies; first option ({row.name}): {row.note}"
+    msg = f"no device option qualifies; first option ({row.name}): {row.note}"
     best = replace(best, pick=None, status="infeasible" if best.status == "optimal" else best.status,
                    cost=None, verdict=None, linear=None)
     return row, best, msg
 
 
+def device_only_iops(config: Config) -> float:
+    """IOPS of ``config``'s device with no firmware time (every module 0 cycles, no memory stall, on one core):
+    what the host link, the dies and the channels sustain at the queue depth, an upper bound on every controller
+    design's IOPS (the analytic model at the ``screen`` effort)."""
+    modules = {m: replace(spec, cycles=0.0, memory_stall_us=0.0, service_us={})
+               for m, spec in config.modules.items()}
+    spec = next(iter(config.core_specs))
+    free = replace(config, modules=modules).with_controller(
+        Controller("device-only", "no firmware time", (CoreGroup("all", spec, 1, MODULES),), {}))
+    return evaluate(free, effort="screen").iops
+
+
+def _device_capped(config: Config, targets: Targets, cap_iops: float, seconds: float) -> OptimizeResult:
+    """The result for a device variant whose device alone sustains ``cap_iops`` < the target: no design searched."""
+    space = DesignSpace.from_config(config, {})
+    message = (f"the device alone sustains {cap_iops:,.0f} IOPS at queue depth {targets.queue_depth} (no firmware "
+               f"time), below the target {targets.target_iops:,.0f}: no controller design meets it")
+    return OptimizeResult(
+        config=config, space=space, targets=targets, status="infeasible", message=message, pick=None, cost=None,
+        cost_breakdown={}, linear=None, verdict=None, runners_up=(), binding=(), infeasibility=None,
+        sensitivity=None, cross_check=None, pareto=None, pareto_seconds=None, history=(), space_size=space.size(),
+        solver="none", solve_seconds=seconds, time_to_optimum_seconds=None, timing={"device_bound_seconds": seconds})
+
+
+def _optimize_variant(config: Config, options: dict[str, Any], kw: dict) -> OptimizeResult:
+    """:func:`_optimize_device` for one device variant, unless the device alone misses the IOPS target
+    (:func:`device_only_iops`): then the variant is infeasible at once and says why."""
+    t0 = time.perf_counter()
+    target_kw = {k: kw[k] for k in ("min_iops", "core_power_mw", "dram_power_mw", "max_latency_us", "max_p99_us")}
+    targets = make_targets(DesignSpace.from_config(config, options), **target_kw)
+    if math.isfinite(targets.target_iops) and targets.target_iops > 0:
+        cap = device_only_iops(config)
+        if cap < targets.target_iops:
+            return _device_capped(config, targets, cap, time.perf_counter() - t0)
+    return _optimize_device(config, options=options, **kw)
+
+
 def _optimize_variants(space: DesignSpace, options: Mapping[str, Any] | None, kw: dict) -> OptimizeResult:
     t0 = time.perf_counter()
-    opts = dict(options or {})
-    opts.pop("dram", None)
+    opts = _without_device_tables(options)
     results: list[tuple[DeviceOption, OptimizeResult]] = []
     for v in space.device_variants:
-        r = _optimize_device(v.config, options=opts, **kw)
+        r = _optimize_variant(v.config, opts, kw)
         results.append((_device_option(v.name, v.config, r, space.options.min_life_years), r))
     row, best, msg = _best_device_option(results)
     timing = dict(best.timing)
@@ -910,8 +967,9 @@ def _cost_breakdown(space: DesignSpace, d: Design) -> dict[str, float]:
 
     fx = ftl_effects(cfg)
     dram = (cfg.dram.size_gib if fx is None else fx.dram_size_gib) * cfg.dram.cost_per_gib
-    return {"cores": cores, "accelerator_units": units, "development": dev, "dram": dram,
-            "total": cores + units + dev + dram}
+    nand = cfg.nand.cost
+    return {"cores": cores, "accelerator_units": units, "development": dev, "dram": dram, "nand": nand,
+            "total": cores + units + dev + dram + nand}
 
 
 def _candidate(s: _Searcher, t: Targets, d: Design, pick_cost: float | None, kind: str, lacks: list[str],

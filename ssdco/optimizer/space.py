@@ -49,18 +49,23 @@ mapping entries the DRAM cache holds, for "dftl" and "partitioned"). Each combin
 :mod:`ssdco.model.ftl`; ``optimize`` solves each variant and keeps the cheapest verified pick, reporting
 every variant's DRAM size, DRAM power, WAF and lifetime. ``min_life_years`` (default 0) rejects a variant
 whose flash would wear out sooner at the target IOPS (lifetime does not depend on the controller design).
-``[optimizer.nand]`` stays reserved for NAND-geometry choices. A device option changes only the *fixed*
-part of the model (the pcie/die/channel stations, the fixed delays, DRAM power and DRAM cost) unless it
-also changes module demands. :attr:`DesignSpace.device_variants` carries the device as a tuple
-of variants (one per ``[optimizer.dram]`` combination, else one, "as configured"); the linear model and the
-ILP select one variant with a binary variable, so adding variants means adding entries here plus their fixed
-coefficients in ``problem.py``. ``[optimizer.nand]`` tables are rejected with a ConfigError rather than
-silently ignored.
+``[optimizer.nand]`` makes the NAND geometry a decision: ``channels``, ``ways_per_channel``, ``dies_per_chip``
+and ``planes_per_die``, each a list of values (a field left out stays as configured); every combination is a
+variant, built with the configured raw capacity (blocks per plane scale with the number of planes) and costing
+``nand.cost_per_channel`` per channel plus ``nand.cost_per_die`` per die (both 0 by default: then the geometry
+costs nothing and the cheapest controller decides, ties going to the cheaper, then smaller, geometry). A device
+option changes only the *fixed* part of the model (the pcie/die/channel stations, the fixed delays, DRAM power
+and the fixed cost) unless it also changes module demands. :attr:`DesignSpace.device_variants` carries the
+device as a tuple of variants (one per ``[optimizer.nand]`` x ``[optimizer.dram]`` combination, else one, "as
+configured"); each is searched on its own (an ILP and its verification, cross-checked by enumeration where the
+space allows) and the cheapest verified pick over them wins, which is the exact optimum over the union when each
+variant's is.
 
 Cost model (all relative units, from the device file): ``core_specs.<spec>.cost`` per core (default
 1.0), ``accelerator_specs.<m>.unit_cost`` per unit (default 1.0) plus ``development_cost`` once per
 accelerated module type (default 0.0), and ``dram.cost_per_gib`` x ``dram.size_gib`` (default 0.0; a
-constant while DRAM is not a decision).
+constant while DRAM is not a decision), plus ``nand.cost_per_channel`` x channels + ``nand.cost_per_die`` x dies
+(default 0.0).
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ from typing import Any, Iterator, Mapping
 
 from ssdco.errors import ConfigError
 from ssdco.spec import MODULES, Config, Controller, CoreGroup
-from ssdco.spec.search_options import DEFAULTS, RESERVED_TABLES, SOLVERS, SearchOptions, parse_options  # noqa: F401
+from ssdco.spec.search_options import DEFAULTS, NAND_OPTION_KEYS, NAND_OPTION_MAX, SOLVERS, SearchOptions, parse_options  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -147,31 +152,65 @@ class Design:
 
 @dataclass(frozen=True)
 class DeviceVariant:
-    """A NAND/DRAM/mapping choice: the configured device ("as configured") or one ``[optimizer.dram]``
-    combination; the module docstring says how variants are added."""
+    """A NAND/DRAM/mapping choice: the configured device ("as configured") or one combination of
+    ``[optimizer.nand]`` and ``[optimizer.dram]`` options; the module docstring says how variants are added."""
 
     name: str
     config: Config = field(repr=False)
 
 
 def device_variants(config: Config, options: "SearchOptions") -> tuple[DeviceVariant, ...]:
-    """One variant per mapping option x cache fraction of ``[optimizer.dram]`` (else "as configured").
+    """One variant per NAND geometry of ``[optimizer.nand]`` x mapping option x cache fraction of
+    ``[optimizer.dram]`` (else "as configured"); geometries cheapest first (``NandSpec.cost``), then fewer dies.
 
-    A variant's config has no ``[optimizer.dram]`` table, so solving it does not branch again."""
-    if not options.mappings or config.ftl is None:
-        return (DeviceVariant("as configured", config),)
+    A variant's config has neither table, so solving it does not branch again."""
     raw = dict(config.raw)
     opt = dict(raw.get("optimizer", {}) or {})
     opt.pop("dram", None)
+    opt.pop("nand", None)
     raw["optimizer"] = opt
+    out = []
+    for geometry_name, cfg in _geometries(replace(config, raw=raw), options):
+        for mapping_name, variant in _mappings(cfg, options):
+            name = " / ".join(n for n in (geometry_name, mapping_name) if n) or "as configured"
+            out.append(DeviceVariant(name, variant))
+    return tuple(out)
+
+
+def _mappings(config: Config, options: "SearchOptions") -> list[tuple[str, Config]]:
+    """``(name, config)`` per mapping option x cache fraction of ``[optimizer.dram]``; without the table one with
+    an empty name."""
+    if not options.mappings or config.ftl is None:
+        return [("", config)]
     out = []
     for m in options.mappings:
         fractions = (1.0,) if m == "full" else (options.cache_fractions or (config.ftl.cache_fraction,))
         for f in fractions:
             ftl = replace(config.ftl, mapping=m, cache_fraction=float(f))
-            name = "full table" if m == "full" else f"{m} f={f:g}"
-            out.append(DeviceVariant(name, replace(config, ftl=ftl, raw=raw)))
-    return tuple(out)
+            out.append(("full table" if m == "full" else f"{m} f={f:g}", replace(config, ftl=ftl)))
+    return out
+
+
+def _geometries(config: Config, options: "SearchOptions") -> list[tuple[str, Config]]:
+    """``(name, config)`` per combination of ``[optimizer.nand]`` values (the other fields as configured); without
+    the table one with an empty name. Each keeps the configured raw capacity: blocks per plane scale with the
+    planes' count (rounded up), as a drive of one capacity built from more, smaller dies."""
+    if not options.nand_options:
+        return [("", config)]
+    keys = [k for k, _ in options.nand_options]
+    nand0 = config.nand
+    planes0 = nand0.dies * nand0.planes_per_die
+    out = []
+    for values in itertools.product(*(v for _, v in options.nand_options)):
+        nand = replace(nand0, **dict(zip(keys, values)))
+        blocks = -(-nand0.blocks_per_plane * planes0 // (nand.dies * nand.planes_per_die))
+        nand = replace(nand, blocks_per_plane=blocks)
+        raw = dict(config.raw)
+        raw["nand"] = {**(raw.get("nand") or {}), **dict(zip(keys, values)), "blocks_per_plane": blocks}
+        name = (f"{nand.channels} ch x {nand.ways_per_channel} ways x {nand.dies_per_chip} dies x "
+                f"{nand.planes_per_die} planes")
+        out.append((nand.cost, nand.dies, nand.channels, name, replace(config, nand=nand, raw=raw)))
+    return [(name, cfg) for *_, name, cfg in sorted(out, key=lambda row: row[:3])]
 
 
 def set_partitions(items: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], ...]]:

@@ -123,8 +123,10 @@ def _targets_dict(t) -> dict[str, Any]:
 
 
 def _device_option_dict(o) -> dict[str, Any]:
-    """One ``device_options`` entry (an ``[optimizer.dram]`` variant)."""
-    return {"name": o.name, "mapping": o.mapping, "cache_fraction": _num(o.cache_fraction),
+    """One ``device_options`` entry (an ``[optimizer.nand]`` / ``[optimizer.dram]`` variant)."""
+    return {"name": o.name, "channels": o.channels, "ways_per_channel": o.ways_per_channel,
+            "dies_per_chip": o.dies_per_chip, "planes_per_die": o.planes_per_die, "nand_cost": _num(o.nand_cost),
+            "mapping": o.mapping, "cache_fraction": _num(o.cache_fraction),
             "dram_size_gib": _num(o.dram_size_gib), "dram_power_mw": _num(o.dram_power_mw),
             "waf": _num(o.waf), "mapping_hit_ratio": _num(o.mapping_hit_ratio),
             "life_years": _num(o.life_years), "feasible": o.feasible, "cost": _num(o.cost),
@@ -239,19 +241,22 @@ def _search_lines(r) -> list[str]:
 
 
 def _device_options_lines(r) -> list[str]:
-    """The DEVICE OPTIONS table (one row per ``[optimizer.dram]`` variant; ``*`` marks the pick's)."""
+    """The DEVICE OPTIONS table (one row per ``[optimizer.nand]`` / ``[optimizer.dram]`` variant; ``*`` marks the
+    pick's): what each option costs (its NAND geometry's part too) and the best design it allows."""
     if not r.device_options:
         return []
-    L = ["", "DEVICE OPTIONS (mapping table; DRAM size and power follow from it)",
-         f"  {'option':<22} {'DRAM GiB':>8} {'DRAM mW':>8} {'WAF':>6} {'hit':>6} {'life y':>8} "
+    width = max(22, *(len(o.name) for o in r.device_options))
+    L = ["", "DEVICE OPTIONS (NAND geometry and mapping table; DRAM size and power follow from them; cost includes "
+             "the NAND's)",
+         f"  {'option':<{width}} {'NAND cost':>9} {'DRAM GiB':>8} {'DRAM mW':>8} {'WAF':>6} {'hit':>6} {'life y':>8} "
          f"{'cost':>7}  best design"]
     for o in r.device_options:
         mark = "*" if o.name == r.device and r.feasible else " "
         cost = f"{o.cost:.4g}" if o.cost is not None else "-"
         best = o.pick.label() if o.pick is not None else f"none: {o.note}"
         life = f"{o.life_years:.3g}" if math.isfinite(o.life_years) else "inf"
-        L.append(f" {mark}{o.name:<22} {o.dram_size_gib:>8.3f} {o.dram_power_mw:>8.1f} {o.waf:>6.2f} "
-                 f"{o.mapping_hit_ratio:>6.3f} {life:>8} {cost:>7}  {best}")
+        L.append(f" {mark}{o.name:<{width}} {o.nand_cost:>9.4g} {o.dram_size_gib:>8.3f} {o.dram_power_mw:>8.1f} "
+                 f"{o.waf:>6.2f} {o.mapping_hit_ratio:>6.3f} {life:>8} {cost:>7}  {best}")
     return L
 
 
@@ -359,7 +364,8 @@ def _placement_lines(r) -> list[str]:
     """The PICK headline with its cost breakdown, and where each module runs."""
     d, b = r.pick, r.cost_breakdown
     L = [f"PICK  cost {r.cost:.4g}  (cores {b['cores']:.4g}, accelerator units {b['accelerator_units']:.4g}, "
-         f"development {b['development']:.4g}, DRAM {b['dram']:.4g})"]
+         f"development {b['development']:.4g}, DRAM {b['dram']:.4g}"
+         + (f", NAND {b['nand']:.4g})" if b.get("nand") else ")")]
     for m in MODULES:
         kind, where = d.placement(m)
         if kind == "hardware":

@@ -190,6 +190,8 @@ def _parse_nand(r: _Reader) -> NandSpec:
         sequential_allocation=r.string("sequential_allocation", "random", choices=SEQUENTIAL_ALLOCATIONS),
         die_scheduling=r.string("die_scheduling", "fcfs", choices=DIE_SCHEDULINGS),
         channel_scheduling=r.string("channel_scheduling", "fcfs", choices=CHANNEL_SCHEDULINGS),
+        cost_per_channel=r.number("cost_per_channel", 0.0, lo=0),
+        cost_per_die=r.number("cost_per_die", 0.0, lo=0),
     )
     if spec.command_us > 0 and not spec.die_held_through_transfer:
         raise r.error("command_us", spec.command_us, "0 unless nand.die_held_through_transfer = true (the command "

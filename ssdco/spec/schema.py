@@ -62,11 +62,19 @@ class NandSpec:
     # the order a channel serves its queue: "fcfs" (arrival order) or "data_out_first" (the data-out of reads whose
     # array work is done ahead of commands and programs' data: MQSim's ONFI NVDDR2 channel)
     channel_scheduling: str = "fcfs"
+    # relative cost (optimize, the units of core_specs.*.cost) per channel and per die
+    cost_per_channel: float = 0.0
+    cost_per_die: float = 0.0
 
     @property
     def dies(self) -> int:
         """Total number of dies (channels x ways x dies per chip)."""
         return self.channels * self.ways_per_channel * self.dies_per_chip
+
+    @property
+    def cost(self) -> float:
+        """Relative cost of the geometry: channels x ``cost_per_channel`` + dies x ``cost_per_die``."""
+        return self.channels * self.cost_per_channel + self.dies * self.cost_per_die
 
     @property
     def channel_bytes_per_us(self) -> float:

@@ -16,7 +16,9 @@ from ssdco.spec.schema import FTL_MAPPINGS, MODULES, Config
 
 MAX_TIMING_SPREAD_SCV = 100.0  # validate --timing-spread and optimizer.timing_spread_scv: the [variability] limit
 SOLVERS = ("auto", "cbc", "highs")
-RESERVED_TABLES = ("nand",)
+#: ``[optimizer.nand]``: the geometry fields whose values the search may choose, each a list of integers >= 1
+NAND_OPTION_KEYS = ("channels", "ways_per_channel", "dies_per_chip", "planes_per_die")
+NAND_OPTION_MAX = {"channels": 256, "ways_per_channel": 64, "dies_per_chip": 16, "planes_per_die": 16}  # as [nand]
 
 DEFAULTS: dict[str, Any] = {
     "max_cores_per_group": 4,
@@ -57,6 +59,8 @@ class SearchOptions:
     min_life_years: float = 0.0
     timing_spread_scv: float = 0.0  # > 0: the pick's DES once more with every service time varying (0: not)
     memory_limit_gb: float = 1.0  # enumerating a space whose table would take more than this is refused
+    # [optimizer.nand]: (field, values) per geometry field searched, in NAND_OPTION_KEYS order (empty: as configured)
+    nand_options: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 def _is_number(x: Any) -> bool:
@@ -114,15 +118,10 @@ class _OptionReader:
 
     def check_keys(self) -> None:
         """Refuse unknown keys and the reserved (unsupported) option tables."""
-        known = set(DEFAULTS) | {"core_specs", "hardware_modules", "dram", "min_life_years"} | set(RESERVED_TABLES)
+        known = set(DEFAULTS) | {"core_specs", "hardware_modules", "dram", "nand", "min_life_years"}
         for key in self.raw:
             if key not in known:
                 raise self.error(key, self.raw[key], "unknown field; allowed here: " + ", ".join(sorted(known)))
-        for key in RESERVED_TABLES:
-            if key in self.raw:
-                raise self.error(key, self.raw[key], "reserved for NAND-geometry options, which the optimizer does "
-                                                     "not search (DRAM/mapping options go in [optimizer.dram]) - "
-                                                     "remove the table")
 
     def hardware_modules(self) -> tuple[str, ...]:
         """``hardware_modules``: modules with an ``[accelerator_specs]`` entry (default: all of them)."""
@@ -169,6 +168,32 @@ class _OptionReader:
             raise self.error("dram.cache_fractions", fv, "expected a non-empty list of numbers in (0, 1]")
         return tuple(sorted({float(x) for x in fv}))
 
+    def nand_options(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """``[optimizer.nand]``: per geometry field listed, its distinct values in ascending order (empty without
+        the table)."""
+        nand = self.raw.get("nand", None)
+        if nand is None:
+            return ()
+        if not isinstance(nand, Mapping) or not nand:
+            raise self.error("nand", nand, "expected a table [optimizer.nand] with lists of "
+                                           + ", ".join(NAND_OPTION_KEYS))
+        out = []
+        for key in nand:
+            if key not in NAND_OPTION_KEYS:
+                raise self.error(f"nand.{key}", nand[key],
+                                 "unknown field; allowed here: " + ", ".join(NAND_OPTION_KEYS))
+        for key in NAND_OPTION_KEYS:
+            if key not in nand:
+                continue
+            values, top = nand[key], NAND_OPTION_MAX[key]
+            if (not isinstance(values, list) or not values
+                    or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= top for x in values)):
+                raise self.error(f"nand.{key}", values, f"expected a non-empty list of integers from 1 to {top}")
+            if len(set(values)) != len(values):
+                raise self.error(f"nand.{key}", values, "values must not repeat")
+            out.append((key, tuple(sorted(values))))
+        return tuple(out)
+
     def min_life_years(self) -> float:
         """``min_life_years``: years >= 0; a positive one needs the device's ``[ftl]`` table."""
         life = self.number("min_life_years", 0.0, lambda x: x >= 0, "expected a number >= 0 (years)")
@@ -198,6 +223,7 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
                       "standard deviation)")
     life = o.min_life_years()
     return SearchOptions(
+        nand_options=o.nand_options(),
         mappings=mappings,
         cache_fractions=fractions,
         min_life_years=life,

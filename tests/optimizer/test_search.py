@@ -532,7 +532,7 @@ def test_cli_reports_device_options_in_json_and_text(capsys):
     text = capsys.readouterr().out
     assert "DEVICE OPTIONS" in text and "partitioned f=0.1" in text
     assert main([*args, "--min-life-years", "1000"]) == 1  # nothing lasts that long: infeasible, exit 1
-    assert "no mapping option qualifies" in capsys.readouterr().out
+    assert "no device option qualifies" in capsys.readouterr().out
 
 
 def test_an_enumeration_over_the_memory_limit_is_refused_before_it_allocates(pm9a3):
