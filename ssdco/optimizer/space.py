@@ -77,7 +77,7 @@ from typing import Any, Iterator, Mapping
 
 from ssdco.errors import ConfigError
 from ssdco.spec import MODULES, Config, Controller, CoreGroup
-from ssdco.spec.search_options import DEFAULTS, NAND_OPTION_KEYS, NAND_OPTION_MAX, SOLVERS, SearchOptions, parse_options  # noqa: F401
+from ssdco.spec.search_options import DEFAULTS, SOLVERS, SearchOptions, parse_options  # noqa: F401
 
 
 @dataclass(frozen=True)
