@@ -29,7 +29,7 @@ LAYERS = (
     ("ssdco.ftl",),
     ("ssdco.spec",),
     ("ssdco.network",),
-    ("ssdco.sim",),
+    ("ssdco.sim", "ssdco.trace"),
     ("ssdco.model",),
     ("ssdco.validation",),
     ("ssdco.optimizer",),

@@ -1,0 +1,103 @@
+"""One pass over a trace through every (buffer policy, buffer size) and, behind each buffer, every mapping.
+
+Each record splits into the pages it touches (``page_bytes`` pages, partial pages count whole); each page is
+one access to every buffer; each buffer's flash traffic fans out to its own instance of every mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ssdco.errors import ConfigError
+from ssdco.trace.buffers import POLICIES
+from ssdco.trace.cost import CostWeights, weighted_time
+from ssdco.trace.mapping import MAPPINGS, Fanout, FlashCounts
+from ssdco.trace.record import TraceRecord
+
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class TraceSetup:
+    """What to simulate: buffer ``policies`` (names of :data:`~ssdco.trace.buffers.POLICIES`) of each size in
+    ``buffer_bytes``, each in front of every mapping in ``mappings`` (:data:`~ssdco.trace.mapping.MAPPINGS`)."""
+
+    policies: tuple[str, ...] = ("lru", "fab", "lirs", "arc")
+    buffer_bytes: tuple[int, ...] = (16 * MIB,)
+    mappings: tuple[str, ...] = ("page", "bast", "fast")
+    page_bytes: int = 4096
+    pages_per_block: int = 64
+    log_blocks: int = 16
+    over_provisioning: float = 0.07
+
+    def __post_init__(self):
+        _check_names("buffer", self.policies, POLICIES)
+        _check_names("ftl", self.mappings, MAPPINGS)
+        for size in self.buffer_bytes:
+            if size < 2 * self.page_bytes:
+                raise ConfigError("--buffer-mib", "buffer-mib", size / MIB, "expected a buffer of at least 2 pages")
+        if self.page_bytes < 512 or self.pages_per_block < 2:
+            raise ConfigError("trace", "geometry", (self.page_bytes, self.pages_per_block),
+                              "expected pages of >= 512 B and >= 2 pages per block")
+        if self.log_blocks < 2:
+            raise ConfigError("--log-blocks", "log-blocks", self.log_blocks, "expected >= 2 log blocks")
+
+
+def _check_names(option: str, names: tuple[str, ...], known: dict) -> None:
+    if not names:
+        raise ConfigError(f"--{option}", option, "", f"expected one or more of: {','.join(known)}")
+    for name in names:
+        if name not in known:
+            raise ConfigError(f"--{option}", option, name, f"expected one or more of: {','.join(known)}")
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    """One (policy, buffer size, mapping): page accesses, buffer hits and misses, the mapping's flash counts and
+    their weighted execution time in ``time_unit``."""
+
+    policy: str
+    buffer_bytes: int
+    mapping: str
+    page_accesses: int
+    hits: int
+    misses: int
+    flash: FlashCounts
+    weighted_time: float
+    time_unit: str
+
+    @property
+    def hit_ratio(self) -> float:
+        """Buffer hits per page access (0 for an empty trace)."""
+        return self.hits / self.page_accesses if self.page_accesses else 0.0
+
+
+def simulate_trace(records: Iterable[TraceRecord], setup: TraceSetup = TraceSetup(),
+                   weights: CostWeights = CostWeights()) -> list[TraceResult]:
+    """Run ``records`` once through every buffer and mapping of ``setup``; the results in the order policy,
+    buffer size, mapping."""
+    stacks = []
+    for policy in setup.policies:
+        for size in setup.buffer_bytes:
+            mappings = [MAPPINGS[name](setup.pages_per_block, log_blocks=setup.log_blocks,
+                                       over_provisioning=setup.over_provisioning) for name in setup.mappings]
+            buffer = POLICIES[policy](size // setup.page_bytes, Fanout(mappings), setup.pages_per_block)
+            stacks.append((policy, size, buffer, mappings))
+    _drive(records, [buffer.access for _, _, buffer, _ in stacks], setup.page_bytes)
+    return [TraceResult(policy, size, mapping.name, buffer.hits + buffer.misses, buffer.hits, buffer.misses,
+                        mapping.counts(), weighted_time(mapping.counts(), weights), weights.unit)
+            for policy, size, buffer, mappings in stacks for mapping in mappings]
+
+
+def _drive(records: Iterable[TraceRecord], accesses: list, page_bytes: int) -> None:
+    if len(accesses) == 1:
+        access = accesses[0]
+        for _, is_write, offset, size in records:
+            for lpn in range(offset // page_bytes, (offset + size - 1) // page_bytes + 1):
+                access(lpn, is_write)
+        return
+    for _, is_write, offset, size in records:
+        for lpn in range(offset // page_bytes, (offset + size - 1) // page_bytes + 1):
+            for access in accesses:
+                access(lpn, is_write)
