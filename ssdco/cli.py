@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sweep(sub)
     _add_optimize(sub)
     _add_import_mqsim(sub)
+    _add_trace(sub)
     # ---- more subcommands register here ----
     return p
 
@@ -194,6 +195,70 @@ def _add_optimize(sub) -> None:
     op.add_argument("--min-life-years", type=_nonnegative_float, default=None, metavar="Y",
                     help="reject mapping options whose flash wears out sooner at the target IOPS "
                          "(same as --set optimizer.min_life_years=Y; needs an [ftl] table)")
+
+
+def _name_list(text: str) -> tuple[str, ...]:
+    """A comma-separated list of names, lower-cased, blanks dropped."""
+    return tuple(part.strip().lower() for part in text.split(",") if part.strip())
+
+
+def _mib_list(text: str) -> tuple[float, ...]:
+    """A comma-separated list of sizes in MiB, each > 0."""
+    try:
+        sizes = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected sizes in MiB separated by commas, e.g. 16,32; got {text!r}")
+    if not sizes or not all(math.isfinite(x) and x > 0 for x in sizes):
+        raise argparse.ArgumentTypeError(f"expected sizes in MiB > 0, got {text!r}")
+    return sizes
+
+
+def _nand_us(text: str) -> tuple[float, float, float]:
+    """``T_READ,T_PROG,T_ERASE`` in us, each > 0."""
+    try:
+        times = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        times = ()
+    if len(times) != 3 or not all(math.isfinite(x) and x > 0 for x in times):
+        raise argparse.ArgumentTypeError(f"expected T_READ,T_PROG,T_ERASE in us (e.g. 60,700,3500), got {text!r}")
+    return times  # type: ignore[return-value]
+
+
+def _add_trace(sub) -> None:
+    """The ``ssdco trace`` subcommand's options."""
+    t = sub.add_parser("trace", help="replay a block trace (or a synthetic one) through buffer policies and FTL "
+                                     "mappings: hit ratio, flash reads/programs/erases, merges, WAF, weighted time")
+    t.add_argument("trace", nargs="?", metavar="TRACE",
+                   help="trace file: MSR Cambridge / SNIA CSV, blkparse text or fio iolog v2/v3, gzipped or not")
+    t.add_argument("--synthetic", metavar="PATTERN", choices=("uniform", "hotcold", "sequential", "database"),
+                   help="instead of TRACE, a seeded synthetic trace: uniform, hotcold, sequential or database")
+    t.add_argument("--records", type=_positive_int, default=100_000, metavar="N",
+                   help="records of the synthetic trace (default %(default)s)")
+    t.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
+                   help="seed of the synthetic trace (default %(default)s)")
+    t.add_argument("--footprint-mib", type=_positive_float, default=256.0, metavar="MIB",
+                   help="address space the synthetic trace covers (default %(default)s MiB)")
+    t.add_argument("--format", choices=("auto", "msr", "blkparse", "fio"), default="auto",
+                   help="trace format (default auto: detected from the first line)")
+    t.add_argument("--skip-bad", action="store_true", help="skip and count malformed lines instead of stopping")
+    t.add_argument("--buffer", type=_name_list, default=("lru", "fab", "lirs", "arc"), metavar="P1,P2",
+                   help="buffer policies: lru, fab, lirs, arc (default all)")
+    t.add_argument("--buffer-mib", type=_mib_list, default=(16.0,), metavar="M1,M2",
+                   help="buffer sizes in MiB (default 16)")
+    t.add_argument("--ftl", type=_name_list, default=("page", "bast", "fast"), metavar="F1,F2",
+                   help="FTL mappings: page, bast, fast (default all)")
+    t.add_argument("--page-kib", type=_positive_int, default=4, metavar="K", help="flash page size (default 4 KiB)")
+    t.add_argument("--pages-per-block", type=_int_at_least(2), default=64, metavar="N",
+                   help="pages per erase block (default %(default)s)")
+    t.add_argument("--log-blocks", type=_int_at_least(2), default=16, metavar="N",
+                   help="log blocks of BAST and FAST (FAST: one sequential, the rest random; default %(default)s)")
+    t.add_argument("--op", type=_positive_float, default=0.07, metavar="X",
+                   help="over-provisioning of the page-level mapping, a fraction of the logical pages written "
+                        "(default %(default)s)")
+    t.add_argument("--nand-us", type=_nand_us, metavar="TR,TP,TE",
+                   help="weights from NAND timings t_read_us,t_prog_us,t_erase_us (time in us); default weights "
+                        "read 1 : program 10 : erase 80")
+    t.add_argument("--out", metavar="FILE.csv", help="also write the results as CSV (atomically)")
 
 
 def _add_import_mqsim(sub) -> None:
@@ -641,8 +706,51 @@ def _cmd_import_mqsim(args) -> int:
     return EXIT_OK
 
 
+def _trace_records(args, stats):
+    """The records ``ssdco trace`` replays: the file's or the synthetic pattern's."""
+    from ssdco.errors import ConfigError
+    from ssdco.trace.reader import read_trace
+    from ssdco.trace.synthetic import SyntheticSpec, synthetic_trace
+    if (args.trace is None) == (args.synthetic is None):
+        raise ConfigError("command line", "trace", args.trace, "expected a TRACE file or --synthetic PATTERN, "
+                                                               "exactly one of them")
+    if args.synthetic is not None:
+        spec = SyntheticSpec(args.synthetic, args.records, footprint_bytes=int(args.footprint_mib * (1 << 20)),
+                             page_bytes=args.page_kib * 1024)
+        title = f"synthetic {args.synthetic}, {args.records:,} records, seed {args.seed}"
+        return synthetic_trace(spec, args.seed), title
+    return read_trace(args.trace, args.format, args.skip_bad, stats), args.trace
+
+
+def _cmd_trace(args) -> int:
+    from ssdco.trace.cost import CostWeights
+    from ssdco.trace.record import ParseStats
+    from ssdco.trace.simulate import MIB, TraceSetup, simulate_trace
+    from ssdco.trace.table import results_csv, results_table
+    if args.out:
+        check_output_path(args.out, "--out")
+    setup = TraceSetup(args.buffer, tuple(int(m * MIB) for m in args.buffer_mib), args.ftl, args.page_kib * 1024,
+                       args.pages_per_block, args.log_blocks, args.op)
+    weights = CostWeights.from_timings(*args.nand_us) if args.nand_us else CostWeights()
+    stats = ParseStats()
+    records, title = _trace_records(args, stats)
+    results = simulate_trace(records, setup, weights)
+    print(f"trace: {title}")
+    if args.synthetic is None:
+        print(f"  {stats.records:,} records, {stats.bad_lines:,} bad lines skipped, "
+              f"{stats.ignored_lines:,} lines ignored (other actions)")
+        for message in stats.first_errors:
+            print(f"  skipped: {message}")
+    print(results_table(results))
+    if args.out:
+        write_text_atomic(args.out, results_csv(results))
+        print(f"wrote {args.out}")
+    return EXIT_OK
+
+
 COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate, "study": _cmd_study, "sweep": _cmd_sweep,
-            "optimize": _cmd_optimize, "import-mqsim": _cmd_import_mqsim}
+            "optimize": _cmd_optimize, "import-mqsim": _cmd_import_mqsim,
+            "trace": _cmd_trace}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -29,7 +29,8 @@ def iolog_version(header: str) -> int:
     """The version (2 or 3) of the iolog header line ``header``; :class:`BadField` when it names none of them."""
     match = _HEADER.match(header.strip())
     if match is None or match.group(1) not in ("2", "3"):
-        raise BadField("iolog header version", header.strip(), "expected 'fio version 2 iolog' or 'fio version 3 iolog'")
+        raise BadField("iolog header version", header.strip(),
+                       "expected 'fio version 2 iolog' or 'fio version 3 iolog'")
     return int(match.group(1))
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ssdco.trace.mapping.bast import BastFtl
 from ssdco.trace.mapping.base import Fanout, FlashCounts, Mapping
+from ssdco.trace.mapping.bast import BastFtl
 from ssdco.trace.mapping.fast import FastFtl
 from ssdco.trace.mapping.page import PageFtl
 
