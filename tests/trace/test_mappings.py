@@ -88,5 +88,8 @@ def test_page_level_sequential_rewrites_need_no_copies():
 
 def test_page_level_grows_with_the_pages_written():
     ftl = PageFtl(8, over_provisioning=0.25)
-    ftl.write(list(range(100)))
-    assert ftl.physical_blocks == int(np.ceil(100 * 1.25 / 8))
+    ftl.write(list(range(200)))
+    assert ftl.physical_blocks == int(np.ceil(200 * 1.25 / 8))  # 32 blocks: 7 spare, more than the minimum 3
+    small = PageFtl(64, over_provisioning=0.07)
+    small.write(list(range(200)) * 20)  # 4 blocks of data and 7 % are less than 3 spare blocks: 4 + 3 blocks
+    assert small.physical_blocks == 4 + 3 and small.counts().erases > 0

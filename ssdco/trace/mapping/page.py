@@ -1,8 +1,8 @@
 """Page-level mapping with one write frontier shared by host writes and GC copies, greedy victim selection.
 
 The physical space follows the logical pages written so far: with ``L`` distinct logical pages there are
-``max(3, ceil(L * (1 + over_provisioning) / Np))`` blocks, so a trace's working set gets the stated spare
-space. After each host write, GC collects the closed block with the fewest valid pages until two blocks are
+``max(ceil(L * (1 + over_provisioning) / Np), ceil(L / Np) + 3)`` blocks, so a trace's working set gets the
+stated spare space, and at least three spare blocks (two kept free by GC, one frontier) on a small working set. After each host write, GC collects the closed block with the fewest valid pages until two blocks are
 free, copying its valid pages to the frontier and erasing it.
 
 Reference: P. Desnoyers, "Analytic modeling of SSD write performance", SYSTOR 2012 (the greedy page-mapped
@@ -17,7 +17,7 @@ from collections import deque
 from ssdco.trace.mapping.base import Mapping
 
 MIN_FREE_BLOCKS = 2
-MIN_BLOCKS = 3
+MIN_SPARE_BLOCKS = MIN_FREE_BLOCKS + 1  # the free blocks GC keeps and the frontier
 
 
 class PageFtl(Mapping):
@@ -45,7 +45,8 @@ class PageFtl(Mapping):
         return len(self._valid)
 
     def _grow(self, logical_pages: int) -> None:
-        need = max(MIN_BLOCKS, math.ceil(logical_pages * self.alpha / self.pages_per_block))
+        need = max(math.ceil(logical_pages * self.alpha / self.pages_per_block),
+                   math.ceil(logical_pages / self.pages_per_block) + MIN_SPARE_BLOCKS)
         while len(self._valid) < need:
             self._free.append(len(self._valid))
             self._valid.append(0)
