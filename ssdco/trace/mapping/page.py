@@ -2,8 +2,9 @@
 
 The physical space follows the logical pages written so far: with ``L`` distinct logical pages there are
 ``max(ceil(L * (1 + over_provisioning) / Np), ceil(L / Np) + 3)`` blocks, so a trace's working set gets the
-stated spare space, and at least three spare blocks (two kept free by GC, one frontier) on a small working set. After each host write, GC collects the closed block with the fewest valid pages until two blocks are
-free, copying its valid pages to the frontier and erasing it.
+stated spare space, and at least three spare blocks (two kept free by GC, one frontier) on a small working set.
+After each host write, GC collects the closed block with the fewest valid pages until two blocks are free,
+copying its valid pages to the frontier and erasing it.
 
 Reference: P. Desnoyers, "Analytic modeling of SSD write performance", SYSTOR 2012 (the greedy page-mapped
 FTL that :func:`ssdco.ftl.waf.waf_greedy` models).
