@@ -72,6 +72,11 @@ def _add_whatif(sub) -> None:
                         "queue depth 1-8 (at queue depth 1-2 it is still tried within its first 3,000 states): "
                         "milliseconds instead of up to seconds; the route MVA answers instead, less accurate at queue "
                         "depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
+    w.add_argument("--trace", metavar="TRACE",
+                   help="take the read share and request-size mix from a block trace (MSR/SNIA CSV, blkparse text, "
+                        "fio iolog; gzip or not); --set still overrides them")
+    w.add_argument("--trace-format", choices=("auto", "msr", "blkparse", "fio"), default="auto",
+                   help="the trace's format (default: detected from its first line)")
 
 
 def _add_validate(sub) -> None:
@@ -454,13 +459,40 @@ def _power_ftl_budget_lines(r) -> list[str]:
 def _cmd_whatif(args) -> int:
     from ssdco import evaluate, load_config
 
-    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+    traced = _trace_workload(args.trace, args.trace_format) if args.trace else None
+    overrides = (traced.overrides() if traced else []) + list(args.overrides)
+    config = load_config(args.config, controller=args.controller, overrides=overrides)
     result = evaluate(config, effort="exact" if args.exact else "fast" if args.fast else "full")
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        doc = result.to_dict()
+        if traced:
+            doc["trace_workload"] = {"trace": args.trace, **traced.to_dict()}
+        print(json.dumps(doc, indent=2))
     else:
+        if traced:
+            print(_trace_workload_line(args.trace, traced))
         print(format_result(result, source=args.config))
     return EXIT_NOT_MET if args.check and not (result.stable and result.budgets_met) else EXIT_OK
+
+
+def _trace_workload(path: str, fmt: str):
+    """The workload of the trace at ``path`` (``ssdco.trace.workload``); ConfigError for a trace with no records."""
+    from ssdco.errors import ConfigError
+    from ssdco.trace.reader import read_trace
+    from ssdco.trace.workload import trace_workload
+
+    try:
+        return trace_workload(read_trace(path, fmt))
+    except ValueError as e:
+        raise ConfigError(path, "records", 0, f"expected at least one read or write request ({e})") from None
+
+
+def _trace_workload_line(path: str, traced) -> str:
+    """One line saying what the trace set: records, read share, sizes, sequential share."""
+    sizes = ", ".join(f"{s:g} KiB {p:.1%}" for s, p in zip(traced.sizes_kib, traced.probabilities))
+    return (f"workload from {path}: {traced.records:,} requests, {traced.read_fraction:.1%} reads, sizes {sizes} "
+            f"(mean {traced.mean_size_kib:.3g} KiB), {traced.sequential_fraction:.1%} sequential (the address "
+            f"pattern stays as configured)")
 
 
 def format_validation(v) -> str:

@@ -1,0 +1,82 @@
+"""A trace's host workload as the analytic model takes it: read share, request-size mix and sequential share.
+
+``ssdco whatif CONFIG --trace TRACE`` sets ``workload.read_fraction`` and ``workload.request_size_kib`` (a size
+mix) from :func:`trace_workload`; the queue depth, the address pattern and everything else stay as configured.
+Sizes are whole 512 B sectors (a request's bytes rounded up); more distinct sizes than ``max_sizes`` are grouped
+into powers of two of sectors (each size rounded up to the next one), so the mix stays small enough for the
+model's size classes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ssdco.trace.record import TraceRecord
+
+SECTOR_BYTES = 512
+MAX_SIZES = 16  # distinct request sizes kept as they are; more are grouped into powers of two of sectors
+
+
+@dataclass(frozen=True)
+class TraceWorkload:
+    """What :func:`trace_workload` measured on a trace."""
+
+    records: int
+    read_fraction: float
+    sizes_kib: tuple[float, ...]  # ascending
+    probabilities: tuple[float, ...]  # per size, summing to 1
+    sequential_fraction: float  # share of requests that start where the previous one ended
+    mean_size_kib: float  # before any grouping
+
+    def overrides(self) -> list[str]:
+        """The ``--set`` overrides that give a device file this workload (read share and size mix)."""
+        mix = (f"{{sizes = {json.dumps(list(self.sizes_kib))}, "
+               f"probabilities = {json.dumps(list(self.probabilities))}}}")
+        return [f"workload.read_fraction={self.read_fraction!r}", f"workload.request_size_kib={mix}"]
+
+    def to_dict(self) -> dict:
+        """The JSON form (sizes in KiB)."""
+        return {"records": self.records, "read_fraction": self.read_fraction, "sizes_kib": list(self.sizes_kib),
+                "probabilities": list(self.probabilities), "sequential_fraction": self.sequential_fraction,
+                "mean_size_kib": self.mean_size_kib}
+
+
+def _grouped(counts: Counter, max_sizes: int) -> Counter:
+    """``counts`` (requests per size in sectors) with each size rounded up to a power of two of sectors when there
+    are more than ``max_sizes`` distinct sizes."""
+    if len(counts) <= max_sizes:
+        return counts
+    out: Counter = Counter()
+    for sectors, n in counts.items():
+        out[1 << (sectors - 1).bit_length()] += n
+    return out
+
+
+def trace_workload(records: Iterable[TraceRecord], max_sizes: int = MAX_SIZES) -> TraceWorkload:
+    """Read share, request-size mix (KiB, whole sectors) and sequential share of ``records``, in one pass.
+    Raises ValueError on a trace with no records."""
+    counts: Counter = Counter()
+    reads = sequential = total = 0
+    sectors_total = 0
+    previous_end = None
+    for r in records:
+        total += 1
+        reads += not r.is_write
+        sectors = -(-r.size_bytes // SECTOR_BYTES)
+        counts[sectors] += 1
+        sectors_total += sectors
+        sequential += r.offset_bytes == previous_end
+        previous_end = r.offset_bytes + r.size_bytes
+    if total == 0:
+        raise ValueError("the trace has no records")
+    grouped = _grouped(counts, max_sizes)
+    sizes = sorted(grouped)
+    return TraceWorkload(
+        records=total, read_fraction=reads / total,
+        sizes_kib=tuple(s * SECTOR_BYTES / 1024 for s in sizes),
+        probabilities=tuple(grouped[s] / total for s in sizes),
+        sequential_fraction=sequential / total,
+        mean_size_kib=sectors_total * SECTOR_BYTES / 1024 / total)
