@@ -77,6 +77,12 @@ def _add_whatif(sub) -> None:
                         "fio iolog; gzip or not); --set still overrides them")
     w.add_argument("--trace-format", choices=("auto", "msr", "blkparse", "fio"), default="auto",
                    help="the trace's format (default: detected from its first line)")
+    w.add_argument("--sensitivity", action="store_true",
+                   help="also the elasticity of IOPS, latency, power and energy per I/O to every numeric device and "
+                        "firmware parameter (central differences of the model; two answers per parameter: seconds, "
+                        "a minute at queue depth 1-8 without --fast)")
+    w.add_argument("--sensitivity-step", type=float, default=0.01, metavar="H",
+                   help="relative step of the central differences (default 0.01: 1 %% either side)")
 
 
 def _add_validate(sub) -> None:
@@ -185,6 +191,9 @@ def _add_optimize(sub) -> None:
                          "(enumerates the space as --pareto does; needs matplotlib)")
     op.add_argument("--explain", action="store_true",
                     help="sensitivity: how far each budget/target can move before the pick changes, and to what")
+    op.add_argument("--sensitivity", action="store_true",
+                    help="the pick's elasticities of IOPS, latency, power and energy per I/O to every numeric "
+                         "device and firmware parameter (whatif --sensitivity on the pick)")
     op.add_argument("--write-design", metavar="FILE.toml",
                     help="write the pick as a controller file for whatif/validate --controller FILE.toml")
     op.add_argument("--no-des", action="store_true",
@@ -462,17 +471,41 @@ def _cmd_whatif(args) -> int:
     traced = _trace_workload(args.trace, args.trace_format) if args.trace else None
     overrides = (traced.overrides() if traced else []) + list(args.overrides)
     config = load_config(args.config, controller=args.controller, overrides=overrides)
-    result = evaluate(config, effort="exact" if args.exact else "fast" if args.fast else "full")
+    effort = "exact" if args.exact else "fast" if args.fast else "full"
+    result = evaluate(config, effort=effort)
+    sens = None
+    if args.sensitivity:
+        from ssdco.sensitivity import elasticities
+
+        sens = elasticities(config, step=args.sensitivity_step, effort=effort)
     if args.json:
         doc = result.to_dict()
         if traced:
             doc["trace_workload"] = {"trace": args.trace, **traced.to_dict()}
+        if sens is not None:
+            doc["sensitivity"] = _sensitivity_dict(sens)
         print(json.dumps(doc, indent=2))
     else:
         if traced:
             print(_trace_workload_line(args.trace, traced))
         print(format_result(result, source=args.config))
+        if sens is not None:
+            from ssdco.sensitivity import sensitivity_table
+
+            print()
+            print(sensitivity_table(sens))
     return EXIT_NOT_MET if args.check and not (result.stable and result.budgets_met) else EXIT_OK
+
+
+def _sensitivity_dict(s) -> dict:
+    """The JSON form of ``whatif --sensitivity`` (elasticities are dimensionless; NaN where a figure is 0)."""
+    def num(x: float):
+        return x if math.isfinite(x) else None
+
+    return {"step": s.step, "base": {k: num(v) for k, v in s.base.items()},
+            "varied": [{"parameter": e.parameter, "value": e.value,
+                        "elasticity": {k: num(v) for k, v in e.by_figure.items()}} for e in s.varied],
+            "not_varied": [{"parameter": p, "why": why} for p, why in s.not_varied]}
 
 
 def _trace_workload(path: str, fmt: str):
@@ -708,12 +741,24 @@ def _cmd_optimize(args) -> int:
             files["design"] = str(args.write_design)
             notes.append(f"wrote the pick to {args.write_design} (use: ssdco whatif {args.config} --controller "
                          f"{args.write_design})")
+    sens = None
+    if args.sensitivity and result.pick is not None:
+        from ssdco.sensitivity import elasticities
+
+        sens = elasticities(result.pick_config(), effort="fast" if args.fast else "full")
     if args.json:
         doc = to_json(result)
         doc["files"] = files
+        if args.sensitivity:
+            doc["sensitivity"] = _sensitivity_dict(sens) if sens is not None else None
         print(json.dumps(doc, indent=2))
     else:
         print(format_text(result))
+        if sens is not None:
+            from ssdco.sensitivity import sensitivity_table
+
+            print()
+            print(sensitivity_table(sens).replace("SENSITIVITY", "SENSITIVITY OF THE PICK", 1))
         for n in notes:
             print(n)
     return EXIT_OK if result.feasible else EXIT_NOT_MET

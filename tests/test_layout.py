@@ -34,7 +34,7 @@ LAYERS = (
     ("ssdco.validation",),
     ("ssdco.optimizer",),
     ("ssdco.report",),
-    ("ssdco.sweep_runner", "ssdco.api", "ssdco.cli", "ssdco.__main__", "ssdco"),
+    ("ssdco.sweep_runner", "ssdco.sensitivity", "ssdco.api", "ssdco.cli", "ssdco.__main__", "ssdco"),
 )
 
 

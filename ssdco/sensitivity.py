@@ -1,0 +1,146 @@
+"""Which model parameter moves the answer: local elasticities of IOPS, latency, power and energy per I/O.
+
+The elasticity of a figure f to a parameter p is d ln f / d ln p: the percentage change of f per percent of p.
+:func:`elasticities` takes it by central differences of the analytic model (``ssdco.evaluate``),
+(f(p (1 + h)) - f(p (1 - h))) / (2 h f(p)), for every numeric field of the device file that the model reads (the
+``[nand]``, ``[host]``, ``[dram]``, ``[modules.*]``, ``[core_specs.*]`` and ``[accelerator_specs.*]`` tables;
+not the workload, budgets or search options). A field whose perturbed value the file's checks refuse (an integer
+such as the channel count) or whose value is 0 is listed as not varied, with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from ssdco.errors import ConfigError
+from ssdco.spec import Config, apply_overrides, config_from_dict
+
+#: The device-file tables whose numeric fields are model parameters.
+PARAMETER_TABLES = ("nand", "host", "dram", "modules", "core_specs", "accelerator_specs")
+#: The figures whose elasticities are reported: (name, unit, how the answer gives it).
+FIGURES: tuple[tuple[str, Callable[[Any], float]], ...] = (
+    ("iops", lambda r: r.iops),
+    ("latency_mean_us", lambda r: r.latency_mean_us),
+    ("core_side_mw", lambda r: r.power.core_side_mw),
+    ("dram_mw", lambda r: r.power.dram_mw),
+    ("energy_per_io_nj", lambda r: r.energy_per_io_nj),
+)
+DEFAULT_STEP = 0.01  # h: 1 % either side
+
+
+@dataclass(frozen=True)
+class Elasticity:
+    """The elasticities (dimensionless) of each of :data:`FIGURES` to one parameter at its ``value``."""
+
+    parameter: str  # dotted path in the device file, e.g. "nand.t_read_us"
+    value: float
+    by_figure: dict[str, float]
+
+    @property
+    def largest(self) -> float:
+        """The largest absolute elasticity over the figures."""
+        return max((abs(x) for x in self.by_figure.values() if math.isfinite(x)), default=0.0)
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """:func:`elasticities`' answer: the varied parameters, most influential on IOPS first, and those not varied
+    with why."""
+
+    base: dict[str, float]  # each figure at the configured values
+    step: float
+    varied: tuple[Elasticity, ...]
+    not_varied: tuple[tuple[str, str], ...]  # (parameter, reason)
+
+
+def numeric_parameters(raw: dict[str, Any]) -> Iterator[tuple[str, float]]:
+    """``(dotted path, value)`` of every number (not a boolean) in the device file's :data:`PARAMETER_TABLES`."""
+    def walk(prefix: str, node: Any) -> Iterator[tuple[str, float]]:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield from walk(f"{prefix}.{key}", value)
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            yield prefix, float(node)
+
+    for table in PARAMETER_TABLES:
+        if isinstance(raw.get(table), dict):
+            yield from walk(table, raw[table])
+
+
+def _with(config: Config, path: str, value: float) -> Config:
+    """``config`` with the field at ``path`` set to ``value`` (the file's checks applied)."""
+    raw = apply_overrides(dict(config.raw), [f"{path}={value!r}"])
+    return config_from_dict(raw, source=config.source, base_dir=Path(config.source).parent,
+                            controller=config.controller)
+
+
+def _figures(result) -> dict[str, float]:
+    return {name: float(get(result)) for name, get in FIGURES}
+
+
+def _elasticity(base: dict[str, float], up: dict[str, float], down: dict[str, float], step: float) -> dict:
+    out = {}
+    for name, f0 in base.items():
+        out[name] = (up[name] - down[name]) / (2.0 * step * f0) if f0 and math.isfinite(f0) else math.nan
+    return out
+
+
+def elasticities(config: Config, *, step: float = DEFAULT_STEP, effort: str = "full",
+                 parameters: tuple[str, ...] | None = None, progress: Callable[[str], None] | None = None
+                 ) -> Sensitivity:
+    """Elasticities of IOPS, mean latency (us), core-side and DRAM power (mW) and energy per I/O (nJ) to each
+    numeric model parameter of ``config`` (or only ``parameters``, dotted paths), by central differences of
+    ``ssdco.evaluate`` at ``effort`` with relative step ``step`` (module docstring). ``progress`` is called with
+    each parameter's path before it is evaluated."""
+    from ssdco.model.whatif import evaluate
+
+    if not 0.0 < step < 0.5:
+        raise ConfigError("command line", "--sensitivity-step", step, "expected a number in (0, 0.5)")
+    found = dict(numeric_parameters(config.raw))
+    if parameters is not None:
+        unknown = [p for p in parameters if p not in found]
+        if unknown:
+            raise ConfigError(config.source, unknown[0], None, "a numeric field of the device file's "
+                                                               + ", ".join(PARAMETER_TABLES) + " tables")
+        found = {p: found[p] for p in parameters}
+    base = _figures(evaluate(config, effort=effort))
+    varied, skipped = [], []
+    for path, value in found.items():
+        if progress is not None:
+            progress(path)
+        if value == 0.0:
+            skipped.append((path, "its value is 0 (no relative change)"))
+            continue
+        try:
+            up = _figures(evaluate(_with(config, path, value * (1.0 + step)), effort=effort))
+            down = _figures(evaluate(_with(config, path, value * (1.0 - step)), effort=effort))
+        except ConfigError as e:
+            skipped.append((path, f"the file's checks refuse {value:g} x (1 +- {step:g}): {e.allowed}"))
+            continue
+        varied.append(Elasticity(path, value, _elasticity(base, up, down, step)))
+    varied.sort(key=lambda e: (-abs(e.by_figure["iops"]) if math.isfinite(e.by_figure["iops"]) else 0.0,
+                               -e.largest))
+    return Sensitivity(base=base, step=step, varied=tuple(varied), not_varied=tuple(skipped))
+
+
+def sensitivity_table(s: Sensitivity, limit: int | None = None) -> str:
+    """The elasticities as a text table (parameters with every elasticity below 1e-4 left out and counted)."""
+    shown = [e for e in s.varied if e.largest >= 1e-4]
+    quiet = len(s.varied) - len(shown)
+    if limit is not None:
+        shown = shown[:limit]
+    names = [name for name, _ in FIGURES]
+    width = max([len("parameter")] + [len(e.parameter) for e in shown])
+    lines = [f"SENSITIVITY (elasticities: % change of each figure per 1 % of the parameter; central differences "
+             f"of +-{s.step:.0%})",
+             f"  {'parameter':<{width}} {'value':>10} " + " ".join(f"{n:>16}" for n in names)]
+    for e in shown:
+        lines.append(f"  {e.parameter:<{width}} {e.value:>10.4g} "
+                     + " ".join(f"{e.by_figure[n]:>+16.4f}" for n in names))
+    lines.append(f"  {quiet} other parameter(s) move no figure by 1e-4 or more; {len(s.not_varied)} not varied")
+    for path, why in s.not_varied:
+        lines.append(f"    {path}: {why}")
+    return "\n".join(lines)

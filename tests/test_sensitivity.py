@@ -1,0 +1,81 @@
+"""``whatif --sensitivity`` (``ssdco.sensitivity``): elasticities by central differences of the model."""
+
+import json
+import math
+
+import pytest
+
+from ssdco import evaluate, load_config
+from ssdco.cli import main
+from ssdco.errors import ConfigError
+from ssdco.sensitivity import elasticities, numeric_parameters, sensitivity_table
+from tests.conftest import PM9A3
+
+
+def finite_difference(parameter: str, value: float, step: float) -> float:
+    """d ln IOPS / d ln p of ``whatif`` on c01, by a central difference of relative ``step``."""
+    up = evaluate(load_config(PM9A3, controller="c01", overrides=[f"{parameter}={value * (1 + step)!r}"])).iops
+    down = evaluate(load_config(PM9A3, controller="c01", overrides=[f"{parameter}={value * (1 - step)!r}"])).iops
+    base = evaluate(load_config(PM9A3, controller="c01")).iops
+    return (up - down) / (2 * step * base)
+
+
+def test_the_elasticities_of_c01s_iops_match_a_finite_difference_of_whatif():
+    config = load_config(PM9A3, controller="c01")
+    s = elasticities(config, parameters=("nand.t_read_us", "modules.cache_lookup.cycles"))
+    by_name = {e.parameter: e for e in s.varied}
+    for parameter in ("nand.t_read_us", "modules.cache_lookup.cycles"):
+        e = by_name[parameter]
+        assert e.by_figure["iops"] == pytest.approx(finite_difference(parameter, e.value, 0.005), rel=0.01)
+    assert by_name["nand.t_read_us"].by_figure["iops"] < 0  # slower reads, fewer IOPS
+    assert s.base["iops"] == pytest.approx(evaluate(config).iops)
+    # IOPS and mean latency move in opposite directions by the same share at a fixed queue depth (Little's law)
+    e = by_name["nand.t_read_us"].by_figure
+    assert e["latency_mean_us"] == pytest.approx(-e["iops"], rel=1e-3)
+
+
+def test_integers_and_zeros_are_not_varied_and_say_why():
+    config = load_config(PM9A3, controller="c01")
+    params = dict(numeric_parameters(config.raw))
+    assert "nand.channels" in params and "workload.queue_depth" not in params and "budgets.core_power_mw" not in params
+    s = elasticities(config, parameters=("nand.channels", "modules.complete.dram_accesses_per_visit",
+                                         "dram.background_mw_per_gib"))
+    reasons = dict(s.not_varied)
+    assert "integer" in reasons["nand.channels"]
+    assert "0" in reasons["modules.complete.dram_accesses_per_visit"]
+    (dram,) = s.varied
+    assert dram.by_figure["iops"] == 0.0 and dram.by_figure["dram_mw"] > 0  # DRAM power only
+    text = sensitivity_table(s)
+    assert "dram.background_mw_per_gib" in text and "nand.channels" in text
+
+
+def test_an_unknown_parameter_or_a_bad_step_is_refused():
+    config = load_config(PM9A3, controller="c01")
+    with pytest.raises(ConfigError, match="numeric field"):
+        elasticities(config, parameters=("nand.t_raed_us",))
+    with pytest.raises(ConfigError, match=r"\(0, 0.5\)"):
+        elasticities(config, step=0.7)
+
+
+def test_whatif_prints_and_serialises_the_sensitivity(capsys):
+    args = ["whatif", str(PM9A3), "-c", "c09", "--fast", "--sensitivity"]
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    top = doc["sensitivity"]["varied"][0]
+    assert set(top["elasticity"]) == {"iops", "latency_mean_us", "core_side_mw", "dram_mw", "energy_per_io_nj"}
+    assert all(math.isfinite(v) for v in top["elasticity"].values())
+    assert main(args) == 0
+    assert "SENSITIVITY" in capsys.readouterr().out
+    assert main([*args, "--sensitivity-step", "0.9"]) == 2
+
+
+def test_optimize_gives_the_picks_sensitivity(capsys):
+    args = ["optimize", str(PM9A3), "--min-iops", "200000", "--no-des", "--fast", "--sensitivity",
+            "--set", "optimizer.max_cores_per_group=1", "--set", 'optimizer.core_specs=["r1g"]',
+            "--set", "optimizer.max_units=1"]
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["sensitivity"]["base"]["iops"] == pytest.approx(doc["analytic"]["iops"], rel=1e-9)
+    assert {v["parameter"] for v in doc["sensitivity"]["varied"]} >= {"nand.t_read_us"}
+    assert main(args) == 0
+    assert "SENSITIVITY OF THE PICK" in capsys.readouterr().out
