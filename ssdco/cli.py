@@ -26,9 +26,10 @@ EXIT_USAGE = 2
 EXIT_CODES = """exit status:
   0  the answer meets what was asked: whatif answered (with --check: every set budget and target met and
      the workload stable; an unset one is not checked); validate AGREE; optimize a feasible pick; sweep every
-     point computed; study the report written
+     point computed; study the report written; calibrate every parameter determined by the data
   1  it does not: whatif --check a budget or target not met, or an open workload unstable; validate DISAGREE
-     or UNSETTLED; optimize infeasible (nothing meets the targets); sweep some points ended in an error
+     or UNSETTLED; optimize infeasible (nothing meets the targets); sweep some points ended in an error;
+     calibrate some parameters unidentifiable (or the minimiser failed): --out is not written
   2  bad input: a configuration, argument or output path that cannot be used (one line names it)"""
 
 
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_optimize(sub)
     _add_import_mqsim(sub)
     _add_trace(sub)
+    _add_calibrate(sub)
     # ---- more subcommands register here ----
     return p
 
@@ -285,6 +287,33 @@ def _add_import_mqsim(sub) -> None:
     im.add_argument("--flow", type=_int_at_least(0), default=0, metavar="N",
                     help="which synthetic flow of the workload file to take (0: the first)")
     im.add_argument("--force", action="store_true", help="replace --out if it exists")
+
+
+def _add_calibrate(sub) -> None:
+    """The ``ssdco calibrate`` subcommand's options."""
+    ca = sub.add_parser("calibrate", help="fit device parameters to measured IOPS and latency (CSV or fio JSON) by "
+                                          "least squares on the analytic model")
+    _common(ca)
+    ca.add_argument("--measured", nargs="+", required=True, metavar="FILE",
+                    help="measurements: CSV (queue_depth,read_fraction,iops,mean_latency_us[,p99_us]"
+                         "[,request_size_kib]) or fio --output-format=json output; several files may be given")
+    ca.add_argument("--fit", action="append", required=True, metavar="PARAM[,PARAM...]",
+                    help="numeric device fields to fit by dotted path, e.g. modules.cache_lookup.cycles,"
+                         "nand.t_read_us; a glob such as modules.*.cycles names several (repeatable)")
+    ca.add_argument("--fit-p99", action="store_true", help="also fit the measured p99 latencies (p99_us, fio's "
+                                                           "clat percentile) against the model's p99 estimate")
+    ca.add_argument("--fast", action="store_true", help="whatif --fast's answers at every point (milliseconds at "
+                                                        "queue depth 1-8 instead of up to seconds)")
+    ca.add_argument("--des-check", action="store_true",
+                    help="run the DES on the fitted design at each point and print model against DES")
+    ca.add_argument("--des-requests", type=_des_requests(), default=20_000, metavar="N",
+                    help="requests of each --des-check run (default %(default)s)")
+    ca.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
+                    help="seed of the --des-check runs (default %(default)s)")
+    ca.add_argument("--out", metavar="FILE.toml", help="write the calibrated device file (the input with the fitted "
+                                                       "values substituted, comments kept)")
+    ca.add_argument("--plot", metavar="FILE.png", help="write measured and fitted IOPS and mean latency against "
+                                                       "queue depth as PNG (needs matplotlib)")
 
 
 def _int_at_least(minimum: int, maximum: int | None = None, or_zero: bool = False):
@@ -825,9 +854,62 @@ def _cmd_trace(args) -> int:
     return EXIT_OK
 
 
+def _cmd_calibrate(args) -> int:
+    """``ssdco calibrate``: exit 0 with every parameter determined, 1 when some are unidentifiable or the
+    minimiser failed (then --out is not written)."""
+    from ssdco import load_config
+    from ssdco.calibration.check import des_check
+    from ssdco.calibration.fit import fit
+    from ssdco.calibration.measurements import read_measurements
+    from ssdco.calibration.outfile import calibrated_toml, check_substitutable
+    from ssdco.calibration.params import resolve_parameters
+    from ssdco.calibration.report import calibration_dict, format_calibration
+
+    if args.out is not None:
+        check_output_path(args.out, "--out")
+    _check_plot_option(args.plot)
+    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+    parameters = resolve_parameters(config, args.fit)
+    source_text = Path(args.config).read_text(encoding="utf-8")
+    if args.out is not None:
+        check_substitutable(source_text, args.config, [p.path for p in parameters])
+    points = read_measurements(args.measured)
+    c = fit(config, parameters, points, fit_p99=args.fit_p99, effort="fast" if args.fast else "full")
+    checks = des_check(config, c, requests=args.des_requests, seed=args.seed) if args.des_check else None
+    ok = not c.unidentifiable and c.status > 0
+    notes, files = [], {}
+    if args.out is not None:
+        if ok:
+            write_text_atomic(args.out, calibrated_toml(source_text, args.config, c.parameters))
+            files["out"] = str(args.out)
+            notes.append(f"wrote the calibrated device file to {args.out} (the input with the fitted values "
+                         f"substituted; try: ssdco whatif {args.out}"
+                         + (f" --controller {args.controller}" if args.controller else "") + ")"
+                         + ("; the --set overrides are not written into it" if args.overrides else ""))
+        else:
+            files["out"] = None
+            notes.append(f"{args.out} not written: some parameters are not determined by the data")
+    if args.plot is not None:
+        from ssdco.report.calibration import plot_calibration
+
+        plot_calibration(c, args.plot, checks)
+        files["plot"] = str(args.plot)
+        notes.append(f"wrote the fit plot to {args.plot}")
+    if args.json:
+        doc = calibration_dict(c, files=args.measured, checks=checks)
+        doc["outputs"] = files
+        print(json.dumps(doc, indent=2))
+    else:
+        print(format_calibration(c, files=args.measured, checks=checks, des_requests=args.des_requests,
+                                 des_seed=args.seed))
+        for n in notes:
+            print(n)
+    return EXIT_OK if ok else EXIT_NOT_MET
+
+
 COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate, "study": _cmd_study, "sweep": _cmd_sweep,
             "optimize": _cmd_optimize, "import-mqsim": _cmd_import_mqsim,
-            "trace": _cmd_trace}
+            "trace": _cmd_trace, "calibrate": _cmd_calibrate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

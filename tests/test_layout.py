@@ -9,7 +9,7 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 3. ``ssdco.network``: spec -> frozen queueing network, FTL effects computed once
 4. ``ssdco.sim``: the discrete-event simulators and their statistics
 5. ``ssdco.model``: the analytic model (queueing methods, solver registry, bounds, power, p99, what-if)
-6. ``ssdco.validation``: model against DES, random designs
+6. ``ssdco.validation``: model against DES, random designs; ``ssdco.calibration``: fitting parameters to measurements
 7. ``ssdco.optimizer``: the placement and device search
 8. ``ssdco.report``: text, markdown, plots of study and optimizer results
 9. the application: sweep runner, Python API, command line
@@ -31,7 +31,7 @@ LAYERS = (
     ("ssdco.network",),
     ("ssdco.sim", "ssdco.trace"),
     ("ssdco.model",),
-    ("ssdco.validation",),
+    ("ssdco.validation", "ssdco.calibration"),
     ("ssdco.optimizer",),
     ("ssdco.report",),
     ("ssdco.sweep_runner", "ssdco.sensitivity", "ssdco.api", "ssdco.cli", "ssdco.__main__", "ssdco"),

@@ -22,7 +22,7 @@ from tests.test_layout import LAYERS, MODULES, layer_of  # noqa: E402
 
 PAGE = ROOT / "docs" / "architecture.md"
 LAYER_TITLES = ("Utilities", "FTL formulas", "Configuration", "Queueing network", "Simulators", "Analytic model",
-                "Validation", "Optimizer", "Reports", "Application")
+                "Validation and calibration", "Optimizer", "Reports", "Application")
 
 
 def summary(module: str) -> str:
