@@ -5,9 +5,12 @@ p99 latency with ``fit_p99``), the model being :func:`ssdco.model.whatif.evaluat
 parameters and the point's workload set through overrides. The parameters are scaled by their starting values
 (x = value / start, so every one starts at 1) and bounded; the minimiser is ``scipy.optimize.least_squares``
 (trust-region reflective, Branch, Coleman and Li 1999). At the solution the Jacobian J of the residuals in x
-gives the covariance sigma^2 (J^T J)^-1 with sigma^2 = RSS / (m - n) (m residuals, n parameters), the standard
-errors and the correlations; a near-zero singular value of J, or two parameters correlated beyond
-:data:`MAX_CORRELATION`, marks parameters the data cannot tell apart.
+gives the covariance sigma^2 (J^T J)^-1 with sigma^2 = RSS / (m - n), the standard errors and the correlations.
+Here m counts one residual per point for IOPS and mean latency together, plus its p99: a closed-loop run's IOPS X
+and mean latency R are tied by Little's law (queue depth N = X R, in the model and in the measurement), so their
+two relative errors are one observation (equal and opposite to first order), which counted twice would halve
+sigma^2 and narrow the standard errors by up to sqrt(2); n is the number of parameters. A near-zero singular value
+of J, or two parameters correlated beyond :data:`MAX_CORRELATION`, marks parameters the data cannot tell apart.
 """
 
 from __future__ import annotations
@@ -83,9 +86,10 @@ class Unidentifiable:
 @dataclass(frozen=True)
 class Calibration:
     """The fit: parameters, points, the correlation matrix (rows and columns in the parameters' order), the
-    scaled Jacobian's singular values, the unidentifiable sets, the residual sum of squares ``rss`` (of relative
-    errors), its degrees of freedom ``dof`` = m - n, and the minimiser's ``status``, ``message`` and ``evaluations``
-    (model evaluations per point)."""
+    scaled Jacobian's singular values, the unidentifiable sets, the residual sum of squares ``rss`` (of the
+    ``residual_count`` relative errors), its degrees of freedom ``dof`` = m - n (m: one per point for IOPS and
+    mean latency, tied by Little's law, plus one per fitted p99), and the minimiser's ``status``, ``message`` and
+    ``evaluations`` (model evaluations per point)."""
 
     config_name: str
     controller: str
@@ -95,6 +99,7 @@ class Calibration:
     singular_values: tuple[float, ...]
     unidentifiable: tuple[Unidentifiable, ...]
     rss: float
+    residual_count: int
     dof: int
     fit_p99: bool
     effort: str
@@ -105,8 +110,7 @@ class Calibration:
     @property
     def rms_error(self) -> float:
         """Root-mean-square relative error of the fitted residuals."""
-        m = self.dof + len(self.parameters)
-        return math.sqrt(self.rss / m) if m else math.nan
+        return math.sqrt(self.rss / self.residual_count) if self.residual_count else math.nan
 
     @property
     def values(self) -> dict[str, float]:
@@ -156,17 +160,23 @@ def residuals(points: Sequence[Point], predictions: Sequence[Prediction], fit_p9
     return np.asarray(out, dtype=float)
 
 
+def independent_residuals(points: Sequence[Point], fit_p99: bool) -> int:
+    """The independent residuals of ``points``: one per point (IOPS and mean latency), one per fitted p99."""
+    return len(points) + (sum(p.p99_us is not None for p in points) if fit_p99 else 0)
+
+
 def _check_inputs(config: Config, parameters: Sequence[Parameter], points: Sequence[Point], fit_p99: bool) -> None:
     """Refuse a fit with no parameters, no points, or fewer residuals than parameters."""
     if not parameters:
         raise ConfigError("--fit", "fit", "", "expected at least one parameter")
     if not points:
         raise ConfigError("--measured", "measured", "", "expected at least one measured point")
-    m = len(residuals(points, [Prediction(p.iops, p.mean_latency_us, p.p99_us) for p in points], fit_p99))
-    if m <= len(parameters):
+    m = independent_residuals(points, fit_p99)
+    if m < len(parameters):
         raise ConfigError("--fit", "fit", ",".join(p.path for p in parameters),
-                          f"{len(parameters)} parameters need more than {len(parameters)} residuals; the "
-                          f"{len(points)} measured point(s) give {m} (2 a point, 3 with p99 and --fit-p99)")
+                          f"{len(parameters)} parameters need at least {len(parameters)} measured points (more for "
+                          f"standard errors); the {len(points)} point(s) give {m} independent residual(s) (IOPS and "
+                          "mean latency of a point are one, tied by Little's law; its p99 another with --fit-p99)")
     for point in points:  # a point the configuration cannot take (a request size it refuses ...)
         point_config(config, point.overrides())
 
@@ -199,8 +209,9 @@ def _statistics(jac: np.ndarray, rss: float, dof: int, names: Sequence[str]):
     cov = sigma2 * inv
     undetermined = {name for u in null for name in u.parameters}
     var = np.array([math.inf if names[i] in undetermined else cov[i, i] for i in range(n)])
-    scale = np.sqrt(np.where(np.isfinite(var) & (var > 0), var, np.nan))
-    corr = cov / np.outer(scale, scale) if dof > 0 else np.full((n, n), math.nan)
+    determined = np.array([names[i] not in undetermined and inv[i, i] > 0 for i in range(n)])
+    scale = np.sqrt(np.where(determined, np.diag(inv), np.nan))
+    corr = inv / np.outer(scale, scale)  # sigma^2 cancels: the correlations need no spare residuals
     np.fill_diagonal(corr, 1.0)
     pairs = [Unidentifiable((names[i], names[j]), f"correlation {corr[i, j]:+.4f}: the data constrain a combination "
                                                   "of the two, not each")
@@ -232,7 +243,7 @@ def fit(config: Config, parameters: Sequence[Parameter], points: Sequence[Point]
     sol = least_squares(fun, np.ones(len(parameters)), bounds=(lower, upper), method="trf", x_scale=1.0,
                         diff_step=DIFF_STEP, xtol=1e-10, ftol=1e-10, gtol=1e-10, max_nfev=200)
     rss = float(np.sum(sol.fun ** 2))
-    dof = sol.fun.size - len(parameters)
+    dof = independent_residuals(points, fit_p99) - len(parameters)
     names = [p.path for p in parameters]
     var, corr, s, unident = _statistics(np.asarray(sol.jac), rss, dof, names)
     values = sol.x * starts
@@ -247,6 +258,7 @@ def fit(config: Config, parameters: Sequence[Parameter], points: Sequence[Point]
                        for pt, a, b in zip(points, start_preds, end_preds))
     return Calibration(config_name=config.name, controller=config.controller.name, parameters=tuple(fitted),
                        points=point_fits, correlation=tuple(tuple(float(c) for c in row) for row in corr),
-                       singular_values=tuple(float(v) for v in s), unidentifiable=unident, rss=rss, dof=dof,
+                       singular_values=tuple(float(v) for v in s), unidentifiable=unident, rss=rss,
+                       residual_count=int(sol.fun.size), dof=dof,
                        fit_p99=fit_p99, effort=effort, status=int(sol.status), message=str(sol.message),
                        evaluations=calls[0])

@@ -106,7 +106,7 @@ def des_lines(checks: Sequence[DesPoint], requests: int, seed: int) -> list[str]
 def format_calibration(c: Calibration, *, files: Sequence[str] = (), checks: Sequence[DesPoint] | None = None,
                        des_requests: int = 0, des_seed: int = 0) -> str:
     """The calibration as the terminal report of ``ssdco calibrate``."""
-    m = c.dof + len(c.parameters)
+    m = c.residual_count
     what = "IOPS, mean latency" + (" and p99" if c.fit_p99 else "")
     lines = [f"ssdco calibrate: {c.config_name}  controller {c.controller}  ({len(c.points)} points from "
              f"{len(files)} file(s), {len(c.parameters)} parameter(s); analytic model, effort {c.effort})", ""]
@@ -119,7 +119,9 @@ def format_calibration(c: Calibration, *, files: Sequence[str] = (), checks: Seq
                        "the values are where it stopped") + [""]
     lines += point_lines(c) + [""]
     lines += _wrap(f"  fit: relative errors of {what}; rms {c.rms_error:.2%} over {m} residuals (RSS {c.rss:.3g}, "
-                   f"{c.dof} degrees of freedom); scipy.optimize.least_squares: {c.message} "
+                   f"{c.dof} degrees of freedom: a point's IOPS and mean latency count once, tied by Little's law)"
+                   + ("; no degrees of freedom left for standard errors: measure more points" if c.dof <= 0 else "")
+                   + f"; scipy.optimize.least_squares: {c.message} "
                    f"({c.evaluations} model evaluations per point)")
     if checks is not None:
         lines += [""] + des_lines(checks, des_requests, des_seed)
@@ -149,7 +151,8 @@ def calibration_dict(c: Calibration, *, files: Sequence[str] = (),
                     "start_mean_latency_us": pf.start.mean_latency_us, "latency_error": pf.latency_error,
                     "measured_p99_us": pf.point.p99_us, "fitted_p99_us": pf.fitted.p99_us,
                     "p99_error": pf.p99_error} for pf in c.points],
-        "rss": c.rss, "dof": c.dof, "rms_error": clean(c.rms_error), "status": c.status, "message": c.message,
+        "rss": c.rss, "residuals": c.residual_count, "dof": c.dof, "rms_error": clean(c.rms_error),
+        "status": c.status, "message": c.message,
         "evaluations": c.evaluations,
         "des_check": None if checks is None else des_points(checks),
     }

@@ -51,6 +51,7 @@ def test_hidden_parameters_are_recovered_within_three_standard_errors(c01, seed)
         assert abs(p.value - HIDDEN[p.path]) <= 3 * p.standard_error, p
         assert not p.at_bound
     assert abs(cal.correlation[0][1]) < 0.99
+    assert cal.dof == len(DEPTHS) - 2  # IOPS and mean latency of a closed-loop point count once (Little's law)
     assert cal.rms_error < 3 * NOISE
     assert all(abs(pf.iops_error) < 5 * NOISE and abs(pf.latency_error) < 5 * NOISE for pf in cal.points)
 
@@ -97,5 +98,5 @@ def test_fewer_residuals_than_parameters_is_refused(c01):
     points = [Point(queue_depth=1, read_fraction=1.0, iops=18_000.0, mean_latency_us=55.0)]
     params = resolve_parameters(c01, "modules.*.cycles")
     assert len(params) == 5
-    with pytest.raises(ConfigError, match="need more than 5 residuals"):
+    with pytest.raises(ConfigError, match="need at least 5 measured points"):
         fit(c01, params, points, effort="fast")
