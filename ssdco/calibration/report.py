@@ -66,6 +66,11 @@ def identifiability_lines(c: Calibration) -> list[str]:
                      f"{sv}; no |correlation| above 0.99)")
     lines = []
     for u in c.unidentifiable:
+        if len(u.parameters) == 1:
+            lines += _wrap(f"  UNIDENTIFIABLE: the data do not determine {u.parameters[0]} ({u.reason}); its fitted "
+                           "value is arbitrary: leave it out of --fit, or measure what depends on it (the fit "
+                           "compares IOPS and latency, not power)")
+            continue
         lines += _wrap(f"  UNIDENTIFIABLE: the data cannot tell apart {', '.join(u.parameters)} ({u.reason}); "
                        f"their fitted values are one of many that fit equally well: measure points where they act "
                        f"differently (another queue depth, read share or request size), or fit fewer parameters")

@@ -100,3 +100,13 @@ def test_fewer_residuals_than_parameters_is_refused(c01):
     assert len(params) == 5
     with pytest.raises(ConfigError, match="need at least 5 measured points"):
         fit(c01, params, points, effort="fast")
+
+
+def test_a_field_nothing_measured_depends_on_is_unidentifiable_alone(c01):
+    """Core power changes neither IOPS nor latency: it is reported on its own, and t_read beside it stays
+    determined."""
+    points = _des_sweep(c01, HIDDEN, (1, 32, 64), seed=8)
+    cal = fit(c01, resolve_parameters(c01, "core_specs.r1g.active_mw,nand.t_read_us"), points, effort="fast")
+    assert [u.parameters for u in cal.unidentifiable] == [("core_specs.r1g.active_mw",)]
+    power, t_read = cal.parameters
+    assert not math.isfinite(power.standard_error) and math.isfinite(t_read.standard_error)
