@@ -725,26 +725,11 @@ def _plot_sweep_csv(plan, csv_path, png_path: str) -> None:
                + (" (DES: open squares)" if plan.des_requests else ""))
 
 
-def _cmd_optimize(args) -> int:
-    """``ssdco optimize``: exit 0 with a pick, 1 when nothing qualifies (then ``feasible`` is false and the report
-    says which constraint binds and which designs come closest; no design file is written)."""
-    from ssdco import load_config
-    from ssdco.optimizer import optimize
-    from ssdco.report.optimize import design_toml, format_text, pareto_csv, to_json
+def _optimize_outputs(args, result) -> tuple[dict[str, str | None], list[str]]:
+    """Write ``optimize``'s requested files (Pareto CSV, plot, the pick's controller file); return what was
+    written (by kind) and a note per file."""
+    from ssdco.report.optimize import design_toml, pareto_csv
 
-    for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
-        if path is not None:  # before the search (and its DES runs), not after it
-            check_output_path(path, option)
-    _check_plot_option(args.plot)
-    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
-    result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
-                      max_latency_us=args.max_latency_us, max_p99_us=args.max_p99_us, explain=args.explain,
-                      pareto_front=args.pareto is not None or args.plot is not None,
-                      options={**({"verify_des": False} if args.no_des else {}),
-                               **({"markov_chain": False} if args.fast else {}),
-                               **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {}),
-                               **({"timing_spread_scv": args.timing_spread} if args.timing_spread is not None else {})}
-                      or None)
     files: dict[str, str | None] = {}
     notes = []
     if args.pareto is not None and result.pareto is not None:
@@ -770,6 +755,30 @@ def _cmd_optimize(args) -> int:
             files["design"] = str(args.write_design)
             notes.append(f"wrote the pick to {args.write_design} (use: ssdco whatif {args.config} --controller "
                          f"{args.write_design})")
+    return files, notes
+
+
+def _cmd_optimize(args) -> int:
+    """``ssdco optimize``: exit 0 with a pick, 1 when nothing qualifies (then ``feasible`` is false and the report
+    says which constraint binds and which designs come closest; no design file is written)."""
+    from ssdco import load_config
+    from ssdco.optimizer import optimize
+    from ssdco.report.optimize import format_text, to_json
+
+    for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
+        if path is not None:  # before the search (and its DES runs), not after it
+            check_output_path(path, option)
+    _check_plot_option(args.plot)
+    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+    result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
+                      max_latency_us=args.max_latency_us, max_p99_us=args.max_p99_us, explain=args.explain,
+                      pareto_front=args.pareto is not None or args.plot is not None,
+                      options={**({"verify_des": False} if args.no_des else {}),
+                               **({"markov_chain": False} if args.fast else {}),
+                               **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {}),
+                               **({"timing_spread_scv": args.timing_spread} if args.timing_spread is not None else {})}
+                      or None)
+    files, notes = _optimize_outputs(args, result)
     sens = None
     if args.sensitivity and result.pick is not None:
         from ssdco.sensitivity import elasticities
