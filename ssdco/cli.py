@@ -17,7 +17,7 @@ from typing import Sequence
 
 from ssdco import defaults
 from ssdco.atomic import check_output_path, recover_dir, write_text_atomic
-from ssdco.errors import SsdcoError
+from ssdco.errors import ConfigError, SsdcoError
 from ssdco.first_run import note_if_compiling
 
 EXIT_OK = 0
@@ -196,6 +196,10 @@ def _add_optimize(sub) -> None:
     op.add_argument("--sensitivity", action="store_true",
                     help="the pick's elasticities of IOPS, latency, power and energy per I/O to every numeric "
                          "device and firmware parameter (whatif --sensitivity on the pick)")
+    op.add_argument("--break-even", type=_int_at_least(1, 10), default=0, metavar="N",
+                    help="with --sensitivity: for the N parameters IOPS is most elastic to, the values (within x0.5 "
+                         "to x2) at which the pick changes, by searching again at each trial value (about ten "
+                         "searches per parameter and direction)")
     op.add_argument("--write-design", metavar="FILE.toml",
                     help="write the pick as a controller file for whatif/validate --controller FILE.toml")
     op.add_argument("--no-des", action="store_true",
@@ -758,37 +762,41 @@ def _optimize_outputs(args, result) -> tuple[dict[str, str | None], list[str]]:
     return files, notes
 
 
-def _cmd_optimize(args) -> int:
-    """``ssdco optimize``: exit 0 with a pick, 1 when nothing qualifies (then ``feasible`` is false and the report
-    says which constraint binds and which designs come closest; no design file is written)."""
-    from ssdco import load_config
+def _break_evens(config, result, sens, count: int, search: dict) -> list:
+    """``optimize --break-even``: for the ``count`` parameters the pick's IOPS is most elastic to (``sens``), where
+    the pick changes (``ssdco.sensitivity.break_even``), each trial value searched with the same targets."""
     from ssdco.optimizer import optimize
+    from ssdco.sensitivity import break_even
+
+    def pick_label(trial) -> str | None:
+        found = optimize(trial, **search)
+        return found.pick.label() if found.pick is not None else None
+
+    ranked = [e for e in sens.varied if math.isfinite(e.by_figure["iops"]) and e.by_figure["iops"] != 0.0]
+    return [break_even(config, e.parameter, pick_label) for e in ranked[:count]]
+
+
+def _optimize_search(args) -> dict:
+    """The targets and search options of ``ssdco optimize`` from its command line (``optimize``'s keywords)."""
+    options = {**({"verify_des": False} if args.no_des else {}),
+               **({"markov_chain": False} if args.fast else {}),
+               **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {}),
+               **({"timing_spread_scv": args.timing_spread} if args.timing_spread is not None else {})}
+    return dict(min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
+                max_latency_us=args.max_latency_us, max_p99_us=args.max_p99_us, options=options or None)
+
+
+def _print_optimize(args, result, files: dict, notes: list[str], sens, breaks) -> None:
+    """``ssdco optimize``'s output: JSON, or the text report with the pick's sensitivity and break-even values."""
     from ssdco.report.optimize import format_text, to_json
 
-    for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
-        if path is not None:  # before the search (and its DES runs), not after it
-            check_output_path(path, option)
-    _check_plot_option(args.plot)
-    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
-    result = optimize(config, min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
-                      max_latency_us=args.max_latency_us, max_p99_us=args.max_p99_us, explain=args.explain,
-                      pareto_front=args.pareto is not None or args.plot is not None,
-                      options={**({"verify_des": False} if args.no_des else {}),
-                               **({"markov_chain": False} if args.fast else {}),
-                               **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {}),
-                               **({"timing_spread_scv": args.timing_spread} if args.timing_spread is not None else {})}
-                      or None)
-    files, notes = _optimize_outputs(args, result)
-    sens = None
-    if args.sensitivity and result.pick is not None:
-        from ssdco.sensitivity import elasticities
-
-        sens = elasticities(result.pick_config(), effort="fast" if args.fast else "full")
     if args.json:
         doc = to_json(result)
         doc["files"] = files
         if args.sensitivity:
             doc["sensitivity"] = _sensitivity_dict(sens) if sens is not None else None
+        if args.break_even:
+            doc["break_even"] = [vars(b) for b in breaks] if breaks is not None else None
         print(json.dumps(doc, indent=2))
     else:
         print(format_text(result))
@@ -797,8 +805,39 @@ def _cmd_optimize(args) -> int:
 
             print()
             print(sensitivity_table(sens).replace("SENSITIVITY", "SENSITIVITY OF THE PICK", 1))
+            if breaks:
+                from ssdco.sensitivity import break_even_lines
+
+                print()
+                print("\n".join(break_even_lines(breaks, result.pick.label())))
         for n in notes:
             print(n)
+
+
+def _cmd_optimize(args) -> int:
+    """``ssdco optimize``: exit 0 with a pick, 1 when nothing qualifies (then ``feasible`` is false and the report
+    says which constraint binds and which designs come closest; no design file is written)."""
+    from ssdco import load_config
+    from ssdco.optimizer import optimize
+
+    for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
+        if path is not None:  # before the search (and its DES runs), not after it
+            check_output_path(path, option)
+    _check_plot_option(args.plot)
+    if args.break_even and not args.sensitivity:
+        raise ConfigError("command line", "--break-even", args.break_even, "used with --sensitivity")
+    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+    search = _optimize_search(args)
+    result = optimize(config, explain=args.explain, pareto_front=args.pareto is not None or args.plot is not None,
+                      **search)
+    files, notes = _optimize_outputs(args, result)
+    sens = breaks = None
+    if args.sensitivity and result.pick is not None:
+        from ssdco.sensitivity import elasticities
+
+        sens = elasticities(result.pick_config(), effort="fast" if args.fast else "full")
+        breaks = _break_evens(config, result, sens, args.break_even, search)
+    _print_optimize(args, result, files, notes, sens, breaks)
     return EXIT_OK if result.feasible else EXIT_NOT_MET
 
 

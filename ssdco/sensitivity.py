@@ -144,3 +144,75 @@ def sensitivity_table(s: Sensitivity, limit: int | None = None) -> str:
     for path, why in s.not_varied:
         lines.append(f"    {path}: {why}")
     return "\n".join(lines)
+
+
+#: Multipliers of a parameter tried in each direction (``break_even``), nearest first: up to twice and down to half.
+BREAK_EVEN_STEPS = (1.05, 1.1, 1.25, 1.5, 2.0)
+BREAK_EVEN_BISECTIONS = 4  # halvings of the bracket once the answer changes: about 1/16 of its width
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Where ``parameter`` (from ``value``) makes ``decide``'s answer change, in each direction: the nearest
+    multiplier found that changes it (``up`` > 1, ``down`` < 1; None: not within x2 or /2) and the answer there."""
+
+    parameter: str
+    value: float
+    up: float | None
+    up_answer: str | None
+    down: float | None
+    down_answer: str | None
+
+
+def _changes(config: Config, path: str, value: float, factor: float, decide, base: str) -> tuple[bool, str | None]:
+    try:
+        answer = decide(_with(config, path, value * factor))
+    except ConfigError:
+        return False, None
+    return answer != base, answer
+
+
+def _bracket(config: Config, path: str, value: float, decide, base: str, steps) -> tuple[float | None, str | None]:
+    """The nearest multiplier (to ``BREAK_EVEN_BISECTIONS`` halvings) in ``steps``' direction that changes the
+    answer, and the answer there."""
+    inside = 1.0
+    for factor in steps:
+        changed, answer = _changes(config, path, value, factor, decide, base)
+        if changed:
+            outside = factor
+            for _ in range(BREAK_EVEN_BISECTIONS):
+                middle = math.sqrt(inside * outside)
+                moved, there = _changes(config, path, value, middle, decide, base)
+                if moved:
+                    outside, answer = middle, there
+                else:
+                    inside = middle
+            return outside, answer
+        inside = factor
+    return None, None
+
+
+def break_even(config: Config, parameter: str, decide: Callable[[Config], str | None]) -> BreakEven:
+    """How far ``parameter`` (a dotted path) may move, up and down, before ``decide(config)`` (e.g. the optimizer's
+    pick as a label) gives another answer: :data:`BREAK_EVEN_STEPS` outwards, then bisection in log scale.
+    Raises ConfigError for an unknown or zero-valued parameter."""
+    found = dict(numeric_parameters(config.raw))
+    if parameter not in found or found[parameter] == 0.0:
+        raise ConfigError(config.source, parameter, found.get(parameter), "a non-zero numeric field of the device "
+                                                                          "file's " + ", ".join(PARAMETER_TABLES))
+    value = found[parameter]
+    base = decide(config)
+    up, up_answer = _bracket(config, parameter, value, decide, base, BREAK_EVEN_STEPS)
+    down, down_answer = _bracket(config, parameter, value, decide, base, tuple(1.0 / f for f in BREAK_EVEN_STEPS))
+    return BreakEven(parameter, value, up, up_answer, down, down_answer)
+
+
+def break_even_lines(rows: list[BreakEven], base_answer: str) -> list[str]:
+    """The BREAK-EVEN table: for each parameter, the values at which the answer stops being ``base_answer``."""
+    lines = [f"BREAK-EVEN (where the pick stops being {base_answer}; searched within x0.5 to x2)"]
+    for b in rows:
+        for direction, factor, answer in (("up", b.up, b.up_answer), ("down", b.down, b.down_answer)):
+            where = (f"at {b.value * factor:.4g} ({factor - 1:+.1%}): {answer or 'nothing qualifies'}"
+                     if factor is not None else "unchanged within the range")
+            lines.append(f"  {b.parameter} {direction:<4} {where}")
+    return lines

@@ -79,3 +79,34 @@ def test_optimize_gives_the_picks_sensitivity(capsys):
     assert {v["parameter"] for v in doc["sensitivity"]["varied"]} >= {"nand.t_read_us"}
     assert main(args) == 0
     assert "SENSITIVITY OF THE PICK" in capsys.readouterr().out
+
+
+def test_break_even_finds_where_the_answer_changes_in_each_direction():
+    from ssdco.sensitivity import BREAK_EVEN_BISECTIONS, break_even
+
+    config = load_config(PM9A3, controller="c01")
+    t_read = config.nand.t_read_us
+
+    def decide(c):  # a threshold above the value only: the answer changes going up, never going down
+        return "fast reads" if c.nand.t_read_us < 1.2 * t_read else "slow reads"
+
+    b = break_even(config, "nand.t_read_us", decide)
+    assert b.value == t_read and b.up_answer == "slow reads" and b.down is None and b.down_answer is None
+    # the bracket 1.1-1.25 halved BREAK_EVEN_BISECTIONS times (in log scale) around the threshold 1.2
+    width = (1.25 / 1.1) ** (1 / 2 ** BREAK_EVEN_BISECTIONS)
+    assert 1.2 <= b.up <= 1.2 * width
+    with pytest.raises(ConfigError):
+        break_even(config, "modules.complete.dram_accesses_per_visit", decide)  # zero: no relative move
+
+
+def test_optimize_break_even_needs_sensitivity_and_reports_each_direction(capsys):
+    args = ["optimize", str(PM9A3), "--min-iops", "200000", "--no-des", "--fast",
+            "--set", "optimizer.max_cores_per_group=1", "--set", 'optimizer.core_specs=["r1g"]',
+            "--set", "optimizer.max_units=1"]
+    assert main([*args, "--break-even", "1"]) == 2
+    assert main([*args, "--sensitivity", "--break-even", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (row,) = doc["break_even"]
+    assert row["parameter"] == doc["sensitivity"]["varied"][0]["parameter"]
+    for factor, answer in ((row["up"], row["up_answer"]), (row["down"], row["down_answer"])):
+        assert factor is None or answer != doc["design"]["label"]
