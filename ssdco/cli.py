@@ -85,6 +85,8 @@ def _add_whatif(sub) -> None:
                         "a minute at queue depth 1-8 without --fast)")
     w.add_argument("--sensitivity-step", type=float, default=0.01, metavar="H",
                    help="relative step of the central differences (default 0.01: 1 %% either side)")
+    w.add_argument("--sensitivity-plot", metavar="FILE.png",
+                   help="with --sensitivity: a tornado chart of the largest elasticities (needs matplotlib)")
 
 
 def _add_validate(sub) -> None:
@@ -196,6 +198,8 @@ def _add_optimize(sub) -> None:
     op.add_argument("--sensitivity", action="store_true",
                     help="the pick's elasticities of IOPS, latency, power and energy per I/O to every numeric "
                          "device and firmware parameter (whatif --sensitivity on the pick)")
+    op.add_argument("--sensitivity-plot", metavar="FILE.png",
+                    help="with --sensitivity: a tornado chart of the pick's largest elasticities (needs matplotlib)")
     op.add_argument("--break-even", type=_int_at_least(1, 10), default=0, metavar="N",
                     help="with --sensitivity: for the N parameters IOPS is most elastic to, the values (within x0.5 "
                          "to x2) at which the pick changes, by searching again at each trial value (about ten "
@@ -504,6 +508,7 @@ def _cmd_whatif(args) -> int:
     traced = _trace_workload(args.trace, args.trace_format) if args.trace else None
     overrides = (traced.overrides() if traced else []) + list(args.overrides)
     config = load_config(args.config, controller=args.controller, overrides=overrides)
+    _check_sensitivity_plot(args)
     effort = "exact" if args.exact else "fast" if args.fast else "full"
     result = evaluate(config, effort=effort)
     sens = None
@@ -511,6 +516,7 @@ def _cmd_whatif(args) -> int:
         from ssdco.sensitivity import elasticities
 
         sens = elasticities(config, step=args.sensitivity_step, effort=effort)
+        _sensitivity_plot(args, sens, f"{config.name}, controller {config.controller.name}")
     if args.json:
         doc = result.to_dict()
         if traced:
@@ -528,6 +534,24 @@ def _cmd_whatif(args) -> int:
             print()
             print(sensitivity_table(sens))
     return EXIT_NOT_MET if args.check and not (result.stable and result.budgets_met) else EXIT_OK
+
+
+def _check_sensitivity_plot(args) -> None:
+    """Refuse ``--sensitivity-plot`` without ``--sensitivity``, or to a path that cannot be written, before any work."""
+    if args.sensitivity_plot is None:
+        return
+    if not args.sensitivity:
+        raise ConfigError("command line", "--sensitivity-plot", args.sensitivity_plot, "used with --sensitivity")
+    _check_plot_option(args.sensitivity_plot, "--sensitivity-plot")
+
+
+def _sensitivity_plot(args, sens, title: str) -> None:
+    """Write ``--sensitivity-plot``'s tornado chart of ``sens`` when asked."""
+    if args.sensitivity_plot is not None:
+        from ssdco.report.plots import plot_tornado
+
+        plot_tornado(sens, args.sensitivity_plot, title=f"sensitivity: {title}")
+        print(f"wrote the tornado chart to {args.sensitivity_plot}", file=sys.stderr)
 
 
 def _sensitivity_dict(s) -> dict:
@@ -706,14 +730,14 @@ def _cmd_sweep(args) -> int:
     return EXIT_NOT_MET if s.errors else EXIT_OK
 
 
-def _check_plot_option(path: str | None) -> None:
-    """Before a long run: refuse a ``--plot`` path that cannot be written or a missing matplotlib."""
+def _check_plot_option(path: str | None, option: str = "--plot") -> None:
+    """Before a long run: refuse a plot path (``option``'s) that cannot be written or a missing matplotlib."""
     if path is None:
         return
     from ssdco.report.plots import require_matplotlib
 
     require_matplotlib()
-    check_output_path(path, "--plot")
+    check_output_path(path, option)
 
 
 def _plot_sweep_csv(plan, csv_path, png_path: str) -> None:
@@ -826,6 +850,7 @@ def _cmd_optimize(args) -> int:
     _check_plot_option(args.plot)
     if args.break_even and not args.sensitivity:
         raise ConfigError("command line", "--break-even", args.break_even, "used with --sensitivity")
+    _check_sensitivity_plot(args)
     config = load_config(args.config, controller=args.controller, overrides=args.overrides)
     search = _optimize_search(args)
     result = optimize(config, explain=args.explain, pareto_front=args.pareto is not None or args.plot is not None,
@@ -836,6 +861,7 @@ def _cmd_optimize(args) -> int:
         from ssdco.sensitivity import elasticities
 
         sens = elasticities(result.pick_config(), effort="fast" if args.fast else "full")
+        _sensitivity_plot(args, sens, f"{config.name}: the pick {result.pick.label()}")
         breaks = _break_evens(config, result, sens, args.break_even, search)
     _print_optimize(args, result, files, notes, sens, breaks)
     return EXIT_OK if result.feasible else EXIT_NOT_MET

@@ -110,3 +110,12 @@ def test_optimize_break_even_needs_sensitivity_and_reports_each_direction(capsys
     assert row["parameter"] == doc["sensitivity"]["varied"][0]["parameter"]
     for factor, answer in ((row["up"], row["up_answer"]), (row["down"], row["down_answer"])):
         assert factor is None or answer != doc["design"]["label"]
+
+
+def test_the_tornado_chart_is_written_and_needs_sensitivity(tmp_path, capsys):
+    png = tmp_path / "tornado.png"
+    args = ["whatif", str(PM9A3), "-c", "c09", "--fast", "--sensitivity", "--sensitivity-plot", str(png)]
+    assert main(args) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "tornado" in capsys.readouterr().err
+    assert main(["whatif", str(PM9A3), "--sensitivity-plot", str(tmp_path / "x.png")]) == 2
+    assert "--sensitivity" in capsys.readouterr().err and not (tmp_path / "x.png").exists()

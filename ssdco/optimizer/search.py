@@ -754,7 +754,7 @@ def _best_device_option(results: list[tuple[DeviceOption, OptimizeResult]]):
     feasible = [(row, r) for row, r in results if row.feasible]
     if feasible:
         row, best = min(feasible, key=lambda x: x[1].cost)
-        msg = (f"{best.message} Device option: {row.name} "
+        msg = (f"{best.message.rstrip().rstrip('.')}. Device option: {row.name} "
                f"(DRAM {row.dram_size_gib:.3g} GiB, {row.dram_power_mw:,.0f} mW).")
         return row, best, msg
     row, best = results[0]

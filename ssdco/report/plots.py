@@ -401,3 +401,47 @@ def latency_tail_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[fl
     ax.legend(loc="upper left", bbox_to_anchor=(1.06, 1.0), fontsize=8, frameon=False, title="design (DES)")
     fig.tight_layout()
     return fig
+
+
+# --------------------------------------------------------------------------------------------------
+# whatif/optimize --sensitivity-plot: a tornado of elasticities
+# --------------------------------------------------------------------------------------------------
+TORNADO_PARAMETERS = 12  # bars shown: the parameters with the largest elasticities
+TORNADO_FIGURES = (("iops", "IOPS"), ("core_side_mw", "core-side power"), ("energy_per_io_nj", "energy per I/O"))
+
+
+def tornado_figure(sensitivity, *, title: str = "sensitivity"):
+    """A tornado chart of ``sensitivity`` (``ssdco.sensitivity.Sensitivity``): for the parameters with the largest
+    elasticities, one bar per figure of :data:`TORNADO_FIGURES` (% change per 1 % of the parameter)."""
+    import math
+
+    Figure, _ = require_matplotlib()
+    names = [n for n, _ in TORNADO_FIGURES]
+
+    def weight(e) -> float:
+        return max((abs(e.by_figure[n]) for n in names if math.isfinite(e.by_figure[n])), default=0.0)
+
+    shown = sorted((e for e in sensitivity.varied if weight(e) >= 1e-4), key=weight, reverse=True)
+    shown = shown[:TORNADO_PARAMETERS][::-1]  # largest at the top
+    if not shown:
+        raise PlotError("--sensitivity-plot: no parameter moves IOPS, core-side power or energy per I/O")
+    fig = Figure(figsize=(8.0, 1.2 + 0.45 * len(shown)))
+    ax = fig.add_subplot(1, 1, 1)
+    height = 0.8 / len(TORNADO_FIGURES)
+    for k, (name, label) in enumerate(TORNADO_FIGURES):
+        values = [e.by_figure[name] if math.isfinite(e.by_figure[name]) else 0.0 for e in shown]
+        ax.barh([i + (k - 1) * height for i in range(len(shown))], values, height=height, label=label)
+    ax.set_yticks(range(len(shown)))
+    ax.set_yticklabels([f"{e.parameter} ({e.value:g})" for e in shown], fontsize=8)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_xlabel("elasticity: % change of the figure per +1 % of the parameter")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_tornado(sensitivity, path: str | Path, *, title: str = "sensitivity") -> Path:
+    """``--sensitivity-plot``: :func:`tornado_figure` as a PNG at ``path`` (atomically)."""
+    return write_png(tornado_figure(sensitivity, title=title), path)
