@@ -87,6 +87,8 @@ def _add_whatif(sub) -> None:
                    help="relative step of the central differences (default 0.01: 1 %% either side)")
     w.add_argument("--sensitivity-plot", metavar="FILE.png",
                    help="with --sensitivity: a tornado chart of the largest elasticities (needs matplotlib)")
+    w.add_argument("--sensitivity-parameters", type=_name_list, metavar="P1,P2",
+                   help="with --sensitivity: only these parameters (dotted paths, e.g. nand.t_read_us)")
 
 
 def _add_validate(sub) -> None:
@@ -200,6 +202,8 @@ def _add_optimize(sub) -> None:
                          "device and firmware parameter (whatif --sensitivity on the pick)")
     op.add_argument("--sensitivity-plot", metavar="FILE.png",
                     help="with --sensitivity: a tornado chart of the pick's largest elasticities (needs matplotlib)")
+    op.add_argument("--sensitivity-parameters", type=_name_list, metavar="P1,P2",
+                    help="with --sensitivity: only these parameters (dotted paths, e.g. nand.t_read_us)")
     op.add_argument("--break-even", type=_int_at_least(1, 10), default=0, metavar="N",
                     help="with --sensitivity: for the N parameters IOPS is most elastic to, the values (within x0.5 "
                          "to x2) at which the pick changes, by searching again at each trial value (about ten "
@@ -515,7 +519,8 @@ def _cmd_whatif(args) -> int:
     if args.sensitivity:
         from ssdco.sensitivity import elasticities
 
-        sens = elasticities(config, step=args.sensitivity_step, effort=effort)
+        sens = elasticities(config, step=args.sensitivity_step, effort=effort,
+                            parameters=args.sensitivity_parameters)
         _sensitivity_plot(args, sens, f"{config.name}, controller {config.controller.name}")
     if args.json:
         doc = result.to_dict()
@@ -538,6 +543,9 @@ def _cmd_whatif(args) -> int:
 
 def _check_sensitivity_plot(args) -> None:
     """Refuse ``--sensitivity-plot`` without ``--sensitivity``, or to a path that cannot be written, before any work."""
+    if args.sensitivity_parameters is not None and not args.sensitivity:
+        raise ConfigError("command line", "--sensitivity-parameters", ",".join(args.sensitivity_parameters),
+                          "used with --sensitivity")
     if args.sensitivity_plot is None:
         return
     if not args.sensitivity:
@@ -860,7 +868,8 @@ def _cmd_optimize(args) -> int:
     if args.sensitivity and result.pick is not None:
         from ssdco.sensitivity import elasticities
 
-        sens = elasticities(result.pick_config(), effort="fast" if args.fast else "full")
+        sens = elasticities(result.pick_config(), effort="fast" if args.fast else "full",
+                            parameters=args.sensitivity_parameters)
         _sensitivity_plot(args, sens, f"{config.name}: the pick {result.pick.label()}")
         breaks = _break_evens(config, result, sens, args.break_even, search)
     _print_optimize(args, result, files, notes, sens, breaks)

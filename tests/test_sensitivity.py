@@ -11,6 +11,8 @@ from ssdco.errors import ConfigError
 from ssdco.sensitivity import elasticities, numeric_parameters, sensitivity_table
 from tests.conftest import PM9A3
 
+FEW = ["--sensitivity-parameters", "nand.t_read_us,modules.parse.cycles,core_specs.r1g.active_mw"]
+
 
 def finite_difference(parameter: str, value: float, step: float) -> float:
     """d ln IOPS / d ln p of ``whatif`` on c01, by a central difference of relative ``step``."""
@@ -58,7 +60,7 @@ def test_an_unknown_parameter_or_a_bad_step_is_refused():
 
 
 def test_whatif_prints_and_serialises_the_sensitivity(capsys):
-    args = ["whatif", str(PM9A3), "-c", "c09", "--fast", "--sensitivity"]
+    args = ["whatif", str(PM9A3), "-c", "c09", "--fast", "--sensitivity", *FEW]
     assert main([*args, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     top = doc["sensitivity"]["varied"][0]
@@ -67,16 +69,21 @@ def test_whatif_prints_and_serialises_the_sensitivity(capsys):
     assert main(args) == 0
     assert "SENSITIVITY" in capsys.readouterr().out
     assert main([*args, "--sensitivity-step", "0.9"]) == 2
+    assert main(["whatif", str(PM9A3), "--sensitivity-parameters", "nand.t_read_us"]) == 2  # needs --sensitivity
+    assert main(["whatif", str(PM9A3), "--sensitivity", "--sensitivity-parameters", "nand.t_raed_us"]) == 2
 
 
 def test_optimize_gives_the_picks_sensitivity(capsys):
-    args = ["optimize", str(PM9A3), "--min-iops", "200000", "--no-des", "--fast", "--sensitivity",
+    args = ["optimize", str(PM9A3), "--min-iops", "200000", "--no-des", "--fast", "--sensitivity", *FEW,
             "--set", "optimizer.max_cores_per_group=1", "--set", 'optimizer.core_specs=["r1g"]',
             "--set", "optimizer.max_units=1"]
     assert main([*args, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["sensitivity"]["base"]["iops"] == pytest.approx(doc["analytic"]["iops"], rel=1e-9)
-    assert {v["parameter"] for v in doc["sensitivity"]["varied"]} >= {"nand.t_read_us"}
+    varied = doc["sensitivity"]["varied"]
+    assert {v["parameter"] for v in varied} == {"nand.t_read_us", "modules.parse.cycles", "core_specs.r1g.active_mw"}
+    iops = [abs(v["elasticity"]["iops"]) for v in varied]
+    assert iops == sorted(iops, reverse=True)  # the most influential on IOPS first
     assert main(args) == 0
     assert "SENSITIVITY OF THE PICK" in capsys.readouterr().out
 
@@ -104,7 +111,7 @@ def test_optimize_break_even_needs_sensitivity_and_reports_each_direction(capsys
             "--set", "optimizer.max_cores_per_group=1", "--set", 'optimizer.core_specs=["r1g"]',
             "--set", "optimizer.max_units=1"]
     assert main([*args, "--break-even", "1"]) == 2
-    assert main([*args, "--sensitivity", "--break-even", "1", "--json"]) == 0
+    assert main([*args, "--sensitivity", *FEW, "--break-even", "1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     (row,) = doc["break_even"]
     assert row["parameter"] == doc["sensitivity"]["varied"][0]["parameter"]
@@ -114,7 +121,7 @@ def test_optimize_break_even_needs_sensitivity_and_reports_each_direction(capsys
 
 def test_the_tornado_chart_is_written_and_needs_sensitivity(tmp_path, capsys):
     png = tmp_path / "tornado.png"
-    args = ["whatif", str(PM9A3), "-c", "c09", "--fast", "--sensitivity", "--sensitivity-plot", str(png)]
+    args = ["whatif", str(PM9A3), "-c", "c09", "--fast", "--sensitivity", "--sensitivity-plot", str(png), *FEW]
     assert main(args) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "tornado" in capsys.readouterr().err
     assert main(["whatif", str(PM9A3), "--sensitivity-plot", str(tmp_path / "x.png")]) == 2
