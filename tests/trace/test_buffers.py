@@ -122,3 +122,13 @@ def test_every_policy_keeps_its_capacity_and_accounts_for_every_access(policy):
     assert reads_missed == buffer.flash_reads <= buffer.misses
     # every page written back was dirty once, and every dirty page is written back at most once per write
     assert sum(len(w) for w in sink.writes) + len(buffer.dirty_pages()) <= sum(op == "W" for _, op in seq)
+
+
+def test_lirs_memory_is_bounded_by_the_buffer_not_by_the_pages_seen():
+    """A long scan of distinct pages: without a bound, S would keep every page seen as a non-resident HIR entry."""
+    buffer, _ = run(LirsBuffer, 50, [(p, False) for p in range(20_000)])
+    assert len(buffer.stack()) <= buffer.capacity_pages + buffer.max_nonresident
+    assert len(buffer.resident()) == 50
+    # a tight bound holds too, on a loop longer than the buffer
+    small, _ = run(LirsBuffer, 3, [(p % 7, False) for p in range(40)], hir_pages=1, max_nonresident=1)
+    assert len(small.stack()) <= 3 + 1
