@@ -67,6 +67,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, fields
+from typing import Callable
 
 import numpy as np
 from numba import njit
@@ -1206,7 +1207,8 @@ def _check_open_stability(network: Network) -> None:
 
 
 def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: float = DEFAULT_WARMUP_FRACTION,
-             seed: SeedLike = 0, service_family: str = "auto", batches: int = DEFAULT_BATCHES, progress: bool = False,
+             seed: SeedLike = 0, service_family: str = "auto", batches: int = DEFAULT_BATCHES,
+             progress: bool | Callable[[int, int], object] = False,
              confidence: float = 0.95, max_in_system: int | None = None,
              trace_requests: int = 0, numba_seed: int | None = None) -> DesResult:
     """Simulate ``network`` until ``requests`` requests have completed.
@@ -1225,8 +1227,10 @@ def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: floa
         Family of non-deterministic service times (scv > 0); scv == 0 is always deterministic.
     batches : int
         Batches for batch means (>= 2).
-    progress : bool
-        Show a tqdm bar (the loop then runs in chunks; results are identical).
+    progress : bool or callable
+        True: a tqdm bar on stderr; a callable: ``progress(completed, requests)`` after each chunk of about 0.5 %
+        of the run (an exception it raises stops the run). Either way the loop runs in chunks and the results
+        are identical.
     confidence : float
         Two-sided level of the intervals.
     max_in_system : int, optional
@@ -1257,17 +1261,13 @@ def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: floa
     _seed_numba(np.uint32(nseed))
     _run(0, *state.args)  # compiles (or loads the cache) without touching the state: startup, not events/s
     t0 = time.perf_counter()
-    if progress:
+    if callable(progress):
+        _run_in_chunks(state, requests, lambda done, new: progress(done, requests))
+    elif progress:
         from tqdm.auto import tqdm
 
-        chunk = max(1_000, requests // 200)
         with tqdm(total=requests, unit="req", desc="DES", leave=False) as bar:
-            done = 0
-            while done < requests and state.ist[I_STATUS] == ST_OK:
-                _run(min(done + chunk, requests), *state.args)
-                now = int(state.ist[I_COMPLETED])
-                bar.update(now - done)
-                done = now
+            _run_in_chunks(state, requests, lambda done, new: bar.update(new))
     else:
         _run(requests, *state.args)
     wall = time.perf_counter() - t0
@@ -1279,6 +1279,18 @@ def simulate(network: Network, *, requests: int = 200_000, warmup_fraction: floa
     if status == ST_EMPTY:  # pragma: no cover - cannot happen for a valid network
         raise DesError("event list ran empty before the run finished")
     return _finish(cn, state, nseed, service_family, confidence, wall, requests, warm, measured)
+
+
+def _run_in_chunks(state: _State, requests: int, after_chunk: Callable[[int, int], object]) -> None:
+    """Run ``state`` to ``requests`` completions in chunks of about 0.5 % (results identical to one run), calling
+    ``after_chunk(completed, newly completed)`` after each."""
+    chunk = max(1_000, requests // 200)
+    done = 0
+    while done < requests and state.ist[I_STATUS] == ST_OK:
+        _run(min(done + chunk, requests), *state.args)
+        now = int(state.ist[I_COMPLETED])
+        after_chunk(now, now - done)
+        done = now
 
 
 def _run_options(requests, warmup_fraction: float, batches, trace_requests: int, numba_seed: int | None

@@ -53,6 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from ssdco.errors import ConfigError
 
 SECTOR_BYTES = 512
@@ -161,9 +163,7 @@ class MqsimImport:
         lines = [f"# Imported from MQSim: {self.sources[0]} and {self.sources[1]} (ssdco import-mqsim).",
                  "# Values adapted to ssdco's model:"]
         lines += [f"#   {field}: {what}" for field, what in self.notes]
-        lines += [f"schema_version = {self.design['schema_version']}", f"name = {_literal(self.design['name'])}",
-                  f"description = {_literal(self.design['description'])}"]
-        lines += _tables(self.design, [])
+        lines += [tomli_w.dumps(self.design).rstrip("\n")]
         lines += ["", f"# MQSim parameters ssdco leaves out ({len(self.ignored)}):"]
         lines += [f"#   {item.name} = {item.value}: {item.why}" for item in self.ignored]
         return "\n".join(lines) + "\n"
@@ -469,37 +469,3 @@ def _dram(ftl: dict, nand: dict, workload: dict, notes: list) -> dict[str, Any]:
     notes.append(("dram", f"{size:g} GiB (the full mapping table and the write buffer); power figures are ssdco's "
                           f"PM9A3 values (MQSim's inputs have none)"))
     return {"size_gib": size, "background_mw_per_gib": 120.0, "access_energy_nj": 12.8}
-
-
-def _literal(value: Any) -> str:
-    """A TOML literal of a bool, number, string or list (the file is written with comments, which TOML writers
-    such as tomli-w do not keep)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return "[" + ", ".join(_literal(v) for v in value) + "]"
-
-
-def _tables(table: dict, path: list[str]) -> list[str]:
-    """TOML lines of ``table``'s sub-tables (and arrays of tables), depth first; scalars of the top table are the
-    caller's."""
-    lines: list[str] = []
-    for key, value in table.items():
-        if isinstance(value, dict):
-            scalars = [f"{k} = {_literal(v)}" for k, v in value.items()
-                       if not isinstance(v, dict) and not _is_tables(v)]
-            if scalars:
-                lines += ["", f"[{'.'.join(path + [key])}]", *scalars]
-            lines += _tables(value, path + [key])
-        elif _is_tables(value):
-            for item in value:
-                lines += ["", f"[[{'.'.join(path + [key])}]]"]
-                lines += [f"{k} = {_literal(v)}" for k, v in item.items()]
-    return lines
-
-
-def _is_tables(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)

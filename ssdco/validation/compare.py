@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ssdco import defaults
 from ssdco.errors import ConfigError, unstable_open_workload_error
@@ -284,7 +284,7 @@ def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
 
 
 def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: SeedLike = defaults.SEED,
-             progress: bool = False,
+             progress: bool | Callable[[int, int], object] = False,
              service_family: str = "auto", replications: int | str = 0, markov_chain: bool = True,
              timing_spread_scv: float | None = None) -> Validation:
     """Run the analytic model and the DES on ``config`` and compare them.
@@ -297,6 +297,9 @@ def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: See
     (``ssdco validate``'s default) makes :func:`~ssdco.sim.replications.default_runs` of them: 4 on
     closed deterministic workloads, else none. With an int ``seed`` the result is
     reproducible; a Generator seed is advanced by the main run before the extra seeds are spawned.
+
+    ``progress``: True for tqdm bars on stderr; a callable gets ``(completed, requests)`` of the main DES run
+    after each chunk of about 0.5 % (see :func:`~ssdco.sim.des.simulate`).
 
     ``timing_spread_scv`` (``validate --timing-spread``): one more DES run of ``requests`` with every service
     time varying by at least that scv (:class:`TimingSpreadCheck`), after the others; the verdict stays the
@@ -322,12 +325,13 @@ def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: See
     given = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
     v = Validation(config=config, analytic=analytic, des=des, des_power_mw=power, relative_error=rel,
                    utilization_error=util_err, seed=given)
+    bars = progress is True  # a callable reports the main run only
     v = with_replications(v, requests=requests, seed=seed, runs=replications, network=network,
-                          service_family=service_family, progress=progress)
+                          service_family=service_family, progress=bars)
     if spread_config is None:
         return v
     return with_timing_spread_check(v, timing_spread_scv, requests=requests, seed=seed,
-                                    service_family=service_family, progress=progress)
+                                    service_family=service_family, progress=bars)
 
 
 def des_metrics(des: DesResult, power_mw: Mapping[str, float], analytic: Metrics) -> Metrics:
