@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_import_mqsim(sub)
     _add_trace(sub)
     _add_calibrate(sub)
+    _add_serve(sub)
     # ---- more subcommands register here ----
     return p
 
@@ -326,6 +327,25 @@ def _add_calibrate(sub) -> None:
                                                        "values substituted, comments kept)")
     ca.add_argument("--plot", metavar="FILE.png", help="write measured and fitted IOPS and mean latency against "
                                                        "queue depth as PNG (needs matplotlib)")
+
+
+def _add_serve(sub) -> None:
+    """The ``ssdco serve`` subcommand's options."""
+    sv = sub.add_parser("serve", help="a local web page to explore a design live: controls, IOPS, latency, power "
+                                      "against the budgets, the bottleneck, the DES on demand (needs the serve "
+                                      "extra)")
+    sv.add_argument("config", help="device configuration TOML (e.g. configs/pm9a3-960.toml)")
+    sv.add_argument("--controller", "-c", metavar="NAME|FILE",
+                    help="the controller the page starts from: a preset name or a controller TOML file")
+    sv.add_argument("--set", dest="overrides", action="append", default=[], metavar="FIELD=VALUE",
+                    help="override a config field before the page starts, as whatif's --set (repeatable)")
+    sv.add_argument("--port", type=_int_at_least(1, 65535, or_zero=True), default=8050,
+                    help="TCP port (default %(default)s; 0: any free port)")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default %(default)s, this machine only; the page has no login, so "
+                         "another address shows it to anyone who can reach it)")
+    sv.add_argument("--des-requests", type=_des_requests(), default=defaults.DES_REQUESTS, metavar="N",
+                    help="requests of each 'validate with the DES' run (default %(default)s)")
 
 
 def _int_at_least(minimum: int, maximum: int | None = None, or_zero: bool = False):
@@ -990,9 +1010,27 @@ def _cmd_calibrate(args) -> int:
     return EXIT_OK if ok else EXIT_NOT_MET
 
 
+def _cmd_serve(args) -> int:
+    """``ssdco serve``: serve the page until interrupted (Ctrl-C: exit 0)."""
+    from ssdco import load_config
+    from ssdco.serve.app import require_dash, serve
+
+    require_dash()  # before loading anything: the one thing a base install lacks
+    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+
+    def ready(url: str) -> None:
+        print(f"ssdco serve: {config.name} on {url} (Ctrl-C stops)", flush=True)
+
+    try:
+        serve(config, host=args.host, port=args.port, des_requests=args.des_requests, ready=ready)
+    except KeyboardInterrupt:
+        print("ssdco serve: stopped", file=sys.stderr)
+    return EXIT_OK
+
+
 COMMANDS = {"whatif": _cmd_whatif, "validate": _cmd_validate, "study": _cmd_study, "sweep": _cmd_sweep,
             "optimize": _cmd_optimize, "import-mqsim": _cmd_import_mqsim,
-            "trace": _cmd_trace, "calibrate": _cmd_calibrate}
+            "trace": _cmd_trace, "calibrate": _cmd_calibrate, "serve": _cmd_serve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,7 +12,7 @@ Layers, lowest first (a module may import its own layer and the ones below it):
 6. ``ssdco.validation``: model against DES, random designs; ``ssdco.calibration``: fitting parameters to measurements
 7. ``ssdco.optimizer``: the placement and device search
 8. ``ssdco.report``: text, markdown, plots of study and optimizer results
-9. the application: sweep runner, Python API, command line
+9. the application: sweep runner, the web page (``ssdco.serve``), Python API, command line
 """
 
 import ast
@@ -34,7 +34,7 @@ LAYERS = (
     ("ssdco.validation", "ssdco.calibration"),
     ("ssdco.optimizer",),
     ("ssdco.report",),
-    ("ssdco.sweep_runner", "ssdco.sensitivity", "ssdco.api", "ssdco.cli", "ssdco.__main__", "ssdco"),
+    ("ssdco.sweep_runner", "ssdco.sensitivity", "ssdco.serve", "ssdco.api", "ssdco.cli", "ssdco.__main__", "ssdco"),
 )
 
 

@@ -148,6 +148,7 @@ MAX_WRITE_BUFFER_KIB = 65536
 #: Largest request, KiB: 1,024 transactions of 4 KiB (whatif takes ~3 s there and grows with the square;
 #: NVMe hosts split transfers at the drive's MDTS, commonly 128 KiB - 2 MiB).
 MAX_REQUEST_KIB = 4096
+MAX_QUEUE_DEPTH = 4096  # requests in flight of a closed workload
 MAX_TRANSACTIONS = 1024  # mapping units per request (the same bound with smaller units)
 #: The host's logical block, KiB: request sizes, mapping units and pages are whole multiples of it (512 B, the
 #: smallest NVMe LBA format; NVMe Base Specification 2.0, "LBA Format Data Structure").
@@ -365,7 +366,7 @@ def _queue_depth_or_arrival(r: _Reader) -> tuple[int | None, float | None]:
         raise r.error("queue_depth", qd if qd is not None else MISSING,
                       "set exactly one of queue_depth (closed workload) or arrival_iops (open workload)")
     if qd is not None:
-        qd = r.integer("queue_depth", lo=1, hi=4096)
+        qd = r.integer("queue_depth", lo=1, hi=MAX_QUEUE_DEPTH)
     if arrival is not None:
         arrival = r.number("arrival_iops", lo=MIN_ARRIVAL_IOPS)
     return qd, arrival
