@@ -80,6 +80,16 @@ def _add_whatif(sub) -> None:
                         "fio iolog; gzip or not); --set still overrides them")
     w.add_argument("--trace-format", choices=("auto", "msr", "blkparse", "fio"), default="auto",
                    help="the trace's format (default: detected from its first line)")
+    w.add_argument("--buffer", choices=("lru", "fab", "lirs", "arc"),
+                   help="with --trace: also replay it through this buffer policy and --ftl's mapping, and set "
+                        "ftl.read_hit_fraction, ftl.flush_fraction and ftl.waf from what reaches the flash (needs "
+                        "an [ftl] table)")
+    w.add_argument("--buffer-mib", type=_positive_float, default=16.0, metavar="MIB",
+                   help="with --buffer: the buffer's size (default %(default)s MiB)")
+    w.add_argument("--ftl", choices=("page", "bast", "fast"), default="page",
+                   help="with --buffer: the FTL mapping behind it (default %(default)s)")
+    w.add_argument("--log-blocks", type=_int_at_least(2), default=16, metavar="N",
+                   help="with --buffer and --ftl bast or fast: log blocks (default %(default)s)")
     w.add_argument("--sensitivity", action="store_true",
                    help="also the elasticity of IOPS, latency, power and energy per I/O to every numeric device and "
                         "firmware parameter (central differences of the model; two answers per parameter: seconds, "
@@ -533,6 +543,10 @@ def _cmd_whatif(args) -> int:
     overrides = (traced.overrides() if traced else []) + list(args.overrides)
     config = load_config(args.config, controller=args.controller, overrides=overrides)
     _check_sensitivity_plot(args)
+    nand_work = _trace_nand_work(args, config)
+    if nand_work is not None:  # the trace's NAND work, under the user's own --set
+        overrides = (traced.overrides() + nand_work.overrides() + list(args.overrides))
+        config = load_config(args.config, controller=args.controller, overrides=overrides)
     effort = "exact" if args.exact else "fast" if args.fast else "full"
     result = evaluate(config, effort=effort)
     sens = None
@@ -546,12 +560,16 @@ def _cmd_whatif(args) -> int:
         doc = result.to_dict()
         if traced:
             doc["trace_workload"] = {"trace": args.trace, **traced.to_dict()}
+        if nand_work is not None:
+            doc["trace_nand_work"] = nand_work.to_dict()
         if sens is not None:
             doc["sensitivity"] = _sensitivity_dict(sens)
         print(json.dumps(doc, indent=2))
     else:
         if traced:
             print(_trace_workload_line(args.trace, traced))
+        if nand_work is not None:
+            print(_trace_nand_work_line(nand_work))
         print(format_result(result, source=args.config))
         if sens is not None:
             from ssdco.sensitivity import sensitivity_table
@@ -603,6 +621,36 @@ def _trace_workload(path: str, fmt: str):
         return trace_workload(read_trace(path, fmt))
     except ValueError as e:
         raise ConfigError(path, "records", 0, f"expected at least one read or write request ({e})") from None
+
+
+def _trace_nand_work(args, config):
+    """``whatif --buffer``'s replay of the trace (``ssdco.trace.nand_work``), or None without ``--buffer``; ConfigError
+    for ``--buffer`` without ``--trace`` or without an ``[ftl]`` table."""
+    if args.buffer is None:
+        return None
+    if not args.trace:
+        raise ConfigError("command line", "--buffer", args.buffer, "used with --trace TRACE")
+    if config.ftl is None:
+        raise ConfigError(args.config, "ftl", "(missing)", "--buffer sets ftl.read_hit_fraction, ftl.flush_fraction "
+                                                          "and ftl.waf: add an [ftl] table to the device file")
+    from ssdco.spec import KIB
+    from ssdco.trace.nand_work import trace_nand_work
+    from ssdco.trace.reader import read_trace
+
+    unit_bytes = int(config.workload.mapping_unit_kib * KIB)
+    units_per_page = max(1, int(config.nand.page_size_kib // config.workload.mapping_unit_kib))
+    return trace_nand_work(read_trace(args.trace, args.trace_format), args.trace, args.buffer,
+                           int(args.buffer_mib * 2**20), args.ftl, page_bytes=unit_bytes,
+                           pages_per_block=config.nand.pages_per_block * units_per_page,
+                           over_provisioning=config.nand.over_provisioning, log_blocks=args.log_blocks)
+
+
+def _trace_nand_work_line(work) -> str:
+    """One line saying what the buffer and mapping left for the NAND and which fields it set."""
+    waf = "no write reached it" if work.waf is None else f"WAF {work.waf:.3g}"
+    return (f"NAND work through {work.policy} {work.buffer_bytes / 2**20:g} MiB + {work.mapping} mapping: "
+            f"{work.read_hit_fraction:.1%} of page reads found in the buffer, {work.flush_fraction:.1%} of page "
+            f"writes reach the flash, {waf}, {work.erases:,} erases (sets {', '.join(work.overrides())})")
 
 
 def _trace_workload_line(path: str, traced) -> str:

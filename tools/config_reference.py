@@ -53,6 +53,7 @@ UNIT_BY_NAME = {
     "ways_per_channel": "chips", "planes_per_die": "planes", "pages_per_block": "pages",
     "blocks_per_plane": "blocks", "dies_per_chip": "dies", "utilization_cap": "fraction (0-1)",
     "des_requests": "requests", "max_units": "units", "max_cores_per_group": "cores",
+    "waf": "pages programmed per page written",
 }
 
 
@@ -172,6 +173,10 @@ MEANINGS = {
                                "channel; import-mqsim sets it)",
     "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
                        "copies or erases; endurance figures stay the steady state's)",
+    "ftl.read_hit_fraction": "share of host read units found in the DRAM buffer: no NAND read, channel transfer or "
+                             "mapping-table read (whatif --trace --buffer measures it)",
+    "ftl.waf": "write amplification of GC and merges, measured (whatif --trace --buffer, a drive's counters); "
+               "absent: Desnoyers' closed form for the gc_policy and over-provisioning",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",
     "host.pcie_gen": "PCIe generation",
     "host.pcie_lanes": "PCIe lanes",

@@ -615,7 +615,8 @@ def build_network(config: Config) -> Network:
         _module_step(config, "translate"),
         *mapping_steps,
         _module_step(config, "dispatch"),
-        *_nand_steps(nand, transfer, nscv, data_ops, _data_routing(config)),
+        *_nand_steps(nand, transfer, nscv, data_ops, _data_routing(config),
+                     probability=1.0 if fx is None else fx.read_nand_fraction),
         *background,
         Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
              per_byte_us=link, scv=var.host_scv),
@@ -645,24 +646,29 @@ def _data_routing(config: Config) -> str:
     return "stripe" if striped else "uniform"
 
 
-def _nand_steps(nand, transfer_us: float, nscv: float, ops: str, routing: str = "uniform") -> list[Step]:
+def _nand_steps(nand, transfer_us: float, nscv: float, ops: str, routing: str = "uniform",
+                probability: float = 1.0) -> list[Step]:
     """A transaction's NAND steps: the array operation at its die (picked by ``routing``), then the transfer on the
     die's channel; held through that transfer with ``nand.die_held_through_transfer``. With ``nand.command_us``
     (which needs the hold) the die is picked and held first, its command and address cycles go over its channel,
     then the array operation runs (a delay: the die is already held), then the transfer. With
     ``nand.channel_scheduling = "data_out_first"`` the commands and the programs' data queue behind the reads' data
-    (``Step.behind``)."""
+    (``Step.behind``). ``probability`` < 1 (reads only: ``ops`` is "read"): a transaction takes the steps with that
+    probability, all of them or none (a read found in the buffer, ``ftl.read_hit_fraction``)."""
+    assert probability == 1.0 or ops == "read" or ops == "both", ops
     hold = "nand_transfer" if nand.die_held_through_transfer else ""
     out_first = nand.channel_scheduling == "data_out_first"
+    drawn = {} if probability == 1.0 else {"probability": probability}  # the first step draws
+    follow = {} if probability == 1.0 else {"probability": probability, "follow": True}  # the rest reuse its draw
     xfer = Step("nand_transfer", "channel", False, transfer_us, transfer_us, scv=nscv, routing="die_channel", ops=ops,
-                behind="write" if out_first else "")
+                behind="write" if out_first else "", **follow)
     if nand.command_us <= 0.0:
         return [Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing=routing,
-                     ops=ops, hold_through=hold), xfer]
-    return [Step("nand_die", "die", False, 0.0, 0.0, routing=routing, ops=ops, hold_through=hold),
+                     ops=ops, hold_through=hold, **drawn), xfer]
+    return [Step("nand_die", "die", False, 0.0, 0.0, routing=routing, ops=ops, hold_through=hold, **drawn),
             Step("nand_command", "channel", False, nand.command_us, nand.command_us, routing="die_channel", ops=ops,
-                 behind="both" if out_first else ""),
-            Step("nand_array", None, False, nand.t_read_us, nand.t_prog_us, scv=nscv, ops=ops), xfer]
+                 behind="both" if out_first else "", **follow),
+            Step("nand_array", None, False, nand.t_read_us, nand.t_prog_us, scv=nscv, ops=ops, **follow), xfer]
 
 
 def _stations(config: Config) -> list[Station]:

@@ -43,6 +43,12 @@ Model (steady state, page-level mapping, mapping unit ``u`` = ``workload.mapping
   4 KiB) is a read-modify-write: its flush first reads the old unit (one more background page read and
   channel transfer) and programs a whole unit, so NAND bytes per host byte grow by
   ``unit x transactions / request bytes`` (``byte_amplification``; reference-parameters.md §7.3 note).
+* **Measured buffer and FTL.** ``ftl.read_hit_fraction`` h: a read found in the DRAM buffer skips its NAND read,
+  channel transfer and mapping-table NAND traffic (each taken with probability 1 - h). ``ftl.flush_fraction`` f:
+  only f of the host write units reach NAND (the rest are overwritten while buffered), so every background count
+  per write is scaled by f and ``waf_total`` (NAND units per host unit) with it. ``ftl.waf``: a measured GC/merge
+  write amplification replaces Desnoyers' closed form. ``ssdco whatif --trace T --buffer P`` sets all three from a
+  trace simulation (:mod:`ssdco.trace`).
 * **Lifetime.** NAND bytes written per host byte = ``waf_total x byte_amplification``; TBW = P/E x physical capacity /
   ``waf_total``; DWPD over 5 years (the usual enterprise warranty, JESD218); years of life at the
   workload's host write rate = P/E x physical bytes / (host write bytes/s x ``waf_total``).
@@ -85,6 +91,7 @@ class FtlEffects:
     read_map_writebacks: float  # translation-page programs per read transaction (plain DFTL only)
     read_map_rmw_reads: float  # extra reads for entry-grained write-backs per read transaction
     max_nand_ops_per_read: int
+    read_nand_fraction: float  # read transactions that go to NAND (not found in the buffer)
     bg_programs: float  # die programs (each t_prog) per write transaction
     bg_reads: float  # die page reads (each t_read) per write transaction (GC copies, mapping reads)
     bg_erases: float  # block erases (each t_erase) per write transaction
@@ -152,7 +159,9 @@ def ftl_effects(config: Config) -> FtlEffects | None:
     sequential = isinstance(pattern, ap.SequentialPattern)
     alpha = alpha_from_op(nand.over_provisioning)
     units_per_block = int(nand.pages_per_block * units_per_page)
-    if sequential:
+    if ftl.waf is not None:
+        waf_gc = ftl.waf  # measured: replaces the closed form
+    elif sequential:
         waf_gc = 1.0
     else:
         zones = pattern if isinstance(pattern, ap.ZonedPattern) else None
@@ -187,9 +196,13 @@ def ftl_effects(config: Config) -> FtlEffects | None:
                 c = partitioned_cache_cost(pop, clean_pages, min(dirty_entries, n_entries - 1.0), entries_per_page)
                 hit, r_reads, max_ops = c.read_hit_ratio, c.translation_reads_per_read, 2
                 w_reads, w_progs = c.translation_reads_per_write, c.translation_writes_per_write
-    # units programmed per host write unit: data + mapping pages, both amplified by GC
+    # a read found in the buffer needs neither its data nor its translation from NAND
+    miss = 1.0 - ftl.read_hit_fraction
+    r_reads, r_wb, r_rmw = r_reads * miss, r_wb * miss, r_rmw * miss
+    # units programmed per host write unit: data + mapping pages, both amplified by GC, of the units flushed
+    flush = ftl.flush_fraction
     map_units_per_write = units_per_page * (w_progs + (r_wb * rf / wf if wf > 0 else 0.0))
-    waf_total = waf_gc * (1.0 + map_units_per_write)
+    waf_total = flush * waf_gc * (1.0 + map_units_per_write)
     run_waf = 1.0 if ftl.drive_state == "fresh" else waf_gc  # the GC amplification the run's NAND work sees
     bg_units = run_waf * (1.0 + units_per_page * w_progs)  # background programs (read write-backs are sync)
     partial = sum(p for size, p in zip(w.request_sizes_kib, w.request_size_probs) if size < w.mapping_unit_kib - 1e-9)
@@ -205,10 +218,11 @@ def ftl_effects(config: Config) -> FtlEffects | None:
         read_map_writebacks=r_wb,
         read_map_rmw_reads=r_rmw,
         max_nand_ops_per_read=max_ops,
-        bg_programs=bg_units / units_per_program,
-        bg_reads=copies_units / units_per_page + w_reads + rmw,
-        bg_erases=0.0 if ftl.drive_state == "fresh" else bg_units / (units_per_block * planes_per_program),
-        bg_transfers_units=1.0 + 2.0 * copies_units + units_per_page * (w_reads + w_progs) + rmw,
+        read_nand_fraction=miss,
+        bg_programs=flush * bg_units / units_per_program,
+        bg_reads=flush * (copies_units / units_per_page + w_reads + rmw),
+        bg_erases=0.0 if ftl.drive_state == "fresh" else flush * bg_units / (units_per_block * planes_per_program),
+        bg_transfers_units=flush * (1.0 + 2.0 * copies_units + units_per_page * (w_reads + w_progs) + rmw),
         units_per_program=units_per_program,
         write_buffer_slots=int(ftl.write_buffer_kib * KIB // unit_bytes),  # 0: write-through
         rmw_reads=rmw,

@@ -420,13 +420,16 @@ def _parse_ftl(r: _Reader, nand: NandSpec) -> FtlSpec:
         pe_cycles=r.number("pe_cycles", 3000, lo=1),
         write_buffer_kib=r.number("write_buffer_kib", 2048, lo=0, hi=MAX_WRITE_BUFFER_KIB),
         capacity_gb=r.number("capacity_gb", raw_bytes / (1.0 + nand.over_provisioning) / 1e9, lo=1e-6),
+        read_hit_fraction=r.number("read_hit_fraction", 0.0, lo=0, hi=1, hi_open=True),
+        flush_fraction=r.number("flush_fraction", 1.0, lo=0, lo_open=True, hi=1),
+        waf=r.number("waf", lo=1) if "waf" in r.table else None,
     )
     if spec.capacity_gb * 1e9 > raw_bytes:
         raise r.error("capacity_gb", spec.capacity_gb,
                       f"<= the raw NAND capacity (dies x planes x blocks_per_plane x pages_per_block x "
                       f"page_size_kib of [nand]), here {raw_bytes / 1e9:.6g} GB: lower ftl.capacity_gb with a "
                       f"smaller geometry, or leave it out to take the raw capacity / (1 + nand.over_provisioning)")
-    r.finish()
+    r.finish(also_allowed=("waf",))
     return spec
 
 

@@ -233,6 +233,11 @@ class FtlSpec:
     write_buffer_kib: float  # DRAM write buffer; when it is full a write waits for its own flush; 0: write-through
     capacity_gb: float  # user (logical) capacity, decimal GB
     drive_state: str = "steady"  # "steady": GC at its steady state | "fresh": the run ends before GC starts
+    # share of host read units found in the DRAM buffer: no NAND read, channel transfer or mapping-table read
+    read_hit_fraction: float = 0.0
+    flush_fraction: float = 1.0  # share of host write units that reach NAND (the rest overwritten while buffered)
+    # write amplification of GC and merges, measured (ssdco trace, a drive's counters); None: Desnoyers' closed form
+    waf: float | None = None
 
     @property
     def logical_bytes(self) -> int:

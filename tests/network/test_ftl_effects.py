@@ -322,3 +322,71 @@ def test_drive_state_and_plane_pairing_are_checked(field, value):
     with pytest.raises(ConfigError) as caught:
         pm9a3(f"{field}={value}")
     assert caught.value.field == field
+
+
+def _visits(config, station):
+    net = build_network(config)
+    return sum(net.visits(s) for s in net.steps if s.station == station and not s.background)
+
+
+def test_reads_found_in_the_buffer_skip_their_nand_read_transfer_and_mapping_reads():
+    base = pm9a3("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1")
+    hit = pm9a3("workload.read_fraction=0.7", 'ftl.mapping="partitioned"', "ftl.cache_fraction=0.1",
+                "ftl.read_hit_fraction=0.25")
+    a, b = ftl_effects(base), ftl_effects(hit)
+    assert a.read_nand_fraction == 1.0 and b.read_nand_fraction == 0.75
+    assert b.read_map_reads == pytest.approx(0.75 * a.read_map_reads)
+    # the read path's die and channel visits (data and mapping pages) fall by the hit share; writes are untouched
+    assert _visits(hit, "die") == pytest.approx(0.75 * _visits(base, "die"))
+    assert _visits(hit, "channel") == pytest.approx(0.75 * _visits(base, "channel"))
+    assert (b.bg_programs, b.bg_reads, b.waf_total) == (a.bg_programs, a.bg_reads, a.waf_total)
+    # one draw per transaction: the data read's steps are all taken or none
+    steps = [s for s in build_network(hit).steps if s.label.startswith("nand_")]
+    assert [s.probability for s in steps] == [0.75] * len(steps)
+    assert [s.follow for s in steps] == [False] + [True] * (len(steps) - 1)
+    # NAND-bound reads (with a slow array the dies, not c01's cores, limit) get faster
+    slow = ["nand.t_read_us=400", "workload.read_fraction=1.0"]
+    assert evaluate(pm9a3(*slow, "ftl.read_hit_fraction=0.5")).iops > 1.5 * evaluate(pm9a3(*slow)).iops
+
+
+def test_a_flush_fraction_scales_every_write_s_nand_work_and_the_waf():
+    base, half = pm9a3("workload.read_fraction=0.5"), pm9a3("workload.read_fraction=0.5", "ftl.flush_fraction=0.5")
+    a, b = ftl_effects(base), ftl_effects(half)
+    for name in ("bg_programs", "bg_reads", "bg_erases", "bg_transfers_units", "waf_total"):
+        assert getattr(b, name) == pytest.approx(0.5 * getattr(a, name)), name
+    assert b.waf_gc == a.waf_gc and b.tbw == pytest.approx(2.0 * a.tbw)
+
+
+def test_a_measured_waf_replaces_desnoyers():
+    fx = ftl_effects(pm9a3("workload.read_fraction=0.5", "ftl.waf=1.5"))
+    assert fx.waf_gc == 1.5 and fx.bg_programs * fx.units_per_program == pytest.approx(1.5)
+    assert fx.bg_reads * 4 == pytest.approx(0.5)  # 0.5 copies per host unit, 4 units per 16 KiB page
+    seq = ftl_effects(pm9a3("workload.read_fraction=0.5", 'workload.address_pattern="sequential"', "ftl.waf=1.2"))
+    assert seq.waf_gc == 1.2  # measured wins over the sequential stream's 1
+
+
+@pytest.mark.parametrize("override, words", [
+    ("ftl.read_hit_fraction=1.0", "ftl.read_hit_fraction"),
+    ("ftl.flush_fraction=0", "ftl.flush_fraction"),
+    ("ftl.waf=0.9", "ftl.waf"),
+])
+def test_measured_fields_out_of_range_are_refused(override, words):
+    from ssdco.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
+        pm9a3(override)
+
+
+@pytest.mark.parametrize("overrides", [
+    ("ftl.read_hit_fraction=0.5",),
+    ("ftl.read_hit_fraction=0.6", "workload.queue_depth=4"),
+    ("ftl.read_hit_fraction=0.5", "workload.read_fraction=0.7", "ftl.flush_fraction=0.5", "ftl.waf=2.0"),
+    ("ftl.read_hit_fraction=0.4", "nand.t_read_us=400"),
+    ("ftl.read_hit_fraction=0.3", "nand.command_us=0.3", "nand.die_held_through_transfer=true",
+     'ftl.mapping="dftl"', "ftl.cache_fraction=0.2"),
+])
+def test_the_des_agrees_with_the_model_on_reads_found_in_the_buffer(overrides):
+    from ssdco.validation.compare import validate
+
+    v = validate(pm9a3(*overrides), requests=60_000, seed=2, replications=0)
+    assert v.agrees, (v.relative_error, v.analytic.method)
