@@ -196,6 +196,9 @@ def _add_optimize(sub) -> None:
                     help="core-side power budget, cores + accelerators (default budgets.core_power_mw)")
     op.add_argument("--dram-mw", type=_positive_float, default=None, metavar="MW",
                     help="DRAM power budget (default budgets.dram_power_mw)")
+    op.add_argument("--drive-mw", type=_positive_float, default=None, metavar="MW",
+                    help="whole-drive power budget: controller, DRAM, NAND, SoC static and PCIe PHY (default "
+                         "budgets.drive_power_mw); checked on each verified design, as --max-p99-us is")
     op.add_argument("--max-latency-us", type=_positive_float, default=None, metavar="L",
                     help="mean-latency target; at queue depth N it is the IOPS target N / L (Little's law)")
     op.add_argument("--max-p99-us", type=_positive_float, default=None, metavar="P",
@@ -510,7 +513,9 @@ def _power_ftl_budget_lines(r) -> list[str]:
     p = r.power
     lines = [f"  power: cores {p.cores_mw:.1f} mW, accelerators {p.accelerators_mw:.1f} mW, "
              f"DRAM {p.dram_mw:.1f} mW, total {p.total_mw:.1f} mW",
-             f"  energy per I/O       {_fmt(r.energy_per_io_nj, ' nJ', 1)}", ""]
+             f"  energy per I/O       {_fmt(r.energy_per_io_nj, ' nJ', 1)}",
+             f"  whole drive: {p.drive_mw:,.1f} mW (+ NAND {p.nand_mw:,.1f}, SoC static {p.soc_static_mw:,.1f}, "
+             f"PCIe PHY {p.phy_mw:,.1f}), {_fmt(p.drive_energy_per_io_nj(r.iops), ' nJ', 1)} per I/O", ""]
     if r.ftl is not None:  # [ftl] table: mapping option, WAF, lifetime (ssdco/network/ftl_effects.py)
         f = r.ftl
         lines.append(f"  FTL: {f['mapping']} mapping (hit ratio {f['mapping_hit_ratio']:.3f}, "
@@ -927,7 +932,8 @@ def _cmd_optimize(args) -> int:
     if args.break_even and not args.sensitivity:
         raise ConfigError("command line", "--break-even", args.break_even, "used with --sensitivity")
     _check_sensitivity_plot(args)
-    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+    drive = [f"budgets.drive_power_mw={args.drive_mw!r}"] if args.drive_mw is not None else []
+    config = load_config(args.config, controller=args.controller, overrides=list(args.overrides) + drive)
     search = _optimize_search(args)
     result = optimize(config, explain=args.explain, pareto_front=args.pareto is not None or args.plot is not None,
                       **search)

@@ -3,6 +3,10 @@
 * Core group: count x P_idle + busy cores x (P_active - P_idle)  (busy cores = utilisation x count).
 * Accelerator: units x P_idle + E_op x operation rate.
 * DRAM: size x background per GiB + (random accesses x E_access + streamed bits x E_bit) x I/O rate.
+* NAND: dies x P_idle + (array time reading x P_read + programming x P_prog + erasing x P_erase) x I/O rate
+  + channel bits x E_bit x I/O rate (array time and channel time per I/O from the network's visits, background
+  work included; energy of an operation = V_CC x I_CC x its time, as NAND datasheets state the currents).
+* Drive: the controller (cores, accelerators, DRAM) + NAND + the SoC's static power + the PCIe PHY.
 
 The same function serves the analytic model (busy cores = X x demand) and the DES (busy cores measured),
 so the two are compared on equal terms. Power model after the reference study (PowerSim: idle =
@@ -30,6 +34,9 @@ class Power:
     accelerators_mw: float
     dram_mw: float
     by_station_mw: Mapping[str, float]
+    nand_mw: float = 0.0  # arrays, channel I/O and idle dies
+    soc_static_mw: float = 0.0  # the controller chip's static power (``[soc] static_mw``)
+    phy_mw: float = 0.0  # the PCIe PHY (``host.phy_mw``)
 
     @property
     def core_side_mw(self) -> float:
@@ -38,12 +45,61 @@ class Power:
 
     @property
     def total_mw(self) -> float:
-        """Cores + accelerators + DRAM (NAND and PHY power are outside the model)."""
+        """The controller's power: cores + accelerators + DRAM (the study's scope; see :attr:`drive_mw`)."""
         return self.cores_mw + self.accelerators_mw + self.dram_mw
+
+    @property
+    def drive_mw(self) -> float:
+        """The whole drive's power: :attr:`total_mw` + NAND + SoC static + PCIe PHY."""
+        return self.total_mw + self.nand_mw + self.soc_static_mw + self.phy_mw
 
     def energy_per_io_nj(self, iops: float) -> float:
         """Controller energy per completed I/O in nJ (total power / IOPS)."""
         return self.total_mw / iops * 1e6 if iops > 0 else float("inf")
+
+    def drive_energy_per_io_nj(self, iops: float) -> float:
+        """The whole drive's energy per completed I/O in nJ (drive power / IOPS)."""
+        return self.drive_mw / iops * 1e6 if iops > 0 else float("inf")
+
+
+READ_ARRAY_STEPS = frozenset({"map_read", "map_rmw_read", "bg_read"})  # and a read's own "nand_array"
+PROGRAM_ARRAY_STEPS = frozenset({"map_writeback", "bg_program"})  # and a write's own "nand_array"
+ERASE_ARRAY_STEPS = frozenset({"bg_erase"})
+
+
+def nand_time_per_io_us(network: Network) -> tuple[float, float, float, float]:
+    """Per I/O (us): dies' array time reading, programming and erasing, and channels' busy time, background work
+    included (mean visits x mean service of each NAND step)."""
+    read = program = erase = channel = 0.0
+    base = network.mean_transactions
+    for s in network.steps:
+        if s.station == "channel":
+            channel += network.visits(s) * network.step_moments(s)[0]
+        elif s.label == "nand_array":
+            rf = network.read_fraction
+            if s.ops in ("both", "read"):
+                read += base * rf * s.probability * s.read_us
+            if s.ops in ("both", "write"):
+                program += base * (1.0 - rf) * s.probability * s.write_us
+        elif s.label in READ_ARRAY_STEPS:
+            read += network.visits(s) * s.read_us
+        elif s.label in PROGRAM_ARRAY_STEPS:
+            program += network.visits(s) * s.write_us
+        elif s.label in ERASE_ARRAY_STEPS:
+            erase += network.visits(s) * s.write_us
+    return read, program, erase, channel
+
+
+def nand_power_mw(config: Config, network: Network, iops: float) -> float:
+    """NAND power (mW) at ``iops``: idle dies, array energy (active power x array time) and channel I/O energy
+    (bits moved x pJ/bit) per I/O, times the I/O rate."""
+    nand = config.nand
+    read_us, program_us, erase_us, channel_us = nand_time_per_io_us(network)
+    array_nj = (read_us * nand.read_active_mw + program_us * nand.program_active_mw
+                + erase_us * nand.erase_active_mw)  # mW x us = nJ
+    bits = channel_us * nand.channel_rate_mts * nand.channel_width_bits  # us x MT/s = transfers
+    io_nj = bits * nand.io_energy_pj_per_bit * 1e-3
+    return nand.dies * nand.die_idle_mw + (array_nj + io_nj) * iops * NJ_PER_S_TO_MW
 
 
 def compute_power(config: Config, network: Network, iops: float, busy_servers: Mapping[str, float],
@@ -78,4 +134,6 @@ def compute_power(config: Config, network: Network, iops: float, busy_servers: M
     size = dram_size_gib
     dram = size * d.background_mw_per_gib + (accesses * d.access_energy_nj + stream_nj) * iops * NJ_PER_S_TO_MW
     by_station["dram"] = dram
-    return Power(cores_mw=cores, accelerators_mw=accels, dram_mw=dram, by_station_mw=by_station)
+    return Power(cores_mw=cores, accelerators_mw=accels, dram_mw=dram, by_station_mw=by_station,
+                 nand_mw=nand_power_mw(config, network, iops), soc_static_mw=config.soc.static_mw,
+                 phy_mw=config.host.phy_mw)

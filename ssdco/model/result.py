@@ -257,9 +257,14 @@ class Result:
                 "accelerators": self._steady(self.power.accelerators_mw),
                 "dram": self._steady(self.power.dram_mw),
                 "total": self._steady(self.power.total_mw),
+                "nand": self._steady(self.power.nand_mw),
+                "soc_static": self._steady(self.power.soc_static_mw),
+                "pcie_phy": self._steady(self.power.phy_mw),
+                "drive": self._steady(self.power.drive_mw),
                 "by_station": {k: self._steady(v) for k, v in self.power.by_station_mw.items()},
             },
             "energy_per_io_nj": self._steady(self.energy_per_io_nj),
+            "drive_energy_per_io_nj": self._steady(self.power.drive_energy_per_io_nj(self.iops)),
             "budgets": {k: budget_dict(k, b, steady=self.stable) for k, b in self.budgets.items()},
             "ftl": None if self.ftl is None else {k: (_num(v) if isinstance(v, float) else v)
                                                   for k, v in self.ftl.items()},
@@ -335,10 +340,12 @@ def _num(x: float | None) -> float | None:
 
 
 def check_budgets(config: Config, iops: float, power: Power) -> dict[str, BudgetCheck]:
-    """Core-side power (cores + accelerators), DRAM power and minimum IOPS against the config's budgets."""
+    """Core-side power (cores + accelerators), DRAM power, minimum IOPS and the whole drive's power against the
+    config's budgets."""
     b = config.budgets
     return {
         "core_power": BudgetCheck(b.core_power_mw, power.core_side_mw, power.core_side_mw <= b.core_power_mw),
         "dram_power": BudgetCheck(b.dram_power_mw, power.dram_mw, power.dram_mw <= b.dram_power_mw),
         "min_iops": BudgetCheck(b.min_iops, iops, iops >= b.min_iops),
+        "drive_power": BudgetCheck(b.drive_power_mw, power.drive_mw, power.drive_mw <= b.drive_power_mw),
     }

@@ -63,6 +63,8 @@ class Targets:
     queue_depth: int
     max_latency_us: float | None = None
     max_p99_us: float | None = None  # not in the linear model: the p99 estimate screens, the DES's p99 verifies
+    # the whole drive's power budget: not in the linear model either; the model's and the DES's drive power verify
+    drive_power_mw: float = math.inf
 
     @property
     def target_iops(self) -> float:
@@ -120,7 +122,7 @@ def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_powe
                    dram_power_mw=b.dram_power_mw if dram is None else dram,
                    utilization_cap=space.options.utilization_cap if cap is None else cap,
                    queue_depth=int(cfg.workload.queue_depth),
-                   max_latency_us=lat, max_p99_us=p99)
+                   max_latency_us=lat, max_p99_us=p99, drive_power_mw=b.drive_power_mw)
 
 
 @dataclass(frozen=True)

@@ -461,7 +461,7 @@ class _Searcher:
 
     @staticmethod
     def _checks(t: Targets, iops: float, latency: float, core: float, dram: float, who: str,
-                p99: float | None = None) -> list[str]:
+                p99: float | None = None, drive: float = 0.0) -> list[str]:
         out = []
         if iops < t.min_iops:
             out.append(f"{who} IOPS {iops:,.0f} < target {t.min_iops:,.0f}")
@@ -474,6 +474,8 @@ class _Searcher:
             out.append(f"{who} core-side power {core:.1f} mW > budget {t.core_power_mw:.1f} mW")
         if dram > t.dram_power_mw:
             out.append(f"{who} DRAM power {dram:.1f} mW > budget {t.dram_power_mw:.1f} mW")
+        if drive > t.drive_power_mw:
+            out.append(f"{who} whole-drive power {drive:.1f} mW > budget {t.drive_power_mw:.1f} mW")
         return out
 
     def analytic_failures(self, design: Design, t: Targets, screen: bool = False, full: bool = False) -> list[str]:
@@ -483,11 +485,11 @@ class _Searcher:
         r = self.screen(design) if screen else self.analytic(design)
         fails = self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw,
                              "analytic (screen: without the chain)" if screen and self.screens else "analytic",
-                             r.latency_p99_us)
+                             r.latency_p99_us, r.power.drive_mw)
         if not fails and not screen and (full or design in self.full_cache):
             r = self.full(design)
             fails = self._checks(t, r.iops, r.latency_mean_us, r.power.core_side_mw, r.power.dram_mw, "analytic",
-                                 r.latency_p99_us)
+                                 r.latency_p99_us, r.power.drive_mw)
         return fails
 
     def des_failures(self, design: Design, t: Targets) -> list[str]:
@@ -496,7 +498,7 @@ class _Searcher:
             return [f"DES could not run: {v}"]
         p = v.des_power_mw
         return self._checks(t, v.des.iops.value, v.des.mean_latency_us.value, p["cores"] + p["accelerators"],
-                            p["dram"], "DES", v.des.p99_us)
+                            p["dram"], "DES", v.des.p99_us, p["drive"])
 
     def verdict(self, design: Design, t: Targets, des: bool, screen: bool = False) -> Verdict:
         """``design`` checked against ``t``: analytically (first by the screen when ``screen``), then by
@@ -924,7 +926,7 @@ def _optimize_device(config: Config, *, min_iops: float | None = None, core_powe
     if size <= space.options.enumeration_limit:
         _check_memory(config, space, size, pareto_front)
     cfg = replace(config, budgets=Budgets(core_power_mw=targets.core_power_mw, dram_power_mw=targets.dram_power_mw,
-                                          min_iops=targets.min_iops))
+                                          min_iops=targets.min_iops, drive_power_mw=targets.drive_power_mw))
     space = replace(space, config=cfg)
     model = LinearModel(space, targets)
     opts = space.options

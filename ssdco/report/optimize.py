@@ -119,7 +119,7 @@ def _targets_dict(t) -> dict[str, Any]:
     return {"min_iops": _num(t.min_iops), "max_latency_us": _num(t.max_latency_us), "max_p99_us": _num(t.max_p99_us),
             "target_iops": _num(t.target_iops), "queue_depth": t.queue_depth,
             "core_power_mw": _num(t.core_power_mw), "dram_power_mw": _num(t.dram_power_mw),
-            "utilization_cap": _num(t.utilization_cap)}
+            "drive_power_mw": _num(t.drive_power_mw), "utilization_cap": _num(t.utilization_cap)}
 
 
 def _device_option_dict(o) -> dict[str, Any]:
@@ -191,6 +191,8 @@ def _targets_line(t) -> str:
         parts.append(f"p99 latency <= {t.max_p99_us:,.2f} us")
     parts += [f"{name} {_at_most_mw(mw)}" if math.isfinite(mw) else f"{name} power not set"
               for name, mw in (("core-side", t.core_power_mw), ("DRAM", t.dram_power_mw))]
+    if math.isfinite(t.drive_power_mw):  # checked on verified designs, not in the linear model
+        parts.append(f"whole drive {_at_most_mw(t.drive_power_mw)} (verified)")
     parts.append(f"utilisation cap {t.utilization_cap:.0%}"
                  + (f" at {t.target_iops:,.0f} IOPS" if t.target_iops > 0 else ""))
     return "; ".join(parts)

@@ -96,6 +96,9 @@ def _kpi_rows(result) -> list:
             ("core-side power (cores + accelerators)", "kpi-core-mw", budget("core_power", p.core_side_mw)),
             ("DRAM power", "kpi-dram-mw", budget("dram_power", p.dram_mw)),
             ("energy per I/O", "kpi-energy", _fmt(result.energy_per_io_nj, 1, "nJ")),
+            ("whole drive (+ NAND, SoC static, PCIe PHY)", "kpi-drive-mw", budget("drive_power", p.drive_mw)),
+            ("whole drive's energy per I/O", "kpi-drive-energy", _fmt(p.drive_energy_per_io_nj(result.iops), 1,
+                                                                      "nJ")),
             ("bottleneck (largest demand per server)", "kpi-bottleneck", result.bottleneck),
             ("what limits IOPS", "kpi-limited-by", result.limited_by),
             ("solver", "kpi-method", result.method)]

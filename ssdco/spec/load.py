@@ -47,6 +47,7 @@ from ssdco.spec.schema import (
     HostSpec,
     ModuleSpec,
     NandSpec,
+    SocSpec,
     Variability,
     Workload,
     check_controller,
@@ -193,6 +194,11 @@ def _parse_nand(r: _Reader) -> NandSpec:
         channel_scheduling=r.string("channel_scheduling", "fcfs", choices=CHANNEL_SCHEDULINGS),
         cost_per_channel=r.number("cost_per_channel", 0.0, lo=0),
         cost_per_die=r.number("cost_per_die", 0.0, lo=0),
+        read_active_mw=r.number("read_active_mw", 82.5, lo=0),
+        program_active_mw=r.number("program_active_mw", 82.5, lo=0),
+        erase_active_mw=r.number("erase_active_mw", 82.5, lo=0),
+        die_idle_mw=r.number("die_idle_mw", 0.1, lo=0),
+        io_energy_pj_per_bit=r.number("io_energy_pj_per_bit", 5.0, lo=0),
     )
     if spec.command_us > 0 and not spec.die_held_through_transfer:
         raise r.error("command_us", spec.command_us, "0 unless nand.die_held_through_transfer = true (the command "
@@ -215,6 +221,7 @@ def _parse_host(r: _Reader) -> HostSpec:
         command_fetch_us=r.number("command_fetch_us", 0.6, lo=0),
         completion_post_us=r.number("completion_post_us", 0.25, lo=0),
         command_bytes=r.integer("command_bytes", 88, lo=0),
+        phy_mw=r.number("phy_mw", 500.0, lo=0),
     )
     r.finish()
     return spec
@@ -482,9 +489,16 @@ def _parse_budgets(r: _Reader) -> Budgets:
         core_power_mw=limit("core_power_mw"),
         dram_power_mw=limit("dram_power_mw"),
         min_iops=r.number("min_iops", 0.0, lo=0),
+        drive_power_mw=limit("drive_power_mw"),
     )
-    r.finish(also_allowed=("core_power_mw", "dram_power_mw"))
+    r.finish(also_allowed=("core_power_mw", "dram_power_mw", "drive_power_mw"))
     return b
+
+
+def _parse_soc(r: _Reader) -> SocSpec:
+    spec = SocSpec(static_mw=r.number("static_mw", 1708.0, lo=0))
+    r.finish()
+    return spec
 
 
 def parse_controller(source: str, table: Mapping[str, Any], default_name: str = "controller",
@@ -684,6 +698,7 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     ftl = _parse_ftl(r.sub("ftl"), nand) if "ftl" in raw else None
     variability = _parse_variability(r.sub("variability", {}))
     budgets = _parse_budgets(r.sub("budgets", {}))
+    soc = _parse_soc(r.sub("soc", {}))
     inline = r.get("controller", None)
     r.get("optimizer", None)  # checked below (ssdco.spec.search_options)
     r.finish()
@@ -705,7 +720,7 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
                           "give a [controller] table, controller = \"<preset>\", or --controller")
     config = Config(name=name, source=source, nand=nand, host=host, core_specs=core_specs, modules=modules,
                     accelerator_specs=accel_specs, dram=dram, workload=workload, variability=variability,
-                    budgets=budgets, controller=ctrl, raw=dict(raw), ftl=ftl)
+                    budgets=budgets, controller=ctrl, raw=dict(raw), ftl=ftl, soc=soc)
     if "optimizer" in raw:
         parse_options(config, raw["optimizer"])  # every command refuses a bad [optimizer] table, not only optimize
     return config

@@ -65,6 +65,12 @@ class NandSpec:
     # relative cost (optimize, the units of core_specs.*.cost) per channel and per die
     cost_per_channel: float = 0.0
     cost_per_die: float = 0.0
+    # power of a die while its array reads, programs or erases (mW: VCC x ICC1, ICC2, ICC3 of the datasheet)
+    read_active_mw: float = 82.5
+    program_active_mw: float = 82.5
+    erase_active_mw: float = 82.5
+    die_idle_mw: float = 0.1  # a die's standby power (VCC x ISB)
+    io_energy_pj_per_bit: float = 5.0  # channel I/O energy per bit moved (ECC spare and command cycles included)
 
     @property
     def dies(self) -> int:
@@ -101,6 +107,7 @@ class HostSpec:
     command_fetch_us: float
     completion_post_us: float
     command_bytes: int
+    phy_mw: float = 500.0  # the PCIe PHY (SerDes of every lane) while the link is up
 
     @property
     def bytes_per_us(self) -> float:
@@ -170,6 +177,14 @@ class DramSpec:
     stream_energy_pj_per_bit: float
     data_passes_per_io: float
     cost_per_gib: float
+
+
+@dataclass(frozen=True)
+class SocSpec:
+    """The controller chip apart from its cores, accelerators and PCIe PHY (interconnect, SRAM, ECC engines, NAND
+    PHYs, leakage): one static power."""
+
+    static_mw: float = 1708.0  # default: the study's 8 W drive x 30 % controller, less 192 mW cores and 500 mW PHY
 
 
 @dataclass(frozen=True)
@@ -256,11 +271,13 @@ class Variability:
 
 @dataclass(frozen=True)
 class Budgets:
-    """Design limits. ``core_power_mw`` covers cores plus accelerators (the controller's compute side)."""
+    """Design limits. ``core_power_mw`` covers cores plus accelerators (the controller's compute side);
+    ``drive_power_mw`` the whole drive (controller, DRAM, NAND, PCIe PHY)."""
 
     core_power_mw: float
     dram_power_mw: float
     min_iops: float
+    drive_power_mw: float = math.inf
 
 
 @dataclass(frozen=True)
@@ -310,6 +327,7 @@ class Config:
     controller: Controller
     raw: Mapping[str, Any] = field(repr=False, compare=False, hash=False, default_factory=dict)
     ftl: FtlSpec | None = None
+    soc: SocSpec = SocSpec()
 
     def with_controller(self, controller: Controller) -> "Config":
         """A copy with another controller (validated against this device's specs)."""

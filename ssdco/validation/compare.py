@@ -279,6 +279,7 @@ def _des_budgets(config: Config, des: DesResult, power_mw: Mapping[str, float]):
     class _P:  # the attributes check_budgets reads
         core_side_mw = power_mw["cores"] + power_mw["accelerators"]
         dram_mw = power_mw["dram"]
+        drive_mw = power_mw["drive"]
 
     return check_budgets(config, des.iops.value, _P)
 
@@ -319,7 +320,8 @@ def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: See
         raise unstable_result_error(config, analytic)
     des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)
     p = des_power(config, network, des)
-    power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw}
+    power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw,
+             "nand": p.nand_mw, "drive": p.drive_mw}
     rel = analytic.metrics.relative_to(des_metrics(des, power, analytic.metrics))
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
     given = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
