@@ -25,6 +25,10 @@ Parts (all by default, in this order):
   brute-force enumeration, the full verified search (ILP + analytic model + DES) for the study's targets, and
   ``optimize`` against ``optimize --fast`` at low queue depths, where the Markov chain makes each verification cost
   up to seconds.
+* ``optimize-large``: the exact optimum over spaces of 10^7-10^8 designs (up to 16 cores per group and 4
+  accelerator units; up to 8 cores per group over nine NAND geometries): the space's size, how many designs the
+  model evaluated (the ILP's bounds prune the rest), the ILP solves and the time (goal: >= 10 M designs in
+  <= 10 s on one core).
 * ``schedule-chain``: exploring the Markov chain of the requests' draws (``queueing/schedule_chain.py``) with its
   kernels as they are (compiled without numba's reference counting, ``_nrt=False``) against the same source
   compiled with counting, on uniform designs at queue depth 2-5, both on the 10 % grid; the two must explore the
@@ -386,6 +390,41 @@ def part_optimize(quick: bool) -> None:
     fast_against_full(LOW_QUEUE_DEPTH[:1] if quick else LOW_QUEUE_DEPTH)
 
 
+# ------------------------------------------------------------------------------------------- optimize, large
+
+LARGE_SPACES = [  # (label, [optimizer] options): spaces of 10^7-10^8 designs around the PM9A3 preset
+    ("1-16 cores per group, 1-4 accelerator units", {"max_cores_per_group": 16, "max_units": 4}),
+    ("1-8 cores per group x 9 NAND geometries ({4,8,16} channels x {2,4,8} ways)",
+     {"max_cores_per_group": 8, "nand": {"channels": [4, 8, 16], "ways_per_channel": [2, 4, 8]}}),
+]
+LARGE_QUICK = [("1-8 cores per group", {"max_cores_per_group": 8})]
+
+
+def part_optimize_large(quick: bool) -> None:
+    """The exact optimum over large spaces without evaluating them: the ILP's bounds prune, the model verifies."""
+    from ssdco import load_config
+    from ssdco.optimizer import optimize
+    from ssdco.optimizer.space import DesignSpace
+
+    cfg = load_config(PM9A3, overrides=["nand.cost_per_channel=0.5", "nand.cost_per_die=0.05"])
+    print("the study's targets (>= 500 K IOPS, cores <= 192 mW, DRAM <= 800 mW), verified by the model "
+          "(--no-des --fast); goal: >= 10 M designs in <= 10 s on one core")
+    for label, options in LARGE_QUICK if quick else LARGE_SPACES:
+        space = DesignSpace.from_config(cfg, options)
+        size = space.size() * len(space.device_variants)
+        opts = {**options, "verify_des": False, "markov_chain": False}
+        r, wall = timed(lambda: optimize(cfg, min_iops=500_000, core_power_mw=192, dram_power_mw=800, options=opts))
+        tm = r.timing  # over several device options, every option's search counts ("all_options_*")
+        evaluated = int(tm.get("all_options_analytic_designs", tm.get("analytic_designs", 0))
+                        + tm.get("all_options_screened_designs", tm.get("screened_designs", 0)))
+        solves = int(tm.get("all_options_ilp_solves", tm.get("ilp_solves", 0)))
+        pick = f"cost {r.cost:.4g} {r.pick.label()}" if r.feasible else f"{r.status}"
+        print(f"  {label}: {size:,} designs ({len(space.device_variants)} device option(s)); "
+              f"{evaluated:,} evaluated by the model ({evaluated / size:.2e} of the space), "
+              f"{solves} ILP solve(s); {wall:.2f} s")
+        print(f"    {pick}" + (f" on {r.device}" if r.device != "as configured" else ""))
+
+
 # ---------------------------------------------------------------------------------------------- schedule chain
 
 GRID = 0.1  # the lumping grid, a fraction of one request's latency alone
@@ -526,7 +565,8 @@ def part_memory(quick: bool) -> None:
 
 
 PARTS = {"whatif": part_whatif, "write-buffer": part_write_buffer, "des": part_des, "ftlsim": part_ftlsim,
-         "optimize": part_optimize, "schedule-chain": part_schedule_chain, "first-eval": part_first_eval,
+         "optimize": part_optimize, "optimize-large": part_optimize_large, "schedule-chain": part_schedule_chain,
+         "first-eval": part_first_eval,
          "memory": part_memory}
 
 

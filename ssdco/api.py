@@ -142,7 +142,8 @@ def optimize(config: Config | str | os.PathLike[str], *, min_iops: float | None 
              max_latency_us: float | None = None, overrides: Sequence[str] = (), verify_des: bool | None = None,
              fast: bool = False, min_life_years: float | None = None, timing_spread_scv: float | None = None,
              explain: bool = False, pareto_front: bool = False,
-             options: Mapping[str, Any] | None = None, max_p99_us: float | None = None) -> OptimizeResult:
+             options: Mapping[str, Any] | None = None, max_p99_us: float | None = None,
+             max_p999_us: float | None = None) -> OptimizeResult:
     """The cheapest controller design that meets the IOPS/latency target and the power budgets (``ssdco optimize``).
 
     Parameters
@@ -158,6 +159,9 @@ def optimize(config: Config | str | os.PathLike[str], *, min_iops: float | None 
     max_p99_us : float, optional
         99th-percentile latency target, us (``--max-p99-us``): the model's p99 estimate screens each candidate and
         the DES's measured p99 verifies the pick.
+    max_p999_us : float, optional
+        99.9th-percentile latency target, us (``--max-p999-us``): the model has no p99.9 estimate, so its p99
+        estimate (a lower bound) screens and the DES's measured p99.9 verifies (``verify_des`` must stay on).
     overrides : sequence of str
         ``"path.to.field=value"`` overrides, as ``--set``.
     verify_des : bool, optional
@@ -195,7 +199,8 @@ def optimize(config: Config | str | os.PathLike[str], *, min_iops: float | None 
         opts["timing_spread_scv"] = timing_spread_scv
     return _optimize(_as_config(config, None, overrides), min_iops=min_iops, core_power_mw=core_power_mw,
                      dram_power_mw=dram_power_mw, max_latency_us=max_latency_us, explain=explain,
-                     pareto_front=pareto_front, options=opts or None, max_p99_us=max_p99_us)
+                     pareto_front=pareto_front, options=opts or None, max_p99_us=max_p99_us,
+                     max_p999_us=max_p999_us)
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,9 @@ def _add_optimize(sub) -> None:
     op.add_argument("--max-p99-us", type=_positive_float, default=None, metavar="P",
                     help="99th-percentile latency target, us: the model's estimate screens each candidate, the "
                          "DES's measured p99 verifies the pick (a pick that misses it is rejected)")
+    op.add_argument("--max-p999-us", type=_positive_float, default=None, metavar="P",
+                    help="99.9th-percentile latency target, us: the model has no p99.9 estimate, so its p99 estimate "
+                         "(a lower bound) screens and the DES's measured p99.9 verifies the pick (not with --no-des)")
     op.add_argument("--pareto", metavar="FILE.csv",
                     help="enumerate the space and write the Pareto front (cost, IOPS, core-side power) as CSV")
     op.add_argument("--plot", metavar="FILE.png",
@@ -888,7 +891,8 @@ def _optimize_search(args) -> dict:
                **({"min_life_years": args.min_life_years} if args.min_life_years is not None else {}),
                **({"timing_spread_scv": args.timing_spread} if args.timing_spread is not None else {})}
     return dict(min_iops=args.min_iops, core_power_mw=args.core_mw, dram_power_mw=args.dram_mw,
-                max_latency_us=args.max_latency_us, max_p99_us=args.max_p99_us, options=options or None)
+                max_latency_us=args.max_latency_us, max_p99_us=args.max_p99_us, max_p999_us=args.max_p999_us,
+                options=options or None)
 
 
 def _print_optimize(args, result, files: dict, notes: list[str], sens, breaks) -> None:

@@ -652,11 +652,14 @@ def optimizer_tables() -> dict[str, Table]:
         dram.fields["mappings"].default = "[" + ", ".join(f'"{m}"' for m in spec_module.FTL_MAPPINGS) + "]"
     nand = Table("optimizer.nand", True, "NAND-geometry options `optimize` searches: every combination of the "
                                          "listed values (a field left out stays as configured), at the configured "
-                                         "raw capacity, costing `nand.cost_per_channel` and `nand.cost_per_die`.")
+                                         "raw capacity, costing `nand.cost_per_channel` (plus "
+                                         "`nand.cost_per_channel_gts` per 1,000 MT/s) and `nand.cost_per_die`.")
     for key in space_module.NAND_OPTION_KEYS:
         f = Field(table=nand.path, key=key)
         f.kind, f.default = "list", "as configured in [nand]"
-        f.allowed.append(f"expected a non-empty list of integers from 1 to {space_module.NAND_OPTION_MAX[key]}")
+        top = space_module.NAND_OPTION_MAX[key]
+        f.allowed.append(f"a non-empty list of rates > 0 and <= {top}" if key == "channel_rate_mts"
+                         else f"expected a non-empty list of integers from 1 to {top}")
         nand.fields[key] = f
     return {"optimizer": opt, "optimizer.dram": dram, "optimizer.nand": nand}
 

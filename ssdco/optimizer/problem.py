@@ -63,6 +63,8 @@ class Targets:
     queue_depth: int
     max_latency_us: float | None = None
     max_p99_us: float | None = None  # not in the linear model: the p99 estimate screens, the DES's p99 verifies
+    # no model estimate: the p99 estimate (p99.9 >= p99) screens, the DES's measured p99.9 verifies
+    max_p999_us: float | None = None
     # the whole drive's power budget: not in the linear model either; the model's and the DES's drive power verify
     drive_power_mw: float = math.inf
 
@@ -86,7 +88,8 @@ MAX_TARGET_IOPS = 1e12  # far beyond any drive; larger targets put coefficients 
 
 def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_power_mw: float | None = None,
                  dram_power_mw: float | None = None, max_latency_us: float | None = None,
-                 utilization_cap: float | None = None, max_p99_us: float | None = None) -> Targets:
+                 utilization_cap: float | None = None, max_p99_us: float | None = None,
+                 max_p999_us: float | None = None) -> Targets:
     """Targets from explicit values, falling back to the config's ``[budgets]`` and ``[optimizer]``."""
     cfg = space.config
     if cfg.workload.queue_depth is None:
@@ -106,6 +109,10 @@ def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_powe
     dram = check("--dram-mw", dram_power_mw, 0.0)
     lat = check("--max-latency-us", max_latency_us, 0.0)
     p99 = check("--max-p99-us", max_p99_us, 0.0)
+    p999 = check("--max-p999-us", max_p999_us, 0.0)
+    if p999 is not None and not space.options.verify_des:
+        raise ConfigError("command line", "--max-p999-us", p999, "the DES's measured p99.9 verifies it (the model "
+                          "has no p99.9 estimate): leave out --no-des (optimizer.verify_des = false)")
     qd = int(cfg.workload.queue_depth)
     if min_iops is not None and min_iops > MAX_TARGET_IOPS:
         raise ConfigError("command line", "--min-iops", min_iops, f"expected a number <= {MAX_TARGET_IOPS:.0e}")
@@ -122,7 +129,7 @@ def make_targets(space: DesignSpace, *, min_iops: float | None = None, core_powe
                    dram_power_mw=b.dram_power_mw if dram is None else dram,
                    utilization_cap=space.options.utilization_cap if cap is None else cap,
                    queue_depth=int(cfg.workload.queue_depth),
-                   max_latency_us=lat, max_p99_us=p99, drive_power_mw=b.drive_power_mw)
+                   max_latency_us=lat, max_p99_us=p99, drive_power_mw=b.drive_power_mw, max_p999_us=p999)
 
 
 @dataclass(frozen=True)

@@ -49,10 +49,11 @@ mapping entries the DRAM cache holds, for "dftl" and "partitioned"). Each combin
 :mod:`ssdco.model.ftl`; ``optimize`` solves each variant and keeps the cheapest verified pick, reporting
 every variant's DRAM size, DRAM power, WAF and lifetime. ``min_life_years`` (default 0) rejects a variant
 whose flash would wear out sooner at the target IOPS (lifetime does not depend on the controller design).
-``[optimizer.nand]`` makes the NAND geometry a decision: ``channels``, ``ways_per_channel``, ``dies_per_chip``
-and ``planes_per_die``, each a list of values (a field left out stays as configured); every combination is a
-variant, built with the configured raw capacity (blocks per plane scale with the number of planes) and costing
-``nand.cost_per_channel`` per channel plus ``nand.cost_per_die`` per die (both 0 by default: then the geometry
+``[optimizer.nand]`` makes the NAND geometry a decision: ``channels``, ``ways_per_channel``, ``dies_per_chip``,
+``planes_per_die`` and ``channel_rate_mts``, each a list of values (a field left out stays as configured); every
+combination is a variant, built with the configured raw capacity (blocks per plane scale with the number of
+planes) and costing ``nand.cost_per_channel`` (plus ``nand.cost_per_channel_gts`` per 1,000 MT/s of the rate) per
+channel plus ``nand.cost_per_die`` per die (all 0 by default: then the geometry
 costs nothing and the cheapest controller decides, ties going to the cheaper, then smaller, geometry). A device
 option changes only the *fixed* part of the model (the pcie/die/channel stations, the fixed delays, DRAM power
 and the fixed cost) unless it also changes module demands. :attr:`DesignSpace.device_variants` carries the
@@ -64,8 +65,8 @@ variant's is.
 Cost model (all relative units, from the device file): ``core_specs.<spec>.cost`` per core (default
 1.0), ``accelerator_specs.<m>.unit_cost`` per unit (default 1.0) plus ``development_cost`` once per
 accelerated module type (default 0.0), and ``dram.cost_per_gib`` x ``dram.size_gib`` (default 0.0; a
-constant while DRAM is not a decision), plus ``nand.cost_per_channel`` x channels + ``nand.cost_per_die`` x dies
-(default 0.0).
+constant while DRAM is not a decision), plus channels x (``nand.cost_per_channel`` + rate / 1,000 MT/s x
+``nand.cost_per_channel_gts``) + ``nand.cost_per_die`` x dies (default 0.0).
 """
 
 from __future__ import annotations
@@ -208,7 +209,8 @@ def _geometries(config: Config, options: "SearchOptions") -> list[tuple[str, Con
         raw = dict(config.raw)
         raw["nand"] = {**(raw.get("nand") or {}), **dict(zip(keys, values)), "blocks_per_plane": blocks}
         name = (f"{nand.channels} ch x {nand.ways_per_channel} ways x {nand.dies_per_chip} dies x "
-                f"{nand.planes_per_die} planes")
+                f"{nand.planes_per_die} planes" + (f" at {nand.channel_rate_mts:g} MT/s"
+                                                   if "channel_rate_mts" in keys else ""))
         out.append((nand.cost, nand.dies, nand.channels, name, replace(config, nand=nand, raw=raw)))
     return [(name, cfg) for *_, name, cfg in sorted(out, key=lambda row: row[:3])]
 

@@ -117,6 +117,7 @@ def _cross_check_dict(xc) -> dict[str, Any] | None:
 def _targets_dict(t) -> dict[str, Any]:
     """``targets``: the IOPS/latency target and the budgets searched with."""
     return {"min_iops": _num(t.min_iops), "max_latency_us": _num(t.max_latency_us), "max_p99_us": _num(t.max_p99_us),
+            "max_p999_us": _num(t.max_p999_us),
             "target_iops": _num(t.target_iops), "queue_depth": t.queue_depth,
             "core_power_mw": _num(t.core_power_mw), "dram_power_mw": _num(t.dram_power_mw),
             "drive_power_mw": _num(t.drive_power_mw), "utilization_cap": _num(t.utilization_cap)}
@@ -126,6 +127,7 @@ def _device_option_dict(o) -> dict[str, Any]:
     """One ``device_options`` entry (an ``[optimizer.nand]`` / ``[optimizer.dram]`` variant)."""
     return {"name": o.name, "channels": o.channels, "ways_per_channel": o.ways_per_channel,
             "dies_per_chip": o.dies_per_chip, "planes_per_die": o.planes_per_die, "nand_cost": _num(o.nand_cost),
+            "channel_rate_mts": _num(o.channel_rate_mts),
             "mapping": o.mapping, "cache_fraction": _num(o.cache_fraction),
             "dram_size_gib": _num(o.dram_size_gib), "dram_power_mw": _num(o.dram_power_mw),
             "waf": _num(o.waf), "mapping_hit_ratio": _num(o.mapping_hit_ratio),
@@ -189,6 +191,8 @@ def _targets_line(t) -> str:
                      f"IOPS at QD{t.queue_depth})")
     if t.max_p99_us is not None:
         parts.append(f"p99 latency <= {t.max_p99_us:,.2f} us")
+    if t.max_p999_us is not None:
+        parts.append(f"p99.9 latency <= {t.max_p999_us:,.2f} us (DES)")
     parts += [f"{name} {_at_most_mw(mw)}" if math.isfinite(mw) else f"{name} power not set"
               for name, mw in (("core-side", t.core_power_mw), ("DRAM", t.dram_power_mw))]
     if math.isfinite(t.drive_power_mw):  # checked on verified designs, not in the linear model

@@ -194,6 +194,7 @@ def _parse_nand(r: _Reader) -> NandSpec:
         channel_scheduling=r.string("channel_scheduling", "fcfs", choices=CHANNEL_SCHEDULINGS),
         cost_per_channel=r.number("cost_per_channel", 0.0, lo=0),
         cost_per_die=r.number("cost_per_die", 0.0, lo=0),
+        cost_per_channel_gts=r.number("cost_per_channel_gts", 0.0, lo=0),
         read_active_mw=r.number("read_active_mw", 82.5, lo=0),
         program_active_mw=r.number("program_active_mw", 82.5, lo=0),
         erase_active_mw=r.number("erase_active_mw", 82.5, lo=0),

@@ -65,6 +65,7 @@ class NandSpec:
     # relative cost (optimize, the units of core_specs.*.cost) per channel and per die
     cost_per_channel: float = 0.0
     cost_per_die: float = 0.0
+    cost_per_channel_gts: float = 0.0  # relative cost per channel per 1,000 MT/s of its rate (faster PHYs cost more)
     # power of a die while its array reads, programs or erases (mW: VCC x ICC1, ICC2, ICC3 of the datasheet)
     read_active_mw: float = 82.5
     program_active_mw: float = 82.5
@@ -79,8 +80,10 @@ class NandSpec:
 
     @property
     def cost(self) -> float:
-        """Relative cost of the geometry: channels x ``cost_per_channel`` + dies x ``cost_per_die``."""
-        return self.channels * self.cost_per_channel + self.dies * self.cost_per_die
+        """Relative cost of the geometry: channels x (``cost_per_channel`` + rate in GT/s x ``cost_per_channel_gts``)
+        + dies x ``cost_per_die``."""
+        per_channel = self.cost_per_channel + self.channel_rate_mts / 1000.0 * self.cost_per_channel_gts
+        return self.channels * per_channel + self.dies * self.cost_per_die
 
     @property
     def channel_bytes_per_us(self) -> float:

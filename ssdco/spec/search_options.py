@@ -17,8 +17,9 @@ from ssdco.spec.schema import FTL_MAPPINGS, MODULES, Config
 MAX_TIMING_SPREAD_SCV = 100.0  # validate --timing-spread and optimizer.timing_spread_scv: the [variability] limit
 SOLVERS = ("auto", "cbc", "highs")
 #: ``[optimizer.nand]``: the geometry fields whose values the search may choose, each a list of integers >= 1
-NAND_OPTION_KEYS = ("channels", "ways_per_channel", "dies_per_chip", "planes_per_die")
-NAND_OPTION_MAX = {"channels": 256, "ways_per_channel": 64, "dies_per_chip": 16, "planes_per_die": 16}  # as [nand]
+NAND_OPTION_KEYS = ("channels", "ways_per_channel", "dies_per_chip", "planes_per_die", "channel_rate_mts")
+NAND_OPTION_MAX = {"channels": 256, "ways_per_channel": 64, "dies_per_chip": 16, "planes_per_die": 16,
+                   "channel_rate_mts": 100_000}  # as [nand] (the rate: any number > 0 up to this, MT/s)
 
 DEFAULTS: dict[str, Any] = {
     "max_cores_per_group": 4,
@@ -185,14 +186,27 @@ class _OptionReader:
         for key in NAND_OPTION_KEYS:
             if key not in nand:
                 continue
-            values, top = nand[key], NAND_OPTION_MAX[key]
-            if (not isinstance(values, list) or not values
-                    or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= top for x in values)):
-                raise self.error(f"nand.{key}", values, f"expected a non-empty list of integers from 1 to {top}")
+            values = nand[key]
+            self._check_nand_list(key, values)
             if len(set(values)) != len(values):
                 raise self.error(f"nand.{key}", values, "values must not repeat")
             out.append((key, tuple(sorted(values))))
         return tuple(out)
+
+    def _check_nand_list(self, key: str, values) -> None:
+        """Refuse an ``[optimizer.nand]`` list that is not a non-empty list of allowed values for ``key``: integers
+        from 1 to :data:`NAND_OPTION_MAX`, or rates > 0 up to it for ``channel_rate_mts``."""
+        top = NAND_OPTION_MAX[key]
+        rate = key == "channel_rate_mts"
+
+        def allowed(x) -> bool:
+            if isinstance(x, bool) or not isinstance(x, (int, float) if rate else int):
+                return False
+            return 0 < x <= top if rate else 1 <= x <= top
+
+        if not isinstance(values, list) or not values or not all(allowed(x) for x in values):
+            raise self.error(f"nand.{key}", values, f"expected a non-empty list of rates > 0 and <= {top} MT/s" if rate
+                             else f"expected a non-empty list of integers from 1 to {top}")
 
     def min_life_years(self) -> float:
         """``min_life_years``: years >= 0; a positive one needs the device's ``[ftl]`` table."""

@@ -113,3 +113,34 @@ def test_cli_lists_the_geometries_in_text_and_json(capsys):
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "DEVICE OPTIONS" in text and "4 ch x 2 ways x 1 dies x 4 planes" in text and "NAND " in text
+
+
+RATES = [400.0, 800.0, 1200.0]
+
+
+def test_the_channel_rate_is_a_decision_priced_per_channel_and_the_pick_matches_brute_force():
+    # 4 channels x 4 ways: at 400 MT/s a channel carries 4 KiB + ECC in 11.25 us, too slow for 500,000 IOPS
+    costs = ["nand.channels=4", "nand.ways_per_channel=8", "nand.cost_per_channel_gts=1.0"]
+    small = [f"optimizer.{k}={json.dumps(v)}" for k, v in SMALL.items()]
+    searched = optimize(pm9a3(*costs), min_iops=TARGET_IOPS,
+                        options={**SMALL, "nand": {"channel_rate_mts": RATES}})
+    names = [o.name for o in searched.device_options]
+    assert names == [f"4 ch x 8 ways x 1 dies x 4 planes at {r:g} MT/s" for r in RATES]  # cheapest first
+    best = {}
+    for rate in RATES:
+        config = pm9a3(*costs, f"nand.channel_rate_mts={rate}", *small)
+        assert config.nand.cost == pytest.approx(4 * (0.5 + rate / 1000.0 * 1.0) + 32 * 0.05)
+        best[rate] = _brute_force_cost(config, TARGET_IOPS)
+    feasible = {r: c for r, c in best.items() if c is not None}
+    assert searched.feasible and None in best.values() and feasible
+    assert searched.cost == pytest.approx(min(feasible.values()), rel=1e-9)
+    for option in searched.device_options:
+        assert option.feasible == (best[option.channel_rate_mts] is not None), option.name
+    assert searched.config.nand.channel_rate_mts == min(feasible, key=feasible.get)
+
+
+def test_a_rate_list_must_hold_positive_rates():
+    from ssdco.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="rates > 0"):
+        optimize(pm9a3(), min_iops=TARGET_IOPS, options={**SMALL, "nand": {"channel_rate_mts": [0, 800]}})
