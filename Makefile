@@ -18,8 +18,8 @@ $(BIN)/.base: pyproject.toml
 
 # ... and every extra, for the tests, the plots, the benchmarks and the web page.
 $(BIN)/.installed: $(BIN)/.base
-	@echo "make: installing the test, plot, benchmark, sweep, HiGHS and serve extras"
-	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench,sweep,highs,serve]'
+	@echo "make: installing the test, plot, benchmark, sweep, HiGHS, serve and sensitivity extras"
+	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench,sweep,highs,serve,sensitivity]'
 	touch $@
 
 # A headless Chromium for the web page's browser test (tests/serve/test_browser.py): Debian's chromium, installed

@@ -100,6 +100,15 @@ def _add_whatif(sub) -> None:
                    help="with --sensitivity: a tornado chart of the largest elasticities (needs matplotlib)")
     w.add_argument("--sensitivity-parameters", type=_name_list, metavar="P1,P2",
                    help="with --sensitivity: only these parameters (dotted paths, e.g. nand.t_read_us)")
+    w.add_argument("--sensitivity-global", metavar="P=LO:HI,...",
+                   help="global screening over stated ranges (Morris's method, by SALib: the sensitivity extra): "
+                        "mu* and sigma of IOPS, latency, core, DRAM and drive power for each parameter, e.g. "
+                        "nand.t_read_us=40:60,modules.cache_lookup.cycles=1000:1600")
+    w.add_argument("--trajectories", type=_int_at_least(2, 1000), default=10, metavar="N",
+                   help="with --sensitivity-global: Morris trajectories, N x (parameters + 1) designs (default "
+                        "%(default)s)")
+    w.add_argument("--sensitivity-seed", type=_nonnegative_int, default=defaults.SEED, metavar="S",
+                   help="with --sensitivity-global: the seed of the drawn designs (default %(default)s)")
 
 
 def _add_validate(sub) -> None:
@@ -558,6 +567,7 @@ def _cmd_whatif(args) -> int:
     effort = "exact" if args.exact else "fast" if args.fast else "full"
     result = evaluate(config, effort=effort)
     sens = None
+    glob = _global_sensitivity(args, config, effort)
     if args.sensitivity:
         from ssdco.sensitivity import elasticities
 
@@ -572,6 +582,8 @@ def _cmd_whatif(args) -> int:
             doc["trace_nand_work"] = nand_work.to_dict()
         if sens is not None:
             doc["sensitivity"] = _sensitivity_dict(sens)
+        if glob is not None:
+            doc["global_sensitivity"] = _global_dict(glob)
         print(json.dumps(doc, indent=2))
     else:
         if traced:
@@ -584,7 +596,29 @@ def _cmd_whatif(args) -> int:
 
             print()
             print(sensitivity_table(sens))
+        if glob is not None:
+            from ssdco.sensitivity import global_table
+
+            print()
+            print(global_table(glob))
     return EXIT_NOT_MET if args.check and not (result.stable and result.budgets_met) else EXIT_OK
+
+
+def _global_sensitivity(args, config, effort: str):
+    """``whatif --sensitivity-global``'s Morris screening (None without the option)."""
+    if args.sensitivity_global is None:
+        return None
+    from ssdco.sensitivity import global_sensitivity, parse_ranges
+
+    return global_sensitivity(config, parse_ranges(args.sensitivity_global), trajectories=args.trajectories,
+                              seed=args.sensitivity_seed, effort=effort)
+
+
+def _global_dict(g) -> dict:
+    """The JSON form of ``whatif --sensitivity-global`` (each measure in its figure's unit)."""
+    return {"method": "morris", "trajectories": g.trajectories, "designs": g.evaluations, "seed": g.seed,
+            "effects": [{"parameter": e.parameter, "low": e.low, "high": e.high, "mu_star": e.mu_star,
+                         "sigma": e.sigma, "mu_star_conf": e.mu_star_conf} for e in g.effects]}
 
 
 def _check_sensitivity_plot(args) -> None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 from ssdco.errors import ConfigError
 from ssdco.spec import Config, apply_overrides, config_from_dict
 
@@ -216,3 +218,111 @@ def break_even_lines(rows: list[BreakEven], base_answer: str) -> list[str]:
                      if factor is not None else "unchanged within the range")
             lines.append(f"  {b.parameter} {direction:<4} {where}")
     return lines
+
+
+# --------------------------------------------------------------------------------------------------
+# Global screening over stated ranges (Morris, by SALib)
+# --------------------------------------------------------------------------------------------------
+SALIB_HINT = "global sensitivity needs SALib, which is not installed: pip install 'ssdco[sensitivity]'"
+MORRIS_LEVELS = 4  # grid levels of each parameter's range (SALib's default)
+#: The figures the global screening reports: IOPS, mean latency (us), core-side, DRAM and whole-drive power (mW).
+GLOBAL_FIGURES: tuple[tuple[str, Callable[[Any], float]], ...] = FIGURES[:4] + (
+    ("drive_mw", lambda r: r.power.drive_mw),)
+
+
+@dataclass(frozen=True)
+class GlobalEffect:
+    """Morris's measures of one parameter over its ``low``..``high`` range, per figure (in the figure's unit):
+    ``mu_star`` the mean absolute change of the figure as the parameter crosses its whole range (elementary
+    effects scaled to the range), ``sigma`` their spread (nonlinearity or interaction with the others),
+    ``mu_star_conf`` the 95 % bootstrap half-width of ``mu_star``."""
+
+    parameter: str
+    low: float
+    high: float
+    mu_star: dict[str, float]
+    sigma: dict[str, float]
+    mu_star_conf: dict[str, float]
+
+
+@dataclass(frozen=True)
+class GlobalSensitivity:
+    """:func:`global_sensitivity`'s answer: the effects, largest IOPS ``mu_star`` first, and the design count."""
+
+    effects: tuple[GlobalEffect, ...]
+    trajectories: int
+    evaluations: int
+    seed: int
+
+
+def parse_ranges(text: str) -> dict[str, tuple[float, float]]:
+    """``"nand.t_read_us=40:60,modules.parse.cycles=800:1400"`` as {path: (low, high)}; ConfigError otherwise."""
+    out: dict[str, tuple[float, float]] = {}
+    for item in (part.strip() for part in text.split(",") if part.strip()):
+        path, _, span = item.partition("=")
+        lo, _, hi = span.partition(":")
+        try:
+            low, high = float(lo), float(hi)
+        except ValueError:
+            low = high = math.nan
+        if not path.strip() or not (math.isfinite(low) and math.isfinite(high) and low < high):
+            raise ConfigError("command line", "--sensitivity-global", item,
+                              "expected PATH=LOW:HIGH with numbers LOW < HIGH, e.g. nand.t_read_us=40:60")
+        out[path.strip()] = (low, high)
+    if len(out) < 2:
+        raise ConfigError("command line", "--sensitivity-global", text, "expected at least two PATH=LOW:HIGH ranges")
+    return out
+
+
+def global_sensitivity(config: Config, ranges: dict[str, tuple[float, float]], *, trajectories: int = 10,
+                       seed: int = 0, effort: str = "fast") -> GlobalSensitivity:
+    """Morris's elementary-effects screening (SALib) of IOPS, mean latency, core-side, DRAM and drive power over
+    ``ranges`` (dotted path -> (low, high)): ``trajectories`` x (parameters + 1) designs drawn from ``seed``, each
+    answered by ``ssdco.evaluate`` at ``effort``. Morris, "Factorial sampling plans for preliminary computational
+    experiments", Technometrics 33 (1991); Campolongo et al. (2007) for mu*. Raises ConfigError for a path that is
+    not a numeric model parameter or a drawn value the file's checks refuse."""
+    try:
+        from SALib.analyze import morris as analyze
+        from SALib.sample import morris as sample
+    except ImportError:
+        raise ConfigError("command line", "--sensitivity-global", "", SALIB_HINT) from None
+    from ssdco.model.whatif import evaluate
+
+    known = dict(numeric_parameters(config.raw))
+    for path in ranges:
+        if path not in known:
+            raise ConfigError(config.source, path, None, "a numeric field the file sets in its "
+                                                         + ", ".join(PARAMETER_TABLES) + " tables")
+    names = list(ranges)
+    problem = {"num_vars": len(names), "names": names, "bounds": [list(ranges[p]) for p in names]}
+    x = sample.sample(problem, trajectories, num_levels=MORRIS_LEVELS, seed=seed)
+    rows = []
+    for point in x:
+        raw = apply_overrides(dict(config.raw), [f"{p}={float(v)!r}" for p, v in zip(names, point)])
+        design = config_from_dict(raw, source=config.source, base_dir=Path(config.source).parent,
+                                  controller=config.controller)
+        rows.append([float(get(evaluate(design, effort=effort))) for _, get in GLOBAL_FIGURES])
+    y = np.asarray(rows)
+    measures = {}
+    for j, (figure, _) in enumerate(GLOBAL_FIGURES):
+        measures[figure] = analyze.analyze(problem, x, y[:, j], num_levels=MORRIS_LEVELS, seed=seed)
+    effects = [GlobalEffect(p, *ranges[p],
+                            mu_star={f: float(m["mu_star"][i]) for f, m in measures.items()},
+                            sigma={f: float(m["sigma"][i]) for f, m in measures.items()},
+                            mu_star_conf={f: float(m["mu_star_conf"][i]) for f, m in measures.items()})
+               for i, p in enumerate(names)]
+    effects.sort(key=lambda e: -e.mu_star["iops"])
+    return GlobalSensitivity(effects=tuple(effects), trajectories=trajectories, evaluations=len(x), seed=seed)
+
+
+def global_table(g: GlobalSensitivity) -> str:
+    """The Morris measures as a text table: per parameter, its range and mu* (sigma) of each figure."""
+    heads = {"iops": "IOPS", "latency_mean_us": "latency us", "core_side_mw": "core mW", "dram_mw": "DRAM mW",
+             "drive_mw": "drive mW"}
+    lines = [f"GLOBAL SENSITIVITY (Morris, SALib: {g.trajectories} trajectories, {g.evaluations} designs, seed "
+             f"{g.seed}): mu* = mean |change| of the figure across the parameter's whole range (sigma: its spread)",
+             f"  {'parameter':<34}{'range':>18}" + "".join(f"{h:>22}" for h in heads.values())]
+    for e in g.effects:
+        cells = "".join(f"{e.mu_star[f]:>12,.4g} ({e.sigma[f]:,.3g})".rjust(22) for f in heads)
+        lines.append(f"  {e.parameter:<34}{f'{e.low:g}..{e.high:g}':>18}{cells}")
+    return "\n".join(lines)

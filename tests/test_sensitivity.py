@@ -126,3 +126,62 @@ def test_the_tornado_chart_is_written_and_needs_sensitivity(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "tornado" in capsys.readouterr().err
     assert main(["whatif", str(PM9A3), "--sensitivity-plot", str(tmp_path / "x.png")]) == 2
     assert "--sensitivity" in capsys.readouterr().err and not (tmp_path / "x.png").exists()
+
+
+GLOBAL = "nand.t_read_us=40:60,host.phy_mw=400:600,core_specs.r1g.active_mw=80:120"
+
+
+@pytest.fixture(scope="module")
+def screening():
+    pytest.importorskip("SALib")
+    from ssdco.sensitivity import global_sensitivity, parse_ranges
+
+    return global_sensitivity(load_config(PM9A3, controller="c01"), parse_ranges(GLOBAL), trajectories=6, seed=1)
+
+
+def test_morris_screening_separates_what_moves_each_figure(screening):
+    pytest.importorskip("SALib")
+    by = {e.parameter: e for e in screening.effects}
+    assert screening.evaluations == 6 * (3 + 1) and [e.parameter for e in screening.effects][0] == "nand.t_read_us"
+    # the PHY's power only adds to the drive's, one for one: mu* is its whole range, with no spread
+    phy = by["host.phy_mw"]
+    assert phy.mu_star["drive_mw"] == pytest.approx(200.0) and phy.sigma["drive_mw"] == pytest.approx(0.0, abs=1e-9)
+    assert phy.mu_star["iops"] == phy.mu_star["core_side_mw"] == 0.0
+    # a core's active power moves core power, never IOPS; tR moves IOPS and latency
+    assert by["core_specs.r1g.active_mw"].mu_star["iops"] == 0.0 < by["core_specs.r1g.active_mw"].mu_star[
+        "core_side_mw"]
+    t_read = by["nand.t_read_us"]
+    assert t_read.mu_star["iops"] > 0 and t_read.mu_star["latency_mean_us"] > 0
+
+
+def test_the_screening_repeats_from_its_seed(screening):
+    from ssdco.sensitivity import global_sensitivity, parse_ranges
+
+    again = global_sensitivity(load_config(PM9A3, controller="c01"), parse_ranges(GLOBAL), trajectories=6, seed=1)
+    assert again == screening
+
+
+@pytest.mark.parametrize("text, words", [
+    ("nand.t_read_us=60:40,host.phy_mw=1:2", "LOW < HIGH"),
+    ("nand.t_read_us=40:60", "at least two"),
+    ("nand.t_read_us=40:x,host.phy_mw=1:2", "PATH=LOW:HIGH"),
+])
+def test_bad_ranges_are_refused(text, words):
+    from ssdco.sensitivity import parse_ranges
+
+    with pytest.raises(ConfigError, match=words):
+        parse_ranges(text)
+
+
+def test_whatif_prints_and_serialises_the_screening(capsys):
+    pytest.importorskip("SALib")
+    args = ["whatif", str(PM9A3), "-c", "c07", "--fast", "--sensitivity-global",
+            "nand.t_read_us=40:60,modules.translate.cycles=200:400", "--trajectories", "3"]
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["global_sensitivity"]
+    assert doc["method"] == "morris" and doc["designs"] == 9
+    assert [e["parameter"] for e in doc["effects"]] == ["nand.t_read_us", "modules.translate.cycles"]
+    assert main(args) == 0
+    assert "GLOBAL SENSITIVITY (Morris, SALib: 3 trajectories, 9 designs, seed 0)" in capsys.readouterr().out
+    assert main(["whatif", str(PM9A3), "--sensitivity-global", "nand.t_read_us=40:60,nand.bogus=1:2"]) == 2
+    assert "nand.bogus" in capsys.readouterr().err
