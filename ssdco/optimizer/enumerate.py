@@ -237,6 +237,7 @@ class ParetoPoint:
     latency_mean_us: float
     meets_targets: bool
     iops_whatif: float | None = None  # the same design through ``ssdco whatif`` (route-level model)
+    device: str = ""  # the device option (``[optimizer.nand]`` / ``[optimizer.dram]`` variant), where there are several
 
 
 def pareto(table: DesignTable, model: LinearModel) -> tuple[list[ParetoPoint], float]:

@@ -89,7 +89,15 @@ from ssdco.model.solvers import all_but
 from ssdco.model.solvers.schedules import CHAIN_MAX_QUEUE_DEPTH
 from ssdco.model.whatif import evaluate
 from ssdco.optimizer import ilp
-from ssdco.optimizer.enumerate import DesignTable, ParetoPoint, enumerate_space, linear_feasible, linear_optimum, pareto
+from ssdco.optimizer.enumerate import (
+    DesignTable,
+    ParetoPoint,
+    enumerate_space,
+    linear_feasible,
+    linear_optimum,
+    pareto,
+    pareto_front,
+)
 from ssdco.optimizer.problem import US_PER_S, Evaluation, LinearModel, Targets, make_targets, row_family
 from ssdco.optimizer.space import Design, DesignSpace
 from ssdco.spec import MODULES, Budgets, Config, Controller, CoreGroup
@@ -298,8 +306,8 @@ class OptimizeResult:
 
         if self.pareto is None:
             raise ValueError("no Pareto front: call ssdco.optimize(..., pareto_front=True)")
-        cols = ["design", "cost", "iops", "core_power_mw", "latency_mean_us", "meets_targets"]
-        return data_frame([{"design": p.design.label(), "cost": p.cost, "iops": p.iops,
+        cols = ["design", "device", "cost", "iops", "core_power_mw", "latency_mean_us", "meets_targets"]
+        return data_frame([{"design": p.design.label(), "device": p.device, "cost": p.cost, "iops": p.iops,
                             "core_power_mw": p.core_power_mw, "latency_mean_us": p.latency_mean_us,
                             "meets_targets": p.meets_targets} for p in self.pareto], cols)
 
@@ -826,12 +834,27 @@ def _optimize_variants(space: DesignSpace, options: Mapping[str, Any] | None, kw
         r = _optimize_variant(v.config, opts, kw)
         results.append((_device_option(v.name, v.config, r, space.options.min_life_years), r))
     row, best, msg = _best_device_option(results)
+    front = _front_over_devices(results)
     timing = dict(best.timing)  # the pick's own search, and every option's counts summed
     timing["device_options_seconds"] = time.perf_counter() - t0
     for key in ("ilp_solves", "analytic_designs", "screened_designs"):
         timing[f"all_options_{key}"] = sum(r.timing.get(key, 0) for _, r in results)
     return replace(best, message=msg, device=row.name, device_options=tuple(o for o, _ in results), timing=timing,
-                   solve_seconds=time.perf_counter() - t0)
+                   solve_seconds=time.perf_counter() - t0, **front)
+
+
+def _front_over_devices(results: list[tuple[DeviceOption, OptimizeResult]]) -> dict[str, Any]:
+    """``pareto`` and ``pareto_seconds`` over every device option that has a front (each point named by its
+    option): the non-dominated points of their union (cost including the option's NAND cost, IOPS, core-side
+    power). Empty where no option computed a front; an option the device alone rules out has none."""
+    fronts = [(row.name, r) for row, r in results if r.pareto is not None]
+    if not fronts:
+        return {}
+    points = [replace(p, device=name) for name, r in fronts for p in r.pareto]
+    keep = pareto_front(np.array([p.cost for p in points]), np.array([p.iops for p in points]),
+                        np.array([p.core_power_mw for p in points]))
+    return {"pareto": tuple(points[i] for i in keep),
+            "pareto_seconds": sum(r.pareto_seconds or 0.0 for _, r in fronts)}
 
 
 # Peak bytes per design of the enumeration's table and, on top of it, of the Pareto front's batch MVA (tracemalloc

@@ -502,11 +502,12 @@ def pareto_csv(points: Iterable[ParetoPoint]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["cost", "iops_mva", "iops_whatif", "core_power_mw", "latency_mean_us", "meets_targets", "cores",
-                "accelerator_units", "design"])
+                "accelerator_units", "design", "device"])
     for p in points:
         w.writerow([f"{p.cost:.6g}", f"{p.iops:.1f}", "" if p.iops_whatif is None else f"{p.iops_whatif:.1f}",
                     f"{p.core_power_mw:.3f}", f"{p.latency_mean_us:.3f}", int(p.meets_targets),
-                    sum(g.count for g in p.design.groups), sum(u for _, u in p.design.hardware), p.design.label()])
+                    sum(g.count for g in p.design.groups), sum(u for _, u in p.design.hardware), p.design.label(),
+                    p.device])
     return buf.getvalue()
 
 

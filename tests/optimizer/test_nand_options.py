@@ -144,3 +144,27 @@ def test_a_rate_list_must_hold_positive_rates():
 
     with pytest.raises(ConfigError, match="rates > 0"):
         optimize(pm9a3(), min_iops=TARGET_IOPS, options={**SMALL, "nand": {"channel_rate_mts": [0, 800]}})
+
+
+def _dominates(q, p) -> bool:
+    """q (cost, IOPS, core power) is no worse than p in all three and better in one (costs equal within 1e-9)."""
+    cost_le, cost_lt = q[0] <= p[0] * (1 + 1e-9), q[0] < p[0] * (1 - 1e-9)
+    return cost_le and q[1] >= p[1] and q[2] <= p[2] and (cost_lt or q[1] > p[1] or q[2] < p[2])
+
+
+def test_the_pareto_front_spans_every_geometry_and_equals_the_front_of_their_union():
+    opts = {**SMALL, "markov_chain": False}
+    merged = optimize(pm9a3(), min_iops=300_000, pareto_front=True,
+                      options={**opts, "nand": {"channels": [4, 8], "ways_per_channel": [2, 4]}})
+    union = []
+    for channels in (4, 8):
+        for ways in (2, 4):
+            one = optimize(pm9a3(), min_iops=300_000, pareto_front=True,
+                           options={**opts, "nand": {"channels": [channels], "ways_per_channel": [ways]}})
+            name = f"{channels} ch x {ways} ways x 1 dies x 4 planes"
+            union += [(p.cost, p.iops, p.core_power_mw, name) for p in one.pareto]
+    expected = {p for p in union if not any(_dominates(q, p) for q in union)}
+    got = {(p.cost, p.iops, p.core_power_mw, p.device) for p in merged.pareto}
+    assert got == expected and len({p[3] for p in got}) > 1
+    # the cheapest point is the cheapest geometry's cheapest design, NAND cost included
+    assert merged.pareto[0].cost == min(p[0] for p in union)
