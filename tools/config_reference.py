@@ -178,6 +178,9 @@ MEANINGS = {
     "ftl.waf": "write amplification of GC and merges, measured (whatif --trace --buffer, a drive's counters); "
                "absent: Desnoyers' closed form for the gc_policy and over-provisioning",
     "nand.over_provisioning": "raw capacity over user capacity, minus 1",
+    "host.full_duplex": "each direction of the PCIe link is its own station (MQSim's link; import-mqsim sets it): "
+                        "read data and the 16 B completion entry toward the host, write data and the rest of "
+                        "command_bytes toward the device; false: one link shared by both",
     "host.pcie_gen": "PCIe generation",
     "host.pcie_lanes": "PCIe lanes",
     "host.link_efficiency": "share of the raw link rate left after packet overhead",

@@ -51,6 +51,7 @@ from scipy.stats import binom
 
 from ssdco.network.ftl_effects import FtlEffects, ftl_effects
 from ssdco.spec import KIB, MODULES, Config
+from ssdco.spec.schema import CQE_BYTES
 
 ROUTING = ("single", "uniform", "die_channel", "stripe")
 STEP_OPS = ("both", "read", "write")
@@ -604,12 +605,13 @@ def build_network(config: Config) -> Network:
     """Build the station graph and route for ``config`` (its controller, device and workload)."""
     nand, host, w, var = config.nand, config.host, config.workload, config.variability
     transfer = nand.transfer_us(w.mapping_unit_kib * KIB)
-    link = 1.0 / host.bytes_per_us
     fx = ftl_effects(config)
     mapping_steps, background, slots, data_ops = _ftl_steps(config, fx, transfer)
     nscv = var.nand_scv
+    to_host, to_device = _link_steps(host, var.host_scv)
     steps = [
         Step("fetch", None, True, 0.0, 0.0, delay_us=host.command_fetch_us),
+        *to_device,
         _module_step(config, "parse"),
         _module_step(config, "cache_lookup"),
         _module_step(config, "translate"),
@@ -618,8 +620,7 @@ def build_network(config: Config) -> Network:
         *_nand_steps(nand, transfer, nscv, data_ops, _data_routing(config),
                      probability=1.0 if fx is None else fx.read_nand_fraction),
         *background,
-        Step("pcie_transfer", "pcie", True, host.command_bytes * link, host.command_bytes * link,
-             per_byte_us=link, scv=var.host_scv),
+        *to_host,
         _module_step(config, "complete"),
         Step("completion", None, True, 0.0, 0.0, delay_us=host.completion_post_us),
     ]
@@ -637,6 +638,23 @@ def build_network(config: Config) -> Network:
         background_slots=slots,
         ftl=fx,
     )
+
+
+def _link_steps(host, scv: float) -> tuple[list[Step], list[Step]]:
+    """The PCIe link's steps: (toward the host, toward the device). One shared link (``pcie``): every request's
+    command bytes and data in one step after the NAND. Full duplex (``host.full_duplex``): toward the host
+    (``pcie``, after the NAND) a read's data and every completion entry; toward the device (``pcie_in``, at the
+    start) a write's data and every request's other command bytes (submission entry, doorbells)."""
+    link = 1.0 / host.bytes_per_us
+    if not host.full_duplex:
+        t = host.command_bytes * link
+        return [Step("pcie_transfer", "pcie", True, t, t, per_byte_us=link, scv=scv)], []
+    cqe, sqe = CQE_BYTES * link, (host.command_bytes - CQE_BYTES) * link
+    to_host = [Step("pcie_transfer", "pcie", True, cqe, cqe, per_byte_us=link, scv=scv, ops="read"),
+               Step("pcie_completion", "pcie", True, cqe, cqe, scv=scv, ops="write")]
+    to_device = [Step("pcie_command_in", "pcie_in", True, sqe, sqe, scv=scv, ops="read"),
+                 Step("pcie_transfer_in", "pcie_in", True, sqe, sqe, per_byte_us=link, scv=scv, ops="write")]
+    return to_host, to_device
 
 
 def _data_routing(config: Config) -> str:
@@ -675,6 +693,8 @@ def _stations(config: Config) -> list[Station]:
     """The stations of ``config``: the PCIe link, a core group or accelerator per placement, the dies and channels."""
     nand, ctrl = config.nand, config.controller
     stations: list[Station] = [Station("pcie", "link", 1)]
+    if config.host.full_duplex:
+        stations.append(Station("pcie_in", "link", 1))  # toward the device
     for g in ctrl.core_groups:
         stations.append(Station(f"cores:{g.name}", "cores", g.count))
     for m, units in ctrl.accelerator_units.items():

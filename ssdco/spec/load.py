@@ -25,6 +25,7 @@ from ssdco.ftl.mapping_cache import full_mapping_table_bytes
 from ssdco.spec.schema import (
     CACHE_GRANULARITIES,
     CHANNEL_SCHEDULINGS,
+    CQE_BYTES,
     DIE_SCHEDULINGS,
     DRIVE_STATES,
     FTL_MAPPINGS,
@@ -223,7 +224,11 @@ def _parse_host(r: _Reader) -> HostSpec:
         completion_post_us=r.number("completion_post_us", 0.25, lo=0),
         command_bytes=r.integer("command_bytes", 88, lo=0),
         phy_mw=r.number("phy_mw", 500.0, lo=0),
+        full_duplex=r.boolean("full_duplex", False),
     )
+    if spec.full_duplex and spec.command_bytes < CQE_BYTES:
+        raise r.error("command_bytes", spec.command_bytes, f">= {CQE_BYTES} with full_duplex = true (the {CQE_BYTES} B "
+                      f"completion entry goes toward the host, the rest toward the device)")
     r.finish()
     return spec
 

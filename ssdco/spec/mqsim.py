@@ -374,8 +374,9 @@ def _host(ssd: _Xml, notes: list) -> dict[str, Any]:
                                           f"TLPs of {TLP_PAYLOAD_BYTES} B with {TLP_OVERHEAD_BYTES} B of header"))
     notes.append(("host.command_bytes", f"{NVME_ENTRY_BYTES}: an NVMe submission (64 B) and completion (16 B) "
                                         f"entry over the link, with no fixed fetch or posting delay"))
+    notes.append(("host.full_duplex", "true: MQSim's link queues each direction on its own (PCIe_Link.cpp)"))
     return {"pcie_gen": gens[0], "pcie_lanes": lanes, "link_efficiency": efficiency, "command_fetch_us": 0.0,
-            "completion_post_us": 0.0, "command_bytes": NVME_ENTRY_BYTES}
+            "completion_post_us": 0.0, "command_bytes": NVME_ENTRY_BYTES, "full_duplex": True}
 
 
 def _workload(work: _Xml, nand: dict, notes: list) -> dict[str, Any]:

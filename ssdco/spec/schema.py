@@ -20,6 +20,7 @@ GIB = 1 << 30
 MAPPING_ENTRY_BYTES = 4  # one page-level mapping entry per mapped unit (reference-parameters.md §4.3)
 
 # PCIe per-lane raw rate (GT/s) and line-code efficiency by generation (PCI-SIG base specs).
+CQE_BYTES = 16  # an NVMe completion queue entry: what a full-duplex link carries toward the host besides read data
 PCIE_GT_PER_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
 PCIE_ENCODING = {1: 8 / 10, 2: 8 / 10, 3: 128 / 130, 4: 128 / 130, 5: 128 / 130, 6: 242 / 256}
 
@@ -111,6 +112,10 @@ class HostSpec:
     completion_post_us: float
     command_bytes: int
     phy_mw: float = 500.0  # the PCIe PHY (SerDes of every lane) while the link is up
+    # each direction of the link carries its own traffic (PCIe is full duplex, as MQSim's link): read data and the
+    # completion entry toward the host, write data and the rest of command_bytes toward the device; False: one
+    # shared link for both
+    full_duplex: bool = False
 
     @property
     def bytes_per_us(self) -> float:

@@ -233,3 +233,12 @@ def test_the_command_exits_2_on_a_bad_file(tmp_path, capsys):
     assert main(["import-mqsim", str(tmp_path / "nope.xml"), str(_inputs("S_rr4k_qd1")[1]),
                  "-o", str(tmp_path / "x.toml")]) == 2
     assert "nope.xml" in capsys.readouterr().err and not (tmp_path / "x.toml").exists()
+
+
+def test_the_imported_link_is_full_duplex_as_mqsim_s():
+    from pathlib import Path
+
+    inputs = Path(__file__).resolve().parents[2] / "data" / "mqsim" / "inputs" / "M_mix70_rr4k_qd32"
+    imported = import_mqsim(inputs / "ssdconfig.xml", inputs / "workload.xml")
+    assert imported.design["host"]["full_duplex"] is True
+    assert any(field == "host.full_duplex" for field, _ in imported.notes)
