@@ -90,6 +90,9 @@ def _add_whatif(sub) -> None:
                    help="with --buffer: the FTL mapping behind it (default %(default)s)")
     w.add_argument("--log-blocks", type=_int_at_least(2), default=16, metavar="N",
                    help="with --buffer and --ftl bast or fast: log blocks (default %(default)s)")
+    w.add_argument("--flush-at-end", action="store_true",
+                   help="with --buffer: write the pages still dirty when the trace ends (a shutdown's flush), so "
+                        "that a short trace does not understate the writes that reach the flash")
     w.add_argument("--sensitivity", action="store_true",
                    help="also the elasticity of IOPS, latency, power and energy per I/O to every numeric device and "
                         "firmware parameter (central differences of the model; two answers per parameter: seconds, "
@@ -312,6 +315,8 @@ def _add_trace(sub) -> None:
     t.add_argument("--nand-us", type=_nand_us, metavar="TR,TP,TE",
                    help="weights from NAND timings t_read_us,t_prog_us,t_erase_us (time in us); default weights "
                         "read 1 : program 10 : erase 80")
+    t.add_argument("--flush-at-end", action="store_true",
+                   help="write every page still dirty when the trace ends (a shutdown's flush; default: left out)")
     t.add_argument("--out", metavar="FILE.csv", help="also write the results as CSV (atomically)")
 
 
@@ -684,7 +689,8 @@ def _trace_nand_work(args, config):
     return trace_nand_work(read_trace(args.trace, args.trace_format), args.trace, args.buffer,
                            int(args.buffer_mib * 2**20), args.ftl, page_bytes=unit_bytes,
                            pages_per_block=config.nand.pages_per_block * units_per_page,
-                           over_provisioning=config.nand.over_provisioning, log_blocks=args.log_blocks)
+                           over_provisioning=config.nand.over_provisioning, log_blocks=args.log_blocks,
+                           flush_at_end=args.flush_at_end)
 
 
 def _trace_nand_work_line(work) -> str:
@@ -1031,7 +1037,7 @@ def _cmd_trace(args) -> int:
     if args.out:
         check_output_path(args.out, "--out")
     setup = TraceSetup(args.buffer, tuple(int(m * MIB) for m in args.buffer_mib), args.ftl, args.page_kib * 1024,
-                       args.pages_per_block, args.log_blocks, args.op)
+                       args.pages_per_block, args.log_blocks, args.op, flush_at_end=args.flush_at_end)
     weights = CostWeights.from_timings(*args.nand_us) if args.nand_us else CostWeights()
     stats = ParseStats()
     records, title = _trace_records(args, stats)

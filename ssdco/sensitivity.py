@@ -1,4 +1,5 @@
-"""Which model parameter moves the answer: local elasticities of IOPS, latency, power and energy per I/O.
+"""Which model parameter moves the answer: local elasticities of IOPS, latency, power (controller and whole drive)
+and energy per I/O.
 
 The elasticity of a figure f to a parameter p is d ln f / d ln p: the percentage change of f per percent of p.
 :func:`elasticities` takes it by central differences of the analytic model (``ssdco.evaluate``),
@@ -29,6 +30,7 @@ FIGURES: tuple[tuple[str, Callable[[Any], float]], ...] = (
     ("core_side_mw", lambda r: r.power.core_side_mw),
     ("dram_mw", lambda r: r.power.dram_mw),
     ("energy_per_io_nj", lambda r: r.energy_per_io_nj),
+    ("drive_mw", lambda r: r.power.drive_mw),
 )
 DEFAULT_STEP = 0.01  # h: 1 % either side
 
@@ -93,8 +95,8 @@ def _elasticity(base: dict[str, float], up: dict[str, float], down: dict[str, fl
 def elasticities(config: Config, *, step: float = DEFAULT_STEP, effort: str = "full",
                  parameters: tuple[str, ...] | None = None, progress: Callable[[str], None] | None = None
                  ) -> Sensitivity:
-    """Elasticities of IOPS, mean latency (us), core-side and DRAM power (mW) and energy per I/O (nJ) to each
-    numeric model parameter of ``config`` (or only ``parameters``, dotted paths), by central differences of
+    """Elasticities of IOPS, mean latency (us), core-side, DRAM and whole-drive power (mW) and energy per I/O
+    (nJ) to each numeric model parameter of ``config`` (or only ``parameters``, dotted paths), by central differences of
     ``ssdco.evaluate`` at ``effort`` with relative step ``step`` (module docstring). ``progress`` is called with
     each parameter's path before it is evaluated."""
     from ssdco.model.whatif import evaluate
@@ -226,8 +228,7 @@ def break_even_lines(rows: list[BreakEven], base_answer: str) -> list[str]:
 SALIB_HINT = "global sensitivity needs SALib, which is not installed: pip install 'ssdco[sensitivity]'"
 MORRIS_LEVELS = 4  # grid levels of each parameter's range (SALib's default)
 #: The figures the global screening reports: IOPS, mean latency (us), core-side, DRAM and whole-drive power (mW).
-GLOBAL_FIGURES: tuple[tuple[str, Callable[[Any], float]], ...] = FIGURES[:4] + (
-    ("drive_mw", lambda r: r.power.drive_mw),)
+GLOBAL_FIGURES: tuple[tuple[str, Callable[[Any], float]], ...] = FIGURES[:4] + FIGURES[5:]
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,8 @@ def test_whatif_prints_and_serialises_the_sensitivity(capsys):
     assert main([*args, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     top = doc["sensitivity"]["varied"][0]
-    assert set(top["elasticity"]) == {"iops", "latency_mean_us", "core_side_mw", "dram_mw", "energy_per_io_nj"}
+    assert set(top["elasticity"]) == {"iops", "latency_mean_us", "core_side_mw", "dram_mw", "energy_per_io_nj",
+                                      "drive_mw"}
     assert all(math.isfinite(v) for v in top["elasticity"].values())
     assert main(args) == 0
     assert "SENSITIVITY" in capsys.readouterr().out

@@ -7,7 +7,7 @@ in front of one mapping (``--ftl``) with the device's geometry (a trace page is 
 
 * ``ftl.read_hit_fraction`` = 1 - flash page reads for the host / host page reads: the reads found in the buffer;
 * ``ftl.flush_fraction`` = pages the buffer flushed / host page writes: the writes that reach NAND (the rest were
-  overwritten while buffered; pages still dirty when the trace ends are not flushed);
+  overwritten while buffered; pages still dirty when the trace ends count only with ``flush_at_end``);
 * ``ftl.waf`` = the mapping's programs / the pages it was given: GC copies or merges per page written.
 """
 
@@ -87,12 +87,14 @@ class _PageCounter:
 
 def trace_nand_work(records: Iterable[TraceRecord], source: str, policy: str, buffer_bytes: int, mapping: str,
                     page_bytes: int, pages_per_block: int, over_provisioning: float,
-                    log_blocks: int = 16) -> TraceNandWork:
+                    log_blocks: int = 16, flush_at_end: bool = False) -> TraceNandWork:
     """Replay ``records`` (from ``source``, for messages) through one buffer ``policy`` of ``buffer_bytes`` in front
-    of one ``mapping`` and count what reached the flash. Raises ConfigError where the counts cannot describe a
+    of one ``mapping`` and count what reached the flash (with ``flush_at_end``, the pages still dirty at the end
+    too). Raises ConfigError where the counts cannot describe a
     drive: no requests, every read found in the buffer, or writes of which none reached the flash."""
     setup = TraceSetup(policies=(policy,), buffer_bytes=(buffer_bytes,), mappings=(mapping,), page_bytes=page_bytes,
-                       pages_per_block=pages_per_block, log_blocks=log_blocks, over_provisioning=over_provisioning)
+                       pages_per_block=pages_per_block, log_blocks=log_blocks, over_provisioning=over_provisioning,
+                       flush_at_end=flush_at_end)
     counted = _PageCounter(records, page_bytes)
     (result,) = simulate_trace(counted, setup)
     f = result.flash

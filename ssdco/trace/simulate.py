@@ -30,6 +30,7 @@ class TraceSetup:
     pages_per_block: int = 64
     log_blocks: int = 16
     over_provisioning: float = 0.07
+    flush_at_end: bool = False  # write every page still dirty when the trace ends (a shutdown's flush)
 
     def __post_init__(self):
         _check_names("buffer", self.policies, POLICIES)
@@ -85,6 +86,9 @@ def simulate_trace(records: Iterable[TraceRecord], setup: TraceSetup = TraceSetu
             buffer = POLICIES[policy](size // setup.page_bytes, Fanout(mappings), setup.pages_per_block)
             stacks.append((policy, size, buffer, mappings))
     _drive(records, [buffer.access for _, _, buffer, _ in stacks], setup.page_bytes)
+    if setup.flush_at_end:
+        for _, _, buffer, _ in stacks:
+            buffer.flush_all()
     return [TraceResult(policy, size, mapping.name, buffer.hits + buffer.misses, buffer.hits, buffer.misses,
                         mapping.counts(), weighted_time(mapping.counts(), weights), weights.unit)
             for policy, size, buffer, mappings in stacks for mapping in mappings]

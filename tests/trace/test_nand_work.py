@@ -80,3 +80,46 @@ def test_whatif_buffer_needs_a_trace_and_an_ftl_table(argv, words, tmp_path, cap
     argv = [a.replace("{trace}", str(trace)) for a in argv]
     assert main(["whatif", str(PM9A3), *argv]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_flush_at_the_end_writes_what_a_short_trace_leaves_dirty():
+    records = [rec(True, p) for p in range(3)] + [rec(True, 0), rec(False, 9)]  # 4 writes, 3 distinct, all buffered
+    with pytest.raises(ConfigError, match="no written page left the buffer"):
+        work(records)
+    flushed = trace_nand_work(records, "test", "lru", 4 * PAGE, "page", page_bytes=PAGE, pages_per_block=4,
+                              over_provisioning=0.5, flush_at_end=True)
+    assert flushed.flushed_pages == 3 and flushed.flush_fraction == 0.75  # page 0 was overwritten while buffered
+
+
+@pytest.mark.parametrize("policy", ["lru", "fab", "lirs", "arc"])
+def test_every_policy_flushes_its_dirty_pages_in_address_order(policy):
+    from ssdco.trace.buffers import POLICIES
+
+    written = []
+
+    class Sink:
+        def read(self, lpn):
+            pass
+
+        def write(self, lpns):
+            written.append(list(lpns))
+
+    buffer = POLICIES[policy](8, Sink(), 4)
+    for lpn in (5, 1, 3):
+        buffer.access(lpn, True)
+    buffer.access(7, False)
+    assert buffer.flush_all() == 3 and written == [[1, 3, 5]]
+
+
+def test_trace_flush_at_end_on_the_command_line(tmp_path, capsys):
+    import csv
+
+    rows = {}
+    for flag in ([], ["--flush-at-end"]):
+        out = tmp_path / f"r{len(flag)}.csv"
+        assert main(["trace", "--synthetic", "uniform", "--records", "300", "--buffer", "lru", "--ftl", "page",
+                     "--buffer-mib", "1", "--out", str(out), *flag]) == 0
+        rows[bool(flag)] = next(csv.DictReader(out.open()))
+    # 1 MiB holds every written page of this short trace: only the flush at the end writes them all
+    assert int(rows[True]["host_writes"]) > int(rows[False]["host_writes"])
+    assert rows[True]["flash_reads"] == rows[False]["flash_reads"]

@@ -3,7 +3,8 @@
 A buffer of ``capacity_pages`` pages holds read and written pages. A hit costs no flash operation; a read miss
 reads the page from flash (``sink.read``); a write miss takes a buffer page without reading (a request covers
 whole pages); evicting a dirty page writes it (``sink.write``, a list of pages written together). Pages left
-dirty at the end of the trace are not flushed (the counts are the trace's, not a shutdown's).
+dirty at the end of the trace stay unflushed unless :meth:`BufferPolicy.flush_all` writes them (a shutdown's
+flush: ``ssdco trace --flush-at-end``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ class BufferPolicy:
     def dirty_pages(self) -> set[int]:
         """The buffered pages written since they were last flushed."""
         raise NotImplementedError
+
+    def flush_all(self) -> int:
+        """Write every dirty page back in one group, in address order (a shutdown's flush); the pages stay buffered
+        but clean for the counts' sake (no access follows). Returns the pages written."""
+        pages = sorted(self.dirty_pages())
+        if pages:
+            self._flush(pages)
+        return len(pages)
 
     def _miss(self, lpn: int, is_write: bool) -> None:
         self.misses += 1
