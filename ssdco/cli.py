@@ -1119,10 +1119,8 @@ def _cmd_serve(args) -> int:
     def ready(url: str) -> None:
         print(f"ssdco serve: {config.name} on {url} (Ctrl-C stops)", flush=True)
 
-    try:
-        serve(config, host=args.host, port=args.port, des_requests=args.des_requests, ready=ready)
-    except KeyboardInterrupt:
-        print("ssdco serve: stopped", file=sys.stderr)
+    serve(config, host=args.host, port=args.port, des_requests=args.des_requests, ready=ready)  # until Ctrl-C
+    print("ssdco serve: stopped", file=sys.stderr)
     return EXIT_OK
 
 

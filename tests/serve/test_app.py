@@ -81,3 +81,25 @@ def test_serve_refuses_a_bad_configuration_before_starting(capsys):
     pytest.importorskip("dash")
     assert main(["serve", str(PM9A3), "--set", "nand.channels=0"]) == 2
     assert "nand.channels" in capsys.readouterr().err
+
+
+def test_serve_on_the_command_line_serves_the_page_until_ctrl_c():
+    """The console command as a user runs it: it says where the page is, serves it, and stops on Ctrl-C (exit 0)."""
+    import re
+    import signal
+    import subprocess
+    import urllib.request
+
+    pytest.importorskip("dash")
+    proc = subprocess.Popen([sys.executable, "-m", "ssdco", "serve", str(PM9A3), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"on (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops\)", line).group(1)
+        with urllib.request.urlopen(url + "_dash-layout", timeout=60) as page:
+            assert b"ssdco serve: pm9a3-960" in page.read()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "ssdco serve: stopped" in err
