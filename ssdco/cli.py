@@ -26,7 +26,8 @@ EXIT_USAGE = 2
 EXIT_CODES = """exit status:
   0  the answer meets what was asked: whatif answered (with --check: every set budget and target met and
      the workload stable; an unset one is not checked); validate AGREE; optimize a feasible pick; sweep every
-     point computed; study the report written; calibrate every parameter determined by the data
+     point computed; study the report written; calibrate every parameter determined by the data; serve
+     stopped by Ctrl-C
   1  it does not: whatif --check a budget or target not met, or an open workload unstable; validate DISAGREE
      or UNSETTLED; optimize infeasible (nothing meets the targets); sweep some points ended in an error;
      calibrate some parameters unidentifiable (or the minimiser failed): --out is not written
