@@ -1,5 +1,6 @@
-"""Which model parameter moves the answer: local elasticities of IOPS, latency, power (controller and whole drive)
-and energy per I/O.
+"""Which model parameter moves the answer: local elasticities, break-even values and global screening.
+
+Local elasticities cover IOPS, latency, power (controller and whole drive) and energy per I/O.
 
 The elasticity of a figure f to a parameter p is d ln f / d ln p: the percentage change of f per percent of p.
 :func:`elasticities` takes it by central differences of the analytic model (``ssdco.evaluate``),
