@@ -17,7 +17,7 @@ from typing import Sequence
 
 from ssdco import defaults
 from ssdco.atomic import check_output_path, recover_dir, write_text_atomic
-from ssdco.errors import ConfigError, SsdcoError
+from ssdco.errors import MISSING, ConfigError, SsdcoError
 from ssdco.first_run import note_if_compiling
 
 EXIT_OK = 0
@@ -335,12 +335,16 @@ def _add_import_mqsim(sub) -> None:
 
 def _add_calibrate(sub) -> None:
     """The ``ssdco calibrate`` subcommand's options."""
-    ca = sub.add_parser("calibrate", help="fit device parameters to measured IOPS and latency (CSV or fio JSON) by "
-                                          "least squares on the analytic model")
+    ca = sub.add_parser("calibrate", help="fit device parameters to measured IOPS and latency (CSV or fio JSON), or "
+                                          "to targets across controllers, by least squares on the analytic model")
     _common(ca)
-    ca.add_argument("--measured", nargs="+", required=True, metavar="FILE",
+    ca.add_argument("--measured", nargs="+", default=[], metavar="FILE",
                     help="measurements: CSV (queue_depth,read_fraction,iops,mean_latency_us[,p99_us]"
                          "[,request_size_kib]) or fio --output-format=json output; several files may be given")
+    ca.add_argument("--targets", nargs="+", default=[], metavar="FILE.toml",
+                    help="targets: TOML [[target]] tables, each a quantity (iops, mean_latency_us, p99_us, "
+                         "core_side_mw, dram_mw, total_mw, drive_mw, energy_per_io_nj) of a controller, a value or a "
+                         "ratio to another controller (relative_to), an optional tolerance; see the user guide")
     ca.add_argument("--fit", action="append", required=True, metavar="PARAM[,PARAM...]",
                     help="numeric device fields to fit by dotted path, e.g. modules.cache_lookup.cycles,"
                          "nand.t_read_us; a glob such as modules.*.cycles names several (repeatable)")
@@ -1056,17 +1060,34 @@ def _cmd_trace(args) -> int:
     return EXIT_OK
 
 
+def _calibrated_file(args, c, source_text: str, ok: bool) -> tuple[list[str], dict]:
+    """Write ``calibrate --out`` when every parameter is determined: the notes to print and the outputs written."""
+    from ssdco.calibration.outfile import calibrated_toml
+
+    if args.out is None:
+        return [], {}
+    if not ok:
+        return [f"{args.out} not written: some parameters are not determined by the data"], {"out": None}
+    write_text_atomic(args.out, calibrated_toml(source_text, args.config, c.parameters))
+    return [f"wrote the calibrated device file to {args.out} (the input with the fitted values substituted; try: "
+            f"ssdco whatif {args.out}" + (f" --controller {args.controller}" if args.controller else "") + ")"
+            + ("; the --set overrides are not written into it" if args.overrides else "")], {"out": str(args.out)}
+
+
 def _cmd_calibrate(args) -> int:
     """``ssdco calibrate``: exit 0 with every parameter determined, 1 when some are unidentifiable or the
     minimiser failed (then --out is not written)."""
     from ssdco import load_config
-    from ssdco.calibration.check import des_check
+    from ssdco.calibration.check import des_check, des_target_check
     from ssdco.calibration.fit import fit
     from ssdco.calibration.measurements import read_measurements
-    from ssdco.calibration.outfile import calibrated_toml, check_substitutable
+    from ssdco.calibration.outfile import check_substitutable
     from ssdco.calibration.params import resolve_parameters
     from ssdco.calibration.report import calibration_dict, format_calibration
+    from ssdco.calibration.targets import read_targets
 
+    if not args.measured and not args.targets:
+        raise ConfigError("calibrate", "--measured", MISSING, "expected --measured FILE and/or --targets FILE.toml")
     if args.out is not None:
         check_output_path(args.out, "--out")
     _check_plot_option(args.plot)
@@ -1076,34 +1097,26 @@ def _cmd_calibrate(args) -> int:
     if args.out is not None:
         check_substitutable(source_text, args.config, [p.path for p in parameters])
     points = read_measurements(args.measured)
-    c = fit(config, parameters, points, fit_p99=args.fit_p99, effort="fast" if args.fast else "full")
+    targets = tuple(t for path in args.targets for t in read_targets(path))
+    c = fit(config, parameters, points, fit_p99=args.fit_p99, effort="fast" if args.fast else "full", targets=targets)
     checks = des_check(config, c, requests=args.des_requests, seed=args.seed) if args.des_check else None
+    target_checks = des_target_check(config, c, requests=args.des_requests, seed=args.seed) \
+        if args.des_check and targets else None
     ok = not c.unidentifiable and c.status > 0
-    notes, files = [], {}
-    if args.out is not None:
-        if ok:
-            write_text_atomic(args.out, calibrated_toml(source_text, args.config, c.parameters))
-            files["out"] = str(args.out)
-            notes.append(f"wrote the calibrated device file to {args.out} (the input with the fitted values "
-                         f"substituted; try: ssdco whatif {args.out}"
-                         + (f" --controller {args.controller}" if args.controller else "") + ")"
-                         + ("; the --set overrides are not written into it" if args.overrides else ""))
-        else:
-            files["out"] = None
-            notes.append(f"{args.out} not written: some parameters are not determined by the data")
+    notes, files = _calibrated_file(args, c, source_text, ok)
     if args.plot is not None:
         from ssdco.report.calibration import plot_calibration
 
-        plot_calibration(c, args.plot, checks)
+        plot_calibration(c, args.plot, checks, target_checks)
         files["plot"] = str(args.plot)
         notes.append(f"wrote the fit plot to {args.plot}")
     if args.json:
-        doc = calibration_dict(c, files=args.measured, checks=checks)
+        doc = calibration_dict(c, files=args.measured, checks=checks, target_checks=target_checks)
         doc["outputs"] = files
         print(json.dumps(doc, indent=2))
     else:
         print(format_calibration(c, files=args.measured, checks=checks, des_requests=args.des_requests,
-                                 des_seed=args.seed))
+                                 des_seed=args.seed, target_checks=target_checks))
         for n in notes:
             print(n)
     return EXIT_OK if ok else EXIT_NOT_MET

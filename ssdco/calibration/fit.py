@@ -11,6 +11,12 @@ and mean latency R are tied by Little's law (queue depth N = X R, in the model a
 two relative errors are one observation (equal and opposite to first order), which counted twice would halve
 sigma^2 and narrow the standard errors by up to sqrt(2); n is the number of parameters. A near-zero singular value
 of J, or two parameters correlated beyond :data:`MAX_CORRELATION`, marks parameters the data cannot tell apart.
+
+Targets (:mod:`~ssdco.calibration.targets`: any quantity of any controller, or a ratio of two) add one relative
+error each, model / target - 1. Where every target states its ``tolerance`` (its relative standard uncertainty) and
+no measured point is fitted, each error is divided by its tolerance and the uncertainty is known: sigma^2 = 1, so
+the standard errors exist even with as many parameters as targets (the weighted least squares of a known
+measurement error; Press et al., Numerical Recipes, 3rd ed., section 15.4).
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ import numpy as np
 
 from ssdco.calibration.measurements import Point
 from ssdco.calibration.params import Parameter
-from ssdco.errors import ConfigError
+from ssdco.calibration.targets import Target, check_targets, predict_target
+from ssdco.errors import MISSING, ConfigError
 from ssdco.spec import Config, apply_overrides, config_from_dict
 
 #: |correlation| above which two parameters are reported as not told apart by the data.
@@ -76,6 +83,20 @@ class PointFit:
 
 
 @dataclass(frozen=True)
+class TargetFit:
+    """One target with the model's value at the start values and at the fitted ones, and the fitted value's
+    relative error, fitted / target - 1."""
+
+    target: Target
+    start: float
+    fitted: float
+
+    @property
+    def error(self) -> float:
+        return self.fitted / self.target.value - 1.0
+
+
+@dataclass(frozen=True)
 class Unidentifiable:
     """Parameters the data cannot tell apart, and why (a near-zero singular value, or a correlation)."""
 
@@ -88,8 +109,9 @@ class Calibration:
     """The fit: parameters, points, the correlation matrix (rows and columns in the parameters' order), the
     scaled Jacobian's singular values, the unidentifiable sets, the residual sum of squares ``rss`` (of the
     ``residual_count`` relative errors), its degrees of freedom ``dof`` = m - n (m: one per point for IOPS and
-    mean latency, tied by Little's law, plus one per fitted p99), and the minimiser's ``status``, ``message`` and
-    ``evaluations`` (model evaluations per point)."""
+    mean latency, tied by Little's law, plus one per fitted p99, plus one per target), the minimiser's ``status``,
+    ``message`` and ``evaluations`` (model evaluations per point), the ``targets`` fitted and whether their
+    tolerances gave a ``known_uncertainty`` (sigma^2 = 1, the errors weighted by the tolerances)."""
 
     config_name: str
     controller: str
@@ -106,6 +128,8 @@ class Calibration:
     status: int
     message: str
     evaluations: int
+    targets: tuple[TargetFit, ...] = ()
+    known_uncertainty: bool = False
 
     @property
     def rms_error(self) -> float:
@@ -160,25 +184,43 @@ def residuals(points: Sequence[Point], predictions: Sequence[Prediction], fit_p9
     return np.asarray(out, dtype=float)
 
 
-def independent_residuals(points: Sequence[Point], fit_p99: bool) -> int:
-    """The independent residuals of ``points``: one per point (IOPS and mean latency), one per fitted p99."""
-    return len(points) + (sum(p.p99_us is not None for p in points) if fit_p99 else 0)
+def independent_residuals(points: Sequence[Point], fit_p99: bool, targets: Sequence[Target] = ()) -> int:
+    """The independent residuals of ``points`` and ``targets``: one per point (IOPS and mean latency), one per
+    fitted p99, one per target."""
+    return len(points) + (sum(p.p99_us is not None for p in points) if fit_p99 else 0) + len(targets)
 
 
-def _check_inputs(config: Config, parameters: Sequence[Parameter], points: Sequence[Point], fit_p99: bool) -> None:
-    """Refuse a fit with no parameters, no points, or fewer residuals than parameters."""
+def known_uncertainty(points: Sequence[Point], targets: Sequence[Target]) -> bool:
+    """Whether the residuals' uncertainty is known: targets only, each with a tolerance (a ConfigError where some
+    targets state one and others do not, or points are fitted beside them: the weights would mix scales)."""
+    stated = [t for t in targets if t.tolerance is not None]
+    if not stated:
+        return False
+    if len(stated) < len(targets) or points:
+        other = next((t for t in targets if t.tolerance is None), None)
+        where = other.source if other is not None else "--measured"
+        raise ConfigError(where, "tolerance", MISSING, "some targets state a tolerance: give every target one and fit "
+                                                       "no measured points beside them, or give none")
+    return True
+
+
+def _check_inputs(config: Config, parameters: Sequence[Parameter], points: Sequence[Point], fit_p99: bool,
+                  targets: Sequence[Target]) -> None:
+    """Refuse a fit with no parameters, nothing to fit, or fewer residuals than parameters."""
     if not parameters:
         raise ConfigError("--fit", "fit", "", "expected at least one parameter")
-    if not points:
-        raise ConfigError("--measured", "measured", "", "expected at least one measured point")
-    m = independent_residuals(points, fit_p99)
+    if not points and not targets:
+        raise ConfigError("--measured", "measured", "", "expected at least one measured point or target")
+    m = independent_residuals(points, fit_p99, targets)
     if m < len(parameters):
         raise ConfigError("--fit", "fit", ",".join(p.path for p in parameters),
-                          f"{len(parameters)} parameters need at least {len(parameters)} measured points (more for "
-                          f"standard errors); the {len(points)} point(s) give {m} independent residual(s) (IOPS and "
-                          "mean latency of a point are one, tied by Little's law; its p99 another with --fit-p99)")
+                          f"{len(parameters)} parameters need at least {len(parameters)} measured points or targets "
+                          f"(more for standard errors); the {len(points)} point(s) and {len(targets)} target(s) give "
+                          f"{m} independent residual(s) (IOPS and mean latency of a point are one, tied by Little's "
+                          "law; its p99 another with --fit-p99)")
     for point in points:  # a point the configuration cannot take (a request size it refuses ...)
         point_config(config, point.overrides())
+    check_targets(config, targets)
 
 
 def _null_directions(s: np.ndarray, vt: np.ndarray, names: Sequence[str]) -> list[Unidentifiable]:
@@ -198,14 +240,13 @@ def _null_directions(s: np.ndarray, vt: np.ndarray, names: Sequence[str]) -> lis
     return out
 
 
-def _statistics(jac: np.ndarray, rss: float, dof: int, names: Sequence[str]):
+def _statistics(jac: np.ndarray, sigma2: float, names: Sequence[str]):
     """Covariance of the scaled parameters, correlation matrix, singular values and unidentifiable sets."""
     n = jac.shape[1]
     _, s, vt = np.linalg.svd(jac, full_matrices=False)
     null = _null_directions(s, vt, names)
     keep = s > SINGULAR_TOLERANCE * (s[0] if s.size else 1.0)
     inv = (vt[keep].T / s[keep] ** 2) @ vt[keep]  # (J^T J)^+ on the determined directions
-    sigma2 = rss / dof if dof > 0 else math.nan
     cov = sigma2 * inv
     undetermined = {name for u in null for name in u.parameters}
     var = np.array([math.inf if names[i] in undetermined else cov[i, i] for i in range(n)])
@@ -221,37 +262,57 @@ def _statistics(jac: np.ndarray, rss: float, dof: int, names: Sequence[str]):
     return var, corr, s, tuple(null + pairs)
 
 
+def _target_values(config: Config, parameters: Sequence[Parameter], values: Sequence[float],
+                   targets: Sequence[Target], effort: str) -> list[float]:
+    """The model's value of each target with the parameters at ``values``."""
+    if not targets:
+        return []
+    with_values = point_config(config, parameter_overrides(parameters, values))
+    return [predict_target(with_values, t, effort) for t in targets]
+
+
+def target_residuals(targets: Sequence[Target], values: Sequence[float], weighted: bool) -> np.ndarray:
+    """value / target - 1 of each target, divided by its tolerance where ``weighted``."""
+    return np.asarray([(v / t.value - 1.0) / (t.tolerance if weighted else 1.0) for t, v in zip(targets, values)],
+                      dtype=float)
+
+
 def fit(config: Config, parameters: Sequence[Parameter], points: Sequence[Point], *, fit_p99: bool = False,
-        effort: str = "full") -> Calibration:
-    """Fit ``parameters`` of ``config`` to the measured ``points`` (see the module's description); ``effort`` as
-    :func:`ssdco.evaluate`'s (``"fast"``: whatif --fast's answers, milliseconds per point at queue depth 1-8)."""
+        effort: str = "full", targets: Sequence[Target] = ()) -> Calibration:
+    """Fit ``parameters`` of ``config`` to the measured ``points`` and the ``targets`` (see the module's
+    description); ``effort`` as :func:`ssdco.evaluate`'s (``"fast"``: whatif --fast's answers, milliseconds per
+    point at queue depth 1-8)."""
     from scipy.optimize import least_squares
 
-    _check_inputs(config, parameters, points, fit_p99)
+    _check_inputs(config, parameters, points, fit_p99, targets)
+    weighted = known_uncertainty(points, targets)
     starts = np.array([p.start for p in parameters])
     calls = [0]
 
-    def run(values) -> list[Prediction]:
+    def run(values) -> tuple[list[Prediction], list[float]]:
         calls[0] += 1
-        return [predict(config, parameters, values, pt, effort) for pt in points]
+        return ([predict(config, parameters, values, pt, effort) for pt in points],
+                _target_values(config, parameters, values, targets, effort))
 
     def fun(x: np.ndarray) -> np.ndarray:
-        return residuals(points, run(x * starts), fit_p99)
+        preds, target_values = run(x * starts)
+        return np.concatenate([residuals(points, preds, fit_p99), target_residuals(targets, target_values, weighted)])
 
     lower = np.array([p.lower for p in parameters]) / starts
     upper = np.array([p.upper for p in parameters]) / starts
     sol = least_squares(fun, np.ones(len(parameters)), bounds=(lower, upper), method="trf", x_scale=1.0,
                         diff_step=DIFF_STEP, xtol=1e-10, ftol=1e-10, gtol=1e-10, max_nfev=200)
     rss = float(np.sum(sol.fun ** 2))
-    dof = independent_residuals(points, fit_p99) - len(parameters)
+    dof = independent_residuals(points, fit_p99, targets) - len(parameters)
     names = [p.path for p in parameters]
-    var, corr, s, unident = _statistics(np.asarray(sol.jac), rss, dof, names)
+    sigma2 = 1.0 if weighted else rss / dof if dof > 0 else math.nan
+    var, corr, s, unident = _statistics(np.asarray(sol.jac), sigma2, names)
     values = sol.x * starts
     fitted = [FittedParameter(path=p.path, start=p.start, value=float(v), standard_error=float(math.sqrt(w) * p.start)
                               if math.isfinite(w) else float(w), lower=p.lower, upper=p.upper,
                               at_bound=bool(sol.active_mask[i] != 0))
               for i, (p, v, w) in enumerate(zip(parameters, values, var))]
-    start_preds, end_preds = run(starts), run(values)
+    (start_preds, start_targets), (end_preds, end_targets) = run(starts), run(values)
     point_fits = tuple(PointFit(point=pt, start=a, fitted=b, iops_error=_relative(b.iops, pt.iops),
                                 latency_error=_relative(b.mean_latency_us, pt.mean_latency_us),
                                 p99_error=_relative(b.p99_us, pt.p99_us))
@@ -261,4 +322,7 @@ def fit(config: Config, parameters: Sequence[Parameter], points: Sequence[Point]
                        singular_values=tuple(float(v) for v in s), unidentifiable=unident, rss=rss,
                        residual_count=int(sol.fun.size), dof=dof,
                        fit_p99=fit_p99, effort=effort, status=int(sol.status), message=str(sol.message),
-                       evaluations=calls[0])
+                       evaluations=calls[0],
+                       targets=tuple(TargetFit(target=t, start=a, fitted=b)
+                                     for t, a, b in zip(targets, start_targets, end_targets)),
+                       known_uncertainty=weighted)

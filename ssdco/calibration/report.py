@@ -6,7 +6,7 @@ import math
 import textwrap
 from typing import Any, Sequence
 
-from ssdco.calibration.check import DesPoint, des_points
+from ssdco.calibration.check import DesPoint, DesTarget, des_points, des_targets
 from ssdco.calibration.fit import Calibration
 
 WIDTH = 118
@@ -68,8 +68,8 @@ def identifiability_lines(c: Calibration) -> list[str]:
     for u in c.unidentifiable:
         if len(u.parameters) == 1:
             lines += _wrap(f"  UNIDENTIFIABLE: the data do not determine {u.parameters[0]} ({u.reason}); its fitted "
-                           "value is arbitrary: leave it out of --fit, or measure what depends on it (the fit "
-                           "compares IOPS and latency, not power)")
+                           "value is arbitrary: leave it out of --fit, or measure what depends on it (measured "
+                           "points compare IOPS and latency; a power needs a --targets target)")
             continue
         lines += _wrap(f"  UNIDENTIFIABLE: the data cannot tell apart {', '.join(u.parameters)} ({u.reason}); "
                        f"their fitted values are one of many that fit equally well: measure points where they act "
@@ -95,6 +95,49 @@ def point_lines(c: Calibration) -> list[str]:
     return lines
 
 
+def target_lines(c: Calibration) -> list[str]:
+    """Each target's value against the model's at the start values and at the fitted ones."""
+    w = max(len(tf.target.name) for tf in c.targets) + 2
+    lines = [f"  {'target':<{w}}{'quantity':>18}{'unit':>7}{'value':>14}{'tol.':>7}{'start':>14}{'fitted':>14}"
+             f"{'error':>9}"]
+    for tf in c.targets:
+        t = tf.target
+        unit = "ratio" if t.relative_to else t.quantity.rsplit("_", 1)[-1] if "_" in t.quantity else ""
+        lines.append(f"  {t.name:<{w}}{t.quantity:>18}{unit:>7}{_sig(t.value):>14}"
+                     f"{f'{t.tolerance:.2%}' if t.tolerance else '-':>7}{_sig(tf.start):>14}{_sig(tf.fitted):>14}"
+                     f"{_pct(tf.error):>9}")
+    return lines
+
+
+def des_target_lines(checks: Sequence[DesTarget], requests: int, seed: int) -> list[str]:
+    """Model against DES on the fitted design for each target."""
+    w = max(len(d.target.name) for d in checks) + 2
+    lines = _wrap(f"  DES check of the targets ({requests:,} requests per run, seed {seed}; power from the DES's "
+                  "measured busy time); difference = (model - DES) / DES")
+    lines += [f"  {'target':<{w}}{'value':>14}{'model':>14}{'DES':>14}{'diff.':>9}{'DES error':>11}"]
+    for d in checks:
+        lines.append(f"  {d.target.name:<{w}}{_sig(d.target.value):>14}{_sig(d.model):>14}{_sig(d.des):>14}"
+                     f"{_pct(d.difference):>9}{_pct(d.des / d.target.value - 1):>11}")
+    return lines
+
+
+def _fit_summary(c: Calibration) -> list[str]:
+    """The fit's residuals, degrees of freedom and the minimiser's message."""
+    what = ", ".join(([f"IOPS, mean latency{' and p99' if c.fit_p99 else ''} of {len(c.points)} point(s)"]
+                      if c.points else []) + ([f"{len(c.targets)} target(s)"] if c.targets else []))
+    if c.known_uncertainty:
+        text = (f"  fit: errors of {what}, each divided by its tolerance; chi-square {c.rss:.3g} over {c.dof} degrees "
+                "of freedom; standard errors from the tolerances (known uncertainty)")
+    else:
+        text = (f"  fit: relative errors of {what}; rms {c.rms_error:.2%} over {c.residual_count} residuals (RSS "
+                f"{c.rss:.3g}, {c.dof} degrees of freedom"
+                + (": a point's IOPS and mean latency count once, tied by Little's law)" if c.points else ")")
+                + ("; no degrees of freedom left for standard errors: measure more points, or state each target's "
+                   "tolerance" if c.dof <= 0 else ""))
+    return _wrap(text + f"; scipy.optimize.least_squares: {c.message} ({c.evaluations} model evaluations per "
+                 + ("point" if c.points else "target") + ")")
+
+
 def des_lines(checks: Sequence[DesPoint], requests: int, seed: int) -> list[str]:
     """Model against DES on the fitted design at each point."""
     lines = [f"  DES check of the fitted design ({requests:,} requests, seed {seed}); difference = (model - DES) / DES",
@@ -109,12 +152,13 @@ def des_lines(checks: Sequence[DesPoint], requests: int, seed: int) -> list[str]
 
 
 def format_calibration(c: Calibration, *, files: Sequence[str] = (), checks: Sequence[DesPoint] | None = None,
-                       des_requests: int = 0, des_seed: int = 0) -> str:
+                       des_requests: int = 0, des_seed: int = 0,
+                       target_checks: Sequence[DesTarget] | None = None) -> str:
     """The calibration as the terminal report of ``ssdco calibrate``."""
-    m = c.residual_count
-    what = "IOPS, mean latency" + (" and p99" if c.fit_p99 else "")
-    lines = [f"ssdco calibrate: {c.config_name}  controller {c.controller}  ({len(c.points)} points from "
-             f"{len(files)} file(s), {len(c.parameters)} parameter(s); analytic model, effort {c.effort})", ""]
+    fitted = ([f"{len(c.points)} points from {len(files)} file(s)"] if c.points else []) + \
+        ([f"{len(c.targets)} target(s)"] if c.targets else [])
+    lines = [f"ssdco calibrate: {c.config_name}  controller {c.controller}  ({', '.join(fitted)}, "
+             f"{len(c.parameters)} parameter(s); analytic model, effort {c.effort})", ""]
     lines += parameter_lines(c) + [""]
     corr = correlation_lines(c)
     lines += corr + ([""] if corr else [])
@@ -122,19 +166,18 @@ def format_calibration(c: Calibration, *, files: Sequence[str] = (), checks: Seq
     if c.status <= 0:
         lines += _wrap(f"  NOT CONVERGED: scipy.optimize.least_squares stopped with status {c.status} ({c.message}); "
                        "the values are where it stopped") + [""]
-    lines += point_lines(c) + [""]
-    lines += _wrap(f"  fit: relative errors of {what}; rms {c.rms_error:.2%} over {m} residuals (RSS {c.rss:.3g}, "
-                   f"{c.dof} degrees of freedom: a point's IOPS and mean latency count once, tied by Little's law)"
-                   + ("; no degrees of freedom left for standard errors: measure more points" if c.dof <= 0 else "")
-                   + f"; scipy.optimize.least_squares: {c.message} "
-                   f"({c.evaluations} model evaluations per point)")
-    if checks is not None:
+    lines += point_lines(c) + [""] if c.points else []
+    lines += target_lines(c) + [""] if c.targets else []
+    lines += _fit_summary(c)
+    if checks:
         lines += [""] + des_lines(checks, des_requests, des_seed)
+    if target_checks:
+        lines += [""] + des_target_lines(target_checks, des_requests, des_seed)
     return "\n".join(lines)
 
 
-def calibration_dict(c: Calibration, *, files: Sequence[str] = (),
-                     checks: Sequence[DesPoint] | None = None) -> dict[str, Any]:
+def calibration_dict(c: Calibration, *, files: Sequence[str] = (), checks: Sequence[DesPoint] | None = None,
+                     target_checks: Sequence[DesTarget] | None = None) -> dict[str, Any]:
     """The calibration as a JSON-ready dict (nan and inf as None)."""
     def clean(x: float | None) -> float | None:
         return None if x is None or not math.isfinite(x) else x
@@ -156,8 +199,14 @@ def calibration_dict(c: Calibration, *, files: Sequence[str] = (),
                     "start_mean_latency_us": pf.start.mean_latency_us, "latency_error": pf.latency_error,
                     "measured_p99_us": pf.point.p99_us, "fitted_p99_us": pf.fitted.p99_us,
                     "p99_error": pf.p99_error} for pf in c.points],
+        "targets": [{"source": tf.target.source, "name": tf.target.name, "quantity": tf.target.quantity,
+                     "controller": tf.target.controller, "relative_to": tf.target.relative_to,
+                     "set": list(tf.target.overrides), "value": tf.target.value, "tolerance": tf.target.tolerance,
+                     "start": tf.start, "fitted": tf.fitted, "error": tf.error} for tf in c.targets],
+        "known_uncertainty": c.known_uncertainty,
         "rss": c.rss, "residuals": c.residual_count, "dof": c.dof, "rms_error": clean(c.rms_error),
         "status": c.status, "message": c.message,
         "evaluations": c.evaluations,
         "des_check": None if checks is None else des_points(checks),
+        "des_target_check": None if target_checks is None else des_targets(target_checks),
     }

@@ -440,6 +440,11 @@ SHIPPED = sorted(p for p in CONFIGS.glob("**/*.toml") if p.parent.name != "galle
 
 @pytest.mark.parametrize("toml", SHIPPED, ids=lambda p: str(p.relative_to(CONFIGS)))
 def test_every_config_file_loads(toml: Path):
+    if toml.parent.name == "targets":  # calibration targets (ssdco calibrate --targets), against the PM9A3 file
+        from ssdco.calibration.targets import check_targets, read_targets
+
+        check_targets(load_config(PM9A3), read_targets(toml))
+        return
     if toml.parent.name == "controllers":
         cfg = load_config(PM9A3, controller=str(toml))
     else:
