@@ -534,7 +534,8 @@ def _power_ftl_budget_lines(r) -> list[str]:
     an unset budget or target reads "not set", not met."""
     p = r.power
     lines = [f"  power: cores {p.cores_mw:.1f} mW, accelerators {p.accelerators_mw:.1f} mW, "
-             f"DRAM {p.dram_mw:.1f} mW, total {p.total_mw:.1f} mW",
+             f"DRAM {p.dram_mw:.1f} mW" + (f", SRAM {p.sram_mw:.1f} mW" if p.sram_mw else "")
+             + f", total {p.total_mw:.1f} mW",
              f"  energy per I/O       {_fmt(r.energy_per_io_nj, ' nJ', 1)}",
              f"  whole drive: {p.drive_mw:,.1f} mW (+ NAND {p.nand_mw:,.1f}, SoC static {p.soc_static_mw:,.1f}, "
              f"PCIe PHY {p.phy_mw:,.1f}), {_fmt(p.drive_energy_per_io_nj(r.iops), ' nJ', 1)} per I/O", ""]

@@ -36,7 +36,8 @@ READER_METHODS = {"number": "number", "integer": "integer", "boolean": "true/fal
 
 #: Units by field-name suffix, longest first (the project names every field with its unit).
 UNIT_SUFFIXES = (
-    ("_pj_per_bit", "pJ/bit"), ("_mw_per_gib", "mW/GiB"), ("_per_gib", "per GiB"), ("_us", "µs"),
+    ("_pj_per_bit", "pJ/bit"), ("_mw_per_gib", "mW/GiB"), ("_per_gib", "per GiB"), ("_mw_per_mib", "mW/MiB"),
+    ("_per_mib", "per MiB"), ("_mib", "MiB"), ("_us", "µs"),
     ("_mw", "mW"), ("_nj", "nJ"), ("_kib", "KiB"), ("_gib", "GiB"), ("_gb", "GB (decimal)"), ("_mts", "MT/s"),
     ("_mhz", "MHz"), ("_bits", "bits"), ("_bytes", "bytes"), ("_iops", "IO/s"), ("_fraction", "fraction (0-1)"),
     ("_scv", "squared coefficient of variation"), ("_years", "years"), ("_cycles", "program/erase cycles"),
@@ -228,6 +229,10 @@ MEANINGS = {
     "budgets.core_power_mw": "budget for cores plus accelerators",
     "budgets.dram_power_mw": "DRAM power budget",
     "budgets.drive_power_mw": "whole-drive power budget: controller, DRAM, NAND, SoC static power and PCIe PHY",
+    "sram.mapping_mib": "on-chip SRAM for the mapping table's bytes (needs [ftl]); the rest stays in DRAM",
+    "sram.static_mw_per_mib": "SRAM leakage per MiB",
+    "sram.access_energy_nj": "energy per mapping lookup served from SRAM",
+    "sram.cost_per_mib": "relative cost per MiB of SRAM (optimize)",
     "soc.static_mw": "static power of the controller chip apart from cores, accelerators and the PCIe PHY",
     "nand.read_active_mw": "power of a die while its array reads (VCC x ICC1)",
     "nand.program_active_mw": "power of a die while its array programs (VCC x ICC2)",
@@ -267,6 +272,7 @@ MEANINGS = {
     "optimizer.hardware_modules": "modules that may become accelerators",
     "optimizer.min_life_years": "reject mapping options whose flash wears out sooner at the target",
     "optimizer.dram.mappings": "mapping options to search",
+    "optimizer.sram.mapping_mib": "SRAM sizes to search",
     "optimizer.dram.cache_fractions": "cache fractions to search (dftl, partitioned)",
     "optimizer.nand.channels": "channel counts to search",
     "optimizer.nand.ways_per_channel": "chips per channel to search",
@@ -639,13 +645,14 @@ def optimizer_tables() -> dict[str, Table]:
             f.default = {"core_specs": "every [core_specs] entry",
                          "hardware_modules": "every module with [accelerator_specs]"}.get(key, f.default)
         elif (name == "get" and owner in ("raw", "dram") and len(node.args) > 1
-              and key not in ("dram", "nand", "optimizer")):
+              and key not in ("dram", "nand", "sram", "optimizer")):
             f = fld(f"dram.{key}" if owner == "dram" else key)
             if f.default == "required":
                 f.default = _text(node.args[1], ns)
             if owner == "dram":
                 f.kind = "list"
-        elif name in ("err", "error") and len(node.args) >= 3 and key not in ("dram", "nand"):
+        elif name in ("err", "error") and len(node.args) >= 3 and key not in ("dram", "nand", "sram",
+                                                                              "sram.mapping_mib"):
             allow(fld(key), _text(node.args[2], ns, True))
     life = fld("min_life_years")
     life.kind = life.kind or "number"
@@ -664,7 +671,13 @@ def optimizer_tables() -> dict[str, Table]:
         f.allowed.append(f"a non-empty list of rates > 0 and <= {top}" if key == "channel_rate_mts"
                          else f"expected a non-empty list of integers from 1 to {top}")
         nand.fields[key] = f
-    return {"optimizer": opt, "optimizer.dram": dram, "optimizer.nand": nand}
+    sram = Table("optimizer.sram", True, "On-chip SRAM sizes for the mapping table `optimize` searches (needs an "
+                                         "`[ftl]` table), each costing `sram.cost_per_mib` per MiB.")
+    f = Field(table=sram.path, key="mapping_mib")
+    f.kind, f.default = "list", "as configured in [sram]"
+    f.allowed.append("a non-empty list of sizes in MiB >= 0, none repeated")
+    sram.fields["mapping_mib"] = f
+    return {"optimizer": opt, "optimizer.dram": dram, "optimizer.nand": nand, "optimizer.sram": sram}
 
 
 # --------------------------------------------------------------------------------------------------

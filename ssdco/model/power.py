@@ -37,6 +37,7 @@ class Power:
     nand_mw: float = 0.0  # arrays, channel I/O and idle dies
     soc_static_mw: float = 0.0  # the controller chip's static power (``[soc] static_mw``)
     phy_mw: float = 0.0  # the PCIe PHY (``host.phy_mw``)
+    sram_mw: float = 0.0  # on-chip SRAM for the mapping table (``[sram]``): leakage and lookups
 
     @property
     def core_side_mw(self) -> float:
@@ -45,8 +46,9 @@ class Power:
 
     @property
     def total_mw(self) -> float:
-        """The controller's power: cores + accelerators + DRAM (the study's scope; see :attr:`drive_mw`)."""
-        return self.cores_mw + self.accelerators_mw + self.dram_mw
+        """The controller's power: cores + accelerators + DRAM (the study's scope; see :attr:`drive_mw`), plus the
+        mapping table's SRAM where ``[sram]`` gives one."""
+        return self.cores_mw + self.accelerators_mw + self.dram_mw + self.sram_mw
 
     @property
     def drive_mw(self) -> float:
@@ -134,6 +136,11 @@ def compute_power(config: Config, network: Network, iops: float, busy_servers: M
     size = dram_size_gib
     dram = size * d.background_mw_per_gib + (accesses * d.access_energy_nj + stream_nj) * iops * NJ_PER_S_TO_MW
     by_station["dram"] = dram
+    lookups = sum(network.visits(s) * s.sram_accesses for s in network.steps)
+    sram = (config.sram.mapping_mib * config.sram.static_mw_per_mib
+            + lookups * config.sram.access_energy_nj * iops * NJ_PER_S_TO_MW)
+    if config.sram.mapping_mib > 0:
+        by_station["sram"] = sram
     return Power(cores_mw=cores, accelerators_mw=accels, dram_mw=dram, by_station_mw=by_station,
                  nand_mw=nand_power_mw(config, network, iops), soc_static_mw=config.soc.static_mw,
-                 phy_mw=config.host.phy_mw)
+                 phy_mw=config.host.phy_mw, sram_mw=sram)

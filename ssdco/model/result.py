@@ -256,6 +256,7 @@ class Result:
                 "cores": self._steady(self.power.cores_mw),
                 "accelerators": self._steady(self.power.accelerators_mw),
                 "dram": self._steady(self.power.dram_mw),
+                "sram": self._steady(self.power.sram_mw),
                 "total": self._steady(self.power.total_mw),
                 "nand": self._steady(self.power.nand_mw),
                 "soc_static": self._steady(self.power.soc_static_mw),
@@ -299,7 +300,8 @@ def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str,
     ``waf`` (NAND units programmed per host unit, mapping writes included), ``nand_bytes_per_host_byte``
     (``waf`` x the read-modify-write amplification of writes smaller than a mapping unit), ``mapping_hit_ratio``
     (reads), ``max_nand_ops_per_read`` (NAND operations on one read's path, worst case),
-    ``mapping_dram_mib`` (cache + GTD), ``dram_size_gib`` (derived DRAM size the power uses),
+    ``mapping_dram_mib`` (cache + GTD, less what SRAM holds), ``mapping_sram_mib`` (held in ``[sram]``),
+    ``dram_size_gib`` (derived DRAM size the power uses),
     ``host_write_mb_s`` (at the solved IOPS), ``tbw`` (TB written over the P/E rating), ``dwpd``
     (over 5 years) and ``life_years`` (at ``host_write_mb_s``; null = no writes).
     """
@@ -317,6 +319,7 @@ def ftl_summary(config: Config, fx: FtlEffects | None, iops: float) -> dict[str,
         "mapping_hit_ratio": float(fx.mapping_hit_ratio),
         "max_nand_ops_per_read": int(fx.max_nand_ops_per_read),
         "mapping_dram_mib": float(fx.mapping_dram_bytes / 2**20),
+        "mapping_sram_mib": float(fx.mapping_sram_bytes / 2**20),
         "dram_size_gib": float(fx.dram_size_gib),
         "host_write_mb_s": float(host_write / 1e6),
         "tbw": float(fx.tbw),

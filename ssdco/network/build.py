@@ -95,6 +95,7 @@ class Step:
     delay_us: float = 0.0
     routing: str = "single"
     dram_accesses: float = 0.0
+    sram_accesses: float = 0.0  # mapping lookups served by on-chip SRAM ([sram] mapping_mib)
     ops: str = "both"  # "both" | "read" | "write": which operations visit the step
     probability: float = 1.0  # chance that a job of those operations visits it
     follow: bool = False  # reuse the job's previous probability draw (nested events)
@@ -614,7 +615,7 @@ def build_network(config: Config) -> Network:
         *to_device,
         _module_step(config, "parse"),
         _module_step(config, "cache_lookup"),
-        _module_step(config, "translate"),
+        _module_step(config, "translate", 0.0 if fx is None else fx.mapping_sram_share),
         *mapping_steps,
         _module_step(config, "dispatch"),
         *_nand_steps(nand, transfer, nscv, data_ops, _data_routing(config),
@@ -705,20 +706,23 @@ def _stations(config: Config) -> list[Station]:
     return stations
 
 
-def _module_step(config: Config, m: str) -> Step:
+def _module_step(config: Config, m: str, sram_share: float = 0.0) -> Step:
     """Module ``m``'s step: at its accelerator (busy for the initiation interval, the rest of its latency a pure
-    delay) or at its core group (its cycles on the group's core spec)."""
+    delay) or at its core group (its cycles on the group's core spec). ``sram_share``: the share of translate's
+    mapping lookups on-chip SRAM serves instead of DRAM (:mod:`ssdco.network.ftl_effects`)."""
     spec = config.modules[m]
+    share = sram_share if m == "translate" else 0.0
+    dram, sram = spec.dram_accesses_per_visit * (1.0 - share), spec.dram_accesses_per_visit * share
     kind, where = config.controller.placement(m)
     if kind == "accel":
         a = config.accelerator_specs[m]
         ii = a.initiation_interval_us
         return Step(m, f"accel:{m}", spec.per_request, ii, ii, scv=0.0,
-                    delay_us=a.latency_us - ii, dram_accesses=spec.dram_accesses_per_visit)
+                    delay_us=a.latency_us - ii, dram_accesses=dram, sram_accesses=sram)
     group = next(g for g in config.controller.core_groups if g.name == where)
     t = spec.service_on(config.core_specs[group.spec])
     return Step(m, f"cores:{group.name}", spec.per_request, t, t, scv=config.variability.firmware_scv,
-                dram_accesses=spec.dram_accesses_per_visit)
+                dram_accesses=dram, sram_accesses=sram)
 
 
 def _ftl_steps(config: Config, fx, transfer: float) -> tuple[list[Step], list[Step], int, str]:

@@ -39,6 +39,10 @@ Model (steady state, page-level mapping, mapping unit ``u`` = ``workload.mapping
 * **DRAM size.** ``dram.size_gib`` is the size *with the full table*; another option frees the
   difference: ``size = dram.size_gib - full table + (cache + GTD)``
   (:func:`ssdco.ftl.mapping_cache.mapping_dram_bytes`; reference-parameters.md §4.3).
+* **SRAM.** ``[sram] mapping_mib`` of on-chip SRAM takes the mapping table's bytes first (seed 001: the
+  table wholly or partly in SRAM); the DRAM keeps the rest, and the translate module's DRAM accesses fall
+  to the share of the bytes left in DRAM (lookups spread evenly over the table's bytes), the others served
+  by SRAM (``mapping_sram_share``; :func:`ssdco.model.power.compute_power` prices both).
 * **Sub-unit writes.** A write smaller than the mapping unit (JESD219: 10 % of transfers are below
   4 KiB) is a read-modify-write: its flush first reads the old unit (one more background page read and
   channel transfer) and programs a whole unit, so NAND bytes per host byte grow by
@@ -73,6 +77,7 @@ from ssdco.spec import GIB, KIB, MAPPING_ENTRY_BYTES, Config
 SECONDS_PER_YEAR = 365.25 * 86400.0
 WARRANTY_YEARS = 5.0  # DWPD is quoted over the warranty period; 5 years is the enterprise norm (JESD218)
 ENTRY_BYTES = MAPPING_ENTRY_BYTES  # one mapping entry per mapped unit (reference-parameters.md §4.3)
+MIB = 2**20
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,8 @@ class FtlEffects:
     physical_bytes: float
     logical_bytes: float
     pe_cycles: float
+    mapping_sram_bytes: int = 0  # mapping-table bytes held in on-chip SRAM ([sram] mapping_mib)
+    mapping_sram_share: float = 0.0  # share of mapping lookups SRAM serves: its share of the table's bytes
 
     @property
     def tbw(self) -> float:
@@ -209,6 +216,7 @@ def ftl_effects(config: Config) -> FtlEffects | None:
     rmw = partial / w.mean_transactions
     byte_amp = max(1.0, unit_bytes * w.mean_transactions / w.mean_request_bytes)
     copies_units = (run_waf - 1.0) * (1.0 + units_per_page * w_progs)
+    in_sram = min(int(config.sram.mapping_mib * MIB), mdram.total_bytes)  # SRAM takes the table's bytes first
     return FtlEffects(
         mapping=ftl.mapping,
         waf_gc=waf_gc,
@@ -228,8 +236,10 @@ def ftl_effects(config: Config) -> FtlEffects | None:
         rmw_reads=rmw,
         byte_amplification=byte_amp,
         # the configured DRAM holds the full table (spec.py checks it), which a cache replaces
-        dram_size_gib=config.dram.size_gib - mdram.full_table_bytes / GIB + mdram.total_bytes / GIB,
-        mapping_dram_bytes=mdram.total_bytes,
+        dram_size_gib=config.dram.size_gib - mdram.full_table_bytes / GIB + (mdram.total_bytes - in_sram) / GIB,
+        mapping_dram_bytes=mdram.total_bytes - in_sram,
+        mapping_sram_bytes=in_sram,
+        mapping_sram_share=in_sram / mdram.total_bytes if mdram.total_bytes else 0.0,
         physical_bytes=logical * alpha,
         logical_bytes=logical,
         pe_cycles=ftl.pe_cycles,

@@ -341,7 +341,8 @@ def _dram_columns(space: DesignSpace, base: Network) -> dict:
     p0 = compute_power(probe_cfg, base, 0.0, busy0, dram_size_gib=dram_gib).dram_mw
     p1 = compute_power(probe_cfg, base, US_PER_S, busy0, dram_size_gib=dram_gib).dram_mw
     return {"dram_background_mw": float(p0), "dram_mw_per_iops": float((p1 - p0) / US_PER_S),
-            "device_cost": float(dram_gib * cfg.dram.cost_per_gib + cfg.nand.cost)}
+            "device_cost": float(dram_gib * cfg.dram.cost_per_gib + cfg.nand.cost
+                                 + cfg.sram.mapping_mib * cfg.sram.cost_per_mib)}
 
 
 def build_coefficients(space: DesignSpace) -> Coefficients:

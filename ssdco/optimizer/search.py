@@ -351,6 +351,7 @@ class DeviceOption:
     planes_per_die: int = 0
     nand_cost: float = 0.0  # NandSpec.cost, part of ``cost``
     channel_rate_mts: float = 0.0
+    sram_mib: float = 0.0  # on-chip SRAM for the mapping table ([optimizer.sram])
 
 
 @dataclass
@@ -726,8 +727,9 @@ def optimize(config: Config, *, min_iops: float | None = None, core_power_mw: fl
 
 
 def _without_device_tables(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``options`` without the device-option tables (``dram``, ``nand``), which the variants have resolved."""
-    return {k: v for k, v in (options or {}).items() if k not in ("dram", "nand")}
+    """``options`` without the device-option tables (``dram``, ``nand``, ``sram``), which the variants have
+    resolved."""
+    return {k: v for k, v in (options or {}).items() if k not in ("dram", "nand", "sram")}
 
 
 def _mapping_fields(cfg: Config, fx) -> dict[str, Any]:
@@ -735,7 +737,7 @@ def _mapping_fields(cfg: Config, fx) -> dict[str, Any]:
     (``model.ftl.ftl_effects``; a full table in the configured DRAM without them)."""
     return {"mapping": cfg.ftl.mapping if cfg.ftl else "full",
             "cache_fraction": cfg.ftl.cache_fraction if cfg.ftl else 1.0,
-            "dram_size_gib": fx.dram_size_gib if fx else cfg.dram.size_gib,
+            "dram_size_gib": fx.dram_size_gib if fx else cfg.dram.size_gib, "sram_mib": cfg.sram.mapping_mib,
             "waf": fx.waf_total if fx else 1.0, "mapping_hit_ratio": fx.mapping_hit_ratio if fx else 1.0}
 
 
@@ -1011,8 +1013,9 @@ def _cost_breakdown(space: DesignSpace, d: Design) -> dict[str, float]:
     fx = ftl_effects(cfg)
     dram = (cfg.dram.size_gib if fx is None else fx.dram_size_gib) * cfg.dram.cost_per_gib
     nand = cfg.nand.cost
-    return {"cores": cores, "accelerator_units": units, "development": dev, "dram": dram, "nand": nand,
-            "total": cores + units + dev + dram + nand}
+    sram = cfg.sram.mapping_mib * cfg.sram.cost_per_mib
+    return {"cores": cores, "accelerator_units": units, "development": dev, "dram": dram, "nand": nand, "sram": sram,
+            "total": cores + units + dev + dram + nand + sram}
 
 
 def _candidate(s: _Searcher, t: Targets, d: Design, pick_cost: float | None, kind: str, lacks: list[str],

@@ -56,17 +56,20 @@ planes) and costing ``nand.cost_per_channel`` (plus ``nand.cost_per_channel_gts`
 channel plus ``nand.cost_per_die`` per die (all 0 by default: then the geometry
 costs nothing and the cheapest controller decides, ties going to the cheaper, then smaller, geometry). A device
 option changes only the *fixed* part of the model (the pcie/die/channel stations, the fixed delays, DRAM power
-and the fixed cost) unless it also changes module demands. :attr:`DesignSpace.device_variants` carries the
-device as a tuple of variants (one per ``[optimizer.nand]`` x ``[optimizer.dram]`` combination, else one, "as
-configured"); each is searched on its own (an ILP and its verification, cross-checked by enumeration where the
-space allows) and the cheapest verified pick over them wins, which is the exact optimum over the union when each
-variant's is.
+and the fixed cost) unless it also changes module demands. ``[optimizer.sram] mapping_mib`` makes the on-chip SRAM
+for the mapping table a decision (needs an ``[ftl]`` table): each size is a variant whose SRAM takes the table's
+bytes and lookups off the DRAM (:mod:`ssdco.network.ftl_effects`) and costs ``sram.cost_per_mib`` per MiB.
+:attr:`DesignSpace.device_variants` carries the device as a tuple of variants (one per ``[optimizer.nand]`` x
+``[optimizer.dram]`` x ``[optimizer.sram]`` combination, else one, "as configured"); each is searched on its own
+(an ILP and its verification, cross-checked by enumeration where the space allows) and the cheapest verified pick
+over them wins, which is the exact optimum over the union when each variant's is.
 
 Cost model (all relative units, from the device file): ``core_specs.<spec>.cost`` per core (default
 1.0), ``accelerator_specs.<m>.unit_cost`` per unit (default 1.0) plus ``development_cost`` once per
 accelerated module type (default 0.0), and ``dram.cost_per_gib`` x ``dram.size_gib`` (default 0.0; a
 constant while DRAM is not a decision), plus channels x (``nand.cost_per_channel`` + rate / 1,000 MT/s x
-``nand.cost_per_channel_gts``) + ``nand.cost_per_die`` x dies (default 0.0).
+``nand.cost_per_channel_gts``) + ``nand.cost_per_die`` x dies (default 0.0), plus ``sram.mapping_mib`` x
+``sram.cost_per_mib`` (default 0.0).
 """
 
 from __future__ import annotations
@@ -162,20 +165,32 @@ class DeviceVariant:
 
 def device_variants(config: Config, options: "SearchOptions") -> tuple[DeviceVariant, ...]:
     """One variant per NAND geometry of ``[optimizer.nand]`` x mapping option x cache fraction of
-    ``[optimizer.dram]`` (else "as configured"); geometries cheapest first (``NandSpec.cost``), then fewer dies.
+    ``[optimizer.dram]`` x SRAM size of ``[optimizer.sram]`` (else "as configured"); geometries cheapest first
+    (``NandSpec.cost``), then fewer dies.
 
     A variant's config has neither table, so solving it does not branch again."""
     raw = dict(config.raw)
     opt = dict(raw.get("optimizer", {}) or {})
     opt.pop("dram", None)
     opt.pop("nand", None)
+    opt.pop("sram", None)
     raw["optimizer"] = opt
     out = []
     for geometry_name, cfg in _geometries(replace(config, raw=raw), options):
-        for mapping_name, variant in _mappings(cfg, options):
-            name = " / ".join(n for n in (geometry_name, mapping_name) if n) or "as configured"
-            out.append(DeviceVariant(name, variant))
+        for mapping_name, mapped in _mappings(cfg, options):
+            for sram_name, variant in _srams(mapped, options):
+                name = " / ".join(n for n in (geometry_name, mapping_name, sram_name) if n) or "as configured"
+                out.append(DeviceVariant(name, variant))
     return tuple(out)
+
+
+def _srams(config: Config, options: "SearchOptions") -> list[tuple[str, Config]]:
+    """``(name, config)`` per SRAM size of ``[optimizer.sram] mapping_mib``; without the table one with an empty
+    name."""
+    if not options.sram_mib:
+        return [("", config)]
+    return [(f"SRAM {mib:g} MiB", replace(config, sram=replace(config.sram, mapping_mib=mib)))
+            for mib in options.sram_mib]
 
 
 def _mappings(config: Config, options: "SearchOptions") -> list[tuple[str, Config]]:

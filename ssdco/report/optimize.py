@@ -14,7 +14,7 @@ its cheaper designs were verified as the pick was, with the DES, else "analytic"
 ``sensitivity``, ``cross_check``, ``pareto_points``, ``history``,
 ``space_size``, ``solver``, ``solve_seconds``, ``time_to_optimum_seconds``, ``timing``, ``device`` (the
 mapping option of the pick) and ``device_options`` (one entry per ``[optimizer.dram]`` variant: ``name``,
-``mapping``, ``cache_fraction``, ``dram_size_gib``, ``dram_power_mw`` at the target, ``waf``,
+``mapping``, ``cache_fraction``, ``sram_mib``, ``dram_size_gib``, ``dram_power_mw`` at the target, ``waf``,
 ``mapping_hit_ratio``, ``life_years`` at the target, ``feasible``, ``cost``, ``design``, ``iops``, ``note``).
 """
 
@@ -128,7 +128,7 @@ def _device_option_dict(o) -> dict[str, Any]:
     return {"name": o.name, "channels": o.channels, "ways_per_channel": o.ways_per_channel,
             "dies_per_chip": o.dies_per_chip, "planes_per_die": o.planes_per_die, "nand_cost": _num(o.nand_cost),
             "channel_rate_mts": _num(o.channel_rate_mts),
-            "mapping": o.mapping, "cache_fraction": _num(o.cache_fraction),
+            "mapping": o.mapping, "cache_fraction": _num(o.cache_fraction), "sram_mib": _num(o.sram_mib),
             "dram_size_gib": _num(o.dram_size_gib), "dram_power_mw": _num(o.dram_power_mw),
             "waf": _num(o.waf), "mapping_hit_ratio": _num(o.mapping_hit_ratio),
             "life_years": _num(o.life_years), "feasible": o.feasible, "cost": _num(o.cost),

@@ -49,6 +49,7 @@ from ssdco.spec.schema import (
     ModuleSpec,
     NandSpec,
     SocSpec,
+    SramSpec,
     Variability,
     Workload,
     check_controller,
@@ -501,6 +502,23 @@ def _parse_budgets(r: _Reader) -> Budgets:
     return b
 
 
+def _parse_sram(r: _Reader) -> SramSpec:
+    spec = SramSpec(mapping_mib=r.number("mapping_mib", 0.0, lo=0),
+                    static_mw_per_mib=r.number("static_mw_per_mib", 1.0, lo=0),
+                    access_energy_nj=r.number("access_energy_nj", 0.01, lo=0),
+                    cost_per_mib=r.number("cost_per_mib", 0.0, lo=0))
+    r.finish()
+    return spec
+
+
+def _check_sram_has_a_mapping_table(r: _Reader, sram: SramSpec, ftl: FtlSpec | None) -> None:
+    """SRAM for the mapping table needs an ``[ftl]`` table: the table's size and placement come from it."""
+    if sram.mapping_mib > 0 and ftl is None:
+        raise ConfigError(r.source, "sram.mapping_mib", sram.mapping_mib,
+                          "SRAM for the mapping table needs an [ftl] table (its size and placement come from it); "
+                          "add [ftl] or set 0")
+
+
 def _parse_soc(r: _Reader) -> SocSpec:
     spec = SocSpec(static_mw=r.number("static_mw", 1708.0, lo=0))
     r.finish()
@@ -705,6 +723,8 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
     variability = _parse_variability(r.sub("variability", {}))
     budgets = _parse_budgets(r.sub("budgets", {}))
     soc = _parse_soc(r.sub("soc", {}))
+    sram = _parse_sram(r.sub("sram", {}))
+    _check_sram_has_a_mapping_table(r, sram, ftl)
     inline = r.get("controller", None)
     r.get("optimizer", None)  # checked below (ssdco.spec.search_options)
     r.finish()
@@ -726,7 +746,8 @@ def config_from_dict(raw: Mapping[str, Any], source: str = "<dict>", base_dir: P
                           "give a [controller] table, controller = \"<preset>\", or --controller")
     config = Config(name=name, source=source, nand=nand, host=host, core_specs=core_specs, modules=modules,
                     accelerator_specs=accel_specs, dram=dram, workload=workload, variability=variability,
-                    budgets=budgets, controller=ctrl, raw=dict(raw), ftl=ftl, soc=soc)
+                    budgets=budgets, controller=ctrl, raw=dict(raw), ftl=ftl, soc=soc,
+                    sram=sram)
     if "optimizer" in raw:
         parse_options(config, raw["optimizer"])  # every command refuses a bad [optimizer] table, not only optimize
     return config

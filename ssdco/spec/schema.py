@@ -188,6 +188,18 @@ class DramSpec:
 
 
 @dataclass(frozen=True)
+class SramSpec:
+    """On-chip SRAM for the mapping table (seed 001: the table wholly or partly in SRAM). The mapping table's bytes
+    (a DFTL cache and its directory, or the full table) fill it first and the rest stays in DRAM; a mapping lookup
+    is served from SRAM in the share of the table's bytes it holds. Its leakage and cost count its whole size."""
+
+    mapping_mib: float = 0.0  # SRAM for mapping-table bytes (0: none)
+    static_mw_per_mib: float = 1.0  # leakage
+    access_energy_nj: float = 0.01  # per mapping lookup served from SRAM
+    cost_per_mib: float = 0.0  # relative cost (optimize)
+
+
+@dataclass(frozen=True)
 class SocSpec:
     """The controller chip apart from its cores, accelerators and PCIe PHY (interconnect, SRAM, ECC engines, NAND
     PHYs, leakage): one static power."""
@@ -336,6 +348,7 @@ class Config:
     raw: Mapping[str, Any] = field(repr=False, compare=False, hash=False, default_factory=dict)
     ftl: FtlSpec | None = None
     soc: SocSpec = SocSpec()
+    sram: SramSpec = SramSpec()
 
     def with_controller(self, controller: Controller) -> "Config":
         """A copy with another controller (validated against this device's specs)."""

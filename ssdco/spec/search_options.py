@@ -62,6 +62,7 @@ class SearchOptions:
     memory_limit_gb: float = 1.0  # enumerating a space whose table would take more than this is refused
     # [optimizer.nand]: (field, values) per geometry field searched, in NAND_OPTION_KEYS order (empty: as configured)
     nand_options: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    sram_mib: tuple[float, ...] = ()  # [optimizer.sram] mapping_mib: SRAM sizes searched (empty: as configured)
 
 
 def _is_number(x: Any) -> bool:
@@ -119,7 +120,7 @@ class _OptionReader:
 
     def check_keys(self) -> None:
         """Refuse unknown keys and the reserved (unsupported) option tables."""
-        known = set(DEFAULTS) | {"core_specs", "hardware_modules", "dram", "nand", "min_life_years"}
+        known = set(DEFAULTS) | {"core_specs", "hardware_modules", "dram", "nand", "sram", "min_life_years"}
         for key in self.raw:
             if key not in known:
                 raise self.error(key, self.raw[key], "unknown field; allowed here: " + ", ".join(sorted(known)))
@@ -168,6 +169,25 @@ class _OptionReader:
         if not isinstance(fv, list) or not fv or any(not _is_number(x) or not 0 < x <= 1 for x in fv):
             raise self.error("dram.cache_fractions", fv, "expected a non-empty list of numbers in (0, 1]")
         return tuple(sorted({float(x) for x in fv}))
+
+    def sram_options(self) -> tuple[float, ...]:
+        """``[optimizer.sram] mapping_mib``: distinct SRAM sizes (MiB, >= 0) in ascending order (empty without the
+        table); the mapping table's size and placement need an ``[ftl]`` table."""
+        sram = self.raw.get("sram", None)
+        if sram is None:
+            return ()
+        if not isinstance(sram, Mapping) or set(sram) != {"mapping_mib"}:
+            raise self.error("sram", sram, "expected a table [optimizer.sram] with mapping_mib = [MiB, ...]")
+        if self.config.ftl is None:
+            raise self.error("sram", sram, "SRAM options need an [ftl] table in the device file (the mapping table's "
+                                           "size and placement come from it)")
+        values = sram["mapping_mib"]
+        if not isinstance(values, list) or not values or any(not _is_number(x) or not math.isfinite(x) or x < 0
+                                                                for x in values):
+            raise self.error("sram.mapping_mib", values, "expected a non-empty list of sizes in MiB >= 0")
+        if len({float(x) for x in values}) != len(values):
+            raise self.error("sram.mapping_mib", values, "values must not repeat")
+        return tuple(sorted(float(x) for x in values))
 
     def nand_options(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """``[optimizer.nand]``: per geometry field listed, its distinct values in ascending order (empty without
@@ -238,6 +258,7 @@ def parse_options(config: Config, raw: Mapping[str, Any]) -> SearchOptions:
     life = o.min_life_years()
     return SearchOptions(
         nand_options=o.nand_options(),
+        sram_mib=o.sram_options(),
         mappings=mappings,
         cache_fractions=fractions,
         min_life_years=life,

@@ -320,7 +320,8 @@ def validate(config: Config, *, requests: int = defaults.DES_REQUESTS, seed: See
         raise unstable_result_error(config, analytic)
     des = simulate(network, requests=requests, seed=seed, progress=progress, service_family=service_family)
     p = des_power(config, network, des)
-    power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "total": p.total_mw,
+    power = {"cores": p.cores_mw, "accelerators": p.accelerators_mw, "dram": p.dram_mw, "sram": p.sram_mw,
+             "total": p.total_mw,
              "nand": p.nand_mw, "drive": p.drive_mw}
     rel = analytic.metrics.relative_to(des_metrics(des, power, analytic.metrics))
     util_err = {k: analytic.utilization[k] - des.utilization[k] for k in analytic.utilization if k in des.utilization}
