@@ -223,8 +223,9 @@ def _add_optimize(sub) -> None:
     op.add_argument("--pareto", metavar="FILE.csv",
                     help="enumerate the space and write the Pareto front (cost, IOPS, core-side power) as CSV")
     op.add_argument("--plot", metavar="FILE.png",
-                    help="write the Pareto front (cost vs IOPS) with the pick and the IOPS target as PNG "
-                         "(enumerates the space as --pareto does; needs matplotlib)")
+                    help="write the Pareto front as PNG: cost vs IOPS (with the target) and cost vs core-side power "
+                         "(with the budget), each device option in its own colour, the pick a star (enumerates the "
+                         "space as --pareto does; needs matplotlib)")
     op.add_argument("--explain", action="store_true",
                     help="sensitivity: how far each budget/target can move before the pick changes, and to what")
     op.add_argument("--sensitivity", action="store_true",

@@ -98,9 +98,13 @@ def _kiops_axis(ax) -> None:
 # --------------------------------------------------------------------------------------------------
 def pareto_figure(costs: Sequence[float], iops: Sequence[float], meets: Sequence[bool], *,
                   pick: tuple[float, float] | None = None, target_iops: float | None = None,
-                  title: str = "Pareto front", pick_label: str = "pick"):
+                  title: str = "Pareto front", pick_label: str = "pick",
+                  power_mw: Sequence[float] | None = None, power_budget_mw: float | None = None,
+                  devices: Sequence[str] | None = None, pick_power_mw: float | None = None):
     """Cost (relative units) vs IOPS of the Pareto front's designs, those meeting every target filled, the pick
-    a star, the IOPS target a dashed line. ``pick`` is (cost, IOPS)."""
+    a star, the IOPS target a dashed line. ``pick`` is (cost, IOPS). With ``power_mw`` (core-side, mW) a second
+    panel draws cost vs power with ``power_budget_mw`` dashed; with ``devices`` naming two or more device options,
+    each option's designs have their own colour."""
     Figure, _ = require_matplotlib()
     c = _numbers("costs", costs, nonnegative=True)
     x = _numbers("iops", iops, nonnegative=True)
@@ -111,8 +115,14 @@ def pareto_figure(costs: Sequence[float], iops: Sequence[float], meets: Sequence
         if len(pick) != 2:
             raise PlotError(f"pick: expected (cost, IOPS), got {pick!r}")
         pick = tuple(_numbers("pick", pick, nonnegative=True))  # type: ignore[assignment]
-    fig = Figure(figsize=(8.0, 5.2))
-    ax = fig.subplots()
+    power = None if power_mw is None else _numbers("power_mw", power_mw, nonnegative=True)
+    if power is not None:
+        _same_length(costs=c, power_mw=power)
+    if devices is not None:
+        _same_length(costs=c, devices=list(devices))
+    fig = Figure(figsize=(13.0 if power is not None else 8.0, 5.2))
+    ax, ax_power = fig.subplots(1, 2) if power is not None else (fig.subplots(), None)
+    colours = _device_colours(devices)
     order = sorted(range(len(c)), key=lambda i: (c[i], -x[i]))
     front_c, front_x, best = [], [], -math.inf
     for i in order:  # the cost-IOPS staircase: each design that beats every cheaper one
@@ -123,30 +133,67 @@ def pareto_figure(costs: Sequence[float], iops: Sequence[float], meets: Sequence
     if front_c:
         ax.step(front_c, front_x, where="post", color="black", linewidth=1.0, zorder=1,
                 label="cost-IOPS front (power ignored)")
-    ax.scatter([c[i] for i in range(len(c)) if m[i]], [x[i] for i in range(len(c)) if m[i]], s=28,
-               color="#1f77b4", edgecolors="black", linewidths=0.4, zorder=3, label="design meeting every target")
-    ax.scatter([c[i] for i in range(len(c)) if not m[i]], [x[i] for i in range(len(c)) if not m[i]], s=22,
-               marker="v", color="#bbbbbb", zorder=2, label="design missing a target (power or IOPS)")
+    _front_points(ax, c, x, m, devices, colours)
     if target is not None and target > 0:
         ax.axhline(target, color="#d62728", linestyle="--", linewidth=1.2, zorder=2,
                    label=f"IOPS target {target:,.0f}")
     if pick is not None:
         ax.scatter([pick[0]], [pick[1]], marker="*", s=360, color="#ffbf00", edgecolors="black", linewidths=1.0,
                    zorder=5, label=f"{pick_label}: cost {pick[0]:.2f}, {pick[1]:,.0f} IOPS")
-    ax.set_xlabel("cost (relative units: cores + accelerators + DRAM)")
+    ax.set_xlabel("cost (relative units: cores, accelerators and the device's options)")
     ax.set_ylabel("IOPS (analytic model)")
     _kiops_axis(ax)
     ax.set_ylim(0, max(x + ([target] if target else []) + ([pick[1]] if pick else [])) * 1.08)
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
+    if ax_power is not None:
+        _power_panel(ax_power, c, power, m, devices, colours, power_budget_mw,
+                     None if pick is None or pick_power_mw is None else (pick[0], pick_power_mw))
     fig.tight_layout()
     return fig
 
 
+def _device_colours(devices: Sequence[str] | None) -> dict[str, str]:
+    """A colour per device option, in order of appearance (empty with fewer than two options)."""
+    names = list(dict.fromkeys(devices or ()))
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
+    return {n: palette[i % len(palette)] for i, n in enumerate(names)} if len(names) > 1 else {}
+
+
+def _front_points(ax, c, y, meets, devices, colours) -> None:
+    """The front's designs at (cost, y): meeting every target filled (coloured by device option where there are
+    several), missing one grey triangles."""
+    groups = [(name, colour) for name, colour in colours.items()] or [(None, "#1f77b4")]
+    for name, colour in groups:
+        idx = [i for i in range(len(c)) if meets[i] and (name is None or devices[i] == name)]
+        label = "design meeting every target" + (f" ({name})" if name is not None else "")
+        ax.scatter([c[i] for i in idx], [y[i] for i in idx], s=28, color=colour, edgecolors="black",
+                   linewidths=0.4, zorder=3, label=label)
+    ax.scatter([c[i] for i in range(len(c)) if not meets[i]], [y[i] for i in range(len(c)) if not meets[i]], s=22,
+               marker="v", color="#bbbbbb", zorder=2, label="design missing a target (power or IOPS)")
+
+
+def _power_panel(ax, c, power, meets, devices, colours, budget_mw, pick) -> None:
+    """Cost vs core-side power of the front's designs, the budget dashed and the pick a star."""
+    _front_points(ax, c, power, meets, devices, colours)
+    if budget_mw is not None and math.isfinite(budget_mw):
+        ax.axhline(budget_mw, color="#d62728", linestyle="--", linewidth=1.2, zorder=2,
+                   label=f"core-side budget {budget_mw:g} mW")
+    if pick is not None:
+        ax.scatter([pick[0]], [pick[1]], marker="*", s=360, color="#ffbf00", edgecolors="black", linewidths=1.0,
+                   zorder=5, label=f"pick: {pick[1]:,.1f} mW")
+    ax.set_xlabel("cost (relative units)")
+    ax.set_ylabel("core-side power (mW, analytic model)")
+    ax.set_title("cost vs power", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize=7, framealpha=0.8)
+
+
 def plot_optimize(result, path: str | Path) -> Path:
     """``optimize --plot``: the Pareto front of an :class:`~ssdco.optimizer.search.OptimizeResult` computed with
-    ``pareto_front=True``, the pick and the IOPS target, as a PNG at ``path``."""
+    ``pareto_front=True`` (cost vs IOPS and cost vs core-side power, each device option in its own colour), the
+    pick, the IOPS target and the core-side budget, as a PNG at ``path``."""
     if result.pareto is None:
         raise PlotError("optimize --plot: the result has no Pareto front; optimize with pareto_front=True")
     pts = result.pareto
@@ -157,8 +204,11 @@ def plot_optimize(result, path: str | Path) -> Path:
     title = (f"{result.config.name}: Pareto front, {len(pts):,} of {result.space_size:,} designs\n"
              f"(queue depth {t.queue_depth}; budgets core-side <= {t.core_power_mw:g} mW, "
              f"DRAM <= {t.dram_power_mw:g} mW)")
+    pick_power = result.verdict.analytic.power.core_side_mw if pick is not None else None
     fig = pareto_figure([p.cost for p in pts], [p.iops for p in pts], [p.meets_targets for p in pts], pick=pick,
-                        target_iops=t.target_iops, title=title, pick_label="pick")
+                        target_iops=t.target_iops, title=title, pick_label="pick",
+                        power_mw=[p.core_power_mw for p in pts], power_budget_mw=t.core_power_mw,
+                        devices=[p.device for p in pts], pick_power_mw=pick_power)
     return write_png(fig, path)
 
 

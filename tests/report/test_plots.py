@@ -159,3 +159,18 @@ def test_the_studys_latency_plot_shows_every_design():
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert len(labels) == 11 and labels[-1].startswith("optimizer pick")
     assert fig.axes[0].get_yscale() == "log"
+
+
+def test_pareto_figure_draws_power_and_colours_device_options():
+    fig = pareto_figure([1.0, 2.0, 3.0], [10.0, 20.0, 30.0], [True, True, False], pick=(2.0, 20.0),
+                        power_mw=[50.0, 40.0, 30.0], power_budget_mw=45.0, devices=["a", "b", "b"],
+                        pick_power_mw=40.0)
+    ax_iops, ax_power = fig.axes
+    labels = [t.get_text() for t in ax_power.get_legend().get_texts()]
+    assert any("(a)" in t for t in labels) and any("(b)" in t for t in labels)
+    assert any("core-side budget 45 mW" in t for t in labels) and any("pick: 40.0 mW" in t for t in labels)
+    assert ax_power.get_ylabel().startswith("core-side power")
+    with pytest.raises(PlotError, match="equally long"):
+        pareto_figure([1.0, 2.0], [1.0, 2.0], [True, True], power_mw=[1.0])
+    one = pareto_figure([1.0], [1.0], [True], devices=["only"])  # one option: no colour per option
+    assert not any("(only)" in t.get_text() for t in one.axes[0].get_legend().get_texts())
