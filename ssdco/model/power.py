@@ -64,30 +64,25 @@ class Power:
         return self.drive_mw / iops * 1e6 if iops > 0 else float("inf")
 
 
-READ_ARRAY_STEPS = frozenset({"map_read", "map_rmw_read", "bg_read"})  # and a read's own "nand_array"
-PROGRAM_ARRAY_STEPS = frozenset({"map_writeback", "bg_program"})  # and a write's own "nand_array"
-ERASE_ARRAY_STEPS = frozenset({"bg_erase"})
-
-
 def nand_time_per_io_us(network: Network) -> tuple[float, float, float, float]:
     """Per I/O (us): dies' array time reading, programming and erasing, and channels' busy time, background work
-    included (mean visits x mean service of each NAND step)."""
+    included (mean visits x mean service of each NAND step; a step's ``array`` says which array work it is)."""
     read = program = erase = channel = 0.0
     base = network.mean_transactions
     for s in network.steps:
         if s.station == "channel":
             channel += network.visits(s) * network.step_moments(s)[0]
-        elif s.label == "nand_array":
+        elif s.array == "data":  # the request's own: a read reads, a write programs
             rf = network.read_fraction
             if s.ops in ("both", "read"):
                 read += base * rf * s.probability * s.read_us
             if s.ops in ("both", "write"):
                 program += base * (1.0 - rf) * s.probability * s.write_us
-        elif s.label in READ_ARRAY_STEPS:
+        elif s.array == "read":
             read += network.visits(s) * s.read_us
-        elif s.label in PROGRAM_ARRAY_STEPS:
+        elif s.array == "program":
             program += network.visits(s) * s.write_us
-        elif s.label in ERASE_ARRAY_STEPS:
+        elif s.array == "erase":
             erase += network.visits(s) * s.write_us
     return read, program, erase, channel
 

@@ -96,6 +96,9 @@ class Step:
     routing: str = "single"
     dram_accesses: float = 0.0
     sram_accesses: float = 0.0  # mapping lookups served by on-chip SRAM ([sram] mapping_mib)
+    # NAND array work the power model prices: "read", "program", "erase", or "data" (the request's own: a read's
+    # read, a write's program); "" none
+    array: str = ""
     ops: str = "both"  # "both" | "read" | "write": which operations visit the step
     probability: float = 1.0  # chance that a job of those operations visits it
     follow: bool = False  # reuse the job's previous probability draw (nested events)
@@ -683,11 +686,12 @@ def _nand_steps(nand, transfer_us: float, nscv: float, ops: str, routing: str = 
                 behind="write" if out_first else "", **follow)
     if nand.command_us <= 0.0:
         return [Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing=routing,
-                     ops=ops, hold_through=hold, **drawn), xfer]
+                     ops=ops, hold_through=hold, array="data", **drawn), xfer]
     return [Step("nand_die", "die", False, 0.0, 0.0, routing=routing, ops=ops, hold_through=hold, **drawn),
             Step("nand_command", "channel", False, nand.command_us, nand.command_us, routing="die_channel", ops=ops,
                  behind="both" if out_first else "", **follow),
-            Step("nand_array", None, False, nand.t_read_us, nand.t_prog_us, scv=nscv, ops=ops, **follow), xfer]
+            Step("nand_array", None, False, nand.t_read_us, nand.t_prog_us, scv=nscv, ops=ops, array="data",
+                 **follow), xfer]
 
 
 def _stations(config: Config) -> list[Station]:
@@ -737,15 +741,15 @@ def _ftl_steps(config: Config, fx, transfer: float) -> tuple[list[Step], list[St
     if fx.read_map_writebacks > 0 and w.read_fraction > 0:  # plain DFTL: dirty victim written first
         p = fx.read_map_writebacks
         mapping_steps.append(Step("map_writeback", "die", False, nand.t_prog_us, nand.t_prog_us, scv=nscv,
-                                  routing="uniform", ops="read", probability=p))
+                                  routing="uniform", ops="read", probability=p, array="program"))
         if fx.read_map_rmw_reads > 0:
             mapping_steps.append(Step("map_rmw_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
-                                      routing="uniform", ops="read", probability=p, follow=True))
+                                      routing="uniform", ops="read", probability=p, follow=True, array="read"))
     if fx.read_map_reads > 0 and w.read_fraction > 0:
         follow = bool(mapping_steps)
         p = fx.read_map_reads
         mapping_steps.append(Step("map_read", "die", False, nand.t_read_us, nand.t_read_us, scv=nscv,
-                                  routing="uniform", ops="read", probability=p, follow=follow,
+                                  routing="uniform", ops="read", probability=p, follow=follow, array="read",
                                   hold_through="map_transfer" if nand.die_held_through_transfer else ""))
         mapping_steps.append(Step("map_transfer", "channel", False, page_transfer, page_transfer, scv=nscv,
                                   routing="die_channel", ops="read", probability=p, follow=True))
@@ -754,17 +758,18 @@ def _ftl_steps(config: Config, fx, transfer: float) -> tuple[list[Step], list[St
     slots = fx.write_buffer_slots
     write_through = slots == 0  # no buffer: every write waits for its own NAND work
 
-    def bg(label: str, station: str, count: float, t_us: float, routing: str, behind: str = "") -> None:
+    def bg(label: str, station: str, count: float, t_us: float, routing: str, behind: str = "",
+           array: str = "") -> None:
         if count <= 0:
             return
         p = min(1.0, count)
         svc = t_us * count / p  # more than one operation per write: done back to back
         background.append(Step(label, station, False, svc, svc, scv=nscv, routing=routing, ops="write",
-                               probability=p, background=not write_through, behind=behind))
+                               probability=p, background=not write_through, behind=behind, array=array))
 
-    bg("bg_program", "die", fx.bg_programs, nand.t_prog_us, "uniform")
-    bg("bg_read", "die", fx.bg_reads, nand.t_read_us, "uniform")
-    bg("bg_erase", "die", fx.bg_erases, nand.t_erase_us, "uniform")
+    bg("bg_program", "die", fx.bg_programs, nand.t_prog_us, "uniform", array="program")
+    bg("bg_read", "die", fx.bg_reads, nand.t_read_us, "uniform", array="read")
+    bg("bg_erase", "die", fx.bg_erases, nand.t_erase_us, "uniform", array="erase")
     bg("bg_transfer", "channel", fx.bg_transfers_units, transfer, "die_channel",
        "write" if nand.channel_scheduling == "data_out_first" else "")  # a program's data, behind the reads' data
     return mapping_steps, background, slots, "read"  # writes end at the DRAM buffer; their NAND work is background

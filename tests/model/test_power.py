@@ -102,3 +102,20 @@ def test_the_des_s_whole_drive_power_follows_its_measured_throughput():
     des_budget = v.to_dict()["des"]["budgets"]["drive_power"]
     assert v.des_power_mw["nand"] > 0 and des_budget["value_mw"] == pytest.approx(v.des_power_mw["drive"])
     assert des_budget["met"] == (v.des_power_mw["drive"] <= 8000.0)
+
+
+@pytest.mark.parametrize("overrides", [
+    ["workload.read_fraction=0.7"],
+    ["workload.read_fraction=0.7", 'ftl.mapping="dftl"', "ftl.cache_fraction=0.01"],
+    ["workload.read_fraction=0.5", "nand.command_us=0.5", "nand.die_held_through_transfer=true"],
+])
+def test_every_step_that_busies_a_die_array_says_which_work_it_is(overrides):
+    """The power model prices a step's array time by its ``array`` field: a step that keeps a die busy for a time
+    (or the request's own array operation behind a command) must name its work, else its energy would be lost."""
+    network = build_network(load_config(PM9A3, overrides=overrides))
+    for s in network.steps:
+        busy_die = s.station == "die" and (s.read_us > 0 or s.write_us > 0)
+        if busy_die or s.label == "nand_array":
+            assert s.array in ("data", "read", "program", "erase"), s
+        else:
+            assert s.array == "", s
