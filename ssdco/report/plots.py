@@ -134,12 +134,7 @@ def pareto_figure(costs: Sequence[float], iops: Sequence[float], meets: Sequence
         ax.step(front_c, front_x, where="post", color="black", linewidth=1.0, zorder=1,
                 label="cost-IOPS front (power ignored)")
     _front_points(ax, c, x, m, devices, colours)
-    if target is not None and target > 0:
-        ax.axhline(target, color="#d62728", linestyle="--", linewidth=1.2, zorder=2,
-                   label=f"IOPS target {target:,.0f}")
-    if pick is not None:
-        ax.scatter([pick[0]], [pick[1]], marker="*", s=360, color="#ffbf00", edgecolors="black", linewidths=1.0,
-                   zorder=5, label=f"{pick_label}: cost {pick[0]:.2f}, {pick[1]:,.0f} IOPS")
+    _iops_target_and_pick(ax, target, pick, pick_label)
     ax.set_xlabel("cost (relative units: cores, accelerators and the device's options)")
     ax.set_ylabel("IOPS (analytic model)")
     _kiops_axis(ax)
@@ -174,15 +169,29 @@ def _front_points(ax, c, y, meets, devices, colours) -> None:
                marker="v", color="#bbbbbb", zorder=2, label="design missing a target (power or IOPS)")
 
 
+def _iops_target_and_pick(ax, target: float | None, pick: tuple[float, float] | None, pick_label: str) -> None:
+    """The IOPS panel's target line (where > 0) and the pick's star."""
+    shown = target if target is not None and target > 0 else None
+    _limit_and_pick(ax, shown, f"IOPS target {shown:,.0f}" if shown else "", pick,
+                    f"{pick_label}: cost {pick[0]:.2f}, {pick[1]:,.0f} IOPS" if pick is not None else "")
+
+
+def _limit_and_pick(ax, limit: float | None, limit_label: str, pick: tuple[float, float] | None,
+                    pick_label: str) -> None:
+    """A target or budget as a dashed red line at ``limit`` (None: none) and the pick, (cost, value), as a star."""
+    if limit is not None:
+        ax.axhline(limit, color="#d62728", linestyle="--", linewidth=1.2, zorder=2, label=limit_label)
+    if pick is not None:
+        ax.scatter([pick[0]], [pick[1]], marker="*", s=360, color="#ffbf00", edgecolors="black", linewidths=1.0,
+                   zorder=5, label=pick_label)
+
+
 def _power_panel(ax, c, power, meets, devices, colours, budget_mw, pick) -> None:
     """Cost vs core-side power of the front's designs, the budget dashed and the pick a star."""
     _front_points(ax, c, power, meets, devices, colours)
-    if budget_mw is not None and math.isfinite(budget_mw):
-        ax.axhline(budget_mw, color="#d62728", linestyle="--", linewidth=1.2, zorder=2,
-                   label=f"core-side budget {budget_mw:g} mW")
-    if pick is not None:
-        ax.scatter([pick[0]], [pick[1]], marker="*", s=360, color="#ffbf00", edgecolors="black", linewidths=1.0,
-                   zorder=5, label=f"pick: {pick[1]:,.1f} mW")
+    finite = budget_mw is not None and math.isfinite(budget_mw)
+    _limit_and_pick(ax, budget_mw if finite else None, f"core-side budget {budget_mw:g} mW" if finite else "", pick,
+                    f"pick: {pick[1]:,.1f} mW" if pick is not None else "")
     ax.set_xlabel("cost (relative units)")
     ax.set_ylabel("core-side power (mW, analytic model)")
     ax.set_title("cost vs power", fontsize=10)
