@@ -23,16 +23,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from ssdco.calibration.measurements import Point
 from ssdco.calibration.params import Parameter
-from ssdco.calibration.targets import Target, check_targets, predict_target
+from ssdco.calibration.targets import Target, check_targets, predict_target, target_config
 from ssdco.errors import MISSING, ConfigError
-from ssdco.spec import Config, apply_overrides, config_from_dict
+from ssdco.spec import Config
 
 #: |correlation| above which two parameters are reported as not told apart by the data.
 MAX_CORRELATION = 0.99
@@ -155,8 +154,7 @@ def parameter_overrides(parameters: Sequence[Parameter], values: Sequence[float]
 
 def point_config(config: Config, overrides: Sequence[str]) -> Config:
     """``config`` with ``overrides`` applied (the parameters' values and a point's workload)."""
-    return config_from_dict(apply_overrides(dict(config.raw), list(overrides)), source=config.source,
-                            base_dir=Path(config.source).parent, controller=config.controller)
+    return target_config(config, None, overrides)
 
 
 def predict(config: Config, parameters: Sequence[Parameter], values: Sequence[float], point: Point,
