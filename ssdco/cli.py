@@ -689,11 +689,11 @@ def _trace_nand_work(args, config):
                                                           "and ftl.waf: add an [ftl] table to the device file")
     from ssdco.spec import KIB
     from ssdco.trace.nand_work import trace_nand_work
-    from ssdco.trace.reader import read_trace
+    from ssdco.trace.reader import read_trace_chunks
 
     unit_bytes = int(config.workload.mapping_unit_kib * KIB)
     units_per_page = max(1, int(config.nand.page_size_kib // config.workload.mapping_unit_kib))
-    return trace_nand_work(read_trace(args.trace, args.trace_format), args.trace, args.buffer,
+    return trace_nand_work(read_trace_chunks(args.trace, args.trace_format), args.trace, args.buffer,
                            int(args.buffer_mib * 2**20), args.ftl, page_bytes=unit_bytes,
                            pages_per_block=config.nand.pages_per_block * units_per_page,
                            over_provisioning=config.nand.over_provisioning, log_blocks=args.log_blocks,
@@ -1020,11 +1020,11 @@ def _cmd_import_mqsim(args) -> int:
     return EXIT_OK
 
 
-def _trace_records(args, stats):
-    """The records ``ssdco trace`` replays: the file's or the synthetic pattern's."""
+def _trace_chunks(args, stats):
+    """The records ``ssdco trace`` replays, as chunks: the file's or the synthetic pattern's."""
     from ssdco.errors import ConfigError
-    from ssdco.trace.reader import read_trace
-    from ssdco.trace.synthetic import SyntheticSpec, synthetic_trace
+    from ssdco.trace.reader import read_trace_chunks
+    from ssdco.trace.synthetic import SyntheticSpec, synthetic_chunks
     if (args.trace is None) == (args.synthetic is None):
         raise ConfigError("command line", "trace", args.trace, "expected a TRACE file or --synthetic PATTERN, "
                                                                "exactly one of them")
@@ -1032,14 +1032,14 @@ def _trace_records(args, stats):
         spec = SyntheticSpec(args.synthetic, args.records, footprint_bytes=int(args.footprint_mib * (1 << 20)),
                              page_bytes=args.page_kib * 1024)
         title = f"synthetic {args.synthetic}, {args.records:,} records, seed {args.seed}"
-        return synthetic_trace(spec, args.seed), title
-    return read_trace(args.trace, args.format, args.skip_bad, stats), args.trace
+        return synthetic_chunks(spec, args.seed), title
+    return read_trace_chunks(args.trace, args.format, args.skip_bad, stats), args.trace
 
 
 def _cmd_trace(args) -> int:
     from ssdco.trace.cost import CostWeights
     from ssdco.trace.record import ParseStats
-    from ssdco.trace.simulate import MIB, TraceSetup, simulate_trace
+    from ssdco.trace.simulate import MIB, TraceSetup, simulate_chunks
     from ssdco.trace.table import results_csv, results_table
     if args.out:
         check_output_path(args.out, "--out")
@@ -1047,8 +1047,8 @@ def _cmd_trace(args) -> int:
                        args.pages_per_block, args.log_blocks, args.op, flush_at_end=args.flush_at_end)
     weights = CostWeights.from_timings(*args.nand_us) if args.nand_us else CostWeights()
     stats = ParseStats()
-    records, title = _trace_records(args, stats)
-    results = simulate_trace(records, setup, weights)
+    chunks, title = _trace_chunks(args, stats)
+    results = simulate_chunks(chunks, setup, weights)
     print(f"trace: {title}")
     if args.synthetic is None:
         print(f"  {stats.records:,} records, {stats.bad_lines:,} bad lines skipped, "

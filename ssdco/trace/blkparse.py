@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ssdco.trace.record import BadField, TraceRecord, parse_int, parse_time
+from ssdco.trace.record import MAX_BYTES, BadField, TraceRecord, parse_int, parse_time
 
 SECTOR_BYTES = 512
 _EVENT = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+(\S+)\s+\d+\s+([A-Za-z]{1,2})\s+(\S+)\s*(.*)$")
@@ -53,8 +53,8 @@ def _record(seconds: str, is_write: bool, rwbs: str, rest: str) -> TraceRecord |
     if len(parts) < 3 or parts[1] != "+":
         raise BadField("sector + count", rest, "expected 'SECTOR + COUNT' (512 B sectors) after the RWBS field")
     time_us = parse_time(seconds, "time", 1e6, "seconds since the trace start")
-    sector = parse_int(parts[0], "sector", 0, "a sector number")
+    sector = parse_int(parts[0], "sector", 0, "a sector number", MAX_BYTES // SECTOR_BYTES)
     if parts[2] == "0" and "F" in rwbs:
         return None  # a flush carries no data
-    count = parse_int(parts[2], "count", 1, "a sector count")
+    count = parse_int(parts[2], "count", 1, "a sector count", MAX_BYTES // SECTOR_BYTES)
     return TraceRecord(time_us, is_write, sector * SECTOR_BYTES, count * SECTOR_BYTES)

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ssdco.errors import ConfigError
-from ssdco.trace.record import TraceRecord
-from ssdco.trace.simulate import TraceSetup, simulate_trace
+from ssdco.trace.chunk import TraceChunk
+from ssdco.trace.simulate import TraceSetup, simulate_chunks
 
 
 @dataclass(frozen=True)
@@ -68,35 +68,34 @@ class TraceNandWork:
 
 
 class _PageCounter:
-    """Passes records through, counting the pages each direction touches."""
+    """Passes chunks through, counting the pages each direction touches."""
 
-    def __init__(self, records: Iterable[TraceRecord], page_bytes: int):
-        self.records, self.page_bytes = records, page_bytes
+    def __init__(self, chunks: Iterable[TraceChunk], page_bytes: int):
+        self.chunks, self.page_bytes = chunks, page_bytes
         self.read_pages = self.write_pages = 0
 
-    def __iter__(self) -> Iterator[TraceRecord]:
+    def __iter__(self) -> Iterator[TraceChunk]:
         pb = self.page_bytes
-        for r in self.records:
-            pages = (r.offset_bytes + r.size_bytes - 1) // pb - r.offset_bytes // pb + 1
-            if r.is_write:
-                self.write_pages += pages
-            else:
-                self.read_pages += pages
-            yield r
+        for chunk in self.chunks:
+            pages = (chunk.offset_bytes + chunk.size_bytes - 1) // pb - chunk.offset_bytes // pb + 1
+            written = int(pages[chunk.is_write].sum())
+            self.write_pages += written
+            self.read_pages += int(pages.sum()) - written
+            yield chunk
 
 
-def trace_nand_work(records: Iterable[TraceRecord], source: str, policy: str, buffer_bytes: int, mapping: str,
+def trace_nand_work(chunks: Iterable[TraceChunk], source: str, policy: str, buffer_bytes: int, mapping: str,
                     page_bytes: int, pages_per_block: int, over_provisioning: float,
                     log_blocks: int = 16, flush_at_end: bool = False) -> TraceNandWork:
-    """Replay ``records`` (from ``source``, for messages) through one buffer ``policy`` of ``buffer_bytes`` in front
-    of one ``mapping`` and count what reached the flash (with ``flush_at_end``, the pages still dirty at the end
-    too). Raises ConfigError where the counts cannot describe a
-    drive: no requests, every read found in the buffer, or writes of which none reached the flash."""
+    """Replay the trace ``chunks`` (from ``source``, for messages) through one buffer ``policy`` of
+    ``buffer_bytes`` in front of one ``mapping`` and count what reached the flash (with ``flush_at_end``, the pages
+    still dirty at the end too). Raises ConfigError where the counts cannot describe a drive: no requests, every
+    read found in the buffer, or writes of which none reached the flash."""
     setup = TraceSetup(policies=(policy,), buffer_bytes=(buffer_bytes,), mappings=(mapping,), page_bytes=page_bytes,
                        pages_per_block=pages_per_block, log_blocks=log_blocks, over_provisioning=over_provisioning,
                        flush_at_end=flush_at_end)
-    counted = _PageCounter(records, page_bytes)
-    (result,) = simulate_trace(counted, setup)
+    counted = _PageCounter(chunks, page_bytes)
+    (result,) = simulate_chunks(counted, setup)
     f = result.flash
     work = TraceNandWork(policy=policy, buffer_bytes=buffer_bytes, mapping=mapping, page_bytes=page_bytes,
                          read_pages=counted.read_pages, write_pages=counted.write_pages,

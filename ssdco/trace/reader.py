@@ -1,6 +1,7 @@
-"""Streamed trace input: open (gzip by its magic bytes), detect the format, parse line by line.
+"""Streamed trace input: open (gzip by its magic bytes), detect the format, parse block by block.
 
-Memory does not grow with the trace: lines are read one at a time and records yielded as they are parsed.
+Memory does not grow with the trace: the file is read a block of whole lines at a time and its records yielded
+as a chunk of arrays (or one by one by :func:`read_trace`).
 A malformed line raises :class:`~ssdco.errors.ConfigError` naming the file, ``line N: field``, the value and
 what is accepted; with ``skip_bad`` it is counted in :class:`~ssdco.trace.record.ParseStats` and skipped
 (an unreadable file, a truncated gzip stream, an empty file and a bad fio header are never skipped).
@@ -12,28 +13,37 @@ import gzip
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from ssdco.errors import ConfigError
 from ssdco.trace.blkparse import blkparse_line_parser, is_issue_line, looks_like_blkparse
+from ssdco.trace.chunk import TraceChunk, unchunked
 from ssdco.trace.fio import fio_line_parser, iolog_version, looks_like_fio
-from ssdco.trace.msr import looks_like_msr, parse_msr_line
+from ssdco.trace.msr import looks_like_msr, parse_msr_block, parse_msr_line
 from ssdco.trace.record import BadField, ParseStats, TraceRecord
 
 FORMATS = ("msr", "blkparse", "fio")
 GZIP_MAGIC = b"\x1f\x8b"
 _DETECT_LINES = 20
+BLOCK_BYTES = 4 << 20  # bytes of whole lines read and parsed at a time
+MAX_LINE_BYTES = 1 << 20  # a longer line is refused (a binary file has no line ends to stop at)
 LineParser = Callable[[str], "TraceRecord | None"]
+
+
+def _open(path: str | Path) -> BinaryIO:
+    """The file at ``path`` opened for binary reading, through gzip when it starts with gzip's magic bytes."""
+    try:
+        with open(path, "rb") as probe:
+            compressed = probe.read(2) == GZIP_MAGIC
+        return gzip.open(path, "rb") if compressed else open(path, "rb")
+    except OSError as e:
+        raise ConfigError(str(path), "file", str(path), f"expected a readable trace file ({e.strerror or e})") from None
 
 
 def raw_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """``(line number, undecoded line)`` of the file at ``path``, gunzipped when it starts with gzip's magic."""
     source = str(path)
-    try:
-        with open(path, "rb") as probe:
-            compressed = probe.read(2) == GZIP_MAGIC
-        handle = gzip.open(path, "rb") if compressed else open(path, "rb")
-    except OSError as e:
-        raise ConfigError(source, "file", source, f"expected a readable trace file ({e.strerror or e})") from None
+    handle = _open(path)
     number = 0
     with handle:
         try:
@@ -105,6 +115,17 @@ def read_trace(path: str | Path, fmt: str = "auto", skip_bad: bool = False,
 
     ``fmt`` is ``"auto"`` (detected from the first line) or one of :data:`FORMATS`. ``stats``, when given,
     collects the counts of records, skipped bad lines and ignored lines."""
+    return unchunked(read_trace_chunks(path, fmt, skip_bad, stats))
+
+
+def read_trace_chunks(path: str | Path, fmt: str = "auto", skip_bad: bool = False,
+                      stats: ParseStats | None = None) -> Iterator[TraceChunk]:
+    """The records of the trace at ``path`` as :class:`~ssdco.trace.chunk.TraceChunk` s, in file order; the same
+    records, errors and ``stats`` as :func:`read_trace`.
+
+    The file is read in blocks of whole lines (:data:`BLOCK_BYTES`). An MSR block is parsed by pyarrow's CSV reader
+    (:func:`~ssdco.trace.msr.parse_msr_block`); a block it declines, and every block of the other formats, is
+    parsed line by line, so a bad line is reported by its number whichever path meets it."""
     if fmt != "auto" and fmt not in FORMATS:
         raise ConfigError(str(path), "format", fmt, f"expected auto or one of: {', '.join(FORMATS)}")
     stats = stats if stats is not None else ParseStats()
@@ -112,7 +133,71 @@ def read_trace(path: str | Path, fmt: str = "auto", skip_bad: bool = False,
     chosen = detect_format(path) if fmt == "auto" else fmt
     parse = _line_parser(path, chosen)
     source = str(path)
-    for number, raw in raw_lines(path):
+    for first_number, block in raw_blocks(path):
+        chunk = None
+        if chosen == "msr":
+            head, block, first_number = _split_header(block, first_number, source, parse, skip_bad, stats)
+            chunk = parse_msr_block(block)
+            if head:
+                yield head
+        if chunk is None:
+            chunk = _parse_lines(block, first_number, source, parse, skip_bad, stats)
+        stats.records += len(chunk)
+        if len(chunk):
+            yield chunk
+
+
+def raw_blocks(path: str | Path, block_bytes: int = 0) -> Iterator[tuple[int, bytes]]:
+    """``(number of the first line, undecoded whole lines)`` of the file at ``path``, about ``block_bytes`` (default
+    :data:`BLOCK_BYTES`) at a time, gunzipped when it starts with gzip's magic; the last line may lack its newline."""
+    source = str(path)
+    handle = _open(path)
+    lines_before = 0
+    carry = b""
+    with handle:
+        while True:
+            try:
+                data = handle.read(block_bytes or BLOCK_BYTES)
+            except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+                number = lines_before + carry.count(b"\n") + 1
+                raise ConfigError(source, f"line {number}: gzip stream", str(e),
+                                  "expected a complete gzip file (the stream ends or breaks before its end)") from None
+            if not data:
+                break
+            data = carry + data
+            end = data.rfind(b"\n") + 1
+            if end == 0:
+                if len(data) > MAX_LINE_BYTES:
+                    raise ConfigError(source, f"line {lines_before + 1}: length", f"over {MAX_LINE_BYTES:,} bytes",
+                                      "expected text lines of a block trace (is this a trace file?)")
+                carry = data
+                continue
+            carry = data[end:]
+            yield lines_before + 1, data[:end]
+            lines_before += data.count(b"\n", 0, end)
+    if carry:
+        yield lines_before + 1, carry
+
+
+def _split_header(block: bytes, number: int, source: str, parse: LineParser, skip_bad: bool,
+                  stats: ParseStats) -> tuple[TraceChunk | None, bytes, int]:
+    """A leading MSR column-name line parsed on its own, so the rest of the block can take the fast path."""
+    if not block.startswith(b"Timestamp,"):
+        return None, block, number
+    end = block.find(b"\n") + 1 or len(block)
+    head = _parse_lines(block[:end], number, source, parse, skip_bad, stats)
+    stats.records += len(head)
+    return head if len(head) else None, block[end:], number + 1
+
+
+def _parse_lines(block: bytes, first_number: int, source: str, parse: LineParser, skip_bad: bool,
+                 stats: ParseStats) -> TraceChunk:
+    """The records of ``block`` parsed line by line, its first line numbered ``first_number``."""
+    lines = block.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    records = []
+    for number, raw in enumerate(lines, start=first_number):
         try:
             text = _decoded(source, number, raw)
             record = parse(text) if text else None
@@ -125,5 +210,5 @@ def read_trace(path: str | Path, fmt: str = "auto", skip_bad: bool = False,
         if record is None:
             stats.ignored_lines += bool(text)
             continue
-        stats.records += 1
-        yield record
+        records.append(record)
+    return TraceChunk.from_records(records)

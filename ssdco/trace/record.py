@@ -44,11 +44,15 @@ class BadField(ValueError):
         self.allowed = allowed
 
 
-def parse_int(text: str, field_name: str, minimum: int, what: str) -> int:
-    """``text`` as a base-10 integer >= ``minimum``; :class:`BadField` naming ``field_name`` otherwise.
+MAX_BYTES = 1 << 62  # the largest byte offset or size a record takes (4 EiB): offset + size stays in int64
+
+
+def parse_int(text: str, field_name: str, minimum: int, what: str, maximum: int = MAX_BYTES) -> int:
+    """``text`` as a base-10 integer in ``[minimum, maximum]``; :class:`BadField` naming ``field_name`` otherwise.
 
     ``what`` says in words what the field holds (e.g. "a byte offset"); a zero below a minimum of 1 is
-    reported apart from a negative value, since a zero-length request is a distinct mistake."""
+    reported apart from a negative value, since a zero-length request is a distinct mistake. The default
+    ``maximum`` (:data:`MAX_BYTES`) keeps offsets and sizes in 64-bit arithmetic."""
     try:
         value = int(text)
     except ValueError:
@@ -57,6 +61,8 @@ def parse_int(text: str, field_name: str, minimum: int, what: str) -> int:
         if value == 0:
             raise BadField(field_name, text, f"expected {what} > 0 (a zero-length request moves no data)")
         raise BadField(field_name, text, f"expected {what} >= {minimum}, got a negative value")
+    if value > maximum:
+        raise BadField(field_name, text, f"expected {what} <= {maximum} (offsets and sizes up to 4 EiB)")
     return value
 
 

@@ -1,7 +1,8 @@
 """One pass over a trace through every (buffer policy, buffer size) and, behind each buffer, every mapping.
 
 Each record splits into the pages it touches (``page_bytes`` pages, partial pages count whole); each page is
-one access to every buffer; each buffer's flash traffic fans out to its own instance of every mapping.
+one access to every buffer; each buffer's flash traffic fans out to its own instance of every mapping. The trace
+passes a chunk of records at a time (:mod:`ssdco.trace.chunk`) through the engines of :mod:`ssdco.trace.engines`.
 """
 
 from __future__ import annotations
@@ -9,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ssdco.errors import ConfigError
 from ssdco.trace.buffers import POLICIES
+from ssdco.trace.chunk import TraceChunk, chunked
 from ssdco.trace.cost import CostWeights, weighted_time
-from ssdco.trace.mapping import MAPPINGS, Fanout, FlashCounts
+from ssdco.trace.engines import buffer_engine, mapping_engine
+from ssdco.trace.mapping import MAPPINGS, FlashCounts
 from ssdco.trace.record import TraceRecord
 
 MIB = 1 << 20
@@ -78,30 +83,42 @@ def simulate_trace(records: Iterable[TraceRecord], setup: TraceSetup = TraceSetu
                    weights: CostWeights = CostWeights()) -> list[TraceResult]:
     """Run ``records`` once through every buffer and mapping of ``setup``; the results in the order policy,
     buffer size, mapping."""
-    stacks = []
-    for policy in setup.policies:
-        for size in setup.buffer_bytes:
-            mappings = [MAPPINGS[name](setup.pages_per_block, log_blocks=setup.log_blocks,
-                                       over_provisioning=setup.over_provisioning) for name in setup.mappings]
-            buffer = POLICIES[policy](size // setup.page_bytes, Fanout(mappings), setup.pages_per_block)
-            stacks.append((policy, size, buffer, mappings))
-    _drive(records, [buffer.access for _, _, buffer, _ in stacks], setup.page_bytes)
+    return simulate_chunks(chunked(records), setup, weights)
+
+
+def simulate_chunks(chunks: Iterable[TraceChunk], setup: TraceSetup = TraceSetup(),
+                    weights: CostWeights = CostWeights()) -> list[TraceResult]:
+    """:func:`simulate_trace` over a trace given as :class:`~ssdco.trace.chunk.TraceChunk` s (the fast path of
+    :func:`~ssdco.trace.reader.read_trace_chunks` and :func:`~ssdco.trace.synthetic.synthetic_chunks`)."""
+    stacks = [_Stack(policy, size, setup) for policy in setup.policies for size in setup.buffer_bytes]
+    for chunk in chunks:
+        lpns, writes = chunk.page_accesses(setup.page_bytes)
+        for stack in stacks:
+            stack.feed(lpns, writes)
     if setup.flush_at_end:
-        for _, _, buffer, _ in stacks:
-            buffer.flush_all()
-    return [TraceResult(policy, size, mapping.name, buffer.hits + buffer.misses, buffer.hits, buffer.misses,
-                        mapping.counts(), weighted_time(mapping.counts(), weights), weights.unit)
-            for policy, size, buffer, mappings in stacks for mapping in mappings]
+        for stack in stacks:
+            stack.flush_all()
+    return [TraceResult(stack.policy, stack.buffer_bytes, mapping.name, stack.buffer.hits + stack.buffer.misses,
+                        stack.buffer.hits, stack.buffer.misses, mapping.counts(),
+                        weighted_time(mapping.counts(), weights), weights.unit)
+            for stack in stacks for mapping in stack.mappings]
 
 
-def _drive(records: Iterable[TraceRecord], accesses: list, page_bytes: int) -> None:
-    if len(accesses) == 1:
-        access = accesses[0]
-        for _, is_write, offset, size in records:
-            for lpn in range(offset // page_bytes, (offset + size - 1) // page_bytes + 1):
-                access(lpn, is_write)
-        return
-    for _, is_write, offset, size in records:
-        for lpn in range(offset // page_bytes, (offset + size - 1) // page_bytes + 1):
-            for access in accesses:
-                access(lpn, is_write)
+class _Stack:
+    """One buffer (policy, size) and its own instance of every mapping."""
+
+    def __init__(self, policy: str, buffer_bytes: int, setup: TraceSetup):
+        self.policy, self.buffer_bytes = policy, buffer_bytes
+        self.buffer = buffer_engine(policy, buffer_bytes // setup.page_bytes, setup.pages_per_block)
+        self.mappings = [mapping_engine(name, setup.pages_per_block, setup.log_blocks, setup.over_provisioning)
+                         for name in setup.mappings]
+
+    def feed(self, lpns: np.ndarray, writes: np.ndarray) -> None:
+        reads, written = self.buffer.feed(lpns, writes)
+        for mapping in self.mappings:
+            mapping.take(reads, written)
+
+    def flush_all(self) -> None:
+        written = self.buffer.flush_all()
+        for mapping in self.mappings:
+            mapping.take(0, written)

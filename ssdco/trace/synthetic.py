@@ -13,6 +13,7 @@ import numpy as np
 
 from ssdco.errors import ConfigError
 from ssdco.rng import SeedLike, as_generator
+from ssdco.trace.chunk import TraceChunk, unchunked
 from ssdco.trace.record import TraceRecord
 
 PATTERNS = ("uniform", "hotcold", "sequential", "database")
@@ -108,6 +109,11 @@ _CHUNKERS = {"uniform": _uniform_chunk, "hotcold": _hotcold_chunk, "sequential":
 def synthetic_trace(spec: SyntheticSpec, seed: SeedLike) -> Iterator[TraceRecord]:
     """The records of ``spec`` drawn from ``seed`` (see :mod:`ssdco.rng`): times in us from 0, page-aligned
     byte offsets and sizes."""
+    return unchunked(synthetic_chunks(spec, seed))
+
+
+def synthetic_chunks(spec: SyntheticSpec, seed: SeedLike) -> Iterator[TraceChunk]:
+    """The records of :func:`synthetic_trace` as :class:`~ssdco.trace.chunk.TraceChunk` s."""
     gen = as_generator(seed)
     chunker = _CHUNKERS[spec.pattern]
     state = {"index": 0, "log_cursor": 0}
@@ -118,8 +124,6 @@ def synthetic_trace(spec: SyntheticSpec, seed: SeedLike) -> Iterator[TraceRecord
         lpn, writes, pages = chunker(gen, n, spec, state)
         times = clock_us + np.cumsum(gen.exponential(spec.mean_gap_us, n))
         clock_us = float(times[-1])
-        offsets = (np.asarray(lpn, dtype=np.int64) * spec.page_bytes).tolist()
-        sizes = (np.asarray(pages, dtype=np.int64) * spec.page_bytes).tolist()
-        for record in zip(times.tolist(), np.asarray(writes, dtype=bool).tolist(), offsets, sizes):
-            yield TraceRecord(*record)
+        yield TraceChunk(times, np.asarray(writes, dtype=bool), np.asarray(lpn, dtype=np.int64) * spec.page_bytes,
+                         np.asarray(pages, dtype=np.int64) * spec.page_bytes)
         left -= n

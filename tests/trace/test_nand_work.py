@@ -7,8 +7,9 @@ import pytest
 from ssdco import evaluate, load_config
 from ssdco.cli import main
 from ssdco.errors import ConfigError
+from ssdco.trace.chunk import chunked
 from ssdco.trace.nand_work import trace_nand_work
-from ssdco.trace.reader import read_trace
+from ssdco.trace.reader import read_trace, read_trace_chunks
 from ssdco.trace.record import TraceRecord
 from ssdco.trace.workload import trace_workload
 from tests.conftest import PM9A3
@@ -22,7 +23,7 @@ def rec(is_write: bool, page: int, pages: int = 1) -> TraceRecord:
 
 
 def work(records, capacity_pages=4, mapping="page"):
-    return trace_nand_work(records, "test", "lru", capacity_pages * PAGE, mapping, page_bytes=PAGE,
+    return trace_nand_work(chunked(records), "test", "lru", capacity_pages * PAGE, mapping, page_bytes=PAGE,
                            pages_per_block=4, over_provisioning=0.5)
 
 
@@ -62,7 +63,7 @@ def test_whatif_with_a_buffer_answers_for_the_work_that_reaches_the_flash(tmp_pa
     doc = json.loads(capsys.readouterr().out)
     nw = doc["trace_nand_work"]
     assert nw["policy"] == "lru" and nw["mapping"] == "page" and 0 < nw["read_hit_fraction"] < 1
-    expected = trace_nand_work(read_trace(trace), str(trace), "lru", 1 << 18, "page", page_bytes=PAGE,
+    expected = trace_nand_work(read_trace_chunks(trace), str(trace), "lru", 1 << 18, "page", page_bytes=PAGE,
                                pages_per_block=1152 * 4, over_provisioning=0.145)
     assert nw == expected.to_dict()
     config = load_config(PM9A3, controller="c07",
@@ -86,7 +87,7 @@ def test_a_flush_at_the_end_writes_what_a_short_trace_leaves_dirty():
     records = [rec(True, p) for p in range(3)] + [rec(True, 0), rec(False, 9)]  # 4 writes, 3 distinct, all buffered
     with pytest.raises(ConfigError, match="no written page left the buffer"):
         work(records)
-    flushed = trace_nand_work(records, "test", "lru", 4 * PAGE, "page", page_bytes=PAGE, pages_per_block=4,
+    flushed = trace_nand_work(chunked(records), "test", "lru", 4 * PAGE, "page", page_bytes=PAGE, pages_per_block=4,
                               over_provisioning=0.5, flush_at_end=True)
     assert flushed.flushed_pages == 3 and flushed.flush_fraction == 0.75  # page 0 was overwritten while buffered
 
