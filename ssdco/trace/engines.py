@@ -15,7 +15,10 @@ import numpy as np
 
 from ssdco.trace.buffers import POLICIES, BufferPolicy
 from ssdco.trace.kernels.bast import BastKernel
+from ssdco.trace.kernels.fab import FabKernel
+from ssdco.trace.kernels.fast import FastKernel
 from ssdco.trace.kernels.lru import LruKernel
+from ssdco.trace.kernels.page import PageKernel
 from ssdco.trace.mapping import MAPPINGS, FlashCounts, Mapping
 
 
@@ -112,8 +115,8 @@ class PythonMapping:
         return self.mapping.counts()
 
 
-COMPILED_BUFFERS = {"lru": LruKernel}
-COMPILED_MAPPINGS = {"bast": BastKernel}
+COMPILED_BUFFERS = {"lru": LruKernel, "fab": FabKernel}
+COMPILED_MAPPINGS = {"page": PageKernel, "bast": BastKernel, "fast": FastKernel}
 
 
 def buffer_engine(policy: str, capacity_pages: int, pages_per_block: int, compiled: bool = True) -> BufferEngine:

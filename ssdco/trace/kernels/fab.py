@@ -1,0 +1,147 @@
+"""FAB (:class:`~ssdco.trace.buffers.fab.FabBuffer`) compiled: a hash map from flash block to a slot holding its
+buffered pages, and per page count a bucket of slots in recency order (a linked list), so a full buffer evicts the
+least recently used of the blocks with the most pages, as the class does."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+from numba.typed import Dict
+
+# the counters in FabKernel._state
+HITS, MISSES, EVICTIONS, FLASH_READS, FLUSHED, SIZE, TOP, FREE = range(8)
+# the rows of FabKernel._slots
+LBN, COUNT, PREV, NEXT, STACK = range(5)
+
+
+class FabKernel:
+    """FAB over ``capacity_pages`` pages as a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
+
+    def __init__(self, capacity_pages: int, pages_per_block: int = 64):
+        if capacity_pages < 2:
+            raise ValueError(f"capacity_pages must be >= 2, got {capacity_pages}")
+        self.capacity_pages = int(capacity_pages)
+        self._slot_of = Dict.empty(types.int64, types.int64)
+        self._slots = np.full((5, capacity_pages), -1, np.int64)  # a block holds >= 1 page: <= capacity blocks
+        self._slots[STACK] = np.arange(capacity_pages)[::-1]  # free slots, popped from the end
+        self._present = np.zeros((capacity_pages, pages_per_block), np.bool_)
+        self._dirty = np.zeros((capacity_pages, pages_per_block), np.bool_)
+        self._buckets = np.full((2, pages_per_block + 1), -1, np.int64)  # head and tail of each count's bucket
+        self._state = np.zeros(8, np.int64)
+        self._state[FREE] = capacity_pages
+
+    hits = property(lambda self: int(self._state[HITS]), doc="Accesses found in the buffer.")
+    misses = property(lambda self: int(self._state[MISSES]), doc="Accesses not found in the buffer.")
+    evictions = property(lambda self: int(self._state[EVICTIONS]), doc="Pages evicted.")
+    flash_reads = property(lambda self: int(self._state[FLASH_READS]), doc="Read misses (each a flash read).")
+    flushed_pages = property(lambda self: int(self._state[FLUSHED]), doc="Dirty pages written back.")
+
+    def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
+        """Serve the accesses: the flash reads they cause and the dirty pages of each evicted block, in page order."""
+        out = np.empty(len(lpns) + self.capacity_pages, np.int64)
+        reads_before = self._state[FLASH_READS]
+        n = _feed(lpns, writes, self.capacity_pages, self._slot_of, self._slots, self._present, self._dirty,
+                  self._buckets, self._state, out)
+        return int(self._state[FLASH_READS] - reads_before), out[:n]
+
+    def _held(self, dirty_only: bool) -> np.ndarray:
+        slots = np.array(list(self._slot_of.values()), dtype=np.int64)
+        lbns = np.array(list(self._slot_of.keys()), dtype=np.int64)
+        held = (self._dirty if dirty_only else self._present)[slots]
+        rows, offsets = np.nonzero(held)
+        return np.sort(lbns[rows] * self._present.shape[1] + offsets)
+
+    def flush_all(self) -> np.ndarray:
+        """Every dirty page in address order, counted as written back (the pages stay buffered)."""
+        pages = self._held(dirty_only=True) if len(self._slot_of) else np.zeros(0, np.int64)
+        self._state[FLUSHED] += len(pages)
+        return pages
+
+    def resident(self) -> set[int]:
+        """The buffered pages."""
+        return set(self._held(dirty_only=False).tolist()) if len(self._slot_of) else set()
+
+
+@nb.njit(cache=True)
+def _append(slot, k, slots, buckets):
+    tail = buckets[1, k]
+    slots[PREV, slot], slots[NEXT, slot] = tail, -1
+    if tail >= 0:
+        slots[NEXT, tail] = slot
+    else:
+        buckets[0, k] = slot
+    buckets[1, k] = slot
+
+
+@nb.njit(cache=True)
+def _remove(slot, k, slots, buckets):
+    before, after = slots[PREV, slot], slots[NEXT, slot]
+    if before >= 0:
+        slots[NEXT, before] = after
+    else:
+        buckets[0, k] = after
+    if after >= 0:
+        slots[PREV, after] = before
+    else:
+        buckets[1, k] = before
+
+
+@nb.njit(cache=True)
+def _evict_block(slot_of, slots, present, dirty, buckets, state, out, n_out):
+    """Evict the least recently used block among those with the most pages; its dirty pages go to ``out``."""
+    ppb = present.shape[1]
+    while buckets[0, state[TOP]] < 0:
+        state[TOP] -= 1
+    slot = buckets[0, state[TOP]]
+    _remove(slot, state[TOP], slots, buckets)
+    lbn = slots[LBN, slot]
+    del slot_of[lbn]
+    state[SIZE] -= slots[COUNT, slot]
+    state[EVICTIONS] += slots[COUNT, slot]
+    for offset in range(ppb):
+        if present[slot, offset] and dirty[slot, offset]:
+            out[n_out] = lbn * ppb + offset
+            n_out += 1
+            state[FLUSHED] += 1
+        present[slot, offset] = False
+        dirty[slot, offset] = False
+    slots[STACK, state[FREE]] = slot
+    state[FREE] += 1
+    return n_out
+
+
+@nb.njit(cache=True)
+def _feed(lpns, writes, capacity, slot_of, slots, present, dirty, buckets, state, out):
+    ppb = present.shape[1]
+    n_out = 0
+    for i in range(lpns.shape[0]):
+        lpn, is_write = lpns[i], writes[i]
+        lbn, offset = lpn // ppb, lpn % ppb
+        slot = slot_of[lbn] if lbn in slot_of else -1
+        if slot >= 0 and present[slot, offset]:
+            state[HITS] += 1
+            if is_write:
+                dirty[slot, offset] = True
+            _remove(slot, slots[COUNT, slot], slots, buckets)
+            _append(slot, slots[COUNT, slot], slots, buckets)
+            continue
+        state[MISSES] += 1
+        if not is_write:
+            state[FLASH_READS] += 1
+        if state[SIZE] >= capacity:
+            n_out = _evict_block(slot_of, slots, present, dirty, buckets, state, out, n_out)
+            slot = slot_of[lbn] if lbn in slot_of else -1
+        if slot < 0:
+            state[FREE] -= 1
+            slot = slots[STACK, state[FREE]]
+            slot_of[lbn] = slot
+            slots[LBN, slot], slots[COUNT, slot] = lbn, 0
+        else:
+            _remove(slot, slots[COUNT, slot], slots, buckets)
+        present[slot, offset], dirty[slot, offset] = True, is_write
+        slots[COUNT, slot] += 1
+        _append(slot, slots[COUNT, slot], slots, buckets)
+        state[SIZE] += 1
+        state[TOP] = max(state[TOP], slots[COUNT, slot])
+    return n_out
