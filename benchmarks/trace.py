@@ -6,10 +6,12 @@ memory. Run on demand; asserts nothing.
 It measures, on one core, on the same synthetic trace: (0) the start-up, a 1,000-record trace through every
 stage (numba loads or compiles the kernels, pyarrow starts its CSV reader), then (1) the generator alone, (2) the
 MSR reader on that trace written as a CSV file (parse only), (3) reader + one buffer (LRU, 16 MiB) + one mapping
-(BAST), end to end, (4) the full grid (4 policies x 3 mappings behind each) from the generator, and (5) each
-policy alone and each mapping alone behind LRU. Records per second is records / wall time of the stage; the peak
-memory is the process's maximum resident set size (``resource.getrusage``, which only grows: it is the peak over
-all stages so far; the CSV file is written chunk by chunk so that it adds nothing).
+(BAST), end to end, (4) the full grid (4 policies x 3 mappings behind each) from the generator, (5) the grid on
+at most 300,000 records through the compiled engines and through the Python classes they are checked against,
+with the speed-up and whether the results are equal, and (6) each policy alone and each mapping alone behind LRU.
+Records per second is records / wall time of the stage; the peak memory is the process's maximum resident set
+size (``resource.getrusage``, which only grows: it is the peak over all stages so far; the CSV file is written
+chunk by chunk so that it adds nothing).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import resource
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -33,12 +36,13 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def timed(label: str, records: int, work) -> None:
-    """Run ``work`` and print records/s and the peak memory."""
+def timed(label: str, records: int, work) -> tuple[float, object]:
+    """Run ``work``, print records/s and the peak memory; return the wall time (s) and what ``work`` returned."""
     start = time.perf_counter()
-    work()
+    result = work()
     seconds = time.perf_counter() - start
     print(f"{label:<48} {records / seconds:>12,.0f} records/s  {seconds:7.2f} s  peak RSS {peak_mib():7.1f} MiB")
+    return seconds, result
 
 
 def main() -> None:
@@ -61,6 +65,15 @@ def main() -> None:
     grid = TraceSetup(("lru", "fab", "lirs", "arc"), (16 * MIB,), ("page", "bast", "fast"))
     timed("generator + 4 buffers x 3 mappings (12 results)", args.records,
           lambda: simulate_chunks(synthetic_chunks(spec, 1), grid))
+    short = SyntheticSpec(args.pattern, min(args.records, 300_000))
+    results = {}
+    for compiled in (True, False):
+        label = f"{short.records:,} records, 12 results, {'compiled' if compiled else 'Python classes'}"
+        results[compiled] = timed(label, short.records, lambda: simulate_chunks(
+            synthetic_chunks(short, 1), replace(grid, compiled=compiled)))
+    (fast, compiled_results), (slow, python_results) = results[True], results[False]
+    print(f"{'compiled engines vs Python classes':<48} {slow / fast:>12.1f} x faster, "
+          f"results equal: {compiled_results == python_results}")
     for policy in grid.policies:
         timed(f"generator + {policy} 16 MiB + page", args.records,
               lambda: simulate_chunks(synthetic_chunks(spec, 1), TraceSetup((policy,), (16 * MIB,), ("page",))))

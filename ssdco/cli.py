@@ -668,11 +668,11 @@ def _sensitivity_dict(s) -> dict:
 def _trace_workload(path: str, fmt: str):
     """The workload of the trace at ``path`` (``ssdco.trace.workload``); ConfigError for a trace with no records."""
     from ssdco.errors import ConfigError
-    from ssdco.trace.reader import read_trace
-    from ssdco.trace.workload import trace_workload
+    from ssdco.trace.reader import read_trace_chunks
+    from ssdco.trace.workload import chunks_workload
 
     try:
-        return trace_workload(read_trace(path, fmt))
+        return chunks_workload(read_trace_chunks(path, fmt))
     except ValueError as e:
         raise ConfigError(path, "records", 0, f"expected at least one read or write request ({e})") from None
 

@@ -32,7 +32,7 @@ columns).
 **Where points run.** In this process (``workers=1``), in a local process pool
 (:class:`concurrent.futures.ProcessPoolExecutor`, ``workers > 1``), or on a Dask cluster
 (``scheduler="tcp://host:8786"``; needs the ``sweep`` extra, ``pip install 'ssdco[sweep]'``, and ssdco
-installed on the workers). Optional Parquet output needs ``pyarrow`` (same extra).
+installed on the workers). Parquet output uses ``pyarrow`` (a dependency).
 """
 
 from __future__ import annotations
@@ -547,8 +547,7 @@ def _import_pyarrow():
         import pyarrow.csv as pa_csv
         import pyarrow.parquet as pq
     except ImportError:
-        raise SweepError("--parquet needs pyarrow, which is not installed: pip install 'ssdco[sweep]' "
-                         "(or pip install pyarrow)") from None
+        raise SweepError("--parquet needs pyarrow, which is not installed: pip install pyarrow") from None
     return pa_csv, pq
 
 

@@ -14,9 +14,11 @@ from typing import Protocol
 import numpy as np
 
 from ssdco.trace.buffers import POLICIES, BufferPolicy
+from ssdco.trace.kernels.arc import ArcKernel
 from ssdco.trace.kernels.bast import BastKernel
 from ssdco.trace.kernels.fab import FabKernel
 from ssdco.trace.kernels.fast import FastKernel
+from ssdco.trace.kernels.lirs import LirsKernel
 from ssdco.trace.kernels.lru import LruKernel
 from ssdco.trace.kernels.page import PageKernel
 from ssdco.trace.mapping import MAPPINGS, FlashCounts, Mapping
@@ -115,7 +117,7 @@ class PythonMapping:
         return self.mapping.counts()
 
 
-COMPILED_BUFFERS = {"lru": LruKernel, "fab": FabKernel}
+COMPILED_BUFFERS = {"lru": LruKernel, "fab": FabKernel, "lirs": LirsKernel, "arc": ArcKernel}
 COMPILED_MAPPINGS = {"page": PageKernel, "bast": BastKernel, "fast": FastKernel}
 
 

@@ -36,6 +36,7 @@ class TraceSetup:
     log_blocks: int = 16
     over_provisioning: float = 0.07
     flush_at_end: bool = False  # write every page still dirty when the trace ends (a shutdown's flush)
+    compiled: bool = True  # the compiled engines; False runs the Python classes (the specification) instead
 
     def __post_init__(self):
         _check_names("buffer", self.policies, POLICIES)
@@ -109,9 +110,9 @@ class _Stack:
 
     def __init__(self, policy: str, buffer_bytes: int, setup: TraceSetup):
         self.policy, self.buffer_bytes = policy, buffer_bytes
-        self.buffer = buffer_engine(policy, buffer_bytes // setup.page_bytes, setup.pages_per_block)
-        self.mappings = [mapping_engine(name, setup.pages_per_block, setup.log_blocks, setup.over_provisioning)
-                         for name in setup.mappings]
+        self.buffer = buffer_engine(policy, buffer_bytes // setup.page_bytes, setup.pages_per_block, setup.compiled)
+        self.mappings = [mapping_engine(name, setup.pages_per_block, setup.log_blocks, setup.over_provisioning,
+                                        setup.compiled) for name in setup.mappings]
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> None:
         reads, written = self.buffer.feed(lpns, writes)

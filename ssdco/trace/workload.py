@@ -14,6 +14,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
+from ssdco.trace.chunk import TraceChunk, chunked
 from ssdco.trace.record import TraceRecord
 
 SECTOR_BYTES = 512
@@ -58,18 +61,29 @@ def _grouped(counts: Counter, max_sizes: int) -> Counter:
 def trace_workload(records: Iterable[TraceRecord], max_sizes: int = MAX_SIZES) -> TraceWorkload:
     """Read share, request-size mix (KiB, whole sectors) and sequential share of ``records``, in one pass.
     Raises ValueError on a trace with no records."""
+    return chunks_workload(chunked(records), max_sizes)
+
+
+def chunks_workload(chunks: Iterable[TraceChunk], max_sizes: int = MAX_SIZES) -> TraceWorkload:
+    """:func:`trace_workload` of a trace given as :class:`~ssdco.trace.chunk.TraceChunk` s (a request is
+    sequential when it starts where the one before it, in this chunk or the last, ended)."""
     counts: Counter = Counter()
     reads = sequential = total = 0
     sectors_total = 0
-    previous_end = None
-    for r in records:
-        total += 1
-        reads += not r.is_write
-        sectors = -(-r.size_bytes // SECTOR_BYTES)
-        counts[sectors] += 1
-        sectors_total += sectors
-        sequential += r.offset_bytes == previous_end
-        previous_end = r.offset_bytes + r.size_bytes
+    previous_end = -1
+    for chunk in chunks:
+        if not len(chunk):
+            continue
+        total += len(chunk)
+        reads += int(np.count_nonzero(~chunk.is_write))
+        sectors = -(-chunk.size_bytes // SECTOR_BYTES)
+        values, n = np.unique(sectors, return_counts=True)
+        counts.update(dict(zip(values.tolist(), n.tolist())))
+        sectors_total += int(sectors.sum())
+        ends = chunk.offset_bytes + chunk.size_bytes
+        sequential += int(chunk.offset_bytes[0] == previous_end) + int(np.count_nonzero(
+            chunk.offset_bytes[1:] == ends[:-1]))
+        previous_end = int(ends[-1])
     if total == 0:
         raise ValueError("the trace has no records")
     grouped = _grouped(counts, max_sizes)

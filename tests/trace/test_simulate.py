@@ -1,14 +1,16 @@
 """The one-pass simulation: its bookkeeping, the weighted time, and the qualitative claims on a database-like
 synthetic trace."""
 
+from dataclasses import replace
+
 import pytest
 
 from ssdco.errors import ConfigError
 from ssdco.trace.cost import CostWeights, weighted_time
 from ssdco.trace.mapping import FlashCounts
 from ssdco.trace.record import TraceRecord
-from ssdco.trace.simulate import MIB, TraceSetup, simulate_trace
-from ssdco.trace.synthetic import SyntheticSpec, synthetic_trace
+from ssdco.trace.simulate import MIB, TraceSetup, simulate_chunks, simulate_trace
+from ssdco.trace.synthetic import SyntheticSpec, synthetic_chunks, synthetic_trace
 
 
 def test_weighted_time_uses_the_default_weights_and_nand_timings():
@@ -72,3 +74,13 @@ def test_a_lower_hit_ratio_can_still_cost_less_flash_time(database_results):
 def test_fab_block_grouped_eviction_lowers_bast_full_merges(database_results):
     by = {(r.policy, r.mapping): r for r in database_results}
     assert by["fab", "bast"].flash.full_merges < by["lru", "bast"].flash.full_merges
+
+
+@pytest.mark.parametrize("flush_at_end", [False, True])
+def test_the_compiled_engines_give_the_python_classes_results_on_every_pattern(flush_at_end):
+    setup = TraceSetup(("lru", "fab", "lirs", "arc"), (1 * MIB, 4 * MIB), ("page", "bast", "fast"),
+                       log_blocks=4, flush_at_end=flush_at_end)
+    for pattern in ("uniform", "hotcold", "sequential", "database"):
+        spec = SyntheticSpec(pattern, 5000, footprint_bytes=16 * MIB)
+        compiled = simulate_chunks(synthetic_chunks(spec, 3), setup)
+        assert compiled == simulate_trace(synthetic_trace(spec, 3), replace(setup, compiled=False)), pattern

@@ -2,13 +2,15 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from ssdco import evaluate, load_config
 from ssdco.cli import main
+from ssdco.trace.chunk import chunked
 from ssdco.trace.reader import read_trace
 from ssdco.trace.record import TraceRecord
-from ssdco.trace.workload import trace_workload
+from ssdco.trace.workload import chunks_workload, trace_workload
 from tests.conftest import PM9A3
 
 
@@ -33,6 +35,17 @@ def test_many_distinct_sizes_are_grouped_into_powers_of_two_of_sectors():
     assert w.sizes_kib == (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
     assert w.probabilities == pytest.approx((1 / 20, 1 / 20, 2 / 20, 4 / 20, 8 / 20, 4 / 20))
     assert sum(w.probabilities) == pytest.approx(1.0)
+
+
+def test_chunk_boundaries_do_not_change_the_workload():
+    gen = np.random.default_rng(5)
+    offsets = np.cumsum(gen.integers(1, 3, 500)) * 4096  # gaps of 0 or 1 page: about half sequential
+    records = [rec(bool(w), int(o), int(s)) for w, o, s in zip(gen.random(500) < 0.3, offsets,
+                                                              np.where(offsets % 8192, 4096, 8192))]
+    whole = chunks_workload(chunked(records, 1000))
+    assert whole == chunks_workload(chunked(records, 1)) == chunks_workload(chunked(records, 7))
+    ends = [r.offset_bytes + r.size_bytes for r in records]
+    assert whole.sequential_fraction == sum(b.offset_bytes == e for b, e in zip(records[1:], ends)) / 500
 
 
 def test_a_trace_without_records_is_an_error():
