@@ -320,6 +320,10 @@ def _add_trace(sub) -> None:
     t.add_argument("--flush-at-end", action="store_true",
                    help="write every page still dirty when the trace ends (a shutdown's flush; default: left out)")
     t.add_argument("--out", metavar="FILE.csv", help="also write the results as CSV (atomically)")
+    t.add_argument("--plot", metavar="FILE.png", help="also draw hit ratio against weighted time, erases and merges "
+                                                      "per mapping, and a buffer-size curve (needs matplotlib)")
+    t.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="progress bar of the records replayed, on stderr (auto: when stderr is a terminal)")
 
 
 def _add_import_mqsim(sub) -> None:
@@ -1043,12 +1047,14 @@ def _cmd_trace(args) -> int:
     from ssdco.trace.table import results_csv, results_table
     if args.out:
         check_output_path(args.out, "--out")
+    _check_plot_option(args.plot)
     setup = TraceSetup(args.buffer, tuple(int(m * MIB) for m in args.buffer_mib), args.ftl, args.page_kib * 1024,
                        args.pages_per_block, args.log_blocks, args.op, flush_at_end=args.flush_at_end)
     weights = CostWeights.from_timings(*args.nand_us) if args.nand_us else CostWeights()
     stats = ParseStats()
     chunks, title = _trace_chunks(args, stats)
-    results = simulate_chunks(chunks, setup, weights)
+    total = args.records if args.synthetic is not None else None
+    results = simulate_chunks(_with_progress(chunks, total, _progress(args.progress)), setup, weights)
     print(f"trace: {title}")
     if args.synthetic is None:
         print(f"  {stats.records:,} records, {stats.bad_lines:,} bad lines skipped, "
@@ -1059,7 +1065,23 @@ def _cmd_trace(args) -> int:
     if args.out:
         write_text_atomic(args.out, results_csv(results))
         print(f"wrote {args.out}")
+    if args.plot:
+        from ssdco.report.trace_plot import plot_trace
+
+        plot_trace(results, args.plot, title)
+        print(f"wrote the plot to {args.plot}")
     return EXIT_OK
+
+
+def _with_progress(chunks, total: int | None, shown: bool):
+    """``chunks`` passed through, a tqdm bar on stderr counting their records (of ``total`` when known)."""
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, unit=" records", unit_scale=True, desc="trace", file=sys.stderr,
+              disable=not shown) as bar:
+        for chunk in chunks:
+            yield chunk
+            bar.update(len(chunk))
 
 
 def _calibrated_file(args, c, source_text: str, ok: bool) -> tuple[list[str], dict]:

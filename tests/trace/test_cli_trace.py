@@ -2,6 +2,8 @@
 
 import csv
 
+import pytest
+
 from ssdco.cli import main
 from ssdco.trace.table import CSV_COLUMNS
 
@@ -54,3 +56,42 @@ def test_trace_and_synthetic_exclude_each_other(tmp_path, capsys):
     assert main(["trace"]) == 2
     assert "exactly one" in capsys.readouterr().err
     assert main(["trace", str(tmp_path / "x"), "--synthetic", "uniform"]) == 2
+
+
+def test_plot_and_progress(tmp_path, capsys):
+    png = tmp_path / "trace.png"
+    code = main(["trace", "--synthetic", "database", "--records", "3000", "--buffer-mib", "1,2", "--plot", str(png),
+                 "--progress", "on"])
+    assert code == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    captured = capsys.readouterr()
+    assert f"wrote the plot to {png}" in captured.out
+    assert "3.00k/3.00k" in captured.err  # the bar counted every record of the known total
+
+
+def test_a_plot_path_that_cannot_be_written_exits_2_before_the_run(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code = main(["trace", "--synthetic", "uniform", "--records", "100", "--plot", str(blocker / "p.png")])
+    assert code == 2
+    assert "--plot" in capsys.readouterr().err
+
+
+def test_the_plot_panels_show_the_results():
+    from ssdco.report.plots import PlotError
+    from ssdco.report.trace_plot import trace_figure
+    from ssdco.trace.simulate import MIB, TraceSetup, simulate_chunks
+    from ssdco.trace.synthetic import SyntheticSpec, synthetic_chunks
+
+    setup = TraceSetup(("lru", "fab"), (1 * MIB, 2 * MIB), ("page", "bast"))
+    results = simulate_chunks(synthetic_chunks(SyntheticSpec("database", 4000), 1), setup)
+    fig = trace_figure(results)
+    hits, erases, merges, sizes = fig.axes[:4]
+    points = sorted(tuple(p) for c in hits.collections for p in c.get_offsets())
+    assert points == sorted((r.hit_ratio, r.weighted_time) for r in results)
+    bars = [p.get_height() for p in erases.patches]
+    assert bars == [r.flash.erases for p in ("lru", "fab") for r in results
+                    if r.policy == p and r.buffer_bytes == 2 * MIB]
+    assert len(sizes.lines) == 4 and all(len(line.get_xdata()) == 2 for line in sizes.lines)
+    with pytest.raises(PlotError, match="results"):
+        trace_figure([])
