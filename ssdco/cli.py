@@ -76,24 +76,7 @@ def _add_whatif(sub) -> None:
                         "queue depth 1-8 (at queue depth 1-2 it is still tried within its first 3,000 states): "
                         "milliseconds instead of up to seconds; the route MVA answers instead, less accurate at queue "
                         "depth 2-5 (a caveat says where it is at risk; README, \"Speed\")")
-    w.add_argument("--trace", metavar="TRACE",
-                   help="take the read share and request-size mix from a block trace (MSR/SNIA CSV, blkparse text, "
-                        "fio iolog; gzip or not); --set still overrides them")
-    w.add_argument("--trace-format", choices=("auto", "msr", "blkparse", "fio"), default="auto",
-                   help="the trace's format (default: detected from its first line)")
-    w.add_argument("--buffer", choices=("lru", "fab", "lirs", "arc"),
-                   help="with --trace: also replay it through this buffer policy and --ftl's mapping, and set "
-                        "ftl.read_hit_fraction, ftl.flush_fraction and ftl.waf from what reaches the flash (needs "
-                        "an [ftl] table)")
-    w.add_argument("--buffer-mib", type=_positive_float, default=16.0, metavar="MIB",
-                   help="with --buffer: the buffer's size (default %(default)s MiB)")
-    w.add_argument("--ftl", choices=("page", "bast", "fast"), default="page",
-                   help="with --buffer: the FTL mapping behind it (default %(default)s)")
-    w.add_argument("--log-blocks", type=_int_at_least(2), default=16, metavar="N",
-                   help="with --buffer and --ftl bast or fast: log blocks (default %(default)s)")
-    w.add_argument("--flush-at-end", action="store_true",
-                   help="with --buffer: write the pages still dirty when the trace ends (a shutdown's flush), so "
-                        "that a short trace does not understate the writes that reach the flash")
+    _add_trace_workload(w)
     w.add_argument("--sensitivity", action="store_true",
                    help="also the elasticity of IOPS, latency, power and energy per I/O to every numeric device and "
                         "firmware parameter (central differences of the model; two answers per parameter: seconds, "
@@ -115,10 +98,33 @@ def _add_whatif(sub) -> None:
                    help="with --sensitivity-global: the seed of the drawn designs (default %(default)s)")
 
 
+def _add_trace_workload(p) -> None:
+    """The options that take a command's workload from a block trace (``whatif``, ``validate``, ``optimize``)."""
+    p.add_argument("--trace", metavar="TRACE",
+                   help="take the read share and request-size mix from a block trace (MSR/SNIA CSV, blkparse text, "
+                        "fio iolog; gzip or not); --set still overrides them")
+    p.add_argument("--trace-format", choices=("auto", "msr", "blkparse", "fio"), default="auto",
+                   help="the trace's format (default: detected from its first line)")
+    p.add_argument("--buffer", choices=("lru", "fab", "lirs", "arc"),
+                   help="with --trace: also replay it through this buffer policy and --ftl's mapping, and set "
+                        "ftl.read_hit_fraction, ftl.flush_fraction and ftl.waf from what reaches the flash (needs "
+                        "an [ftl] table)")
+    p.add_argument("--buffer-mib", type=_positive_float, default=16.0, metavar="MIB",
+                   help="with --buffer: the buffer's size (default %(default)s MiB)")
+    p.add_argument("--ftl", choices=("page", "bast", "fast"), default="page",
+                   help="with --buffer: the FTL mapping behind it (default %(default)s)")
+    p.add_argument("--log-blocks", type=_int_at_least(2), default=16, metavar="N",
+                   help="with --buffer and --ftl bast or fast: log blocks (default %(default)s)")
+    p.add_argument("--flush-at-end", action="store_true",
+                   help="with --buffer: write the pages still dirty when the trace ends (a shutdown's flush), so "
+                        "that a short trace does not understate the writes that reach the flash")
+
+
 def _add_validate(sub) -> None:
     """The ``ssdco validate`` subcommand's options."""
     v = sub.add_parser("validate", help="run the analytic model and the embedded DES side by side")
     _common(v)
+    _add_trace_workload(v)
     v.add_argument("--requests", type=_des_requests(), default=defaults.DES_REQUESTS, metavar="N",
                    help="requests the DES completes (default %(default)s; 10%% warm-up discarded)")
     v.add_argument("--seed", type=_nonnegative_int, default=defaults.SEED,
@@ -203,6 +209,7 @@ def _add_optimize(sub) -> None:
     op = sub.add_parser("optimize", help="cheapest controller design that meets IOPS/latency and power budgets "
                                          "(ILP over the [optimizer] space, verified by the analytic model and the DES)")
     _common(op)  # --controller is accepted but ignored: the search replaces the controller
+    _add_trace_workload(op)
     op.add_argument("--min-iops", type=_nonnegative_float, default=None, metavar="N",
                     help="IOPS target at the workload's queue depth (default budgets.min_iops)")
     op.add_argument("--core-mw", type=_positive_float, default=None, metavar="MW",
@@ -569,17 +576,45 @@ def _power_ftl_budget_lines(r) -> list[str]:
     return lines
 
 
-def _cmd_whatif(args) -> int:
-    from ssdco import evaluate, load_config
+def _traced_config(args, extra: list[str] | None = None):
+    """The command's device file with ``--trace``'s workload and ``--buffer``'s NAND work set, under the user's own
+    ``--set`` (and ``extra`` overrides): ``(config, trace workload or None, NAND work or None)``."""
+    from ssdco import load_config
 
     traced = _trace_workload(args.trace, args.trace_format) if args.trace else None
-    overrides = (traced.overrides() if traced else []) + list(args.overrides)
-    config = load_config(args.config, controller=args.controller, overrides=overrides)
-    _check_sensitivity_plot(args)
+    user = list(args.overrides) + list(extra or [])
+    config = load_config(args.config, controller=args.controller,
+                         overrides=(traced.overrides() if traced else []) + user)
     nand_work = _trace_nand_work(args, config)
-    if nand_work is not None:  # the trace's NAND work, under the user's own --set
-        overrides = (traced.overrides() + nand_work.overrides() + list(args.overrides))
-        config = load_config(args.config, controller=args.controller, overrides=overrides)
+    if nand_work is not None:
+        config = load_config(args.config, controller=args.controller,
+                             overrides=traced.overrides() + nand_work.overrides() + user)
+    return config, traced, nand_work
+
+
+def _trace_doc(args, traced, nand_work) -> dict:
+    """The JSON keys of what ``--trace`` and ``--buffer`` set (none without them)."""
+    doc = {}
+    if traced:
+        doc["trace_workload"] = {"trace": args.trace, **traced.to_dict()}
+    if nand_work is not None:
+        doc["trace_nand_work"] = nand_work.to_dict()
+    return doc
+
+
+def _print_trace_lines(args, traced, nand_work) -> None:
+    """The lines saying what ``--trace`` and ``--buffer`` set (none without them)."""
+    if traced:
+        print(_trace_workload_line(args.trace, traced))
+    if nand_work is not None:
+        print(_trace_nand_work_line(nand_work))
+
+
+def _cmd_whatif(args) -> int:
+    from ssdco import evaluate
+
+    _check_sensitivity_plot(args)
+    config, traced, nand_work = _traced_config(args)
     effort = "exact" if args.exact else "fast" if args.fast else "full"
     result = evaluate(config, effort=effort)
     sens = None
@@ -591,21 +626,14 @@ def _cmd_whatif(args) -> int:
                             parameters=args.sensitivity_parameters)
         _sensitivity_plot(args, sens, f"{config.name}, controller {config.controller.name}")
     if args.json:
-        doc = result.to_dict()
-        if traced:
-            doc["trace_workload"] = {"trace": args.trace, **traced.to_dict()}
-        if nand_work is not None:
-            doc["trace_nand_work"] = nand_work.to_dict()
+        doc = {**result.to_dict(), **_trace_doc(args, traced, nand_work)}
         if sens is not None:
             doc["sensitivity"] = _sensitivity_dict(sens)
         if glob is not None:
             doc["global_sensitivity"] = _global_dict(glob)
         print(json.dumps(doc, indent=2))
     else:
-        if traced:
-            print(_trace_workload_line(args.trace, traced))
-        if nand_work is not None:
-            print(_trace_nand_work_line(nand_work))
+        _print_trace_lines(args, traced, nand_work)
         print(format_result(result, source=args.config))
         if sens is not None:
             from ssdco.sensitivity import sensitivity_table
@@ -798,11 +826,10 @@ def _verdict_text(v) -> str:
 
 
 def _cmd_validate(args) -> int:
-    from ssdco import load_config
     from ssdco.validation.compare import validate
 
     _check_plot_option(args.plot)
-    config = load_config(args.config, controller=args.controller, overrides=args.overrides)
+    config, traced, nand_work = _traced_config(args)
     progress = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
     v = validate(config, requests=args.requests, seed=args.seed, progress=progress, replications=args.replications,
                  markov_chain=not args.fast, timing_spread_scv=args.timing_spread)
@@ -811,8 +838,9 @@ def _cmd_validate(args) -> int:
 
         plot_validation(v, args.plot)
     if args.json:
-        print(json.dumps(v.to_dict(), indent=2))
+        print(json.dumps({**v.to_dict(), **_trace_doc(args, traced, nand_work)}, indent=2))
     else:
+        _print_trace_lines(args, traced, nand_work)
         print(format_validation(v))
         if args.plot is not None:
             print(f"wrote the latency plot to {args.plot}")
@@ -946,12 +974,13 @@ def _optimize_search(args) -> dict:
                 options=options or None)
 
 
-def _print_optimize(args, result, files: dict, notes: list[str], sens, breaks) -> None:
-    """``ssdco optimize``'s output: JSON, or the text report with the pick's sensitivity and break-even values."""
+def _print_optimize(args, result, files: dict, notes: list[str], sens, breaks, traced=None, nand_work=None) -> None:
+    """``ssdco optimize``'s output: JSON, or the text report with the pick's sensitivity and break-even values
+    (after what ``--trace`` and ``--buffer`` set, when given)."""
     from ssdco.report.optimize import format_text, to_json
 
     if args.json:
-        doc = to_json(result)
+        doc = {**to_json(result), **_trace_doc(args, traced, nand_work)}
         doc["files"] = files
         if args.sensitivity:
             doc["sensitivity"] = _sensitivity_dict(sens) if sens is not None else None
@@ -959,6 +988,7 @@ def _print_optimize(args, result, files: dict, notes: list[str], sens, breaks) -
             doc["break_even"] = [vars(b) for b in breaks] if breaks is not None else None
         print(json.dumps(doc, indent=2))
     else:
+        _print_trace_lines(args, traced, nand_work)
         print(format_text(result))
         if sens is not None:
             from ssdco.sensitivity import sensitivity_table
@@ -977,7 +1007,6 @@ def _print_optimize(args, result, files: dict, notes: list[str], sens, breaks) -
 def _cmd_optimize(args) -> int:
     """``ssdco optimize``: exit 0 with a pick, 1 when nothing qualifies (then ``feasible`` is false and the report
     says which constraint binds and which designs come closest; no design file is written)."""
-    from ssdco import load_config
     from ssdco.optimizer import optimize
 
     for option, path in (("--pareto", args.pareto), ("--write-design", args.write_design)):
@@ -988,7 +1017,7 @@ def _cmd_optimize(args) -> int:
         raise ConfigError("command line", "--break-even", args.break_even, "used with --sensitivity")
     _check_sensitivity_plot(args)
     drive = [f"budgets.drive_power_mw={args.drive_mw!r}"] if args.drive_mw is not None else []
-    config = load_config(args.config, controller=args.controller, overrides=list(args.overrides) + drive)
+    config, traced, nand_work = _traced_config(args, drive)
     search = _optimize_search(args)
     result = optimize(config, explain=args.explain, pareto_front=args.pareto is not None or args.plot is not None,
                       **search)
@@ -1001,7 +1030,7 @@ def _cmd_optimize(args) -> int:
                             parameters=args.sensitivity_parameters)
         _sensitivity_plot(args, sens, f"{config.name}: the pick {result.pick.label()}")
         breaks = _break_evens(config, result, sens, args.break_even, search)
-    _print_optimize(args, result, files, notes, sens, breaks)
+    _print_optimize(args, result, files, notes, sens, breaks, traced, nand_work)
     return EXIT_OK if result.feasible else EXIT_NOT_MET
 
 

@@ -124,3 +124,22 @@ def test_trace_flush_at_end_on_the_command_line(tmp_path, capsys):
     # 1 MiB holds every written page of this short trace: only the flush at the end writes them all
     assert int(rows[True]["host_writes"]) > int(rows[False]["host_writes"])
     assert rows[True]["flash_reads"] == rows[False]["flash_reads"]
+
+
+def test_validate_and_optimize_answer_for_the_traces_workload(tmp_path, capsys):
+    rows = [("Read", (i * 7919 % 64) * PAGE, PAGE) for i in range(300)]
+    rows += [("Write", (i * 104729 % 256) * PAGE, 2 * PAGE) for i in range(100)]
+    trace = msr_trace(tmp_path, rows)
+    traced = ["--trace", str(trace), "--buffer", "fab", "--buffer-mib", "0.25", "--fast", "--json"]
+    expected = trace_nand_work(read_trace_chunks(trace), str(trace), "fab", 1 << 18, "page", page_bytes=PAGE,
+                               pages_per_block=1152 * 4, over_provisioning=0.145)
+    config = load_config(PM9A3, controller="c07",
+                         overrides=trace_workload(read_trace(trace)).overrides() + expected.overrides())
+    assert main(["validate", str(PM9A3), "-c", "c07", "--requests", "4000", "--replications", "0",
+                 "--progress", "off", *traced]) in (0, 1)
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trace_nand_work"] == expected.to_dict() and doc["trace_workload"]["records"] == 400
+    assert doc["analytic"]["iops"] == pytest.approx(evaluate(config, effort="fast").iops, rel=1e-12)
+    assert main(["optimize", str(PM9A3), "--no-des", "--min-iops", "100000", *traced]) in (0, 1)
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trace_workload"]["read_fraction"] == 0.75 and doc["trace_nand_work"] == expected.to_dict()
