@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
+from ssdco.calibration.targets import target_config
 from ssdco.errors import MISSING, ConfigError
-from ssdco.spec import Config, apply_overrides, config_from_dict
+from ssdco.spec import Config
 
 #: Upper bound of a parameter, as a multiple of its starting value.
 UPPER_FACTOR = 100.0
@@ -91,17 +92,10 @@ def _check_field(config: Config, path: str) -> float:
 def load_error(config: Config, overrides: Sequence[str]) -> ConfigError | None:
     """The error of ``config`` with ``overrides`` applied (None: it loads)."""
     try:
-        config_from_dict(apply_overrides(dict(config.raw), list(overrides)), source=config.source,
-                         base_dir=_base_dir(config), controller=config.controller)
+        target_config(config, None, overrides)
     except ConfigError as e:
         return e
     return None
-
-
-def _base_dir(config: Config) -> str:
-    from pathlib import Path
-
-    return str(Path(config.source).parent)
 
 
 def _bound(error: ConfigError | None, path: str, side: str, fallback: float) -> float | None:
