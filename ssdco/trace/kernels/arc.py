@@ -6,6 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters
 from ssdco.trace.kernels.lists import (
     LENGTH,
     NodePool,
@@ -19,11 +20,9 @@ from ssdco.trace.kernels.lists import (
 )
 
 T1, T2, B1, B2 = range(4)
-# the counters in ArcKernel._state
-HITS, MISSES, EVICTIONS, FLASH_READS, FLUSHED = range(5)
 
 
-class ArcKernel:
+class ArcKernel(BufferCounters):
     """ARC over ``capacity_pages`` pages as a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
 
     def __init__(self, capacity_pages: int, pages_per_block: int = 64):
@@ -35,11 +34,6 @@ class ArcKernel:
         self._p = np.zeros(1, np.float64)
         self._state = np.zeros(5, np.int64)
 
-    hits = property(lambda self: int(self._state[HITS]), doc="Accesses found in the buffer.")
-    misses = property(lambda self: int(self._state[MISSES]), doc="Accesses not found in the buffer.")
-    evictions = property(lambda self: int(self._state[EVICTIONS]), doc="Pages evicted.")
-    flash_reads = property(lambda self: int(self._state[FLASH_READS]), doc="Read misses (each a flash read).")
-    flushed_pages = property(lambda self: int(self._state[FLUSHED]), doc="Dirty pages written back.")
     p = property(lambda self: float(self._p[0]), doc="The target size of T1 (pages).")
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:

@@ -8,10 +8,21 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
+from ssdco.trace.kernels.counters import (
+    COPIES,
+    ERASES,
+    FULL,
+    HOST_READS,
+    HOST_WRITES,
+    PARTIAL,
+    SWITCH,
+    flash_counts,
+    with_rows,
+)
 from ssdco.trace.mapping.base import FlashCounts
 
-# the counters in BastKernel._state
-HOST_READS, HOST_WRITES, COPIES, ERASES, SWITCH, PARTIAL, FULL, ROWS, SERIAL, LOGS = range(10)
+# the rest of BastKernel._state (the counters first: kernels/counters.py)
+ROWS, SERIAL, LOGS = range(7, 10)
 
 
 class BastKernel:
@@ -34,19 +45,13 @@ class BastKernel:
     def take(self, reads: int, written: np.ndarray) -> None:
         """Count the host reads and write the pages in order."""
         self._state[HOST_READS] += reads
-        need = int(self._state[ROWS]) + len(written)
-        if need > len(self._valid):  # each page write adds at most one data block
-            grown = np.zeros((max(need, 2 * len(self._valid)), self._valid.shape[1]), np.bool_)
-            grown[: len(self._valid)] = self._valid
-            self._valid = grown
+        self._valid = with_rows(self._valid, int(self._state[ROWS]) + len(written))  # <= one data block a write
         _write(written, self._row_of, self._valid, self._log_of, self._log_lbn, self._log_len, self._log_serial,
                self._log_pages, self._state)
 
     def counts(self) -> FlashCounts:
         """The counts so far, as :meth:`~ssdco.trace.mapping.base.Mapping.counts` gives them."""
-        s = [int(x) for x in self._state]
-        return FlashCounts(s[HOST_READS], s[HOST_WRITES], s[HOST_READS] + s[COPIES], s[HOST_WRITES] + s[COPIES],
-                           s[COPIES], s[ERASES], s[SWITCH], s[PARTIAL], s[FULL])
+        return flash_counts(self._state)
 
 
 @nb.njit(cache=True)

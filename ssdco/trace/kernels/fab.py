@@ -9,13 +9,15 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-# the counters in FabKernel._state
-HITS, MISSES, EVICTIONS, FLASH_READS, FLUSHED, SIZE, TOP, FREE = range(8)
+from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters
+
+# the rest of FabKernel._state (the counters first: kernels/counters.py)
+SIZE, TOP, FREE = range(5, 8)
 # the rows of FabKernel._slots
 LBN, COUNT, PREV, NEXT, STACK = range(5)
 
 
-class FabKernel:
+class FabKernel(BufferCounters):
     """FAB over ``capacity_pages`` pages as a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
 
     def __init__(self, capacity_pages: int, pages_per_block: int = 64):
@@ -30,12 +32,6 @@ class FabKernel:
         self._buckets = np.full((2, pages_per_block + 1), -1, np.int64)  # head and tail of each count's bucket
         self._state = np.zeros(8, np.int64)
         self._state[FREE] = capacity_pages
-
-    hits = property(lambda self: int(self._state[HITS]), doc="Accesses found in the buffer.")
-    misses = property(lambda self: int(self._state[MISSES]), doc="Accesses not found in the buffer.")
-    evictions = property(lambda self: int(self._state[EVICTIONS]), doc="Pages evicted.")
-    flash_reads = property(lambda self: int(self._state[FLASH_READS]), doc="Read misses (each a flash read).")
-    flushed_pages = property(lambda self: int(self._state[FLUSHED]), doc="Dirty pages written back.")
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
         """Serve the accesses: the flash reads they cause and the dirty pages of each evicted block, in page order."""

@@ -9,11 +9,21 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
+from ssdco.trace.kernels.counters import (
+    COPIES,
+    ERASES,
+    FULL,
+    HOST_READS,
+    HOST_WRITES,
+    PARTIAL,
+    SWITCH,
+    flash_counts,
+    with_rows,
+)
 from ssdco.trace.mapping.base import FlashCounts
 
-# the scalars in FastKernel._state
-(HOST_READS, HOST_WRITES, COPIES, ERASES, SWITCH, PARTIAL, FULL, ROWS, SW_LBN, SW_NEXT, RW_HEAD, RW_COUNT,
- RW_SERIAL) = range(13)
+# the rest of FastKernel._state (the counters first: kernels/counters.py)
+ROWS, SW_LBN, SW_NEXT, RW_HEAD, RW_COUNT, RW_SERIAL = range(7, 13)
 
 
 class FastKernel:
@@ -39,19 +49,13 @@ class FastKernel:
     def take(self, reads: int, written: np.ndarray) -> None:
         """Count the host reads and write the pages in order."""
         self._state[HOST_READS] += reads
-        need = int(self._state[ROWS]) + len(written)
-        if need > len(self._valid):  # a data block is made for a logical block written: <= one per page written
-            grown = np.zeros((max(need, 2 * len(self._valid)), self._valid.shape[1]), np.bool_)
-            grown[: len(self._valid)] = self._valid
-            self._valid = grown
+        self._valid = with_rows(self._valid, int(self._state[ROWS]) + len(written))  # <= one data block a write
         _write(written, self._row_of, self._valid, self._sw_valid, self._home, self._rw_pages, self._rw_len,
                self._rw_serial, self._state)
 
     def counts(self) -> FlashCounts:
         """The counts so far, as :meth:`~ssdco.trace.mapping.base.Mapping.counts` gives them."""
-        s = [int(x) for x in self._state]
-        return FlashCounts(s[HOST_READS], s[HOST_WRITES], s[HOST_READS] + s[COPIES], s[HOST_WRITES] + s[COPIES],
-                           s[COPIES], s[ERASES], s[SWITCH], s[PARTIAL], s[FULL])
+        return flash_counts(self._state)
 
 
 @nb.njit(cache=True)

@@ -8,6 +8,7 @@ import numba as nb
 import numpy as np
 
 from ssdco.trace.buffers.lirs import HIR_FRACTION, NONRESIDENT_FACTOR
+from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters
 from ssdco.trace.kernels.lists import (
     FRONT,
     LENGTH,
@@ -22,13 +23,13 @@ from ssdco.trace.kernels.lists import (
 )
 
 S, Q, NR = range(3)
-# the counters in LirsKernel._state
-HITS, MISSES, EVICTIONS, FLASH_READS, FLUSHED, RESIDENT, LIR = range(7)
+# the rest of LirsKernel._state (the counters first: kernels/counters.py)
+RESIDENT, LIR = range(5, 7)
 # the flags in LirsKernel._flags
 IS_LIR, IS_RESIDENT, IS_DIRTY = range(3)
 
 
-class LirsKernel:
+class LirsKernel(BufferCounters):
     """LIRS over ``capacity_pages`` pages, with the class's default HIR share and bound on non-resident entries, as
     a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
 
@@ -43,12 +44,6 @@ class LirsKernel:
         self._pool = NodePool(3, nodes)
         self._flags = np.zeros((3, nodes), np.bool_)
         self._state = np.zeros(7, np.int64)
-
-    hits = property(lambda self: int(self._state[HITS]), doc="Accesses found in the buffer.")
-    misses = property(lambda self: int(self._state[MISSES]), doc="Accesses not found in the buffer.")
-    evictions = property(lambda self: int(self._state[EVICTIONS]), doc="Pages evicted.")
-    flash_reads = property(lambda self: int(self._state[FLASH_READS]), doc="Read misses (each a flash read).")
-    flushed_pages = property(lambda self: int(self._state[FLUSHED]), doc="Dirty pages written back.")
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
         """Serve the accesses: the flash reads they cause and the dirty pages evicted, in eviction order."""

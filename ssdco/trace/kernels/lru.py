@@ -8,11 +8,13 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-# the counters in LruKernel._state
-HITS, MISSES, EVICTIONS, FLASH_READS, FLUSHED, SIZE, HEAD, TAIL = range(8)
+from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters
+
+# the rest of LruKernel._state (the counters first: kernels/counters.py)
+SIZE, HEAD, TAIL = range(5, 8)
 
 
-class LruKernel:
+class LruKernel(BufferCounters):
     """LRU over ``capacity_pages`` pages as a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
 
     def __init__(self, capacity_pages: int, pages_per_block: int = 64):
@@ -25,12 +27,6 @@ class LruKernel:
         self._next = np.full(capacity_pages, -1, np.int64)
         self._state = np.zeros(8, np.int64)
         self._state[HEAD] = self._state[TAIL] = -1
-
-    hits = property(lambda self: int(self._state[HITS]), doc="Accesses found in the buffer.")
-    misses = property(lambda self: int(self._state[MISSES]), doc="Accesses not found in the buffer.")
-    evictions = property(lambda self: int(self._state[EVICTIONS]), doc="Pages evicted.")
-    flash_reads = property(lambda self: int(self._state[FLASH_READS]), doc="Read misses (each a flash read).")
-    flushed_pages = property(lambda self: int(self._state[FLUSHED]), doc="Dirty pages written back.")
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
         """Serve the accesses: the flash reads they cause and the dirty pages evicted, in eviction order."""

@@ -11,11 +11,12 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
+from ssdco.trace.kernels.counters import COPIES, ERASES, HOST_READS, HOST_WRITES, flash_counts
 from ssdco.trace.mapping.base import FlashCounts
 from ssdco.trace.mapping.page import MIN_FREE_BLOCKS, MIN_SPARE_BLOCKS
 
-# the scalars in PageKernel._state
-HOST_READS, HOST_WRITES, COPIES, ERASES, BLOCKS, ACTIVE, WP, FREE_HEAD, FREE_COUNT = range(9)
+# the rest of PageKernel._state (the counters first: kernels/counters.py)
+BLOCKS, ACTIVE, WP, FREE_HEAD, FREE_COUNT = range(4, 9)
 # the rows of PageKernel._blocks
 VALID, PREV, NEXT, RING = range(4)
 
@@ -74,10 +75,8 @@ class PageKernel:
         return int(self._state[BLOCKS])
 
     def counts(self) -> FlashCounts:
-        """The counts so far, as :meth:`~ssdco.trace.mapping.base.Mapping.counts` gives them."""
-        s = [int(x) for x in self._state]
-        return FlashCounts(s[HOST_READS], s[HOST_WRITES], s[HOST_READS] + s[COPIES], s[HOST_WRITES] + s[COPIES],
-                           s[COPIES], s[ERASES], 0, 0, 0)
+        """The counts so far, as :meth:`~ssdco.trace.mapping.base.Mapping.counts` gives them (no merges)."""
+        return flash_counts(self._state, merges=False)
 
 
 @nb.njit(cache=True)

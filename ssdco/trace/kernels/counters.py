@@ -1,0 +1,47 @@
+"""What the compiled engines share: where their counters sit in their state array, and reading them out.
+
+Every buffer kernel keeps hits, misses, evictions, flash reads and written-back pages at the front of its ``_state``
+(:data:`HITS` ...); every mapping kernel its host reads and writes, copies and erases (:data:`HOST_READS` ...), the
+block mappings then switch, partial and full merges (:data:`SWITCH` ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ssdco.trace.mapping.base import FlashCounts
+
+HITS, MISSES, EVICTIONS, FLASH_READS, FLUSHED = range(5)
+HOST_READS, HOST_WRITES, COPIES, ERASES = range(4)
+SWITCH, PARTIAL, FULL = range(4, 7)
+
+
+class BufferCounters:
+    """The counters of a compiled buffer (``self._state``), named as :class:`~ssdco.trace.buffers.BufferPolicy`
+    names them."""
+
+    _state: np.ndarray
+
+    hits = property(lambda self: int(self._state[HITS]), doc="Accesses found in the buffer.")
+    misses = property(lambda self: int(self._state[MISSES]), doc="Accesses not found in the buffer.")
+    evictions = property(lambda self: int(self._state[EVICTIONS]), doc="Pages evicted.")
+    flash_reads = property(lambda self: int(self._state[FLASH_READS]), doc="Read misses (each a flash read).")
+    flushed_pages = property(lambda self: int(self._state[FLUSHED]), doc="Dirty pages written back.")
+
+
+def flash_counts(state: np.ndarray, merges: bool = True) -> FlashCounts:
+    """A mapping kernel's counts, as :meth:`~ssdco.trace.mapping.base.Mapping.counts` gives them (no merges
+    without ``merges``)."""
+    s = [int(x) for x in state]
+    switch, partial, full = (s[SWITCH], s[PARTIAL], s[FULL]) if merges else (0, 0, 0)
+    return FlashCounts(s[HOST_READS], s[HOST_WRITES], s[HOST_READS] + s[COPIES], s[HOST_WRITES] + s[COPIES],
+                       s[COPIES], s[ERASES], switch, partial, full)
+
+
+def with_rows(rows: np.ndarray, need: int) -> np.ndarray:
+    """``rows`` (a 2-D array), or a copy with at least ``need`` rows (doubling, the new rows zero)."""
+    if need <= len(rows):
+        return rows
+    grown = np.zeros((max(need, 2 * len(rows)), rows.shape[1]), rows.dtype)
+    grown[: len(rows)] = rows
+    return grown
