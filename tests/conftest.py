@@ -35,8 +35,8 @@ except Exception:  # pragma: no cover - another Hypothesis version: keep its def
 # Under the ci profile every test harvests nothing: `make test` runs the suite in several pytest-xdist
 # workers, each of which may have imported different ssdco modules (lazy imports) by the time it reaches
 # a test, so harvested constants would make CI's derandomized draws depend on how the tests were shared out
-# (measured 2026-11-26: test_search's property test drew other designs after test_cli and test_sweep had run
-# than alone, and the same ones with this in place).
+# (without it, test_search's property test draws other designs after test_cli and test_sweep have run than
+# alone; with it, the same ones).
 STABLE_DRAW_MODULES = ("test_model_vs_des.py",)
 STABLE_DRAWS_EVERYWHERE = os.environ.get("HYPOTHESIS_PROFILE") == "ci"
 

@@ -153,9 +153,9 @@ def test_whatif_flags_a_known_disagreement_and_validate_names_it(capsys):
 
 
 def test_fast_skips_the_chain_and_validate_fast_checks_that_answer(capsys):
-    # PM9A3 c01, 16 KiB reads at QD 3: the Markov chain of the requests' draws outgrows its budget (about 3 s) and,
-    # since 2026-11-29, the platoon stage answers; --fast skips the chain, the route MVA answers at once (0.2 %
-    # higher here), and its caveat says the chain was skipped
+    # PM9A3 c01, 16 KiB reads at QD 3: the Markov chain of the requests' draws outgrows its budget (about 3 s) and
+    # the platoon stage answers; --fast skips the chain, the route MVA answers at once (0.2 % higher here), and its
+    # caveat says the chain was skipped
     args = [str(PM9A3), "-c", "c01", "--set", "workload.queue_depth=3", "--set", "workload.request_size_kib=16"]
     assert main(["whatif", *args, "--json"]) == 0
     full = json.loads(capsys.readouterr().out)

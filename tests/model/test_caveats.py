@@ -176,8 +176,8 @@ def test_queue_depth_2_with_several_transactions_is_flagged_unless_the_schedule_
 def test_where_the_chain_outgrows_its_budget_the_route_mva_answer_is_flagged():
     # 4 KiB requests, 70 % reads, at QD 5 through one slow core: the Markov chain of the requests' draws outgrows
     # its state budget, the route MVA answers and is 22 % above the DES. Queue depth 5 is outside the QD 2-4
-    # caveats, so before the chain's own caveat this answer came with the knee's and the flow's only.
-    # Since 2026-11-29 the platoon stage answers there (reads and programs mix behind a core group), within the
+    # caveats, so the answer carries the knee's, the chain's own (it outgrew its budget) and the flow's caveats.
+    # The platoon stage answers there by default (reads and programs mix behind a core group), within the
     # tolerances and uncaveated; the caveats are the route MVA's (platoon_stage=False)
     config = config_from_dict(gallery("mixed-requests-behind-one-slow-core-at-queue-depth-5"))
     network = build_network(config)
@@ -245,14 +245,14 @@ def test_the_chain_caveat_takes_the_place_of_the_queue_depth_2_to_4_ones():
 
 
 def test_whatif_no_longer_dips_where_the_chain_outgrew_its_budget():
-    # whatif's answers switched solvers with the queue depth: the chain at QD 2 and 3, the route MVA at QD 4 where
-    # the chain outgrew its budget of 100,000 states. The route MVA is low there (-3.4 % against the DES), below
-    # the QD 3 answer though the DES rises, and says so. Since late on 2026-11-27 the 10 % grid may take 400,000
-    # states at QD 3-4 (schedule_chain.GRID_STEPS): the chain answers QD 4 too (about 124,000 states), and the dip
-    # is gone. The route MVA alone still dips below the QD 3 answer, but since its stages' excess waits combine as
-    # independent parts in read-only work (route_mva.stage_wait_correlation) it is -1.3 %, not -3.4 %. (Since the
-    # platoon stage forks requests of several transactions, 2026-11-29, it would answer in the route MVA's place
-    # here: the route MVA alone is asked for with platoon_stage=False.)
+    # With a chain budget of 100,000 states whatif's answers would switch solvers with the queue depth: the chain
+    # at QD 2 and 3, the route MVA at QD 4 where the chain outgrows that budget, low there (-3.4 % against the DES)
+    # and below the QD 3 answer though the DES rises, with a caveat. The 10 % grid may take 400,000 states at
+    # QD 3-4 (schedule_chain.GRID_STEPS): the chain answers QD 4 too (about 124,000 states), and there is no dip.
+    # The route MVA alone still dips below the QD 3 answer, but with its stages' excess waits combined as
+    # independent parts in read-only work (route_mva.stage_wait_correlation) it is -1.3 %, not -3.4 %. (The
+    # platoon stage forks requests of several transactions and would answer in the route MVA's place here: the
+    # route MVA alone is asked for with platoon_stage=False.)
     d = gallery("reads-dipping-at-queue-depth-4")
     answers, alone = {}, {}
     for queue_depth in (3, 4):
@@ -314,9 +314,9 @@ def test_fast_changes_nothing_where_the_chain_does_not_apply():
 
 # ---- whatif's caveat for a core bottleneck short of saturation while reads and programs mix (whatif.trust_caveats).
 #
-# The caveat is the route MVA's: since 2026-11-29 (twenty-sixth session) the platoon stage answers wherever reads
-# and programs mix behind a core group (queueing/platoon_stage.py), so these tests ask for the route MVA's answer
-# (``platoon_stage=False``) and check the stage's against the same DES run.
+# The caveat is the route MVA's: the platoon stage answers by default wherever reads and programs mix behind a core
+# group (queueing/platoon_stage.py), so these tests ask for the route MVA's answer (``platoon_stage=False``) and
+# check the stage's against the same DES run.
 LOW, HIGH = MIXED_KNEE_UTILIZATION
 KNEES = MIXED_KNEE_SATURATED_DEPTH_OVER_KNEE
 
@@ -330,7 +330,7 @@ def test_the_flagged_design_is_off_the_des_and_says_so():
     assert len(r.caveats) == 1 and "reads and programs mix and the bottleneck (cores:g1)" in r.caveats[0]
     des = simulate(network, requests=60_000, seed=1)
     assert r.iops / des.iops.value - 1.0 > IOPS_TOLERANCE  # the reason for the caveat (+8 %)
-    # 16 KiB requests, four transactions: since 2026-11-29 the platoon stage forks them and answers (-0.7 %)
+    # 16 KiB requests, four transactions: the platoon stage forks them and answers (-0.7 %)
     staged = evaluate_network(config, network)
     assert staged.method == "platoon-stage" and staged.caveats == ()
     assert abs(staged.iops / des.iops.value - 1.0) <= IOPS_TOLERANCE
@@ -393,8 +393,8 @@ def test_a_fresh_draw_at_capacity_under_three_knees_is_flagged_and_the_idle_boun
     assert r.method == before.method == "route-mva" and before.utilization[before.bottleneck] >= HIGH
     ratio = r.bounds.population_per_us / r.bounds.capacity_per_us
     assert 1.0 < ratio < KNEES
-    # with the bound's root (2026-11-28, twenty-first session) the group is 96.6 % busy: the caveat's "short of
-    # saturation" form flags it (the "at capacity" form did with the linear factor)
+    # with the bound's root the group is 96.6 % busy: the caveat's "short of saturation" form flags it (with the
+    # bound's linear factor instead, the "at capacity" form would)
     assert LOW <= r.utilization[r.bottleneck] < HIGH
     assert any("reads and programs mix" in c and "short of saturation" in c for c in r.caveats)
     des = simulate(network, requests=100_000, seed=1)

@@ -246,8 +246,8 @@ def test_the_route_mva_where_the_chain_outgrows_is_flagged_and_the_stage_answers
     (("workload.read_fraction=0.0", "workload.queue_depth=1"), None),  # barely held (0.1 % of the latency)
     (("workload.read_fraction=1.0", "ftl.write_buffer_kib=16"), None),  # no writes
     (("workload.read_fraction=0.0", "ftl.write_buffer_kib=0", "workload.queue_depth=4"), None),  # write-through
-    # two or three requests of several transactions, where the chain of the draws outgrows its budget: since
-    # 2026-11-29 the platoon stage answers (within 0.003 % of the DES; the route MVA's caveats: above)
+    # two or three requests of several transactions, where the chain of the draws outgrows its budget: the
+    # platoon stage answers (within 0.003 % of the DES; the route MVA's caveats: above)
     (("workload.read_fraction=1.0", "workload.queue_depth=2", "workload.request_size_kib=16"), None),
     (("workload.read_fraction=1.0", "workload.queue_depth=2"), None),  # one transaction each
     (("workload.read_fraction=1.0", "workload.queue_depth=3", "workload.request_size_kib=16"), None),

@@ -180,7 +180,7 @@ def test_requests_of_several_transactions_are_not_held_to_their_serial_latency()
 def test_fast_verifies_with_whatif_fasts_answers_and_the_report_carries_their_caveat(capsys):
     # optimize --fast ([optimizer] markov_chain = false): every design is verified with whatif --fast's answer;
     # the pick's report shows that answer's caveat (the chain skipped, the route MVA at risk: several transactions).
-    # 8 and 16 KiB requests: of one size, the platoon stage would answer in the route MVA's place (since 2026-11-29)
+    # 8 and 16 KiB requests: of one size, the platoon stage would answer in the route MVA's place
     mix = "workload.request_size_kib={sizes=[8, 16], probabilities=[0.5, 0.5]}"
     cfg = load_config(PM9A3, overrides=["workload.queue_depth=3", mix])
     res = optimize(cfg, min_iops=40_000, options={**NO_DES, "markov_chain": False})
@@ -413,9 +413,9 @@ def test_closest_designs_that_meet_the_target_analytically_say_why_they_are_not_
     # only the DES rejects (forced here), and the main search stops after 5 designs: the highest-IOPS design
     # within the budgets reaches the target, and the lowest-power one meeting it is within the core budget, so
     # neither may say "< target" or "> budget"; each says what kept it out. The designs the search meets turn on
-    # ties: at 550,000 IOPS (the target here until the idle bound, 2026-11-28) one design's answer moving by 1 IOPS
-    # (370,370 -> 370,369) sent it along another path, whose best design within the budgets stays below 550,000;
-    # at 530,000 it reaches the target again (the first assertion below checks that it does)
+    # ties: at 550,000 IOPS one design's answer moving by 1 IOPS (370,370 -> 370,369, with the idle bound) sends it
+    # along another path, whose best design within the budgets stays below 550,000; at 530,000 it reaches the
+    # target (the first assertion below checks that it does)
     from ssdco.errors import SsdcoError
     from ssdco.optimizer import search as S
 

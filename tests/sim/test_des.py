@@ -588,11 +588,11 @@ def test_bad_networks():
 # =================================================  ==========  ==========
 #
 # The background work is an open stream in the model (route_mva.py, item 4), capped by what the write
-# buffer's closed pool of background jobs can sustain (item 5). 30 % reads was -11.3 % / +12.7 % until
-# the background fixed point was solved per population (item 4); write only was +6.2 % / -5.7 % without
+# buffer's closed pool of background jobs can sustain (item 5). 30 % reads is -11.3 % / +12.7 % without
+# the background fixed point solved per population (item 4); write only is +6.2 % / -5.7 % without
 # the write-buffer cap, where randomly placed flushes leave some dies idle while the buffer is full.
-# The partitioned mapping cache at f = 0.1 was -5.3 % (and -6.6 % with the JESD219 mix) while the closed
-# queue carried the background's share of the wait as well (item 4). Every case is now held to the
+# The partitioned mapping cache at f = 0.1 is -5.3 % (and -6.6 % with the JESD219 mix) with the closed
+# queue carrying the background's share of the wait as well (item 4). Every case is held to the
 # acceptance tolerance, 3 %.
 
 REQUESTS = 100_000
@@ -655,8 +655,8 @@ def test_full_write_buffer_pushes_back_to_program_throughput():
 ])
 def test_no_write_buffer_is_write_through(overrides):
     # write_buffer_kib = 0: every write waits for its own NAND work (programs, GC copies, erases), which is
-    # then on the critical path like any other step. It used to leave one background slot: a write-only
-    # QD 4 run was +2.2 %, 70 % reads at QD 32 +27 % and 16 KiB writes -68 % against that DES
+    # then on the critical path like any other step. With one background slot left instead, a write-only
+    # QD 4 run would be +2.2 %, 70 % reads at QD 32 +27 % and 16 KiB writes -68 % against that DES
     c, net, d = run(*overrides, "ftl.write_buffer_kib=0", requests=40_000)
     assert net.background_slots == 0 and not any(s.background for s in net.steps)
     assert any(s.label == "bg_program" and s.ops == "write" for s in net.steps)

@@ -5,32 +5,21 @@ service, mixed core sharing and accelerators) analytic IOPS within 3 % of the DE
 within 10 %. What the model achieves on this suite's draws is asserted as measured, so a regression fails
 (and an improvement should tighten the numbers):
 
-* one transaction per request: all 100 within both tolerances (measured: worst IOPS error +1.83 %, 2026-12-05,
-  a 70 %-read mix at QD 6 answered by the platoon stage; -2.06 % on 2026-11-28; the draws are this suite's only
-  under pytest, whose conftest stops Hypothesis harvesting ssdco's literals);
+* one transaction per request: all 100 within both tolerances (measured: worst IOPS error +1.83 %, a 70 %-read
+  mix at QD 6 answered by the platoon stage; the draws are this suite's only under pytest, whose conftest stops
+  Hypothesis harvesting ssdco's literals);
 * 8-16 KiB requests (fork-join of 2-4 transactions): all 100 within both tolerances (measured: worst IOPS error
-  -1.23 %, 2026-12-05, 70 %-read 16 KiB requests at QD 29, the route MVA). From 2026-11-27 until the platoon
-  stage (ssdco/model/queueing/platoon_stage.py) took over where the Markov chain outgrows its budget, one draw missed,
-  +4.60 % (+4.9 to +5.2 % against 1,000,000-request runs: 8 KiB 70 %-read requests at QD 4 over four two-plane
-  dies with 77-times-longer programs, two slow cores, whose chain outgrows 400,000 states even on a grid of 30 %
-  of a request's latency); this test then asserted >= 99 of 100 and a worst IOPS error <= 5 %. That draw and
-  its four neighbours are now within 0.5 %.
+  -1.23 %, 70 %-read 16 KiB requests at QD 29, the route MVA). Where the Markov chain outgrows its budget the
+  platoon stage (ssdco/model/queueing/platoon_stage.py) answers; without it one draw misses, +4.60 % (+4.9 to
+  +5.2 % against 1,000,000-request runs: 8 KiB 70 %-read requests at QD 4 over four two-plane dies with
+  77-times-longer programs, two slow cores, whose chain outgrows 400,000 states even on a grid of 30 % of a
+  request's latency). With the stage, that draw and its four neighbours are within 0.5 %.
 
-History on these draws (tests/conftest.py pins them against Hypothesis's harvesting of source constants; the
-draws also change whenever the source of ``_collect``'s inner function changes, since a derandomized test is
-seeded from it): 100/100 (worst 2.9 %) and 99/100 (worst 4.5 %) before the Markov chain of the requests' draws
-(ssdco/model/queueing/schedule_chain.py) took over closed deterministic work at QD 2-4; 97/100, worst 4.6 %, before the
-bursty output of mixed read/write dies was passed on to the stations after them, route_mva.py, 3.; 5.0 %
-before a request's transactions were taken to share its operation, route_mva.py, 1.; 6.0 % before immediate
-feedback at a core group was merged into one service, route_mva.py, 3.; 88/100, worst 6.3 %, before own
-transactions queued together at a die were taken to wait for the others once and the request's makespan at the
-dies as the max of wait plus own load, see route_mva.py, 1.; 96/100 before the flow's traffic equations were
-solved to their fixed point, 3. Draws made outside this module differ (two made on 2026-11-25 inside pytest
-but from another module, before the chain's 5 % and 10 % grids: 100/100, worst 1.8 %, and 94/100, worst
--5.95 %, 8 KiB reads at QD 3 and 70 %-read 16 KiB requests at QD 7). ``benchmarks/accuracy.py run
---hypothesis SEED`` draws fresh sets reproducibly. Many of the remaining misses are at QD 2-5 (the chain's range
-since 2026-11-25; it was 2-4): there the chain
-outgrows its budget on 4-transaction requests at QD 3-5 and on read/program mixes.
+tests/conftest.py pins these draws against Hypothesis's harvesting of source constants; the draws also change
+whenever the source of ``_collect``'s inner function changes, since a derandomized test is seeded from it, and
+draws made outside this module differ. ``benchmarks/accuracy.py run --hypothesis SEED`` draws fresh sets
+reproducibly. On such sets many of the misses are at QD 2-5: there the chain outgrows its budget on
+4-transaction requests at QD 3-5 and on read/program mixes.
 
 Where the route MVA is taken, the misses are configurations where deterministic firmware on slow shared cores
 dominates the cycle: requests then travel in convoys or platoons (the DES shows a 2-core group 74 % busy with
@@ -158,7 +147,7 @@ def test_shared_core_group_at_queue_depth_1(seed):
     # (and complete) in a row, so the transactions interleave FCFS and leave in pairs near the end, and
     # then collide at two dies (seed 30, reads) or plane pairs (seed 44, writes). Taking the makespan as
     # one transaction's way plus the largest *expected* stage spread, each step its own stage, the model
-    # was 18.4 % high on both; with the FCFS run and the expected *largest* spread (route_mva.py, 1.) it is
+    # would be 18.4 % high on both; with the FCFS run and the expected *largest* spread (route_mva.py, 1.) it is
     # +1.7 % and +0.4 %.
     d = random_config(seed, mixed_sizes=True)
     assert d["workload"]["queue_depth"] == 1 and d["workload"]["request_size_kib"] == 16
@@ -171,9 +160,9 @@ def test_core_group_running_modules_in_a_row(seed):
     # 4 KiB uniform designs whose core group runs several modules one after another: seed 103, one slow
     # core for parse, cache lookup and translate (reads, QD 5); seed 83, three slow cores for all five
     # modules (70 % reads, QD 12). A request going straight back into the queue it left is no arrival of
-    # that queue's stream: counting those visits as arrivals made the flow look regular at a busy core
-    # (its departures are) and gave the per-visit scv of unequal modules where the request brings their
-    # sum. The model was -13.8 % and +4.7 % IOPS; with the feedback merged (route_mva.py, 3.) -0.5 % both.
+    # that queue's stream: counting those visits as arrivals would make the flow look regular at a busy core
+    # (its departures are) and give the per-visit scv of unequal modules where the request brings their
+    # sum, the model -13.8 % and +4.7 % IOPS; with the feedback merged (route_mva.py, 3.) -0.5 % both.
     d = random_config(seed, mixed_sizes=False)
     assert len(d["controller"]["core_groups"][0]["modules"]) >= 3
     e_x, e_r = _errors(d, seed=1)
@@ -185,7 +174,7 @@ def test_reads_and_programs_mixed_at_the_dies():
     # The others' transactions queued behind their own siblings are mostly programs, and one write's
     # programs land on both dies at once, so the dies' waits are correlated (Network.sibling_work_ratio,
     # Network.copy_work_correlation, route_mva.py, 1.). Taking the queued siblings at the mean service and
-    # the dies' waits as independent, the model was +4.0 % IOPS; now -1.0 %.
+    # the dies' waits as independent, the model would be +4.0 % IOPS; with the correlation it is -1.0 %.
     d = random_config(142, mixed_sizes=True)
     assert d["workload"]["read_fraction"] == 0.7 and d["workload"]["request_size_kib"] == 16
     e_x, e_r = _errors(d, seed=1)
@@ -195,7 +184,7 @@ def test_reads_and_programs_mixed_at_the_dies():
 def test_bursty_output_of_mixed_dies_at_a_busy_slow_core():
     # reads queued behind a program leave together when it ends, so requests complete, and the next ones
     # start, in bursts: the DES's inter-start scv is about 2. With the dies' merged output capped at Poisson,
-    # the slow core that parses them saw ca2 0.91 (route_mva.py, 3.) and the model was +4.2 % IOPS; with
+    # the slow core that parses them sees ca2 0.91 (route_mva.py, 3.) and the model is +4.2 % IOPS; with
     # the bursts passed on (ca2 1.4) it is -0.8 %
     d = gallery("bursty-read-write-mix")
     network = build_network(config_from_dict(d))
@@ -209,7 +198,7 @@ def test_bursty_output_of_mixed_dies_at_a_busy_slow_core():
 
 def test_others_batches_queue_at_a_one_step_core():
     # a request's four cache lookups reach the one slow core together and queue behind each other: others
-    # arriving find those queued too (route_mva.py, 1.). Without that part of the queue the model was +5.7 %
+    # arriving find those queued too (route_mva.py, 1.). Without that part of the queue the model is +5.7 %
     # IOPS here; with it +2.4 % (the DES's 95 % half-width is 0.9 %)
     e_x, e_r = _errors(gallery("batched-lookups-at-one-slow-core"), seed=1)
     assert abs(e_x) <= IOPS_TOLERANCE and abs(e_r) <= LATENCY_TOLERANCE, (e_x, e_r)
@@ -234,7 +223,7 @@ def test_channel_fed_by_deterministic_dies_waits_less_than_behind_poisson_arriva
                                     "mixed-16k-requests-at-busy-channels"])
 def test_excess_waits_at_dies_and_channels_add_as_independent_parts(design):
     # Requests of four transactions that wait at the dies and at the channels: each stage's max over the request's
-    # transactions exceeds its mean wait, and added outright those excesses made the route MVA 5.4 % low on
+    # transactions exceeds its mean wait, and added outright those excesses make the route MVA 5.4 % low on
     # 16 KiB reads at QD 12 (dies 46 %, channels 90 % busy; fresh draw 20261225 #117) and 3.3 % low on 70 %-read
     # 16 KiB requests at QD 39 (channels 91 %; 20261227 #123). Where every request does one operation, or the
     # dies or channels are the bottleneck, they add as independent parts (root of the sum of squares,
@@ -260,8 +249,8 @@ def test_busy_channels_run_event_by_event_behind_the_rest_of_the_route():
     # 4 KiB reads at QD 14, the channels the busiest stations (74 %; fresh draw 20261218 #213): the route MVA's
     # own solve is 3.6 % low, its channel waits too long. whatif runs the dies and channels event by event behind
     # the rest of the route as a fixed delay (route_mva.stage_behind_rest) and takes that where it is more.
-    # (The route MVA's answer: since 2026-12-05 the platoon stage answers by default at QD 14 with the channels the
-    # bottleneck, whatif.STAGE_MAX_QUEUE_DEPTH; checked at the end.)
+    # (The route MVA's answer: the platoon stage answers by default at QD 14 with the channels the bottleneck,
+    # whatif.STAGE_MAX_QUEUE_DEPTH; checked at the end.)
     config = config_from_dict(gallery("reads-at-busy-channels-behind-fast-cores"))
     network = build_network(config)
     model = evaluate_network(config, network, solvers=all_but("platoon-stage"))
@@ -298,7 +287,7 @@ def test_channels_at_queue_depth_7_below_their_capacity():
 def test_core_group_serving_a_transaction_in_two_runs_at_queue_depth_1():
     # one fast core runs cache lookup and, after an accelerator's translate, dispatch for each of a 16 KiB
     # request's four transactions: it does all eight steps one after another. Taken as two independent
-    # stages (the larger spread alone) the model was +4.9 % IOPS with nobody else in the system; with the
+    # stages (the larger spread alone) the model is +4.9 % IOPS with nobody else in the system; with the
     # core's runs as one (route_mva.own_serialisation_us) +0.6 %
     d = gallery("split-core-runs")
     e_x, e_r = _errors(d, seed=1)

@@ -47,7 +47,7 @@ def test_schedule_of_two_requests_at_one_core_by_hand():
 
 @pytest.mark.parametrize("design", ["two-reads-two-dies", "two-modules-on-one-slow-core"])
 def test_schedule_matches_the_des_where_the_route_mva_missed(design):
-    # two_reads_two_dies: the route MVA was -8.4 % (IOPS) and +63 % (p99); the DES has no wait at all.
+    # two_reads_two_dies: the route MVA is -8.4 % (IOPS) and +63 % (p99); the DES has no wait at all.
     # two_modules_on_one_slow_core: +9.1 % and +11 %; the DES's core idles while both requests are at the NAND.
     config = config_from_dict(gallery(design))
     network = build_network(config)

@@ -201,8 +201,8 @@ def _mean_error(config, requests: int = REQUESTS) -> float:
 
 
 @pytest.mark.parametrize("read_fraction,arrival_iops,tol", [
-    (1.0, 234_000, 0.05),  # 60 % of the QD 32 IOPS; measured +0.9 % (was +73 %)
-    (0.7, 128_000, 0.10),  # measured -8.7 % (was +46 %): reads behind buffered programs
+    (1.0, 234_000, 0.05),  # 60 % of the QD 32 IOPS; measured +0.9 %
+    (0.7, 128_000, 0.10),  # measured -8.7 %: reads behind buffered programs
 ])
 def test_jesd219_size_mix(read_fraction, arrival_iops, tol):
     from tests.network.test_ftl_effects import jesd219
@@ -219,17 +219,17 @@ def test_one_slow_core_running_three_modules_in_a_row():
     # random design 7 (4 KiB reads) at 80 % of capacity: cache lookup, translate and dispatch on one slow
     # core, each job rejoining its queue between modules. Measured -7.2 % with work conservation
     # (open_runs.py): the middle module's wait is 14 % short (it sees only part of what the requests ahead
-    # release), the first wait 4 % short. Per-visit waits were -24 %, -3.3 % with the full residual on
-    # re-entry; the bound was 5 % then and is the 10 % tolerance now (the 100-design figures improved, see
-    # test_core_group_visited_in_runs and docs/accuracy.md)
+    # release), the first wait 4 % short. Per-visit waits give -24 %, -3.3 % with the full residual on
+    # re-entry. The bound is the 10 % tolerance (the figures over many designs: test_core_group_visited_in_runs
+    # and docs/accuracy.md)
     assert abs(_mean_error(_open_at(7, 0.8, mixed_sizes=False))) <= 0.10
 
 
 @pytest.mark.parametrize("cores,modules", [
-    (1, ("parse", "translate")),  # per-visit waits +77.5 %, now +0.7 %
-    (2, ("cache_lookup", "translate")),  # -20.8 %, now -0.5 %
-    (2, ("translate",)),  # -7.2 %, now -0.5 %: four transactions keep both cores busy
-    (3, ("cache_lookup", "translate")),  # -26.3 %, now -2.6 %
+    (1, ("parse", "translate")),  # per-visit waits +77.5 %, work conservation +0.7 %
+    (2, ("cache_lookup", "translate")),  # -20.8 % and -0.5 %
+    (2, ("translate",)),  # -7.2 % and -0.5 %: four transactions keep both cores busy
+    (3, ("cache_lookup", "translate")),  # -26.3 % and -2.6 %
 ])
 def test_core_group_visited_in_runs(cores, modules):
     # 16 KiB reads at 80 % of capacity, the core group the only queue (accuracy campaign, open-core-group): the
@@ -247,11 +247,9 @@ def test_core_group_visited_in_runs(cores, modules):
 @pytest.mark.slow
 @pytest.mark.parametrize("mixed_sizes,within", [(False, 25), (True, 24)], ids=["4KiB", "4-16KiB"])
 def test_uniformly_sampled_designs_at_80_percent_of_capacity(mixed_sizes, within):
-    # measured 25 / 25 and 24 / 25 within 10 % (24 and 22 before core groups visited in runs or batches
-    # were solved by work conservation, open_runs.py; 19 for 4-16 KiB before a batch's operation and the
-    # dies' correlated waits, test_reads_and_programs_in_batches_over_few_dies; 5 before fork-join; 21 for
-    # 4 KiB before the re-entry residual). The miss (+20 %) is a core group behind a busy deterministic
-    # one: its arrivals are more regular than the Poisson stream open_runs.py assumes
+    # measured 25 / 25 and 24 / 25 within 10 % (24 and 22 without work conservation for core groups visited in
+    # runs or batches, open_runs.py). The miss (+20 %) is a core group behind a busy deterministic one: its
+    # arrivals are more regular than the Poisson stream open_runs.py assumes
     errors = np.array([_mean_error(_open_at(seed, 0.8, mixed_sizes)) for seed in range(25)])
     message = f"within 10 %: {np.sum(np.abs(errors) <= 0.10)}/25, errors {np.round(errors, 3).tolist()}"
     assert np.sum(np.abs(errors) <= 0.10) >= within, message
@@ -262,7 +260,7 @@ def test_transactions_at_a_single_copy_wait_once(seed):
     # 16 KiB reads at 80 % of capacity: seed 34 has one die (four transactions in a row behind the same
     # batches, M^X/D/1), seed 27 one channel. The request's transactions at the only copy wait for the
     # others once, as the siblings at each of several copies do (route_mva.route_arrays); taken as four
-    # independent waits, the latency was +86 % and +62 % (now +2.7 % and +5.5 %).
+    # independent waits, the latency would be +86 % and +62 % (it is +2.7 % and +5.5 %).
     config = _open_at(seed, 0.8)
     assert config.workload.request_sizes_kib == (16.0,)
     assert abs(_mean_error(config)) <= 0.10
@@ -274,7 +272,7 @@ def test_reads_and_programs_in_batches_over_few_dies(load):
     # A request's four transactions are all reads or all programs: the batch term of M^X/G/c takes the
     # operation's service (Network.batch_excess), and the dies' waits are correlated by the programs one
     # write lands on several dies, so their max is shorter (Network.copy_work_correlation, route_mva.py, 1.).
-    # With the batch's transactions taken as independent reads and programs the latency was -14.5 % and
+    # With the batch's transactions taken as independent reads and programs the latency is -14.5 % and
     # -21.7 %; with the batch term alone +14.1 % and +22.2 %; with both -1.1 % and -3.5 %.
     config = _open_at(23, load)
     assert config.workload.read_fraction == 0.7 and config.workload.request_sizes_kib == (16.0,)
@@ -323,7 +321,7 @@ def test_variable_nand_service_over_several_transactions(load, within):
 def test_channel_behind_deterministic_dies_at_80_percent_load():
     # the closed test's channel-bound reads (gallery("channel-bound-reads")), open at 80 % of capacity: the dies'
     # deterministic reads space out each channel's transfers; behind Poisson arrivals the model's channel
-    # wait was 22.5 us against the DES's 16.3 us (latency +6.1 %), with route_mva.routed_arrival_gamma 18.1 us
+    # wait is 22.5 us against the DES's 16.3 us (latency +6.1 %), with route_mva.routed_arrival_gamma 18.1 us
     d = gallery("channel-bound-reads")
     capacity = evaluate_network(config_from_dict(d), build_network(config_from_dict(d))).bounds.capacity_per_us
     del d["workload"]["queue_depth"]

@@ -42,7 +42,7 @@ def _within(answer, network, requests, seed):
 @pytest.mark.parametrize("design", ["reads-behind-two-slow-cores-each-serving-several-steps",
                                     "writes-in-step-with-an-accelerator-between"])
 def test_the_stage_answers_the_platoon_designs_within_the_tolerances(design):
-    # the route MVA was +37.5 % and +44 % on these (test_platoon_caveat.py); the stage is within the tolerances
+    # the route MVA is +37.5 % and +44 % on these (test_platoon_caveat.py); the stage is within the tolerances
     config = config_from_dict(gallery(design))
     network = build_network(config)
     r = evaluate_network(config, network)
@@ -169,7 +169,7 @@ def test_at_queue_depth_6_to_24_the_stage_answers_requests_of_several_transactio
 def test_at_queue_depth_13_to_24_the_stage_answers_mixes_at_busy_dies():
     # a held-out Hypothesis draw (gallery("sixteen-kib-mixes-at-busy-dies-at-queue-depth-24")): 70 %-read 16 KiB
     # requests at QD 24, the dies the bottleneck; the route MVA is 3.4-3.7 % high against 200,000- and 1,000,000-request
-    # runs, the stage within 0.2 % (whatif.STAGE_MAX_QUEUE_DEPTH, 24 since 2026-12-05; it was 12)
+    # runs, the stage within 0.2 % (whatif.STAGE_MAX_QUEUE_DEPTH, 24)
     config = config_from_dict(gallery("sixteen-kib-mixes-at-busy-dies-at-queue-depth-24"))
     network = build_network(config)
     r = evaluate_network(config, network)
@@ -249,7 +249,7 @@ def test_the_stage_does_not_apply_beyond_one_deterministic_route_of_requests_of_
 
 
 def test_a_request_of_several_transactions_forks_in_the_stage_and_agrees_with_the_des():
-    # 16 KiB requests (four transactions) mixing reads and programs behind one slow core: the route MVA was 9.4 %
+    # 16 KiB requests (four transactions) mixing reads and programs behind one slow core: the route MVA is 9.4 %
     # high (docs/accuracy.md, per solver)
     config = config_from_dict(gallery("sixteen-kib-mix-behind-one-slow-core"))
     network = build_network(config)

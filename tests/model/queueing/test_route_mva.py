@@ -259,7 +259,7 @@ def test_request_alone_is_whatifs_zero_load_latency_bit_for_bit(seed):
 @pytest.mark.parametrize("read_fraction, overrides, expected", [
     (1.0, (), 0.0),  # reads only: the stages' excess waits add as independent parts
     (0.0, (), 0.0),  # writes only
-    (0.7, (), 1.0),  # reads among the write buffer's background programs: added outright, as before
+    (0.7, (), 1.0),  # reads among the write buffer's background programs: added outright
     (1.0, ('ftl.mapping="dftl"', "ftl.cache_fraction=0.1"), 1.0),  # some reads make a mapping read first
 ])
 def test_stage_wait_correlation_by_the_work_on_the_path(pm9a3_path, read_fraction, overrides, expected):
@@ -442,7 +442,7 @@ def test_variable_die_service_leaves_the_dies_own_burstiness():
     keep = (1 - u * u) / (1 + lam_sigma ** 2)
     assert keep < 0.02  # the dies' arrivals are all but forgotten
     assert ca2_in[channel] == pytest.approx(1 + keep * (ca2_in[die] - 1) + u * u * (a.scv[die] - 1), abs=1e-9)
-    assert ca2_in[channel] > 1.0  # burstier than Poisson (capped, it was 1)
+    assert ca2_in[channel] > 1.0  # burstier than Poisson (capped, it would be 1)
     a = _arrays(config_from_dict(random_config(146, False)))
     _, ca2_in = _solve(a, 0.7 * _capacity(a))
     assert ca2_in[_names(146).index("channel")] == pytest.approx(0.0, abs=1e-9)

@@ -178,11 +178,10 @@ def _at_queue_depth_2(which: str):
 @pytest.mark.parametrize("which, outgrown_budget, most_states", [("uniform design 156", 100_000, 200_000),
                                                                  ("mixed 16 KiB reads", 200_000, 400_000)])
 def test_at_queue_depth_2_the_10_percent_grid_may_take_400000_states(which, outgrown_budget, most_states):
-    # 16 KiB requests at QD 2. Uniform design 156 needs 117,438 states on the 10 % grid, more than the 100,000 of
-    # the other queue depths; 70 %-read requests (gallery("mixed-16k-reads-at-queue-depth-2"), a fresh
-    # Hypothesis draw) need 228,241, more than the 200,000 SHALLOW_GRID_STEPS allowed before the kernels dropped
-    # reference counting. Both fit its 400,000, and the chain is within the DES's noise where the route MVA is 4 %
-    # and 5.6 % low (2026-11-27).
+    # 16 KiB requests at QD 2. Uniform design 156 needs 117,438 states on the 10 % grid, more than 100,000;
+    # 70 %-read requests (gallery("mixed-16k-reads-at-queue-depth-2"), a fresh Hypothesis draw) need 228,241,
+    # more than 200,000. Both fit SHALLOW_GRID_STEPS' 400,000, and the chain is within the DES's noise where the
+    # route MVA is 4 % and 5.6 % low.
     config, network, zero = _at_queue_depth_2(which)
     assert chain_module.default_grid_steps(2) == chain_module.SHALLOW_GRID_STEPS
     assert chain_module.SHALLOW_GRID_STEPS[1] == (0.1, 400_000)
@@ -212,13 +211,13 @@ def test_whatif_fast_tries_the_chains_first_states_at_queue_depth_2():
     assert (fast.method, fast.iops, fast.latency_mean_us) == ("markov-chain", full.iops, full.latency_mean_us)
     assert not fast.caveats
     assert fast.iops == pytest.approx(des.iops.value, rel=0.005)
-    assert route_mva.iops < (1 - IOPS_TOLERANCE) * des.iops.value  # what --fast answered before
+    assert route_mva.iops < (1 - IOPS_TOLERANCE) * des.iops.value  # what --fast would answer without the chain
     # without even the first states (the optimizer's screen): the route MVA, the caveat of the skipped chain absent
     # (one transaction, the core under 70 % busy)
     bare = evaluate_network(config, network, effort="screen")
     assert (bare.method, bare.iops) == ("route-mva", route_mva.iops)
     # 16 KiB reads at QD 2: past the first states, the route MVA and the skipped chain's caveat (the platoon stage,
-    # which forks these requests since 2026-11-29, answers in its place by default: platoon_stage=False asks for it)
+    # which forks these requests, answers in its place by default: platoon_stage=False asks for the route MVA)
     config = config_from_dict(gallery("mixed-16k-reads-at-queue-depth-2"))
     fast = evaluate_network(config, build_network(config), effort="fast", solvers=all_but("platoon-stage"))
     assert fast.method == "route-mva"
@@ -227,7 +226,7 @@ def test_whatif_fast_tries_the_chains_first_states_at_queue_depth_2():
 
 def test_whatif_takes_the_chain_at_queue_depth_1():
     # One request alone: its chain is its own draws (here 3 states: the two reads on one die or on two), exact
-    # for deterministic service. The route MVA's fork-join estimate was 3.9 % low on IOPS (a fresh Hypothesis
+    # for deterministic service. The route MVA's fork-join estimate is 3.9 % low on IOPS (a fresh Hypothesis
     # draw, gallery("reads-alone-over-three-dies")); the DES's 95 % half-width is about 0.12 %.
     config = config_from_dict(gallery("reads-alone-over-three-dies"))
     network = build_network(config)
@@ -251,8 +250,8 @@ def test_the_outgrown_chain_caveat_is_not_raised_at_queue_depth_1():
 
 def test_whatif_takes_the_chain_at_queue_depth_5():
     # reads at QD 5 behind three slow cores: the route MVA is 4 % low on IOPS, the chain within the DES's
-    # noise. At queue depth 5 the grids tried are GRID_STEPS, as at 3-4 (since late on 2026-11-27; until then the
-    # 5 % and 2 % grids only): this chain fits the 10 % grid within 100,000 states and is refined on a finer one.
+    # noise. At queue depth 5 the grids tried are GRID_STEPS, as at 3-4: this chain fits the 10 % grid within
+    # 100,000 states and is refined on a finer one.
     config = config_from_dict(gallery("reads-at-queue-depth-5"))
     network = build_network(config)
     result = evaluate_network(config, network)
@@ -273,9 +272,9 @@ def test_whatif_takes_the_chain_at_queue_depth_5():
 def test_at_queue_depth_5_the_5_percent_grid_may_take_400000_states_after_the_10_percent_grid_fit():
     # 4 KiB reads at QD 5 over eight dies behind two fast cores
     # (gallery("reads-over-eight-dies-behind-two-cores-at-queue-depth-5"), a fresh Hypothesis draw): the route
-    # MVA is 4 % low, with no caveat. The chain outgrew the 100,000 states the 5 % grid had at QD 5 until late on
-    # 2026-11-27 (no 10 % grid then); with GRID_STEPS it fits the 10 % grid and is refined on the 5 % grid in about
-    # 165,000 states, within the DES's noise.
+    # MVA is 4 % low, with no caveat. The chain outgrows 100,000 states on the 5 % and 2 % grids alone (no 10 %
+    # grid); with GRID_STEPS it fits the 10 % grid and is refined on the 5 % grid in about 165,000 states, within
+    # the DES's noise.
     config = config_from_dict(gallery("reads-over-eight-dies-behind-two-cores-at-queue-depth-5"))
     network = build_network(config)
     zero = request_alone_us(network)
@@ -494,7 +493,7 @@ def test_a_finest_fit_with_fewer_states_than_the_coarser_one_is_refined_once_mor
 def test_writes_whose_finer_grid_collapses_get_the_grid_finer_still():
     # Seed 20261287 one-transaction draw 56 (gallery("writes-whose-finer-grid-collapses-at-queue-depth-4")): the
     # 2 % grid, the finest of GRID_STEPS, closes on the 10 % grid's 64 states and is 7 % below the DES; the 1 % grid
-    # is within its noise (2026-11-28)
+    # is within its noise
     config = config_from_dict(gallery("writes-whose-finer-grid-collapses-at-queue-depth-4"))
     network = build_network(config)
     zero = request_alone_us(network)
@@ -518,9 +517,9 @@ def test_writes_whose_finer_grid_collapses_get_the_grid_finer_still():
 def test_at_queue_depths_3_and_4_the_10_percent_grid_may_take_400000_states():
     # 8 KiB reads at QD 4 over eight four-plane dies (gallery("eight-kib-reads-over-eight-dies-at-queue-depth-4"),
     # a fresh Hypothesis draw): the route MVA is 8 % low; the chain needs about 175,000 states on the 10 % grid, more
-    # than the 100,000 it had there until 2026-11-27, and is within the DES's noise. The budget waited until the
-    # chain's throughput was read off its busy time: with its completions counted, the 10 % grid's answers beyond
-    # 100,000 states made misses where the route MVA was right (docs/accuracy.md).
+    # than 100,000, and is within the DES's noise. The 400,000 budget relies on the chain's throughput being read
+    # off its busy time: with its completions counted, the 10 % grid's answers beyond 100,000 states make misses
+    # where the route MVA is right (docs/accuracy.md).
     assert chain_module.GRID_STEPS[1] == (0.1, 400_000)
     config = config_from_dict(gallery("eight-kib-reads-over-eight-dies-at-queue-depth-4"))
     network = build_network(config)
@@ -540,8 +539,8 @@ def test_at_queue_depths_3_and_4_the_10_percent_grid_may_take_400000_states():
 def test_at_queue_depths_3_and_4_the_5_percent_grid_may_take_400000_states_after_the_10_percent_grid_fit():
     # 8 KiB writes at QD 3 (gallery("writes-over-one-channel-at-queue-depth-3"), a fresh Hypothesis draw): the
     # chain fits the 10 % grid in about 4,000 states, where its completions count 4 % too few (its busy time, which
-    # whatif reads X off since 2026-11-27, gives -1.9 %); the 5 % grid needs about 307,000, beyond the 100,000 the
-    # finer grids had, and there the chain is within the DES's noise (2026-11-27).
+    # whatif reads X off, gives -1.9 %); the 5 % grid needs about 307,000, beyond 100,000, and there the chain is
+    # within the DES's noise.
     config = config_from_dict(gallery("writes-over-one-channel-at-queue-depth-3"))
     network = build_network(config)
     zero = request_alone_us(network)
@@ -561,8 +560,8 @@ def test_at_queue_depths_3_and_4_the_5_percent_grid_may_take_400000_states_after
 def test_the_chains_throughput_is_read_off_its_busy_time():
     # Seed 20261224 one-transaction draw 96 (gallery("programs-among-fast-reads-on-a-coarse-grid")): the chain fits
     # only its 10 % grid, 27 us against 10 us reads, and its completions count 5.4 % too few; its busy time, which
-    # X = sum of busy servers / sum of demands reads, is within the DES's noise (2026-11-27; the fresh draw was -5.8 %
-    # against a 1,000,000-request run before).
+    # X = sum of busy servers / sum of demands reads, is within the DES's noise (counted completions give -5.8 %
+    # against a 1,000,000-request run).
     config = config_from_dict(gallery("programs-among-fast-reads-on-a-coarse-grid"))
     network = build_network(config)
     zero = request_alone_us(network)
@@ -584,7 +583,7 @@ def test_the_chains_throughput_is_read_off_its_busy_time():
 def test_at_queue_depth_8_the_chain_answers_where_it_fits_40000_states():
     # Reads and programs on one two-plane die at QD 8 (gallery("reads-and-programs-on-one-die-at-queue-depth-8"),
     # a fresh Hypothesis draw): the route MVA approaches the die's capacity too slowly and is 3 % low; the chain,
-    # tried up to QD 8 since 2026-11-27, fits a few thousand states and is within the DES's noise.
+    # tried up to QD 8 (CHAIN_MAX_QUEUE_DEPTH), fits a few thousand states and is within the DES's noise.
     config = config_from_dict(gallery("reads-and-programs-on-one-die-at-queue-depth-8"))
     network = build_network(config)
     assert network.queue_depth == 8 == CHAIN_MAX_QUEUE_DEPTH
@@ -789,7 +788,7 @@ def test_where_gmres_does_not_reach_the_tolerance_the_lu_solves_the_chain(solver
 def test_where_the_sparse_incomplete_lu_does_not_reach_the_tolerance_a_denser_one_is_tried(solvers_used,
                                                                                           monkeypatch):
     # Hypothesis seed 20261280 #135's 313,864-state class needs 18 GMRES cycles behind ILU_STEPS' first incomplete
-    # LU and 6 behind the second (2026-11-28); here a first one that drops nearly everything stands in for it
+    # LU and 6 behind the second; here a first one that drops nearly everything stands in for it
     assert chain_module.ILU_STEPS == ((1e-2, 3.0), (1e-4, 10.0))
     monkeypatch.setattr(chain_module, "ILU_STEPS", ((0.9, 1.0), (1e-4, 10.0)))
     Q = _two_rings(300, 2e-6, 1e-6)
@@ -799,7 +798,7 @@ def test_where_the_sparse_incomplete_lu_does_not_reach_the_tolerance_a_denser_on
 
 
 def test_beyond_lu_max_states_an_unsolved_chain_gives_no_answer(solvers_used, monkeypatch, fresh_memo):
-    # the LU's factors may fill in without bound: Hypothesis seed 20261286 #232's 158,164-state class ran for more
+    # the LU's factors may fill in without bound: Hypothesis seed 20261286 #232's 158,164-state class runs for more
     # than 15 minutes there. Beyond LU_MAX_STATES the chain has no answer, and whatif answers as where it outgrew
     assert chain_module.LU_MAX_STATES == 50_000 and chain_module.GMRES_RESTARTS == 16
     monkeypatch.setattr(chain_module, "GMRES_RESTARTS", 0)

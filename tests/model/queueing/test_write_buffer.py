@@ -85,8 +85,8 @@ def test_the_stationary_distribution_of_a_stiff_birth_death_chain():
 
 def test_the_buffers_bound_is_counted_in_transactions():
     # 16 KiB writes into 4 slots: each slot holds one transaction, so the bound is what the background runs of
-    # 4 + QD x 4 transactions sustain; counted a request's worth per job (before) it was 3,729 IOPS at QD 4,
-    # under the DES's 7,261
+    # 4 + QD x 4 transactions sustain; counted a request's worth per job it would be 3,729 IOPS at QD 4, under
+    # the DES's 7,261
     cfg = load_config(PM9A3, overrides=["workload.read_fraction=0.0", "workload.request_size_kib=16",
                                         "workload.queue_depth=4", "ftl.write_buffer_kib=16"])
     net = build_network(cfg)
@@ -112,7 +112,7 @@ def test_the_solver_reports_the_wait_for_the_buffer_when_the_chain_holds_the_req
 def test_a_faster_route_never_lowers_the_throughput(depth, slots, sizes, data):
     # a server added anywhere on the route raises X_fast(n) (route_mva.py, "Monotone in servers"): the chain
     # must not turn that into a loss, though the buffer then fills sooner. From queue depth 2 on: at queue
-    # depth 1 it can (the next test); over 4,000 random pools (2026-11-26) no loss at depth 2-4
+    # depth 1 it can (the next test); over 4,000 random pools no loss at depth 2-4
     probs = (1.0,) if len(sizes) == 1 else (0.5, 0.5)
     max_runs = slots + depth * max(sizes)
     pool = _pool(slots, depth, data.draw(st.sampled_from([0.3, 1.0])), sizes, probs, max_runs)
@@ -126,7 +126,7 @@ def test_a_faster_route_never_lowers_the_throughput(depth, slots, sizes, data):
 
 
 def test_at_queue_depth_1_a_faster_route_can_lower_the_throughput():
-    # Found by a fresh draw of the test above (2026-11-26). With one request, a write that finds the 8 slots
+    # A draw of the test above at queue depth 1. With one request, a write that finds the 8 slots
     # busy runs its flush itself, sharing the drain with the slots; no write arrives meanwhile, so the slots
     # drain on, and the faster the route, the more of the time goes that way. The chain's throughput peaks at
     # X_fast(1) = 1 and falls 0.2 % towards the drain's limit; over 4,000 random pools of one-transaction writes
