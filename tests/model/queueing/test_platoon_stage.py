@@ -42,7 +42,7 @@ def _within(answer, network, requests, seed):
 @pytest.mark.parametrize("design", ["reads-behind-two-slow-cores-each-serving-several-steps",
                                     "writes-in-step-with-an-accelerator-between"])
 def test_the_stage_answers_the_platoon_designs_within_the_tolerances(design):
-    # the route MVA is +37.5 % and +44 % on these (test_platoon_caveat.py); the stage is within the tolerances
+    # the route MVA alone is +37.5 % and +44 % against the DES on these; the stage is within the tolerances
     config = config_from_dict(gallery(design))
     network = build_network(config)
     r = evaluate_network(config, network)
