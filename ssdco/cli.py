@@ -723,6 +723,7 @@ def _trace_nand_work(args, config):
     from ssdco.trace.nand_work import trace_nand_work
     from ssdco.trace.reader import read_trace_chunks
 
+    _note_trace_kernels()
     unit_bytes = int(config.workload.mapping_unit_kib * KIB)
     units_per_page = max(1, int(config.nand.page_size_kib // config.workload.mapping_unit_kib))
     return trace_nand_work(read_trace_chunks(args.trace, args.trace_format), args.trace, args.buffer,
@@ -1082,6 +1083,7 @@ def _cmd_trace(args) -> int:
     weights = CostWeights.from_timings(*args.nand_us) if args.nand_us else CostWeights()
     stats = ParseStats()
     chunks, title = _trace_chunks(args, stats)
+    _note_trace_kernels()
     total = args.records if args.synthetic is not None else None
     results = simulate_chunks(_with_progress(chunks, total, _progress(args.progress)), setup, weights)
     print(f"trace: {title}")
@@ -1100,6 +1102,13 @@ def _cmd_trace(args) -> int:
         plot_trace(results, args.plot, title)
         print(f"wrote the plot to {args.plot}")
     return EXIT_OK
+
+
+def _note_trace_kernels() -> None:
+    """Say on stderr that the trace kernels compile, the first time they do."""
+    from ssdco.first_run import TRACE_KERNELS, TRACE_NOTE
+
+    note_if_compiling(folder=TRACE_KERNELS, note=TRACE_NOTE)
 
 
 def _with_progress(chunks, total: int | None, shown: bool):
@@ -1200,7 +1209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ssdco`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    note_if_compiling()
+    if args.command != "trace":  # trace compiles its own kernels only, and says so itself
+        note_if_compiling()
     try:
         return COMMANDS[args.command](args)
     except SsdcoError as e:

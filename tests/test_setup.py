@@ -86,6 +86,19 @@ def test_the_compile_note_is_printed_only_before_the_kernels_are_cached(tmp_path
     assert capsys.readouterr().err == ""
 
 
+def test_the_trace_kernels_have_their_own_note(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SSDCO_COMPILE_NOTE", "1")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    (tmp_path / "queueing_0a1b").mkdir()
+    (tmp_path / "queueing_0a1b" / "erlang.erlang_c-1.py311.nbi").write_bytes(b"")
+    assert first_run.kernels_cached() and not first_run.kernels_cached(folder=first_run.TRACE_KERNELS)
+    assert first_run.note_if_compiling(folder=first_run.TRACE_KERNELS, note=first_run.TRACE_NOTE) is True
+    assert capsys.readouterr().err == first_run.TRACE_NOTE + "\n"
+    (tmp_path / "kernels_2c3d").mkdir()
+    (tmp_path / "kernels_2c3d" / "lru._feed-1.py311.nbi").write_bytes(b"")
+    assert first_run.note_if_compiling(folder=first_run.TRACE_KERNELS, note=first_run.TRACE_NOTE) is False
+
+
 def test_the_kernels_of_this_checkout_count_as_cached_once_any_module_compiled_one(monkeypatch):
     # the kernels sit in the __pycache__ of the module folders that hold them (model/queueing, sim, ...), not of
     # a fixed list of folders: the check finds them wherever the layout puts them
