@@ -24,6 +24,7 @@ class Metrics:
     dram_mw: float
     core_limit_mw: float = math.inf
     dram_limit_mw: float = math.inf
+    sram_mw: float = 0.0  # the mapping table's on-chip SRAM ([sram]), in the total but in neither budget
 
     @property
     def core_side_mw(self) -> float:
@@ -32,8 +33,9 @@ class Metrics:
 
     @property
     def total_mw(self) -> float:
-        """Cores, accelerators and DRAM, mW."""
-        return self.cores_mw + self.accelerators_mw + self.dram_mw
+        """Cores, accelerators, DRAM and the mapping table's SRAM, mW (the controller's power, as
+        :attr:`ssdco.model.power.Power.total_mw`)."""
+        return self.cores_mw + self.accelerators_mw + self.dram_mw + self.sram_mw
 
     @property
     def energy_per_io_nj(self) -> float:

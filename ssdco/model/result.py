@@ -152,7 +152,8 @@ class Result:
         p = self.power
         return Metrics(iops=self.iops, latency_mean_us=self.latency_mean_us, latency_p99_us=self.latency_p99_us,
                        cores_mw=p.cores_mw, accelerators_mw=p.accelerators_mw, dram_mw=p.dram_mw,
-                       core_limit_mw=self.budgets["core_power"].limit, dram_limit_mw=self.budgets["dram_power"].limit)
+                       core_limit_mw=self.budgets["core_power"].limit, dram_limit_mw=self.budgets["dram_power"].limit,
+                       sram_mw=p.sram_mw)
 
     @property
     def budgets_met(self) -> bool:

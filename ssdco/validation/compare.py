@@ -342,7 +342,8 @@ def des_metrics(des: DesResult, power_mw: Mapping[str, float], analytic: Metrics
     held to ``analytic``'s budgets."""
     return Metrics(iops=des.iops.value, latency_mean_us=des.mean_latency_us.value, latency_p99_us=des.p99_us,
                    cores_mw=power_mw["cores"], accelerators_mw=power_mw["accelerators"], dram_mw=power_mw["dram"],
-                   core_limit_mw=analytic.core_limit_mw, dram_limit_mw=analytic.dram_limit_mw)
+                   core_limit_mw=analytic.core_limit_mw, dram_limit_mw=analytic.dram_limit_mw,
+                   sram_mw=power_mw.get("sram", 0.0))
 
 
 def timing_spread_note(validation: Validation) -> str:

@@ -74,6 +74,12 @@ def test_the_des_power_prices_the_sram_as_the_model_does():
     s = v.config.sram
     assert v.des_power_mw["sram"] == pytest.approx(4 * s.static_mw_per_mib + lookups * s.access_energy_nj * des_iops
                                                    * NJ_PER_S_TO_MW, rel=1e-12)
+    # the headline figures the study's report reads count the SRAM in the total and the energy per I/O
+    a, d = v.analytic.metrics, v.des_metrics
+    assert a.sram_mw == v.analytic.power.sram_mw > 0 and d.sram_mw == v.des_power_mw["sram"]
+    assert a.total_mw == pytest.approx(v.analytic.power.total_mw, rel=1e-12)
+    assert a.energy_per_io_nj == pytest.approx(v.analytic.energy_per_io_nj, rel=1e-12)
+    assert d.total_mw == pytest.approx(d.cores_mw + d.accelerators_mw + d.dram_mw + d.sram_mw, rel=1e-12)
 
 
 @pytest.mark.parametrize("override, allowed", [
