@@ -1089,7 +1089,7 @@ def _cmd_trace(args) -> int:
     print(f"trace: {title}")
     if args.synthetic is None:
         print(f"  {stats.records:,} records, {stats.bad_lines:,} bad lines skipped, "
-              f"{stats.ignored_lines:,} lines ignored (other actions)")
+              f"{stats.ignored_lines:,} lines ignored (headers, actions other than reads and writes)")
         for message in stats.first_errors:
             print(f"  skipped: {message}")
     print(results_table(results))
