@@ -17,8 +17,8 @@ from typing import BinaryIO
 
 from ssdco.errors import ConfigError
 from ssdco.trace.blkparse import blkparse_line_parser, is_issue_line, looks_like_blkparse
-from ssdco.trace.chunk import TraceChunk, unchunked
-from ssdco.trace.fio import fio_line_parser, iolog_version, looks_like_fio
+from ssdco.trace.chunk import EMPTY_CHUNK, TraceChunk, unchunked
+from ssdco.trace.fio import fio_block_parser, fio_line_parser, iolog_version, looks_like_fio
 from ssdco.trace.msr import looks_like_msr, parse_msr_block, parse_msr_line
 from ssdco.trace.record import BadField, ParseStats, TraceRecord
 
@@ -27,6 +27,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 _DETECT_LINES = 20
 BLOCK_BYTES = 4 << 20  # bytes of whole lines read and parsed at a time
 MAX_LINE_BYTES = 1 << 20  # a longer line is refused (a binary file has no line ends to stop at)
+PEEL_LINES = 64  # lines at each end of a block that the line parser may take off before the fast path
 LineParser = Callable[[str], "TraceRecord | None"]
 
 
@@ -123,9 +124,10 @@ def read_trace_chunks(path: str | Path, fmt: str = "auto", skip_bad: bool = Fals
     """The records of the trace at ``path`` as :class:`~ssdco.trace.chunk.TraceChunk` s, in file order; the same
     records, errors and ``stats`` as :func:`read_trace`.
 
-    The file is read in blocks of whole lines (:data:`BLOCK_BYTES`). An MSR block is parsed by pyarrow's CSV reader
-    (:func:`~ssdco.trace.msr.parse_msr_block`); a block it declines, and every block of the other formats, is
-    parsed line by line, so a bad line is reported by its number whichever path meets it."""
+    The file is read in blocks of whole lines (:data:`BLOCK_BYTES`). An MSR or fio block is parsed by pyarrow's
+    CSV reader (:func:`~ssdco.trace.msr.parse_msr_block`, :func:`~ssdco.trace.fio.fio_block_parser`), past the
+    lines at its ends that the line parser ignores; a block it declines, and every blkparse block, is parsed line
+    by line, so a bad line is reported by its number whichever path meets it."""
     if fmt != "auto" and fmt not in FORMATS:
         raise ConfigError(str(path), "format", fmt, f"expected auto or one of: {', '.join(FORMATS)}")
     stats = stats if stats is not None else ParseStats()
@@ -133,13 +135,14 @@ def read_trace_chunks(path: str | Path, fmt: str = "auto", skip_bad: bool = Fals
     chosen = detect_format(path) if fmt == "auto" else fmt
     parse = _line_parser(path, chosen)
     source = str(path)
+    parse_block = _block_parser(path, chosen)
     for first_number, block in raw_blocks(path):
         chunk = None
-        if chosen == "msr":
-            head, block, first_number = _split_header(block, first_number, source, parse, skip_bad, stats)
-            chunk = parse_msr_block(block)
-            if head:
-                yield head
+        if parse_block is not None:
+            start, end, ignored = _ignorable_ends(block, parse)
+            chunk = parse_block(block[start:end]) if start < end else EMPTY_CHUNK
+            if chunk is not None:
+                stats.ignored_lines += ignored
         if chunk is None:
             chunk = _parse_lines(block, first_number, source, parse, skip_bad, stats)
         stats.records += len(chunk)
@@ -179,15 +182,48 @@ def raw_blocks(path: str | Path, block_bytes: int = 0) -> Iterator[tuple[int, by
         yield lines_before + 1, carry
 
 
-def _split_header(block: bytes, number: int, source: str, parse: LineParser, skip_bad: bool,
-                  stats: ParseStats) -> tuple[TraceChunk | None, bytes, int]:
-    """A leading MSR column-name line parsed on its own, so the rest of the block can take the fast path."""
-    if not block.startswith(b"Timestamp,"):
-        return None, block, number
-    end = block.find(b"\n") + 1 or len(block)
-    head = _parse_lines(block[:end], number, source, parse, skip_bad, stats)
-    stats.records += len(head)
-    return head if len(head) else None, block[end:], number + 1
+def _block_parser(path: str | Path, fmt: str) -> Callable[[bytes], TraceChunk | None] | None:
+    """The format's parser of whole blocks (pyarrow's CSV reader), or None where there is none (blkparse)."""
+    if fmt == "msr":
+        return parse_msr_block
+    if fmt == "fio":
+        return fio_block_parser(iolog_version(first_lines(path, 1)[0][1]))
+    return None
+
+
+def _ignorable(raw: bytes, parse: LineParser) -> bool:
+    """Whether the line parser takes ``raw`` without a record and without an error (blank, header, ignored)."""
+    try:
+        text = raw.decode("utf-8").strip()
+        return not text or parse(text) is None
+    except (UnicodeDecodeError, BadField):
+        return False
+
+
+def _ignorable_ends(block: bytes, parse: LineParser) -> tuple[int, int, int]:
+    """Where the block's data lines start and end, past up to :data:`PEEL_LINES` lines at each end that the line
+    parser ignores (a header, fio's ``add``/``open``/``close``), so that the rest can take the fast path; and how
+    many of the lines passed are not blank (they count as ignored lines)."""
+    start = ignored = 0
+    for _ in range(PEEL_LINES):
+        end = block.find(b"\n", start)
+        line_end = len(block) if end < 0 else end
+        if start >= len(block) or not _ignorable(block[start:line_end], parse):
+            break
+        ignored += bool(block[start:line_end].strip())
+        start = line_end + 1
+    stop = len(block) - block.endswith(b"\n")  # the end of the last line's text
+    body_end = len(block)
+    for _ in range(PEEL_LINES):
+        if stop <= start:
+            break
+        newline = block.rfind(b"\n", start, stop)
+        line_start = start if newline < 0 else newline + 1
+        if not _ignorable(block[line_start:stop], parse):
+            break
+        ignored += bool(block[line_start:stop].strip())
+        body_end, stop = line_start, max(line_start - 1, start)
+    return min(start, len(block)), max(body_end, min(start, len(block))), ignored
 
 
 def _parse_lines(block: bytes, first_number: int, source: str, parse: LineParser, skip_bad: bool,

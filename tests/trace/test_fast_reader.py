@@ -131,3 +131,99 @@ def test_each_field_variant_alone_is_read_as_the_line_parser_reads_it(column, va
         chunk = parse_msr_block(line.encode())
         got = None if chunk is None else list(chunk.records())
         assert got == want or (got is None and want is not None), (variant, got, want)
+
+
+FIO_FIELDS = {"time": ["878", "0", "1.5", "-5", "x", "nan", ""], "file": ["/dev/nvme0n1", "a", ""],
+              "action": ["read", "write", "trim", "sync", "open", "Read", "erase"],
+              "offset": ["0", "16384", "-1", "1.5", str(MAX_BYTES + 1), "+3"], "length": ["4096", "0", "x", "1"]}
+
+
+@st.composite
+def fio_line(draw, version: int) -> str:
+    """One iolog line: mostly a read or write, otherwise ignored actions, odd spacing or any field variant."""
+    kind = draw(st.sampled_from(["good"] * 6 + ["ignored", "fields", "spacing", "blank", "header"]))
+    head = ["878"] if version == 3 else []
+    if kind == "good":
+        return " ".join([*head, "/dev/nvme0n1", draw(st.sampled_from(["read", "write"])), "16384", "4096"])
+    if kind == "ignored":
+        return " ".join([*head, "/dev/nvme0n1", draw(st.sampled_from(["add", "open", "close", "sync"]))])
+    if kind == "blank":
+        return draw(st.sampled_from(["", "  "]))
+    if kind == "header":
+        return f"fio version {version} iolog"
+    fields = ([draw(st.sampled_from(FIO_FIELDS["time"]))] if version == 3 else []) + [
+        draw(st.sampled_from(FIO_FIELDS[name])) for name in ("file", "action", "offset", "length")]
+    if kind == "spacing":
+        return draw(st.sampled_from([" ", "  ", "\t", "\x1f"])).join(fields) + draw(st.sampled_from(["", " "]))
+    return " ".join(fields)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), version=st.sampled_from([2, 3]), block=st.sampled_from([30, 100, 1000, 1 << 20]),
+       skip_bad=st.booleans(), tail=st.booleans())
+def test_the_fio_fast_path_reads_exactly_what_the_line_parser_reads(tmp_path_factory, data, version, block,
+                                                                   skip_bad, tail):
+    from ssdco.trace.fio import fio_line_parser
+
+    lines = [f"fio version {version} iolog", *data.draw(st.lists(fio_line(version), min_size=1, max_size=40))]
+    path = tmp_path_factory.mktemp("fio") / "trace.log"
+    path.write_bytes(("\n".join(lines) + ("\n" if tail else "")).encode())
+    parse = fio_line_parser(version)
+    records, bad, ignored, error = [], 0, 0, None
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        try:
+            record = parse(text) if text else None
+        except BadField as e:
+            if not skip_bad:
+                error = (f"line {number}: {e.field_name}", e.value)
+                break
+            bad += 1
+            continue
+        if record is None:
+            ignored += bool(text)
+        else:
+            records.append(record)
+    stats = ParseStats()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reader, "BLOCK_BYTES", block)
+        if error is not None:
+            with pytest.raises(ConfigError) as info:
+                list(read_trace(path, "fio", skip_bad, stats))
+            assert (info.value.field, info.value.value) == error
+            return
+        got = list(read_trace(path, "fio", skip_bad, stats))
+    assert (got, stats.bad_lines, stats.ignored_lines, stats.records) == (records, bad, ignored, len(records))
+
+
+def test_a_clean_fio_log_takes_the_fast_path_past_its_header_and_open_lines(tmp_path):
+    from ssdco.trace.fio import fio_block_parser
+
+    body = "".join(f"{10 * i} /dev/sdb {'write' if i % 2 else 'read'} {4096 * i} 4096\n" for i in range(500))
+    assert fio_block_parser(3)(body.encode()) is not None
+    path = tmp_path / "t.log"
+    path.write_text("fio version 3 iolog\n0 /dev/sdb add\n1 /dev/sdb open\n" + body + "9999 /dev/sdb close\n")
+    start, end, ignored = reader._ignorable_ends(path.read_bytes(), reader._line_parser(path, "fio"))
+    assert path.read_bytes()[start:end] == body.encode() and ignored == 4
+    stats = ParseStats()
+    assert len(list(read_trace(path, stats=stats))) == 500 and stats.ignored_lines == 4
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("name", list(FIO_FIELDS))
+def test_each_fio_field_variant_alone_is_read_as_the_line_parser_reads_it(version, name):
+    from ssdco.trace.fio import fio_block_parser, fio_line_parser
+
+    if name == "time" and version == 2:
+        return
+    good = {"time": "878", "file": "/dev/nvme0n1", "action": "write", "offset": "16384", "length": "4096"}
+    order = (["time"] if version == 3 else []) + ["file", "action", "offset", "length"]
+    for variant in FIO_FIELDS[name]:
+        line = " ".join(variant if field == name else good[field] for field in order)
+        try:
+            want = [fio_line_parser(version)(line.strip())]
+        except BadField:
+            want = None
+        chunk = fio_block_parser(version)(line.encode())
+        got = None if chunk is None else list(chunk.records())
+        assert got == want or (got is None and want is not None), (variant, got, want)
