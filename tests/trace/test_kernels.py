@@ -63,3 +63,23 @@ def test_a_compiled_mapping_counts_as_its_python_class(name, trace, ppb, log_blo
         for engine in engines:
             engine.take(3, part)
     assert engines[0].counts() == engines[1].counts()
+
+
+@pytest.mark.parametrize("policy", sorted(COMPILED_BUFFERS))
+def test_a_compiled_buffer_grows_with_the_pages_it_holds_not_to_its_capacity(policy):
+    from ssdco.trace.kernels.counters import INITIAL_SLOTS
+
+    huge = buffer_engine(policy, 1 << 40, 64)  # a 4 PiB buffer of 4 KiB pages: allocated as pages come in
+    gen = np.random.default_rng(3)
+    lpns = gen.integers(0, 1 << 30, 3000).astype(np.int64)
+    huge.feed(lpns, gen.random(3000) < 0.5)
+    assert huge.misses == 3000 and max(a.size for a in vars(huge).values() if isinstance(a, np.ndarray)) < 1 << 20
+    # past the first allocation, on a buffer that fills and evicts: the same as the class
+    engines = [buffer_engine(policy, 3 * INITIAL_SLOTS, 64, compiled=c) for c in (True, False)]
+    lpns = np.concatenate([gen.integers(0, 8 * INITIAL_SLOTS, 20_000), gen.integers(0, 2 * INITIAL_SLOTS, 20_000)])
+    writes = gen.random(len(lpns)) < 0.4
+    traffic = [[engine.feed(lpns[i:i + 7000], writes[i:i + 7000]) for i in range(0, len(lpns), 7000)]
+               for engine in engines]
+    assert [(r, w.tolist()) for r, w in traffic[0]] == [(r, w.tolist()) for r, w in traffic[1]]
+    assert (engines[0].hits, engines[0].evictions) == (engines[1].policy.hits, engines[1].policy.evictions)
+    assert engines[0].resident() == engines[1].policy.resident()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters
+from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters, grown
 from ssdco.trace.kernels.lists import (
     LENGTH,
     NodePool,
@@ -30,7 +30,7 @@ class ArcKernel(BufferCounters):
             raise ValueError(f"capacity_pages must be >= 2, got {capacity_pages}")
         self.capacity_pages = int(capacity_pages)
         self._pool = NodePool(4, 2 * capacity_pages + 1)  # |T1| + |T2| + |B1| + |B2| <= 2c, and the page coming in
-        self._dirty = np.zeros(2 * capacity_pages + 1, np.bool_)
+        self._dirty = np.zeros(self._pool.allocated, np.bool_)
         self._p = np.zeros(1, np.float64)
         self._state = np.zeros(5, np.int64)
 
@@ -38,9 +38,10 @@ class ArcKernel(BufferCounters):
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
         """Serve the accesses: the flash reads they cause and the dirty pages evicted, in eviction order."""
+        pool = self._pool
+        self._dirty = grown(self._dirty, pool.reserve(len(lpns) + 1), False)  # an access adds at most one node
         out = np.empty(len(lpns), np.int64)
         reads_before = self._state[FLASH_READS]
-        pool = self._pool
         n = _feed(lpns, writes, self.capacity_pages, pool.node_of, pool.page, pool.links, pool.ends, pool.free,
                   pool.free_count, self._dirty, self._p, self._state, out)
         return int(self._state[FLASH_READS] - reads_before), out[:n]

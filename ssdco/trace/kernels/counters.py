@@ -45,3 +45,27 @@ def with_rows(rows: np.ndarray, need: int) -> np.ndarray:
     grown = np.zeros((max(need, 2 * len(rows)), rows.shape[1]), rows.dtype)
     grown[: len(rows)] = rows
     return grown
+
+
+INITIAL_SLOTS = 1024  # a compiled buffer's first allocation; it grows with the pages it holds, up to its capacity
+
+
+def grown(array: np.ndarray, size: int, fill, axis: int = -1) -> np.ndarray:
+    """``array`` with its ``axis`` lengthened to ``size`` (the new entries ``fill``); ``array`` itself when it is
+    that long already."""
+    if array.shape[axis] >= size:
+        return array
+    shape = list(array.shape)
+    shape[axis] = size
+    out = np.full(shape, fill, array.dtype)
+    index = [slice(None)] * array.ndim
+    index[axis] = slice(0, array.shape[axis])
+    out[tuple(index)] = array
+    return out
+
+
+def next_allocation(allocated: int, need: int, capacity: int) -> int:
+    """The slots to hold ``need`` of at most ``capacity``: doubling from ``allocated`` (fewer when ``need`` allows
+    no growth)."""
+    need = min(need, capacity)
+    return allocated if need <= allocated else min(capacity, max(need, 2 * allocated))

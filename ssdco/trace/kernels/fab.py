@@ -9,7 +9,17 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters
+from ssdco.trace.kernels.counters import (
+    EVICTIONS,
+    FLASH_READS,
+    FLUSHED,
+    HITS,
+    INITIAL_SLOTS,
+    MISSES,
+    BufferCounters,
+    grown,
+    next_allocation,
+)
 
 # the rest of FabKernel._state (the counters first: kernels/counters.py)
 SIZE, TOP, FREE = range(5, 8)
@@ -25,17 +35,30 @@ class FabKernel(BufferCounters):
             raise ValueError(f"capacity_pages must be >= 2, got {capacity_pages}")
         self.capacity_pages = int(capacity_pages)
         self._slot_of = Dict.empty(types.int64, types.int64)
-        self._slots = np.full((5, capacity_pages), -1, np.int64)  # a block holds >= 1 page: <= capacity blocks
-        self._slots[STACK] = np.arange(capacity_pages)[::-1]  # free slots, popped from the end
-        self._present = np.zeros((capacity_pages, pages_per_block), np.bool_)
-        self._dirty = np.zeros((capacity_pages, pages_per_block), np.bool_)
+        # a block holds >= 1 page: <= capacity blocks; the slots grow with the pages held (_reserve)
+        self._slots = np.full((5, 0), -1, np.int64)  # its STACK row: the free slots, popped from the end
+        self._present = np.zeros((0, pages_per_block), np.bool_)
+        self._dirty = np.zeros((0, pages_per_block), np.bool_)
         self._buckets = np.full((2, pages_per_block + 1), -1, np.int64)  # head and tail of each count's bucket
         self._state = np.zeros(8, np.int64)
-        self._state[FREE] = capacity_pages
+        self._reserve(min(self.capacity_pages, INITIAL_SLOTS))
+
+    def _reserve(self, pages: int) -> None:
+        """Room for ``pages`` buffered pages' blocks: new slots on the free stack."""
+        old = self._slots.shape[1]
+        slots = next_allocation(old, pages, self.capacity_pages)
+        if slots == old:
+            return
+        self._slots = grown(self._slots, slots, -1)
+        free = int(self._state[FREE])
+        self._slots[STACK, free:free + slots - old] = np.arange(slots - 1, old - 1, -1)
+        self._state[FREE] = free + slots - old
+        self._present, self._dirty = grown(self._present, slots, False, 0), grown(self._dirty, slots, False, 0)
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
         """Serve the accesses: the flash reads they cause and the dirty pages of each evicted block, in page order."""
-        out = np.empty(len(lpns) + self.capacity_pages, np.int64)
+        self._reserve(int(self._state[SIZE]) + len(lpns))  # an access adds at most one page
+        out = np.empty(len(lpns) + int(self._state[SIZE]), np.int64)  # evicted: the pages held and those coming
         reads_before = self._state[FLASH_READS]
         n = _feed(lpns, writes, self.capacity_pages, self._slot_of, self._slots, self._present, self._dirty,
                   self._buckets, self._state, out)

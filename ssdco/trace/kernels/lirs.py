@@ -8,7 +8,7 @@ import numba as nb
 import numpy as np
 
 from ssdco.trace.buffers.lirs import HIR_FRACTION, NONRESIDENT_FACTOR
-from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters
+from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters, grown
 from ssdco.trace.kernels.lists import (
     FRONT,
     LENGTH,
@@ -42,14 +42,15 @@ class LirsKernel(BufferCounters):
         self.max_nonresident = NONRESIDENT_FACTOR * self.capacity_pages
         nodes = self.capacity_pages + self.max_nonresident + 2  # resident, S's non-resident, one over, one coming
         self._pool = NodePool(3, nodes)
-        self._flags = np.zeros((3, nodes), np.bool_)
+        self._flags = np.zeros((3, self._pool.allocated), np.bool_)
         self._state = np.zeros(7, np.int64)
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
         """Serve the accesses: the flash reads they cause and the dirty pages evicted, in eviction order."""
+        pool = self._pool
+        self._flags = grown(self._flags, pool.reserve(len(lpns) + 1), False)  # an access adds at most one node
         out = np.empty(len(lpns), np.int64)
         reads_before = self._state[FLASH_READS]
-        pool = self._pool
         limits = np.array([self.capacity_pages, self.lir_pages, self.max_nonresident], np.int64)
         n = _feed(lpns, writes, limits, pool.node_of, pool.page, pool.links, pool.ends, pool.free, pool.free_count,
                   self._flags, self._state, out)

@@ -12,21 +12,44 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
+from ssdco.trace.kernels.counters import INITIAL_SLOTS, grown, next_allocation
+
 OUT = -2  # a node's link when it is not in the list
 FRONT, BACK, LENGTH = range(3)
 
 
 class NodePool:
-    """``lists`` ordered sets over ``nodes`` nodes, each node a page (``page``) with a free-node stack."""
+    """``lists`` ordered sets over at most ``capacity`` nodes, each node a page (``page``) with a free-node stack;
+    the arrays grow with the nodes in use (:meth:`reserve`), not to ``capacity`` at once."""
 
-    def __init__(self, lists: int, nodes: int):
+    def __init__(self, lists: int, capacity: int):
+        self.capacity = int(capacity)
         self.node_of = Dict.empty(types.int64, types.int64)
-        self.page = np.full(nodes, -1, np.int64)
-        self.links = np.full((lists, 2, nodes), OUT, np.int64)
+        self.page = np.full(0, -1, np.int64)
+        self.links = np.full((lists, 2, 0), OUT, np.int64)
         self.ends = np.zeros((lists, 3), np.int64)
         self.ends[:, FRONT] = self.ends[:, BACK] = -1
-        self.free = np.arange(nodes, dtype=np.int64)[::-1].copy()  # popped from the end
-        self.free_count = np.array([nodes], np.int64)
+        self.free = np.zeros(0, np.int64)  # free nodes, popped from the end
+        self.free_count = np.array([0], np.int64)
+        self.reserve(min(self.capacity, INITIAL_SLOTS))
+
+    @property
+    def allocated(self) -> int:
+        """The nodes the arrays hold now."""
+        return len(self.page)
+
+    def reserve(self, more: int) -> int:
+        """Room for ``more`` nodes beyond those in use (up to the capacity): new nodes on the free stack. Returns
+        the nodes allocated, so that the owner can grow its own per-node arrays to match."""
+        old = self.allocated
+        nodes = next_allocation(old, old - int(self.free_count[0]) + more, self.capacity)
+        if nodes > old:
+            self.page, self.links = grown(self.page, nodes, -1), grown(self.links, nodes, OUT)
+            free = int(self.free_count[0])
+            self.free = grown(self.free, nodes, 0)
+            self.free[free:free + nodes - old] = np.arange(nodes - 1, old - 1, -1)
+            self.free_count[0] = free + nodes - old
+        return nodes
 
     def members(self, which: int) -> list[int]:
         """The pages of list ``which``, front first."""

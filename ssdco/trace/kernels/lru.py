@@ -8,7 +8,17 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters
+from ssdco.trace.kernels.counters import (
+    EVICTIONS,
+    FLASH_READS,
+    FLUSHED,
+    HITS,
+    INITIAL_SLOTS,
+    MISSES,
+    BufferCounters,
+    grown,
+    next_allocation,
+)
 
 # the rest of LruKernel._state (the counters first: kernels/counters.py)
 SIZE, HEAD, TAIL = range(5, 8)
@@ -20,20 +30,29 @@ class LruKernel(BufferCounters):
     def __init__(self, capacity_pages: int, pages_per_block: int = 64):
         if capacity_pages < 2:
             raise ValueError(f"capacity_pages must be >= 2, got {capacity_pages}")
+        self.capacity_pages = int(capacity_pages)
         self._slot_of = Dict.empty(types.int64, types.int64)
-        self._page = np.zeros(capacity_pages, np.int64)
-        self._dirty = np.zeros(capacity_pages, np.bool_)
-        self._prev = np.full(capacity_pages, -1, np.int64)
-        self._next = np.full(capacity_pages, -1, np.int64)
+        slots = min(self.capacity_pages, INITIAL_SLOTS)  # grown as pages come in (_reserve)
+        self._page = np.zeros(slots, np.int64)
+        self._dirty = np.zeros(slots, np.bool_)
+        self._prev = np.full(slots, -1, np.int64)
+        self._next = np.full(slots, -1, np.int64)
         self._state = np.zeros(8, np.int64)
         self._state[HEAD] = self._state[TAIL] = -1
 
     def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
         """Serve the accesses: the flash reads they cause and the dirty pages evicted, in eviction order."""
+        self._reserve(int(self._state[SIZE]) + len(lpns))  # an access adds at most one page
         out = np.empty(len(lpns), np.int64)
         reads_before = self._state[FLASH_READS]
-        n = _feed(lpns, writes, self._slot_of, self._page, self._dirty, self._prev, self._next, self._state, out)
+        n = _feed(lpns, writes, self.capacity_pages, self._slot_of, self._page, self._dirty, self._prev, self._next,
+                  self._state, out)
         return int(self._state[FLASH_READS] - reads_before), out[:n]
+
+    def _reserve(self, pages: int) -> None:
+        slots = next_allocation(len(self._page), pages, self.capacity_pages)
+        self._page, self._dirty = grown(self._page, slots, 0), grown(self._dirty, slots, False)
+        self._prev, self._next = grown(self._prev, slots, -1), grown(self._next, slots, -1)
 
     def flush_all(self) -> np.ndarray:
         """Every dirty page in address order, counted as written back (the pages stay buffered)."""
@@ -48,8 +67,7 @@ class LruKernel(BufferCounters):
 
 
 @nb.njit(cache=True)
-def _feed(lpns, writes, slot_of, page, dirty, prev, nxt, state, out):
-    capacity = page.shape[0]
+def _feed(lpns, writes, capacity, slot_of, page, dirty, prev, nxt, state, out):
     head, tail, size = state[HEAD], state[TAIL], state[SIZE]
     n_out = 0
     for i in range(lpns.shape[0]):
