@@ -14,10 +14,10 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
+from ssdco.trace.arrow_block import block_reader, checked_chunk, write_flags
 from ssdco.trace.chunk import TraceChunk
-from ssdco.trace.record import MAX_BYTES, BadField, TraceRecord, parse_int, parse_time
+from ssdco.trace.record import BadField, TraceRecord, parse_int, parse_time
 
 HEADER_PREFIX = "fio version"
 _HEADER = re.compile(r"^fio version (\S*) ?iolog$")
@@ -78,36 +78,22 @@ def fio_block_parser(version: int) -> Callable[[bytes], TraceChunk | None]:
     """A parser of blocks of whole version-``version`` iolog lines by pyarrow's CSV reader (single spaces between
     fields): the block's records, or ``None`` when a line is not a read or write that :func:`fio_line_parser`
     takes with the same result (then the caller parses the lines one by one): other whitespace, an empty field,
-    another action, a value out of range."""
+    another action, a value out of range (:mod:`ssdco.trace.arrow_block`)."""
     names = (["Timestamp"] if version == 3 else []) + ["File", "Action", "Offset", "Length"]
     types = {"File": pa.string(), "Action": pa.string(), "Offset": pa.int64(), "Length": pa.int64()}
     if version == 3:
         types["Timestamp"] = pa.float64()
-    read = pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 26)
-    parse = pacsv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=True)
-    convert = pacsv.ConvertOptions(column_types=types, include_columns=list(types), null_values=[],
-                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
+    read_block = block_reader(names, types, delimiter=" ")
 
     def parse_block(data: bytes) -> TraceChunk | None:
-        if not data.isascii() or any(c in data for c in _ODD_WHITESPACE) or (
-                b"\r" in data and data.count(b"\r") != data.count(b"\r\n")):
+        table = None if any(c in data for c in _ODD_WHITESPACE) else read_block(data)
+        if table is None or pc.any(pc.equal(pc.utf8_length(table.column("File")), 0)).as_py():
+            return None  # an empty field is two spaces in a row: split() sees one field fewer
+        is_write = write_flags(table.column("Action"), _DATA.get)
+        if is_write is None:
             return None
-        try:
-            table = pacsv.read_csv(pa.py_buffer(data), read_options=read, parse_options=parse,
-                                   convert_options=convert)
-        except pa.ArrowInvalid:
-            return None
-        if pc.any(pc.equal(pc.utf8_length(table.column("File")), 0)).as_py():
-            return None  # two spaces in a row: split() sees one field fewer
-        actions = table.column("Action").combine_chunks().dictionary_encode()
-        flags = [_DATA.get(text) for text in actions.dictionary.to_pylist()]
-        offsets, lengths = table.column("Offset").to_numpy(), table.column("Length").to_numpy()
-        times = table.column("Timestamp").to_numpy() if version == 3 else np.zeros(len(offsets))
-        if None in flags or not (np.all(times >= 0.0) and np.all(np.isfinite(times)) and np.all(offsets >= 0)
-                                 and np.all(lengths >= 1) and np.all(offsets <= MAX_BYTES)
-                                 and np.all(lengths <= MAX_BYTES)):
-            return None
-        is_write = np.array(flags, dtype=bool)[actions.indices.to_numpy(zero_copy_only=False)]
-        return TraceChunk(times * 1.0, is_write, offsets, lengths)
+        offsets = table.column("Offset").to_numpy()
+        times = table.column("Timestamp").to_numpy() * 1.0 if version == 3 else np.zeros(len(offsets))
+        return checked_chunk(times, is_write, offsets, table.column("Length").to_numpy())
 
     return parse_block

@@ -10,12 +10,11 @@ enterprise storage", FAST 2008 (the traces, hosted by SNIA IOTTA).
 
 from __future__ import annotations
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.csv as pacsv
 
+from ssdco.trace.arrow_block import block_reader, checked_chunk, write_flags
 from ssdco.trace.chunk import TraceChunk
-from ssdco.trace.record import MAX_BYTES, BadField, TraceRecord, parse_int, parse_time
+from ssdco.trace.record import BadField, TraceRecord, parse_int, parse_time
 
 COLUMNS = ("Timestamp", "Hostname", "DiskNumber", "Type", "Offset", "Size", "ResponseTime")
 US_PER_TICK = 0.1  # a Windows filetime tick is 100 ns
@@ -43,39 +42,20 @@ def parse_msr_line(line: str) -> TraceRecord | None:
     return TraceRecord(time_us, kind, offset, size)
 
 
-_COLUMN_TYPES = {"Timestamp": pa.float64(), "Type": pa.string(), "Offset": pa.int64(), "Size": pa.int64()}
-_READ = pacsv.ReadOptions(column_names=list(COLUMNS), use_threads=False, block_size=1 << 26)
-_PARSE = pacsv.ParseOptions(quote_char=False, ignore_empty_lines=True)
-_CONVERT = pacsv.ConvertOptions(column_types=_COLUMN_TYPES, include_columns=list(_COLUMN_TYPES), null_values=[],
-                                strings_can_be_null=False, quoted_strings_can_be_null=False)
+_read_block = block_reader(list(COLUMNS), {"Timestamp": pa.float64(), "Type": pa.string(), "Offset": pa.int64(),
+                                          "Size": pa.int64()})
 
 
 def parse_msr_block(data: bytes) -> TraceChunk | None:
     """The records of ``data``, whole MSR CSV lines, parsed by pyarrow's CSV reader; ``None`` when a line is not
     one that :func:`parse_msr_line` takes with the same result (then the caller parses the lines one by one and
-    reports the bad line by its number).
-
-    Every line must be ASCII with 7 comma-separated fields, a finite non-negative timestamp, a Read/Write type,
-    an offset in ``[0, MAX_BYTES]`` and a size in ``[1, MAX_BYTES]``; a lone carriage return (which pyarrow takes
-    for a line end and the line parser does not) or a header line also gives ``None``."""
-    if not data.isascii() or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n")):
+    reports the bad line by its number): 7 comma-separated fields, a Read/Write type and the values in range
+    (:mod:`ssdco.trace.arrow_block`)."""
+    table = _read_block(data)
+    if table is None:
         return None
-    try:
-        table = pacsv.read_csv(pa.py_buffer(data), read_options=_READ, parse_options=_PARSE, convert_options=_CONVERT)
-    except pa.ArrowInvalid:
+    is_write = write_flags(table.column("Type"), lambda text: _TYPES.get(text.strip().lower()))
+    if is_write is None:
         return None
-    types = table.column("Type").combine_chunks().dictionary_encode()
-    flags = [_TYPES.get(text.strip().lower()) for text in types.dictionary.to_pylist()]
-    if None in flags:
-        return None
-    ticks = _column(table, "Timestamp")
-    offsets, sizes = _column(table, "Offset"), _column(table, "Size")
-    if not (np.all(ticks >= 0.0) and np.all(np.isfinite(ticks)) and np.all(offsets >= 0) and np.all(sizes >= 1)
-            and np.all(offsets <= MAX_BYTES) and np.all(sizes <= MAX_BYTES)):
-        return None
-    is_write = np.array(flags, dtype=bool)[types.indices.to_numpy(zero_copy_only=False)]
-    return TraceChunk(ticks * US_PER_TICK, is_write, offsets, sizes)
-
-
-def _column(table: pa.Table, name: str) -> np.ndarray:
-    return table.column(name).to_numpy()
+    return checked_chunk(table.column("Timestamp").to_numpy() * US_PER_TICK, is_write,
+                         table.column("Offset").to_numpy(), table.column("Size").to_numpy())

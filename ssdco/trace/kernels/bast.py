@@ -17,7 +17,8 @@ from ssdco.trace.kernels.counters import (
     PARTIAL,
     SWITCH,
     flash_counts,
-    with_rows,
+    grown,
+    next_allocation,
 )
 from ssdco.trace.mapping.base import FlashCounts
 
@@ -45,7 +46,8 @@ class BastKernel:
     def take(self, reads: int, written: np.ndarray) -> None:
         """Count the host reads and write the pages in order."""
         self._state[HOST_READS] += reads
-        self._valid = with_rows(self._valid, int(self._state[ROWS]) + len(written))  # <= one data block a write
+        rows = next_allocation(len(self._valid), int(self._state[ROWS]) + len(written))  # <= a data block a write
+        self._valid = grown(self._valid, rows, False, 0)
         _write(written, self._row_of, self._valid, self._log_of, self._log_lbn, self._log_len, self._log_serial,
                self._log_pages, self._state)
 

@@ -38,15 +38,6 @@ def flash_counts(state: np.ndarray, merges: bool = True) -> FlashCounts:
                        s[COPIES], s[ERASES], switch, partial, full)
 
 
-def with_rows(rows: np.ndarray, need: int) -> np.ndarray:
-    """``rows`` (a 2-D array), or a copy with at least ``need`` rows (doubling, the new rows zero)."""
-    if need <= len(rows):
-        return rows
-    grown = np.zeros((max(need, 2 * len(rows)), rows.shape[1]), rows.dtype)
-    grown[: len(rows)] = rows
-    return grown
-
-
 INITIAL_SLOTS = 1024  # a compiled buffer's first allocation; it grows with the pages it holds, up to its capacity
 
 
@@ -64,8 +55,9 @@ def grown(array: np.ndarray, size: int, fill, axis: int = -1) -> np.ndarray:
     return out
 
 
-def next_allocation(allocated: int, need: int, capacity: int) -> int:
-    """The slots to hold ``need`` of at most ``capacity``: doubling from ``allocated`` (fewer when ``need`` allows
-    no growth)."""
-    need = min(need, capacity)
-    return allocated if need <= allocated else min(capacity, max(need, 2 * allocated))
+def next_allocation(allocated: int, need: int, capacity: int | None = None) -> int:
+    """The slots to hold ``need`` (of at most ``capacity``, when given): ``allocated`` when it holds them, else
+    at least double it."""
+    cap = max(need, 2 * allocated) if capacity is None else capacity
+    need = min(need, cap)
+    return allocated if need <= allocated else max(need, min(cap, 2 * allocated))

@@ -18,7 +18,8 @@ from ssdco.trace.kernels.counters import (
     PARTIAL,
     SWITCH,
     flash_counts,
-    with_rows,
+    grown,
+    next_allocation,
 )
 from ssdco.trace.mapping.base import FlashCounts
 
@@ -49,7 +50,8 @@ class FastKernel:
     def take(self, reads: int, written: np.ndarray) -> None:
         """Count the host reads and write the pages in order."""
         self._state[HOST_READS] += reads
-        self._valid = with_rows(self._valid, int(self._state[ROWS]) + len(written))  # <= one data block a write
+        rows = next_allocation(len(self._valid), int(self._state[ROWS]) + len(written))  # <= a data block a write
+        self._valid = grown(self._valid, rows, False, 0)
         _write(written, self._row_of, self._valid, self._sw_valid, self._home, self._rw_pages, self._rw_len,
                self._rw_serial, self._state)
 

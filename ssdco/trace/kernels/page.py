@@ -11,7 +11,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from ssdco.trace.kernels.counters import COPIES, ERASES, HOST_READS, HOST_WRITES, flash_counts
+from ssdco.trace.kernels.counters import COPIES, ERASES, HOST_READS, HOST_WRITES, flash_counts, grown
 from ssdco.trace.mapping.base import FlashCounts
 from ssdco.trace.mapping.page import MIN_FREE_BLOCKS, MIN_SPARE_BLOCKS
 
@@ -58,9 +58,7 @@ class PageKernel:
         if capacity:
             blocks[RING, :count] = self._blocks[RING, (head + np.arange(count)) % capacity]
         self._state[FREE_HEAD] = 0
-        p2l = np.full(new_capacity * self.ppb, -1, np.int64)
-        p2l[: len(self._p2l)] = self._p2l
-        self._blocks, self._p2l = blocks, p2l
+        self._blocks, self._p2l = blocks, grown(self._p2l, new_capacity * self.ppb, -1)
 
     def take(self, reads: int, written: np.ndarray) -> None:
         """Count the host reads and write the pages in order (GC after each write)."""
