@@ -191,26 +191,30 @@ def _block_parser(path: str | Path, fmt: str) -> Callable[[bytes], TraceChunk | 
     return None
 
 
-def _ignorable(raw: bytes, parse: LineParser) -> bool:
-    """Whether the line parser takes ``raw`` without a record and without an error (blank, header, ignored)."""
+def _ignored_line(raw: bytes, parse: LineParser) -> int | None:
+    """``None`` when the line parser takes ``raw`` to a record or an error; else what it adds to the ignored
+    lines: 1, or 0 for a blank line."""
     try:
         text = raw.decode("utf-8").strip()
-        return not text or parse(text) is None
+        if text and parse(text) is not None:
+            return None
     except (UnicodeDecodeError, BadField):
-        return False
+        return None
+    return int(bool(text))
 
 
 def _ignorable_ends(block: bytes, parse: LineParser) -> tuple[int, int, int]:
     """Where the block's data lines start and end, past up to :data:`PEEL_LINES` lines at each end that the line
     parser ignores (a header, fio's ``add``/``open``/``close``), so that the rest can take the fast path; and how
-    many of the lines passed are not blank (they count as ignored lines)."""
+    many of the lines passed count as ignored lines (the blank ones do not)."""
     start = ignored = 0
     for _ in range(PEEL_LINES):
         end = block.find(b"\n", start)
         line_end = len(block) if end < 0 else end
-        if start >= len(block) or not _ignorable(block[start:line_end], parse):
+        counted = None if start >= len(block) else _ignored_line(block[start:line_end], parse)
+        if counted is None:
             break
-        ignored += bool(block[start:line_end].strip())
+        ignored += counted
         start = line_end + 1
     stop = len(block) - block.endswith(b"\n")  # the end of the last line's text
     body_end = len(block)
@@ -219,9 +223,10 @@ def _ignorable_ends(block: bytes, parse: LineParser) -> tuple[int, int, int]:
             break
         newline = block.rfind(b"\n", start, stop)
         line_start = start if newline < 0 else newline + 1
-        if not _ignorable(block[line_start:stop], parse):
+        counted = _ignored_line(block[line_start:stop], parse)
+        if counted is None:
             break
-        ignored += bool(block[line_start:stop].strip())
+        ignored += counted
         body_end, stop = line_start, max(line_start - 1, start)
     return min(start, len(block)), max(body_end, min(start, len(block))), ignored
 

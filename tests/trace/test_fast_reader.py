@@ -29,7 +29,7 @@ def msr_line(draw) -> str:
     if kind == "good":
         return GOOD.replace("Read", draw(st.sampled_from(["Read", "Write"])))
     if kind == "blank":
-        return draw(st.sampled_from(["", "  ", "\r"]))
+        return draw(st.sampled_from(["", "  ", "\r", "\u00a0"]))
     if kind == "header":
         return "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"
     if kind == "cr":
@@ -148,7 +148,7 @@ def fio_line(draw, version: int) -> str:
     if kind == "ignored":
         return " ".join([*head, "/dev/nvme0n1", draw(st.sampled_from(["add", "open", "close", "sync"]))])
     if kind == "blank":
-        return draw(st.sampled_from(["", "  "]))
+        return draw(st.sampled_from(["", "  ", "\u00a0"]))
     if kind == "header":
         return f"fio version {version} iolog"
     fields = ([draw(st.sampled_from(FIO_FIELDS["time"]))] if version == 3 else []) + [
