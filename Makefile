@@ -10,7 +10,7 @@ HYPOTHESIS_PROFILE ?= ci
 
 # ssdco and its base dependencies: all the demo needs.
 $(BIN)/.base: pyproject.toml
-	@echo "make: installing ssdco into $(VENV) (NumPy, SciPy, numba, PuLP, networkx, tqdm, tomli-w)"
+	@echo "make: installing ssdco into $(VENV) (NumPy, SciPy, numba, PuLP, networkx, tqdm, tomli-w, pyarrow)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
