@@ -41,13 +41,13 @@ def msr_line(draw) -> str:
     return ",".join(fields)
 
 
-def expected(lines: list[str], skip_bad: bool):
+def expected(lines: list[str], skip_bad: bool, parse=parse_msr_line):
     """What the line parser alone gives: (records, bad lines, ignored lines) or the first bad line's error."""
     records, bad, ignored = [], 0, 0
     for number, line in enumerate(lines, start=1):
         text = line.strip()
         try:
-            record = parse_msr_line(text) if text else None
+            record = parse(text) if text else None
         except BadField as e:
             if not skip_bad:
                 return (f"line {number}: {e.field_name}", e.value)
@@ -168,32 +168,17 @@ def test_the_fio_fast_path_reads_exactly_what_the_line_parser_reads(tmp_path_fac
     lines = [f"fio version {version} iolog", *data.draw(st.lists(fio_line(version), min_size=1, max_size=40))]
     path = tmp_path_factory.mktemp("fio") / "trace.log"
     path.write_bytes(("\n".join(lines) + ("\n" if tail else "")).encode())
-    parse = fio_line_parser(version)
-    records, bad, ignored, error = [], 0, 0, None
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        try:
-            record = parse(text) if text else None
-        except BadField as e:
-            if not skip_bad:
-                error = (f"line {number}: {e.field_name}", e.value)
-                break
-            bad += 1
-            continue
-        if record is None:
-            ignored += bool(text)
-        else:
-            records.append(record)
+    want = expected(lines, skip_bad, fio_line_parser(version))
     stats = ParseStats()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(reader, "BLOCK_BYTES", block)
-        if error is not None:
+        if len(want) == 2:
             with pytest.raises(ConfigError) as info:
                 list(read_trace(path, "fio", skip_bad, stats))
-            assert (info.value.field, info.value.value) == error
+            assert (info.value.field, info.value.value) == want
             return
         got = list(read_trace(path, "fio", skip_bad, stats))
-    assert (got, stats.bad_lines, stats.ignored_lines, stats.records) == (records, bad, ignored, len(records))
+    assert (got, stats.bad_lines, stats.ignored_lines, stats.records) == (*want, len(want[0]))
 
 
 def test_a_clean_fio_log_takes_the_fast_path_past_its_header_and_open_lines(tmp_path):

@@ -8,25 +8,13 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from ssdco.trace.kernels.counters import (
-    COPIES,
-    ERASES,
-    FULL,
-    HOST_READS,
-    HOST_WRITES,
-    PARTIAL,
-    SWITCH,
-    flash_counts,
-    grown,
-    next_allocation,
-)
-from ssdco.trace.mapping.base import FlashCounts
+from ssdco.trace.kernels.counters import COPIES, ERASES, FULL, HOST_WRITES, PARTIAL, ROWS, SWITCH, BlockMappingKernel
 
 # the rest of BastKernel._state (the counters first: kernels/counters.py)
-ROWS, SERIAL, LOGS = range(7, 10)
+SERIAL, LOGS = range(8, 10)
 
 
-class BastKernel:
+class BastKernel(BlockMappingKernel):
     """BAST with ``log_blocks`` log blocks as a mapping engine (:class:`~ssdco.trace.engines.MappingEngine`)."""
 
     name = "bast"
@@ -34,26 +22,16 @@ class BastKernel:
     def __init__(self, pages_per_block: int, log_blocks: int = 16, **_):
         if pages_per_block < 2 or log_blocks < 1:
             raise ValueError(f"expected pages_per_block >= 2 and log_blocks >= 1, got {pages_per_block}, {log_blocks}")
-        self._row_of = Dict.empty(types.int64, types.int64)  # logical block -> row of _valid
-        self._valid = np.zeros((1024, pages_per_block), np.bool_)  # pages whose latest copy the data block holds
+        super().__init__(pages_per_block, 10)
         self._log_of = Dict.empty(types.int64, types.int64)  # logical block -> log slot
         self._log_lbn = np.full(log_blocks, -1, np.int64)
         self._log_len = np.zeros(log_blocks, np.int64)
         self._log_serial = np.zeros(log_blocks, np.int64)  # last write; the smallest is merged first
         self._log_pages = np.zeros((log_blocks, pages_per_block), np.int64)  # page offsets in write order
-        self._state = np.zeros(10, np.int64)
 
-    def take(self, reads: int, written: np.ndarray) -> None:
-        """Count the host reads and write the pages in order."""
-        self._state[HOST_READS] += reads
-        rows = next_allocation(len(self._valid), int(self._state[ROWS]) + len(written))  # <= a data block a write
-        self._valid = grown(self._valid, rows, False, 0)
+    def _write(self, written: np.ndarray) -> None:
         _write(written, self._row_of, self._valid, self._log_of, self._log_lbn, self._log_len, self._log_serial,
                self._log_pages, self._state)
-
-    def counts(self) -> FlashCounts:
-        """The counts so far, as :meth:`~ssdco.trace.mapping.base.Mapping.counts` gives them."""
-        return flash_counts(self._state)
 
 
 @nb.njit(cache=True)

@@ -8,12 +8,15 @@ block mappings then switch, partial and full merges (:data:`SWITCH` ...).
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.typed import Dict
 
 from ssdco.trace.mapping.base import FlashCounts
 
 HITS, MISSES, EVICTIONS, FLASH_READS, FLUSHED = range(5)
 HOST_READS, HOST_WRITES, COPIES, ERASES = range(4)
 SWITCH, PARTIAL, FULL = range(4, 7)
+ROWS = 7  # the block mappings' data blocks made so far (rows of their valid-page flags)
 
 
 class BufferCounters:
@@ -61,3 +64,30 @@ def next_allocation(allocated: int, need: int, capacity: int | None = None) -> i
     cap = max(need, 2 * allocated) if capacity is None else capacity
     need = min(need, cap)
     return allocated if need <= allocated else max(need, min(cap, 2 * allocated))
+
+
+class BlockMappingKernel:
+    """What the compiled block mappings (BAST, FAST) share: a hash map from logical block to its data block's row of
+    valid-page flags (the rows grow with the data blocks made), the counters, and :meth:`take`, which calls the
+    mapping's own ``_write``."""
+
+    name = ""
+
+    def __init__(self, pages_per_block: int, state_size: int):
+        self._row_of = Dict.empty(types.int64, types.int64)  # logical block -> row of _valid
+        self._valid = np.zeros((INITIAL_SLOTS, pages_per_block), np.bool_)  # pages whose latest copy it holds
+        self._state = np.zeros(state_size, np.int64)
+
+    def take(self, reads: int, written: np.ndarray) -> None:
+        """Count the host reads and write the pages in order."""
+        self._state[HOST_READS] += reads
+        rows = next_allocation(len(self._valid), int(self._state[ROWS]) + len(written))  # <= a data block a write
+        self._valid = grown(self._valid, rows, False, 0)
+        self._write(written)
+
+    def _write(self, written: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def counts(self) -> FlashCounts:
+        """The counts so far, as :meth:`~ssdco.trace.mapping.base.Mapping.counts` gives them."""
+        return flash_counts(self._state)

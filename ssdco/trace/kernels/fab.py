@@ -20,11 +20,12 @@ from ssdco.trace.kernels.counters import (
     grown,
     next_allocation,
 )
+from ssdco.trace.kernels.lists import bucket_append, bucket_remove
 
 # the rest of FabKernel._state (the counters first: kernels/counters.py)
 SIZE, TOP, FREE = range(5, 8)
 # the rows of FabKernel._slots
-LBN, COUNT, PREV, NEXT, STACK = range(5)
+LBN, COUNT, PREV, NEXT, STACK = range(5)  # PREV, NEXT adjacent: the bucket links of lists.bucket_append
 
 
 class FabKernel(BufferCounters):
@@ -83,37 +84,13 @@ class FabKernel(BufferCounters):
 
 
 @nb.njit(cache=True)
-def _append(slot, k, slots, buckets):
-    tail = buckets[1, k]
-    slots[PREV, slot], slots[NEXT, slot] = tail, -1
-    if tail >= 0:
-        slots[NEXT, tail] = slot
-    else:
-        buckets[0, k] = slot
-    buckets[1, k] = slot
-
-
-@nb.njit(cache=True)
-def _remove(slot, k, slots, buckets):
-    before, after = slots[PREV, slot], slots[NEXT, slot]
-    if before >= 0:
-        slots[NEXT, before] = after
-    else:
-        buckets[0, k] = after
-    if after >= 0:
-        slots[PREV, after] = before
-    else:
-        buckets[1, k] = before
-
-
-@nb.njit(cache=True)
 def _evict_block(slot_of, slots, present, dirty, buckets, state, out, n_out):
     """Evict the least recently used block among those with the most pages; its dirty pages go to ``out``."""
     ppb = present.shape[1]
     while buckets[0, state[TOP]] < 0:
         state[TOP] -= 1
     slot = buckets[0, state[TOP]]
-    _remove(slot, state[TOP], slots, buckets)
+    bucket_remove(slots[PREV:NEXT + 1], buckets, state[TOP], slot)
     lbn = slots[LBN, slot]
     del slot_of[lbn]
     state[SIZE] -= slots[COUNT, slot]
@@ -142,8 +119,8 @@ def _feed(lpns, writes, capacity, slot_of, slots, present, dirty, buckets, state
             state[HITS] += 1
             if is_write:
                 dirty[slot, offset] = True
-            _remove(slot, slots[COUNT, slot], slots, buckets)
-            _append(slot, slots[COUNT, slot], slots, buckets)
+            bucket_remove(slots[PREV:NEXT + 1], buckets, slots[COUNT, slot], slot)
+            bucket_append(slots[PREV:NEXT + 1], buckets, slots[COUNT, slot], slot)
             continue
         state[MISSES] += 1
         if not is_write:
@@ -157,10 +134,10 @@ def _feed(lpns, writes, capacity, slot_of, slots, present, dirty, buckets, state
             slot_of[lbn] = slot
             slots[LBN, slot], slots[COUNT, slot] = lbn, 0
         else:
-            _remove(slot, slots[COUNT, slot], slots, buckets)
+            bucket_remove(slots[PREV:NEXT + 1], buckets, slots[COUNT, slot], slot)
         present[slot, offset], dirty[slot, offset] = True, is_write
         slots[COUNT, slot] += 1
-        _append(slot, slots[COUNT, slot], slots, buckets)
+        bucket_append(slots[PREV:NEXT + 1], buckets, slots[COUNT, slot], slot)
         state[SIZE] += 1
         state[TOP] = max(state[TOP], slots[COUNT, slot])
     return n_out

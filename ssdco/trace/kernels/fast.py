@@ -9,25 +9,13 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from ssdco.trace.kernels.counters import (
-    COPIES,
-    ERASES,
-    FULL,
-    HOST_READS,
-    HOST_WRITES,
-    PARTIAL,
-    SWITCH,
-    flash_counts,
-    grown,
-    next_allocation,
-)
-from ssdco.trace.mapping.base import FlashCounts
+from ssdco.trace.kernels.counters import COPIES, ERASES, FULL, HOST_WRITES, PARTIAL, ROWS, SWITCH, BlockMappingKernel
 
 # the rest of FastKernel._state (the counters first: kernels/counters.py)
-ROWS, SW_LBN, SW_NEXT, RW_HEAD, RW_COUNT, RW_SERIAL = range(7, 13)
+SW_LBN, SW_NEXT, RW_HEAD, RW_COUNT, RW_SERIAL = range(8, 13)
 
 
-class FastKernel:
+class FastKernel(BlockMappingKernel):
     """FAST with one sequential and ``log_blocks - 1`` random log blocks as a mapping engine
     (:class:`~ssdco.trace.engines.MappingEngine`)."""
 
@@ -37,27 +25,17 @@ class FastKernel:
         if pages_per_block < 2 or log_blocks < 2:
             raise ValueError(f"expected pages_per_block >= 2 and log_blocks >= 2, got {pages_per_block}, {log_blocks}")
         random_blocks = int(log_blocks) - 1
-        self._row_of = Dict.empty(types.int64, types.int64)  # logical block -> row of _valid
-        self._valid = np.zeros((1024, pages_per_block), np.bool_)  # pages whose latest copy the data block holds
+        super().__init__(pages_per_block, 13)
         self._sw_valid = np.zeros(pages_per_block, np.bool_)  # the sequential log block's live pages
         self._home = Dict.empty(types.int64, types.int64)  # page -> serial of the random log block holding it
         self._rw_pages = np.zeros((random_blocks, pages_per_block), np.int64)  # ring, pages in write order
         self._rw_len = np.zeros(random_blocks, np.int64)
         self._rw_serial = np.zeros(random_blocks, np.int64)
-        self._state = np.zeros(13, np.int64)
         self._state[SW_LBN] = -1
 
-    def take(self, reads: int, written: np.ndarray) -> None:
-        """Count the host reads and write the pages in order."""
-        self._state[HOST_READS] += reads
-        rows = next_allocation(len(self._valid), int(self._state[ROWS]) + len(written))  # <= a data block a write
-        self._valid = grown(self._valid, rows, False, 0)
+    def _write(self, written: np.ndarray) -> None:
         _write(written, self._row_of, self._valid, self._sw_valid, self._home, self._rw_pages, self._rw_len,
                self._rw_serial, self._state)
-
-    def counts(self) -> FlashCounts:
-        """The counts so far, as :meth:`~ssdco.trace.mapping.base.Mapping.counts` gives them."""
-        return flash_counts(self._state)
 
 
 @nb.njit(cache=True)

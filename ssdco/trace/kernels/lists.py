@@ -129,3 +129,31 @@ def drop_node(node_of, page, free, free_count, node):
     page[node] = -1
     free[free_count[0]] = node
     free_count[0] += 1
+
+
+@nb.njit(cache=True)
+def bucket_append(links, buckets, k, node):
+    """Put ``node`` at the back of bucket ``k``, where each node is in one bucket at most: ``links[0]`` and
+    ``links[1]`` hold each node's previous and next node in its bucket, ``buckets[0, k]`` and ``buckets[1, k]``
+    the bucket's front and back (-1: none)."""
+    back = buckets[1, k]
+    links[0, node], links[1, node] = back, -1
+    if back >= 0:
+        links[1, back] = node
+    else:
+        buckets[0, k] = node
+    buckets[1, k] = node
+
+
+@nb.njit(cache=True)
+def bucket_remove(links, buckets, k, node):
+    """Take ``node`` out of bucket ``k`` (laid out as for :func:`bucket_append`)."""
+    before, after = links[0, node], links[1, node]
+    if before >= 0:
+        links[1, before] = after
+    else:
+        buckets[0, k] = after
+    if after >= 0:
+        links[0, after] = before
+    else:
+        buckets[1, k] = before

@@ -12,13 +12,14 @@ from numba import types
 from numba.typed import Dict
 
 from ssdco.trace.kernels.counters import COPIES, ERASES, HOST_READS, HOST_WRITES, flash_counts, grown
+from ssdco.trace.kernels.lists import bucket_append, bucket_remove
 from ssdco.trace.mapping.base import FlashCounts
 from ssdco.trace.mapping.page import MIN_FREE_BLOCKS, MIN_SPARE_BLOCKS
 
 # the rest of PageKernel._state (the counters first: kernels/counters.py)
 BLOCKS, ACTIVE, WP, FREE_HEAD, FREE_COUNT = range(4, 9)
 # the rows of PageKernel._blocks
-VALID, PREV, NEXT, RING = range(4)
+VALID, PREV, NEXT, RING = range(4)  # PREV, NEXT adjacent: the bucket links of lists.bucket_append
 
 
 def _blocks_needed(logical_pages: int, alpha: float, ppb: int) -> int:
@@ -94,30 +95,6 @@ def _free_push(block, blocks, state):
 
 
 @nb.njit(cache=True)
-def _bucket_append(block, k, blocks, buckets):
-    tail = buckets[1, k]
-    blocks[PREV, block], blocks[NEXT, block] = tail, -1
-    if tail >= 0:
-        blocks[NEXT, tail] = block
-    else:
-        buckets[0, k] = block
-    buckets[1, k] = block
-
-
-@nb.njit(cache=True)
-def _bucket_remove(block, k, blocks, buckets):
-    before, after = blocks[PREV, block], blocks[NEXT, block]
-    if before >= 0:
-        blocks[NEXT, before] = after
-    else:
-        buckets[0, k] = after
-    if after >= 0:
-        blocks[PREV, after] = before
-    else:
-        buckets[1, k] = before
-
-
-@nb.njit(cache=True)
 def _program(lpn, l2p, p2l, blocks, buckets, state):
     """Program ``lpn`` at the write frontier (opening the next free block when it is full); False when none is
     free."""
@@ -125,7 +102,7 @@ def _program(lpn, l2p, p2l, blocks, buckets, state):
     if state[WP] == ppb:
         active = state[ACTIVE]
         if active >= 0:
-            _bucket_append(active, blocks[VALID, active], blocks, buckets)
+            bucket_append(blocks[PREV:NEXT + 1], buckets, blocks[VALID, active], active)
         if state[FREE_COUNT] == 0:
             return False
         state[ACTIVE] = blocks[RING, state[FREE_HEAD]]
@@ -148,7 +125,7 @@ def _collect(l2p, p2l, blocks, buckets, state):
     for k in range(ppb):
         if buckets[0, k] >= 0:
             victim = buckets[0, k]
-            _bucket_remove(victim, k, blocks, buckets)
+            bucket_remove(blocks[PREV:NEXT + 1], buckets, k, victim)
             break
     if victim < 0:
         return 0
@@ -179,8 +156,8 @@ def _write(lpns, alpha, l2p, p2l, blocks, buckets, state):
             valid = blocks[VALID, block]
             blocks[VALID, block] = valid - 1
             if block != state[ACTIVE]:
-                _bucket_remove(block, valid, blocks, buckets)
-                _bucket_append(block, valid - 1, blocks, buckets)
+                bucket_remove(blocks[PREV:NEXT + 1], buckets, valid, block)
+                bucket_append(blocks[PREV:NEXT + 1], buckets, valid - 1, block)
         else:
             _grow(len(l2p) + 1, alpha, ppb, blocks, state)
         if not _program(lpn, l2p, p2l, blocks, buckets, state):
