@@ -578,17 +578,22 @@ def _power_ftl_budget_lines(r) -> list[str]:
 
 def _traced_config(args, extra: list[str] | None = None):
     """The command's device file with ``--trace``'s workload and ``--buffer``'s NAND work set, under the user's own
-    ``--set`` (and ``extra`` overrides): ``(config, trace workload or None, NAND work or None)``."""
+    ``--set`` (and ``extra`` overrides): ``(config, trace workload or None, NAND work or None)``. With ``--buffer``
+    the trace is read once: its workload is counted on the way to the replay, which needs only the device's
+    geometry (which the trace's workload does not set)."""
     from ssdco import load_config
+    from ssdco.trace.workload import WorkloadTally
 
-    traced = _trace_workload(args.trace, args.trace_format) if args.trace else None
     user = list(args.overrides) + list(extra or [])
-    config = load_config(args.config, controller=args.controller,
-                         overrides=(traced.overrides() if traced else []) + user)
-    nand_work = _trace_nand_work(args, config)
-    if nand_work is not None:
-        config = load_config(args.config, controller=args.controller,
-                             overrides=traced.overrides() + nand_work.overrides() + user)
+    device = load_config(args.config, controller=args.controller, overrides=user)
+    if not args.trace:
+        _trace_nand_work(args, device, None)  # --buffer without --trace: an error
+        return device, None, None
+    tally = WorkloadTally()
+    nand_work = _trace_nand_work(args, device, tally)
+    traced = _trace_workload(args.trace, args.trace_format, tally if nand_work is not None else None)
+    nand = nand_work.overrides() if nand_work is not None else []
+    config = load_config(args.config, controller=args.controller, overrides=traced.overrides() + nand + user)
     return config, traced, nand_work
 
 
@@ -697,21 +702,23 @@ def _sensitivity_dict(s) -> dict:
             "not_varied": [{"parameter": p, "why": why} for p, why in s.not_varied]}
 
 
-def _trace_workload(path: str, fmt: str):
-    """The workload of the trace at ``path`` (``ssdco.trace.workload``); ConfigError for a trace with no records."""
+def _trace_workload(path: str, fmt: str, tally=None):
+    """The workload of the trace at ``path`` (``ssdco.trace.workload``), from ``tally`` when it has counted the
+    trace already; ConfigError for a trace with no records."""
     from ssdco.errors import ConfigError
     from ssdco.trace.reader import read_trace_chunks
     from ssdco.trace.workload import chunks_workload
 
     try:
-        return chunks_workload(read_trace_chunks(path, fmt))
+        return tally.workload() if tally is not None else chunks_workload(read_trace_chunks(path, fmt))
     except ValueError as e:
         raise ConfigError(path, "records", 0, f"expected at least one read or write request ({e})") from None
 
 
-def _trace_nand_work(args, config):
-    """``whatif --buffer``'s replay of the trace (``ssdco.trace.nand_work``), or None without ``--buffer``; ConfigError
-    for ``--buffer`` without ``--trace`` or without an ``[ftl]`` table."""
+def _trace_nand_work(args, config, tally):
+    """``--buffer``'s replay of the trace (``ssdco.trace.nand_work``) with the geometry of ``config``, its chunks
+    counted by ``tally`` on the way, or None without ``--buffer``; ConfigError for ``--buffer`` without ``--trace``
+    or without an ``[ftl]`` table."""
     if args.buffer is None:
         return None
     if not args.trace:
@@ -726,7 +733,7 @@ def _trace_nand_work(args, config):
     _note_trace_kernels()
     unit_bytes = int(config.workload.mapping_unit_kib * KIB)
     units_per_page = max(1, int(config.nand.page_size_kib // config.workload.mapping_unit_kib))
-    return trace_nand_work(read_trace_chunks(args.trace, args.trace_format), args.trace, args.buffer,
+    return trace_nand_work(tally.passing(read_trace_chunks(args.trace, args.trace_format)), args.trace, args.buffer,
                            int(args.buffer_mib * 2**20), args.ftl, page_bytes=unit_bytes,
                            pages_per_block=config.nand.pages_per_block * units_per_page,
                            over_provisioning=config.nand.over_provisioning, log_blocks=args.log_blocks,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,30 +67,51 @@ def trace_workload(records: Iterable[TraceRecord], max_sizes: int = MAX_SIZES) -
 def chunks_workload(chunks: Iterable[TraceChunk], max_sizes: int = MAX_SIZES) -> TraceWorkload:
     """:func:`trace_workload` of a trace given as :class:`~ssdco.trace.chunk.TraceChunk` s (a request is
     sequential when it starts where the one before it, in this chunk or the last, ended)."""
-    counts: Counter = Counter()
-    reads = sequential = total = 0
-    sectors_total = 0
-    previous_end = -1
+    tally = WorkloadTally()
     for chunk in chunks:
+        tally.add(chunk)
+    return tally.workload(max_sizes)
+
+
+class WorkloadTally:
+    """The counts :func:`chunks_workload` keeps, one chunk at a time (:meth:`passing` counts the chunks of a
+    trace on their way to another consumer, so that one read of the trace serves both)."""
+
+    def __init__(self):
+        self.sizes: Counter = Counter()  # requests per size in sectors
+        self.total = self.reads = self.sequential = self.sectors = 0
+        self.previous_end = -1
+
+    def add(self, chunk: TraceChunk) -> None:
+        """Count the records of ``chunk``."""
         if not len(chunk):
-            continue
-        total += len(chunk)
-        reads += int(np.count_nonzero(~chunk.is_write))
+            return
+        self.total += len(chunk)
+        self.reads += int(np.count_nonzero(~chunk.is_write))
         sectors = -(-chunk.size_bytes // SECTOR_BYTES)
         values, n = np.unique(sectors, return_counts=True)
-        counts.update(dict(zip(values.tolist(), n.tolist())))
-        sectors_total += int(sectors.sum())
+        self.sizes.update(dict(zip(values.tolist(), n.tolist())))
+        self.sectors += int(sectors.sum())
         ends = chunk.offset_bytes + chunk.size_bytes
-        sequential += int(chunk.offset_bytes[0] == previous_end) + int(np.count_nonzero(
+        self.sequential += int(chunk.offset_bytes[0] == self.previous_end) + int(np.count_nonzero(
             chunk.offset_bytes[1:] == ends[:-1]))
-        previous_end = int(ends[-1])
-    if total == 0:
-        raise ValueError("the trace has no records")
-    grouped = _grouped(counts, max_sizes)
-    sizes = sorted(grouped)
-    return TraceWorkload(
-        records=total, read_fraction=reads / total,
-        sizes_kib=tuple(s * SECTOR_BYTES / 1024 for s in sizes),
-        probabilities=tuple(grouped[s] / total for s in sizes),
-        sequential_fraction=sequential / total,
-        mean_size_kib=sectors_total * SECTOR_BYTES / 1024 / total)
+        self.previous_end = int(ends[-1])
+
+    def passing(self, chunks: Iterable[TraceChunk]) -> Iterator[TraceChunk]:
+        """``chunks`` passed through, each counted."""
+        for chunk in chunks:
+            self.add(chunk)
+            yield chunk
+
+    def workload(self, max_sizes: int = MAX_SIZES) -> TraceWorkload:
+        """The workload of the records counted; ValueError when there were none."""
+        if self.total == 0:
+            raise ValueError("the trace has no records")
+        grouped = _grouped(self.sizes, max_sizes)
+        sizes = sorted(grouped)
+        return TraceWorkload(
+            records=self.total, read_fraction=self.reads / self.total,
+            sizes_kib=tuple(s * SECTOR_BYTES / 1024 for s in sizes),
+            probabilities=tuple(grouped[s] / self.total for s in sizes),
+            sequential_fraction=self.sequential / self.total,
+            mean_size_kib=self.sectors * SECTOR_BYTES / 1024 / self.total)

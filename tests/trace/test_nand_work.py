@@ -143,3 +143,18 @@ def test_validate_and_optimize_answer_for_the_traces_workload(tmp_path, capsys):
     assert main(["optimize", str(PM9A3), "--no-des", "--min-iops", "100000", *traced]) in (0, 1)
     doc = json.loads(capsys.readouterr().out)
     assert doc["trace_workload"]["read_fraction"] == 0.75 and doc["trace_nand_work"] == expected.to_dict()
+
+
+def test_with_a_buffer_the_trace_is_read_once(tmp_path, capsys, monkeypatch):
+    import ssdco.trace.reader as reader
+
+    trace = msr_trace(tmp_path, [("Read", (i * 7919 % 64) * PAGE, PAGE) for i in range(300)]
+                      + [("Write", (i * 104729 % 256) * PAGE, PAGE) for i in range(300)])
+    reads = []
+    real = reader.read_trace_chunks
+    monkeypatch.setattr(reader, "read_trace_chunks", lambda *a, **k: reads.append(a) or real(*a, **k))
+    assert main(["whatif", str(PM9A3), "-c", "c07", "--trace", str(trace), "--buffer", "lru", "--buffer-mib",
+                 "0.25", "--fast", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(reads) == 1
+    assert doc["trace_workload"] == {"trace": str(trace), **trace_workload(read_trace(trace)).to_dict()}
