@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters, grown
+from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferKernel, grown
 from ssdco.trace.kernels.lists import (
     LENGTH,
     NodePool,
@@ -22,7 +22,7 @@ from ssdco.trace.kernels.lists import (
 T1, T2, B1, B2 = range(4)
 
 
-class ArcKernel(BufferCounters):
+class ArcKernel(BufferKernel):
     """ARC over ``capacity_pages`` pages as a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
 
     def __init__(self, capacity_pages: int, pages_per_block: int = 64):
@@ -36,15 +36,13 @@ class ArcKernel(BufferCounters):
 
     p = property(lambda self: float(self._p[0]), doc="The target size of T1 (pages).")
 
-    def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
-        """Serve the accesses: the flash reads they cause and the dirty pages evicted, in eviction order."""
+    def _reserve(self, accesses: int) -> None:
+        self._dirty = grown(self._dirty, self._pool.reserve(accesses + 1), False)  # <= one node an access
+
+    def _run(self, lpns: np.ndarray, writes: np.ndarray, out: np.ndarray) -> int:
         pool = self._pool
-        self._dirty = grown(self._dirty, pool.reserve(len(lpns) + 1), False)  # an access adds at most one node
-        out = np.empty(len(lpns), np.int64)
-        reads_before = self._state[FLASH_READS]
-        n = _feed(lpns, writes, self.capacity_pages, pool.node_of, pool.page, pool.links, pool.ends, pool.free,
-                  pool.free_count, self._dirty, self._p, self._state, out)
-        return int(self._state[FLASH_READS] - reads_before), out[:n]
+        return _feed(lpns, writes, self.capacity_pages, pool.node_of, pool.page, pool.links, pool.ends, pool.free,
+                     pool.free_count, self._dirty, self._p, self._state, out)
 
     def resident(self) -> set[int]:
         """The buffered pages (T1 and T2)."""

@@ -19,9 +19,10 @@ SWITCH, PARTIAL, FULL = range(4, 7)
 ROWS = 7  # the block mappings' data blocks made so far (rows of their valid-page flags)
 
 
-class BufferCounters:
-    """The counters of a compiled buffer (``self._state``), named as :class:`~ssdco.trace.buffers.BufferPolicy`
-    names them."""
+class BufferKernel:
+    """What the compiled buffers share: their counters (``self._state``), named as
+    :class:`~ssdco.trace.buffers.BufferPolicy` names them, and :meth:`feed`, which grows the kernel's arrays
+    (``_reserve``) and runs it (``_run``) on a chunk."""
 
     _state: np.ndarray
 
@@ -30,6 +31,26 @@ class BufferCounters:
     evictions = property(lambda self: int(self._state[EVICTIONS]), doc="Pages evicted.")
     flash_reads = property(lambda self: int(self._state[FLASH_READS]), doc="Read misses (each a flash read).")
     flushed_pages = property(lambda self: int(self._state[FLUSHED]), doc="Dirty pages written back.")
+
+    def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
+        """Serve the accesses: the flash reads they cause and the dirty pages written back, in order."""
+        self._reserve(len(lpns))
+        out = np.empty(self._most_written(len(lpns)), np.int64)
+        reads_before = self._state[FLASH_READS]
+        n = self._run(lpns, writes, out)
+        return int(self._state[FLASH_READS] - reads_before), out[:n]
+
+    def _reserve(self, accesses: int) -> None:
+        """Grow the arrays for ``accesses`` more accesses (each brings in one page at most)."""
+        raise NotImplementedError
+
+    def _most_written(self, accesses: int) -> int:
+        """The most pages ``accesses`` accesses can write back: one eviction each."""
+        return accesses
+
+    def _run(self, lpns: np.ndarray, writes: np.ndarray, out: np.ndarray) -> int:
+        """Run the compiled kernel; the pages written back go to ``out``, their number is returned."""
+        raise NotImplementedError
 
 
 def flash_counts(state: np.ndarray, merges: bool = True) -> FlashCounts:

@@ -16,7 +16,7 @@ from ssdco.trace.kernels.counters import (
     HITS,
     INITIAL_SLOTS,
     MISSES,
-    BufferCounters,
+    BufferKernel,
     grown,
     next_allocation,
 )
@@ -28,7 +28,7 @@ SIZE, TOP, FREE = range(5, 8)
 LBN, COUNT, PREV, NEXT, STACK = range(5)  # PREV, NEXT adjacent: the bucket links of lists.bucket_append
 
 
-class FabKernel(BufferCounters):
+class FabKernel(BufferKernel):
     """FAB over ``capacity_pages`` pages as a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
 
     def __init__(self, capacity_pages: int, pages_per_block: int = 64):
@@ -44,10 +44,10 @@ class FabKernel(BufferCounters):
         self._state = np.zeros(8, np.int64)
         self._reserve(min(self.capacity_pages, INITIAL_SLOTS))
 
-    def _reserve(self, pages: int) -> None:
-        """Room for ``pages`` buffered pages' blocks: new slots on the free stack."""
+    def _reserve(self, accesses: int) -> None:
+        """Room for the blocks of the pages held and ``accesses`` more: new slots on the free stack."""
         old = self._slots.shape[1]
-        slots = next_allocation(old, pages, self.capacity_pages)
+        slots = next_allocation(old, int(self._state[SIZE]) + accesses, self.capacity_pages)
         if slots == old:
             return
         self._slots = grown(self._slots, slots, -1)
@@ -56,14 +56,12 @@ class FabKernel(BufferCounters):
         self._state[FREE] = free + slots - old
         self._present, self._dirty = grown(self._present, slots, False, 0), grown(self._dirty, slots, False, 0)
 
-    def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
-        """Serve the accesses: the flash reads they cause and the dirty pages of each evicted block, in page order."""
-        self._reserve(int(self._state[SIZE]) + len(lpns))  # an access adds at most one page
-        out = np.empty(len(lpns) + int(self._state[SIZE]), np.int64)  # evicted: the pages held and those coming
-        reads_before = self._state[FLASH_READS]
-        n = _feed(lpns, writes, self.capacity_pages, self._slot_of, self._slots, self._present, self._dirty,
-                  self._buckets, self._state, out)
-        return int(self._state[FLASH_READS] - reads_before), out[:n]
+    def _most_written(self, accesses: int) -> int:
+        return int(self._state[SIZE]) + accesses  # whole blocks leave: the pages held and those coming
+
+    def _run(self, lpns: np.ndarray, writes: np.ndarray, out: np.ndarray) -> int:
+        return _feed(lpns, writes, self.capacity_pages, self._slot_of, self._slots, self._present, self._dirty,
+                     self._buckets, self._state, out)
 
     def _held(self, dirty_only: bool) -> np.ndarray:
         slots = np.array(list(self._slot_of.values()), dtype=np.int64)

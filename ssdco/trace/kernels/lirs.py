@@ -8,7 +8,7 @@ import numba as nb
 import numpy as np
 
 from ssdco.trace.buffers.lirs import HIR_FRACTION, NONRESIDENT_FACTOR
-from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferCounters, grown
+from ssdco.trace.kernels.counters import EVICTIONS, FLASH_READS, FLUSHED, HITS, MISSES, BufferKernel, grown
 from ssdco.trace.kernels.lists import (
     FRONT,
     LENGTH,
@@ -29,7 +29,7 @@ RESIDENT, LIR = range(5, 7)
 IS_LIR, IS_RESIDENT, IS_DIRTY = range(3)
 
 
-class LirsKernel(BufferCounters):
+class LirsKernel(BufferKernel):
     """LIRS over ``capacity_pages`` pages, with the class's default HIR share and bound on non-resident entries, as
     a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
 
@@ -45,16 +45,14 @@ class LirsKernel(BufferCounters):
         self._flags = np.zeros((3, self._pool.allocated), np.bool_)
         self._state = np.zeros(7, np.int64)
 
-    def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
-        """Serve the accesses: the flash reads they cause and the dirty pages evicted, in eviction order."""
+    def _reserve(self, accesses: int) -> None:
+        self._flags = grown(self._flags, self._pool.reserve(accesses + 1), False)  # <= one node an access
+
+    def _run(self, lpns: np.ndarray, writes: np.ndarray, out: np.ndarray) -> int:
         pool = self._pool
-        self._flags = grown(self._flags, pool.reserve(len(lpns) + 1), False)  # an access adds at most one node
-        out = np.empty(len(lpns), np.int64)
-        reads_before = self._state[FLASH_READS]
         limits = np.array([self.capacity_pages, self.lir_pages, self.max_nonresident], np.int64)
-        n = _feed(lpns, writes, limits, pool.node_of, pool.page, pool.links, pool.ends, pool.free, pool.free_count,
-                  self._flags, self._state, out)
-        return int(self._state[FLASH_READS] - reads_before), out[:n]
+        return _feed(lpns, writes, limits, pool.node_of, pool.page, pool.links, pool.ends, pool.free,
+                     pool.free_count, self._flags, self._state, out)
 
     def resident(self) -> set[int]:
         """The buffered pages (LIR and resident HIR)."""

@@ -15,7 +15,7 @@ from ssdco.trace.kernels.counters import (
     HITS,
     INITIAL_SLOTS,
     MISSES,
-    BufferCounters,
+    BufferKernel,
     grown,
     next_allocation,
 )
@@ -24,7 +24,7 @@ from ssdco.trace.kernels.counters import (
 SIZE, HEAD, TAIL = range(5, 8)
 
 
-class LruKernel(BufferCounters):
+class LruKernel(BufferKernel):
     """LRU over ``capacity_pages`` pages as a buffer engine (:class:`~ssdco.trace.engines.BufferEngine`)."""
 
     def __init__(self, capacity_pages: int, pages_per_block: int = 64):
@@ -40,17 +40,12 @@ class LruKernel(BufferCounters):
         self._state = np.zeros(8, np.int64)
         self._state[HEAD] = self._state[TAIL] = -1
 
-    def feed(self, lpns: np.ndarray, writes: np.ndarray) -> tuple[int, np.ndarray]:
-        """Serve the accesses: the flash reads they cause and the dirty pages evicted, in eviction order."""
-        self._reserve(int(self._state[SIZE]) + len(lpns))  # an access adds at most one page
-        out = np.empty(len(lpns), np.int64)
-        reads_before = self._state[FLASH_READS]
-        n = _feed(lpns, writes, self.capacity_pages, self._slot_of, self._page, self._dirty, self._prev, self._next,
-                  self._state, out)
-        return int(self._state[FLASH_READS] - reads_before), out[:n]
+    def _run(self, lpns: np.ndarray, writes: np.ndarray, out: np.ndarray) -> int:
+        return _feed(lpns, writes, self.capacity_pages, self._slot_of, self._page, self._dirty, self._prev,
+                     self._next, self._state, out)
 
-    def _reserve(self, pages: int) -> None:
-        slots = next_allocation(len(self._page), pages, self.capacity_pages)
+    def _reserve(self, accesses: int) -> None:
+        slots = next_allocation(len(self._page), int(self._state[SIZE]) + accesses, self.capacity_pages)
         self._page, self._dirty = grown(self._page, slots, 0), grown(self._dirty, slots, False)
         self._prev, self._next = grown(self._prev, slots, -1), grown(self._next, slots, -1)
 
