@@ -172,6 +172,13 @@ MEANINGS = {
     "nand.channel_scheduling": "the order a channel serves its queue: \"fcfs\" (arrival order) or \"data_out_first\" "
                                "(reads' waiting data-outs ahead of commands and programs' data: MQSim's ONFI NVDDR2 "
                                "channel; import-mqsim sets it)",
+    "nand.suspend": "program/erase suspend at a reads_first die: \"none\", \"program\", \"erase\" or "
+                    "\"program_erase\": a read that finds a write's or the background work's program (erase) in "
+                    "service suspends it, is served after the suspension time, and the operation resumes where it "
+                    "stopped once no read waits (one suspended per die); needs die_scheduling = \"reads_first\", "
+                    "independent_plane_reads = false and command_us = 0",
+    "nand.t_suspend_program_us": "time a read spends suspending a program (MQSim's default Suspend_Program_Time)",
+    "nand.t_suspend_erase_us": "time a read spends suspending an erase (MQSim's default Suspend_Erase_Time)",
     "ftl.drive_state": "\"steady\": GC at its steady state; \"fresh\": the run ends before GC starts (no GC "
                        "copies or erases; endurance figures stay the steady state's)",
     "ftl.read_hit_fraction": "share of host read units found in the DRAM buffer: no NAND read, channel transfer or "

@@ -68,6 +68,15 @@ class Station:
     # a read request's visits go ahead of the queued visits of write requests and of the write buffer's background
     # work (programs, erases, garbage collection), first come first served within each, non-preemptive
     reads_first: bool = False
+    # program/erase suspend (``nand.suspend``): the time (us) a read spends suspending a program or an erase of a
+    # job queued behind it that it finds in service; None: that operation is not suspended
+    suspend_program_us: float | None = None
+    suspend_erase_us: float | None = None
+
+    @property
+    def suspends(self) -> bool:
+        """Whether a read suspends some operation in service here (preemptive form of ``reads_first``)."""
+        return self.suspend_program_us is not None or self.suspend_erase_us is not None
 
 
 @dataclass(frozen=True)
@@ -262,6 +271,25 @@ class Network:
             if reads and others:
                 return True
         return False
+
+    def suspension_terms(self, name: str) -> tuple[float, float]:
+        """At station ``name``, per copy and request: (visits x E[S^2] / 2 of the background work a read waits behind
+        when it finds it in service, in us^2; sum over the background work a read suspends instead
+        (``Station.suspend_program_us``/``suspend_erase_us``) of its demand x the suspension time, in us^2). Where
+        nothing is suspended, the first is all the background work's and the second 0."""
+        st = self.station(name)
+        waited = suspended = 0.0
+        for step in self.steps:
+            if step.station != name or not step.background:
+                continue
+            v = self.visits(step) / st.copies
+            s1, s2 = self.step_moments(step)
+            t = {"program": st.suspend_program_us, "erase": st.suspend_erase_us}.get(step.array)
+            if t is None or st.servers != 1:
+                waited += v * s2 / 2.0
+            else:
+                suspended += v * s1 * t
+        return waited, suspended
 
     def is_striped(self, step: Step) -> bool:
         """Whether ``step`` (one of this network's) places a request's transactions by striping
@@ -704,8 +732,11 @@ def _stations(config: Config) -> list[Station]:
         stations.append(Station(f"cores:{g.name}", "cores", g.count))
     for m, units in ctrl.accelerator_units.items():
         stations.append(Station(f"accel:{m}", "accel", units))
+    program = nand.t_suspend_program_us if nand.suspend in ("program", "program_erase") else None
+    erase = nand.t_suspend_erase_us if nand.suspend in ("erase", "program_erase") else None
     stations.append(Station("die", "die", nand.read_servers_per_die, nand.dies,
-                            reads_first=nand.die_scheduling == "reads_first"))
+                            reads_first=nand.die_scheduling == "reads_first", suspend_program_us=program,
+                            suspend_erase_us=erase))
     stations.append(Station("channel", "channel", 1, nand.channels))
     return stations
 

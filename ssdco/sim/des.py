@@ -112,8 +112,8 @@ _INV_DLOG = HIST_BINS / (math.log(HIST_HI_US) - math.log(HIST_LO_US))
 # integer scalar state (ist)
 I_INIT, I_HN, I_COMPLETED, I_STARTED, I_EVENTS, I_SEQ, I_FREE_TOP, I_NSYS = 0, 1, 2, 3, 4, 5, 6, 7
 I_STATUS, I_WARMUP, I_MEASURED, I_BATCHES, I_CLOSED, I_R, I_TPOOL, I_NTRACE = 8, 9, 10, 11, 12, 13, 14, 15
-I_BGTOP, I_STRIPE = 16, 17
-N_IST = 18
+I_BGTOP, I_STRIPE, I_SUSPENSIONS = 16, 17, 18
+N_IST = 19
 NAND_HIST = 8  # histogram of die visits per read transaction: 0 .. NAND_HIST - 1 (last bin = or more)
 # float scalar state (fst)
 F_T, F_TWARM, F_TLAST_SYS, F_AREA_SYS, F_LAT_MIN, F_LAT_MAX, F_IA_MEAN, F_READ_FRAC = 0, 1, 2, 3, 4, 5, 6, 7
@@ -166,6 +166,8 @@ class CompiledNetwork:
     bg_slots: int = 0
     step_hold: np.ndarray = None  # index of the step through which the step holds its server, -1: none
     step_behind: np.ndarray = None  # per step: which operations' jobs queue behind the others (BEHIND_CODES)
+    # per [step, op]: the time (us) a read takes to suspend that job's operation in service, -1: not suspended
+    step_suspend: np.ndarray = None
 
 
 def _fail(msg: str) -> DesError:
@@ -385,6 +387,25 @@ def _behind(network: Network) -> np.ndarray:
     return np.array(codes, dtype=np.int64)
 
 
+def _suspend_times(network: Network, behind: np.ndarray) -> np.ndarray:
+    """Per [step, op (0 read, 1 write)]: the time (us) a read arriving at the step's station copy spends suspending
+    that job's program or erase in service there (``Station.suspend_program_us``/``suspend_erase_us``), -1 where the
+    job is not suspended: only jobs queued behind the reads (a write's, the background work's) at a single-server
+    station, and only their programs and erases (``Step.array``)."""
+    out = np.full((len(network.steps), 2), -1.0)
+    stations = {st.name: st for st in network.stations}
+    for i, step in enumerate(network.steps):
+        st = stations.get(step.station) if step.station is not None else None
+        if st is None or not st.suspends or st.servers != 1:
+            continue
+        for op in (0, 1):
+            kind = ("read", "program")[op] if step.array == "data" else step.array
+            t = {"program": st.suspend_program_us, "erase": st.suspend_erase_us}.get(kind)
+            if t is not None and behind[i] & (op + 1):
+                out[i, op] = t
+    return out
+
+
 def compile_network(network: Network, service_family: str = "auto") -> CompiledNetwork:
     """Validate ``network`` and flatten it into arrays for the event loop."""
     if service_family not in SERVICE_FAMILIES:
@@ -418,6 +439,7 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
     isdie = np.array([st.station is not None and kinds[st.station] == "die" for st in steps], dtype=np.bool_)
     bg_slots = max(1, int(network.background_slots)) if bgm.any() else 0
     closed, qd, iops = _workload(network)
+    behind = _behind(network)
     return CompiledNetwork(
         station_names=names, station_servers=servers, station_copies=copies, step_labels=labels,
         step_station=step_station, step_route=step_route, step_per_request=per_req, step_family=fam,
@@ -425,7 +447,8 @@ def compile_network(network: Network, service_family: str = "auto") -> CompiledN
         step_block_end=block_end, unit_servers=unit_servers, unit_station=unit_station, size_cdf=cdf,
         size_transactions=trans, tx_pool=tx_pool, read_fraction=rf, closed=closed, queue_depth=qd,
         arrival_iops=iops, step_ops=ops, step_prob=prob, step_follow=follow, step_bg=bgm, step_bgend=bgend,
-        step_isdie=isdie, bg_slots=bg_slots, step_hold=hold, step_behind=_behind(network))
+        step_isdie=isdie, bg_slots=bg_slots, step_hold=hold, step_behind=behind,
+        step_suspend=_suspend_times(network, behind))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -481,6 +504,14 @@ def _draw_request(read_frac, size_cdf):
     return op, sz
 
 
+@njit(cache=True, inline="always")
+def _job_op(j, R, Tp, BG0, r_op, c_op):
+    """The operation (0 read, 1 write) of job ``j``: a background clone's own, else its request's."""
+    if j >= BG0:
+        return c_op[j - BG0]
+    return r_op[j if j < R else (j - R) // Tp]
+
+
 @njit(cache=True, error_model="numpy")
 def _run(target, ist, fst,
          step_st, step_route, step_perreq, step_fam, step_delay, step_mean, step_mu, step_sigma,
@@ -492,7 +523,8 @@ def _run(target, ist, fst,
          tr_start, tr_end, tr_fork, tr_T, tr_txend, tr_txdie,
          step_ops, step_prob, step_follow, step_bg, step_bgend, step_isdie,
          j_u, j_sync, j_admit, j_nand, c_op, bg_stack, nand_hist, hist_r,
-         step_hold, unit_station, j_hold_u, j_hold_end, step_behind, u_head2, u_tail2):
+         step_hold, unit_station, j_hold_u, j_hold_end, step_behind, u_head2, u_tail2,
+         step_susp, u_svc, u_susp, j_tend, j_rem, j_stale):
     """Process events until ``target`` requests have completed (all state in the arrays)."""
     if target <= ist[I_COMPLETED]:
         return
@@ -523,6 +555,7 @@ def _run(target, ist, fst,
     BG0 = ARR + 1
     bg_top = ist[I_BGTOP]
     stripe = ist[I_STRIPE]
+    suspensions = ist[I_SUSPENSIONS]
     status = ST_OK
     ns = 0
 
@@ -659,6 +692,8 @@ def _run(target, ist, fst,
                 s_busy[st] += 1
                 j_tsvc[j] = t
                 d = _sample(step_fam[s], step_mean[s, op, sz], step_mu[s, op, sz], step_sigma[s])
+                j_tend[j] = t + d
+                u_svc[u] = j
                 hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | j)
                 seq += 1
             elif step_behind[s] == 3 or step_behind[s] == op + 1:  # behind every job in the first queue
@@ -668,6 +703,27 @@ def _run(target, ist, fst,
                 else:
                     j_next[u_tail2[u]] = j
                 u_tail2[u] = j
+            elif (u_susp[u] < 0 and u_svc[u] >= 0 and j_unit[u_svc[u]] == u and j_phase[u_svc[u]] == 0
+                  and j_tend[u_svc[u]] > t
+                  and step_susp[j_step[u_svc[u]], _job_op(u_svc[u], R, Tp, BG0, r_op, c_op)] >= 0.0):
+                # program/erase suspend: the operation in service stops with its remaining time and waits at the
+                # head of the second queue; the read takes the server after the suspension time
+                p = u_svc[u]
+                j_rem[p] = j_tend[p] - t
+                j_stale[p] += 1  # its completion event, still in the heap, is skipped when it pops
+                u_susp[u] = p
+                j_next[p] = u_head2[u]
+                u_head2[u] = p
+                if u_tail2[u] < 0:
+                    u_tail2[u] = p
+                suspensions += 1
+                j_tsvc[j] = t
+                d = step_susp[j_step[p], _job_op(p, R, Tp, BG0, r_op, c_op)] + _sample(
+                    step_fam[s], step_mean[s, op, sz], step_mu[s, op, sz], step_sigma[s])
+                j_tend[j] = t + d
+                u_svc[u] = j
+                hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | j)
+                seq += 1
             else:
                 j_next[j] = -1
                 if u_tail[u] < 0:
@@ -712,6 +768,9 @@ def _run(target, ist, fst,
                     break
             hk[i] = lk
             hv[i] = lv
+        if j != ARR and j_stale[j] > 0:  # the completion of an operation suspended since (resumed: a later event)
+            j_stale[j] -= 1
+            continue
         events += 1
 
         if j == ARR:
@@ -752,6 +811,8 @@ def _run(target, ist, fst,
             s_area_b[st] += s_busy[st] * dt
             s_tlast[st] = t
             s_nin[st] -= 1
+            if u_svc[u] == j:
+                u_svc[u] = -1
             if measuring:
                 p_visits[s] += 1
                 p_res[s] += t - j_tarr[j]
@@ -785,6 +846,12 @@ def _run(target, ist, fst,
                         oph = r_op[rh]
                         szh = r_size[rh]
                     d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
+                    if j_rem[h] >= 0.0:  # a suspended operation resumes where it stopped
+                        d = j_rem[h]
+                        j_rem[h] = -1.0
+                        u_susp[u] = -1
+                    j_tend[h] = t + d
+                    u_svc[u] = h
                     hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
                     seq += 1
                 else:
@@ -833,6 +900,12 @@ def _run(target, ist, fst,
                     oph = r_op[rh]
                     szh = r_size[rh]
                 d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
+                if j_rem[h] >= 0.0:  # a suspended operation resumes where it stopped
+                    d = j_rem[h]
+                    j_rem[h] = -1.0
+                    u_susp[u] = -1
+                j_tend[h] = t + d
+                u_svc[u] = h
                 hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
                 seq += 1
             else:
@@ -937,6 +1010,7 @@ def _run(target, ist, fst,
 
     ist[I_BGTOP] = bg_top
     ist[I_STRIPE] = stripe
+    ist[I_SUSPENSIONS] = suspensions
     ist[I_HN] = hn
     ist[I_COMPLETED] = completed
     ist[I_STARTED] = started
@@ -1031,6 +1105,11 @@ class _State:
         self.j_hold_u = np.full(jobs, -1, dtype=i64)  # the station copy whose server the job holds, -1: none
         self.j_hold_end = np.full(jobs, -1, dtype=i64)  # the step through which it holds it
         self.hist_r = np.zeros(HIST_BINS + 2, dtype=i64)
+        self.u_svc = np.full(nunits, -1, dtype=i64)  # the job in service at a single-server copy, -1: none
+        self.u_susp = np.full(nunits, -1, dtype=i64)  # the job whose operation is suspended there, -1: none
+        self.j_tend = np.zeros(jobs, dtype=f64)  # when the job's service in progress ends
+        self.j_rem = np.full(jobs, -1.0, dtype=f64)  # a suspended operation's remaining service, -1: not suspended
+        self.j_stale = np.zeros(jobs, dtype=i64)  # completion events of suspended services still in the heap
         self.tr_start = np.full(ntrace, np.nan)
         self.tr_end = np.full(ntrace, np.nan)
         self.tr_fork = np.full(ntrace, np.nan)
@@ -1051,7 +1130,7 @@ class _State:
             cn.step_ops, cn.step_prob, cn.step_follow, cn.step_bg, cn.step_bgend, cn.step_isdie,
             self.j_u, self.j_sync, self.j_admit, self.j_nand, self.c_op, self.bg_stack, self.nand_hist, self.hist_r,
             cn.step_hold, cn.unit_station, self.j_hold_u, self.j_hold_end, cn.step_behind, self.u_head2,
-            self.u_tail2)
+            self.u_tail2, cn.step_suspend, self.u_svc, self.u_susp, self.j_tend, self.j_rem, self.j_stale)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1132,6 +1211,7 @@ class DesResult:
     events_per_second: float
     read_latency_percentiles_us: dict[float, float] | None = None  # reads only (None without reads)
     nand_ops_per_read_tx: np.ndarray | None = None  # counts of read transactions by die visits 0..7+
+    suspensions: int = 0  # programs and erases a read suspended (nand.suspend), the whole run with its warm-up
 
     @property
     def p50_us(self) -> float:
@@ -1379,6 +1459,7 @@ def _finish(cn: CompiledNetwork, s: _State, nseed: int, family: str, confidence:
         step_visits_per_s=pvis, step_residence_us=pres, step_wait_us=pwait, batch_iops=batch_iops,
         batch_latency_us=batch_lat, completed_requests=int(s.ist[I_COMPLETED]), warmup_requests=warm,
         measured_requests=measured, simulated_time_us=t_end, measured_time_us=T, events=events,
+        suspensions=int(s.ist[I_SUSPENSIONS]),
         numba_seed=nseed, service_family=family, closed=cn.closed, trace=trace, wall_seconds=wall,
         events_per_second=events / wall if wall > 0 else math.inf, read_latency_percentiles_us=read_pct,
         nand_ops_per_read_tx=s.nand_hist.copy())

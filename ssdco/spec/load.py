@@ -37,6 +37,7 @@ from ssdco.spec.schema import (
     PCIE_GT_PER_S,
     SCHEMA_VERSION,
     SEQUENTIAL_ALLOCATIONS,
+    SUSPEND_MODES,
     AcceleratorSpec,
     Budgets,
     Config,
@@ -194,6 +195,9 @@ def _parse_nand(r: _Reader) -> NandSpec:
         sequential_allocation=r.string("sequential_allocation", "random", choices=SEQUENTIAL_ALLOCATIONS),
         die_scheduling=r.string("die_scheduling", "fcfs", choices=DIE_SCHEDULINGS),
         channel_scheduling=r.string("channel_scheduling", "fcfs", choices=CHANNEL_SCHEDULINGS),
+        suspend=r.string("suspend", "none", choices=SUSPEND_MODES),
+        t_suspend_program_us=r.number("t_suspend_program_us", 100.0, lo=0),
+        t_suspend_erase_us=r.number("t_suspend_erase_us", 700.0, lo=0),
         cost_per_channel=r.number("cost_per_channel", 0.0, lo=0),
         cost_per_die=r.number("cost_per_die", 0.0, lo=0),
         cost_per_channel_gts=r.number("cost_per_channel_gts", 0.0, lo=0),
@@ -206,8 +210,25 @@ def _parse_nand(r: _Reader) -> NandSpec:
     if spec.command_us > 0 and not spec.die_held_through_transfer:
         raise r.error("command_us", spec.command_us, "0 unless nand.die_held_through_transfer = true (the command "
                       "goes over the channel once its die is held for the operation)")
+    _check_suspend(r, spec)
     r.finish()
     return spec
+
+
+def _check_suspend(r: _Reader, spec: NandSpec) -> None:
+    """Program/erase suspend is the preemptive form of the reads-first order, at a die that serves one operation at a
+    time and whose array operation is its service (not a delay of a die held for its command cycles)."""
+    if spec.suspend == "none":
+        return
+    if spec.die_scheduling != "reads_first":
+        raise r.error("suspend", spec.suspend, '"none" unless nand.die_scheduling = "reads_first" (a read suspends '
+                      "the program or erase it would otherwise wait behind)")
+    if spec.independent_plane_reads:
+        raise r.error("suspend", spec.suspend, '"none" with nand.independent_plane_reads = true (suspend is modelled '
+                      "at a die serving one operation at a time)")
+    if spec.command_us > 0:
+        raise r.error("suspend", spec.suspend, '"none" with nand.command_us > 0 (suspend is modelled where the array '
+                      "operation is the die's own service, without command cycles)")
 
 
 def _parse_host(r: _Reader) -> HostSpec:

@@ -86,6 +86,9 @@ MQSIM_PROGRAM_COMMAND_US = 0.361
 MQSIM_SCHEDULERS = ("OUT_OF_ORDER", "PRIORITY_OUT_OF_ORDER", "FLIN")  # Transaction_Scheduling_Policy's values
 PLANE_ALLOCATION_SCHEMES = tuple("".join(p) for p in itertools.permutations("CWDP"))
 
+#: Why MQSim's suspend parameters are left out: at the reference commit its out-of-order scheduler never suspends.
+SUSPEND_NEVER = ("MQSim never suspends: its out-of-order scheduler's cases for a programming or erasing chip fall "
+                 "through to 'return false' (src/ssd/TSU_OutofOrder.cpp), so nand.suspend stays \"none\"")
 #: Why a parameter ssdco does not read is left out (any other: "not modelled by ssdco").
 IGNORED_BECAUSE = {
     "Plane_Allocation_Scheme": "read for a sequential stream only: random addresses go to random dies",
@@ -110,12 +113,12 @@ IGNORED_BECAUSE = {
     "Static_Wearleveling_Threshold": "wear levelling is not modelled",
     "Flash_Comm_Protocol": "the channel is its transfer rate and width",
     "Flash_Technology": "its per-page-type latencies are read",
-    "CMD_Suspension_Support": "program and erase suspend are not modelled",
-    "Suspend_Erase_Time": "program and erase suspend are not modelled",
-    "Suspend_Program_Time": "program and erase suspend are not modelled",
-    "Preferred_suspend_erase_time_for_read": "program and erase suspend are not modelled",
-    "Preferred_suspend_erase_time_for_write": "program and erase suspend are not modelled",
-    "Preferred_suspend_write_time_for_read": "program and erase suspend are not modelled",
+    "CMD_Suspension_Support": SUSPEND_NEVER,
+    "Suspend_Erase_Time": SUSPEND_NEVER,
+    "Suspend_Program_Time": SUSPEND_NEVER,
+    "Preferred_suspend_erase_time_for_read": SUSPEND_NEVER,
+    "Preferred_suspend_erase_time_for_write": SUSPEND_NEVER,
+    "Preferred_suspend_write_time_for_read": SUSPEND_NEVER,
     "Page_Metadat_Capacity": "the page's spare bytes are not moved for a sector read",
     "Priority_Class": "one flow",
     "Working_Set_Percentage": "addresses spread over the whole user space",

@@ -63,6 +63,13 @@ class NandSpec:
     # the order a channel serves its queue: "fcfs" (arrival order) or "data_out_first" (the data-out of reads whose
     # array work is done ahead of commands and programs' data: MQSim's ONFI NVDDR2 channel)
     channel_scheduling: str = "fcfs"
+    # program/erase suspend at a "reads_first" die: "none", "program", "erase" or "program_erase". A read that finds
+    # its die running a write's or the background work's program (erase) suspends it: the die spends
+    # t_suspend_*_us suspending, serves the read, serves any other waiting read, then resumes the operation where it
+    # stopped (one operation suspended per die at a time)
+    suspend: str = "none"
+    t_suspend_program_us: float = 100.0  # MQSim's default Suspend_Program_Time (src/exec/Flash_Parameter_Set.cpp)
+    t_suspend_erase_us: float = 700.0  # MQSim's default Suspend_Erase_Time (same file)
     # relative cost (optimize, the units of core_specs.*.cost) per channel and per die
     cost_per_channel: float = 0.0
     cost_per_die: float = 0.0
@@ -244,6 +251,7 @@ class Workload:
 SEQUENTIAL_ALLOCATIONS = ("random", "channel_first")
 DIE_SCHEDULINGS = ("fcfs", "reads_first")
 CHANNEL_SCHEDULINGS = ("fcfs", "data_out_first")
+SUSPEND_MODES = ("none", "program", "erase", "program_erase")
 FTL_MAPPINGS = ("full", "dftl", "partitioned")
 GC_POLICIES = ("greedy", "fifo")
 DRIVE_STATES = ("steady", "fresh")

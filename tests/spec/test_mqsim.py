@@ -170,6 +170,16 @@ def test_writes_with_the_cache_off_have_no_write_buffer(tmp_path):
     assert imported.design["ftl"]["write_buffer_kib"] == 0.0
 
 
+def test_mqsims_suspend_setting_imports_as_no_suspend_and_says_why(tmp_path):
+    """MQSim's out-of-order scheduler never suspends at the reference commit (a run with PROGRAM_ERASE gives the
+    same output file as with NONE, byte for byte), so the imported drive does not suspend either."""
+    imported = import_mqsim(*_edited(tmp_path, "M_mix70_rr4k_qd32", "ssd",
+                                     {"CMD_Suspension_Support": "PROGRAM_ERASE"}))
+    assert config_from_dict(imported.design).nand.suspend == "none"
+    why = {item.name: item.why for item in imported.ignored}
+    assert "never suspends" in why["CMD_Suspension_Support"] and "TSU_OutofOrder.cpp" in why["Suspend_Program_Time"]
+
+
 @pytest.mark.parametrize("which, changes, field", [
     ("ssd", {"PCIe_Lane_Bandwidth": "1.5"}, "PCIe_Lane_Bandwidth"),
     ("ssd", {"PCIe_Lane_Count": "3"}, "PCIe_Lane_Count"),

@@ -103,7 +103,7 @@ def batch_first_wait(servers: int, batch_rate: float, service: float, batch_pmf,
 
 def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float,
                bg_demand_us=None, bg_m2_us2=None, batch_excess=None, residual_factor=None,
-               batches=None, arrival_gamma=None, bg_behind=None) -> OpenSolution:
+               batches=None, arrival_gamma=None, bg_behind=None, bg_suspend_us2=None) -> OpenSolution:
     """Solve the open network.
 
     A request's transactions arrive at a station together (a batch: the fork of a multi-transaction
@@ -137,7 +137,10 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     mixture's residual), and the request's residence counts only its own visits. Where the background queues behind
     the requests (``bg_behind`` per station: a reads-first die) the wait is the high class's of non-preemptive
     priority: c - a becomes c - a_requests (M/M/c with priorities, the FCFS wait's 1 - rho replaced by 1 - rho_high;
-    Cobham, Oper. Res. 2(1), 1954, at one server).
+    Cobham, Oper. Res. 2(1), 1954, at one server). Background work that a request's visit suspends instead
+    (``bg_suspend_us2``: its demand x the suspension time per request; ``bg_m2_us2`` then holds the rest's) costs the
+    visit the suspension time where it finds that work in service (with probability its utilisation, PASTA):
+    preemptive-resume priority at the suspension's price.
 
     Parameters
     ----------
@@ -161,6 +164,8 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     gamma = np.ones(d.shape) if arrival_gamma is None else np.asarray(arrival_gamma, dtype=float)
     behind = np.zeros(d.shape, dtype=bool) if bg_behind is None else np.asarray(bg_behind, dtype=bool)
     util = arrival_per_us * (d + bd) / c
+    suspend = np.zeros(d.shape) if bg_suspend_us2 is None else np.asarray(bg_suspend_us2, dtype=float)
+    util = util + np.where(behind, arrival_per_us * v * arrival_per_us * suspend / c ** 2, 0.0)  # suspending
     stable = bool(np.all(util < 1.0))
     res = np.full(d.shape, np.inf)
     pw = np.ones(d.shape)
@@ -182,7 +187,9 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
                 # mixture residual E[S^2] / (2 E[S]) over both classes' visits
                 m2 = v[k] * s * s * (1.0 + cs2[k]) + bm2[k]
                 ahead = arrival_per_us * d[k] if behind[k] else a  # the load a request's visit queues behind
-                wait = pw[k] * m2 / (2.0 * (d[k] + bd[k])) / (c[k] - ahead)
+                p_tau = arrival_per_us * suspend[k] / c[k] if behind[k] else 0.0  # suspension time per visit
+                u_s = arrival_per_us * v[k] * p_tau  # servers busy suspending
+                wait = pw[k] * m2 / (2.0 * (d[k] + bd[k])) / max(c[k] - ahead - u_s, 1e-9) + p_tau
             else:
                 wait = pw[k] * s / (c[k] - a) * fr[k]
             wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead

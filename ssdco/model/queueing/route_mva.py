@@ -527,6 +527,50 @@ def write_buffer_capacity(network: Network) -> float:
     return _closed_throughput(tuple((b.demand_us / per_tx, b.servers, b.copies) for b in loads), jobs) / per_tx
 
 
+@dataclass(frozen=True)
+class SuspendedPool:
+    """The write buffer's background runs where reads suspend part of them (``nand.suspend``): per background
+    station, its index in the solver's order, one write transaction's demand there (us), servers and copies; the
+    runs' population and the write transactions per request (:func:`write_buffer_capacity`)."""
+
+    indices: tuple[int, ...]
+    stations: tuple[tuple[float, int, float], ...]
+    jobs: int
+    per_tx: float
+
+
+def suspended_pool(network: Network, index: dict[str, int]) -> SuspendedPool | None:
+    """The :class:`SuspendedPool` of ``network`` (``index``: station name -> solver order), None where no read
+    suspends background work or :func:`write_buffer_capacity` is unbounded."""
+    if not any(st.suspends and st.reads_first for st in network.stations):
+        return None
+    if not math.isfinite(write_buffer_capacity(network)):
+        return None
+    loads = tuple(b for b in network.background_loads() if b.demand_us > 0.0 and b.name in index)
+    per_tx = (1.0 - network.read_fraction) * network.mean_transactions
+    return SuspendedPool(indices=tuple(index[b.name] for b in loads),
+                         stations=tuple((b.demand_us / per_tx, b.servers, b.copies) for b in loads),
+                         jobs=network.background_slots + network.queue_depth * max(network.transactions),
+                         per_tx=per_tx)
+
+
+def suspended_drain_per_us(arrays: RouteArrays, x_per_us: float) -> float:
+    """Requests/us that the write buffer's runs sustain at throughput ``x_per_us`` where reads suspend them (5.):
+    at a station whose reads suspend the runs, a run sees the time the requests' visits and their suspensions
+    leave, so its demand there is divided by 1 - rho_fg - rho_suspend (the shadow server of preemptive priority:
+    Sevcik, Acta Informatica 8, 1977); then the exact product form of the runs' population, as
+    :func:`write_buffer_capacity`."""
+    a, pool = arrays, arrays.suspended_pool
+    scaled = []
+    for k, (demand, servers, copies) in zip(pool.indices, pool.stations):
+        if a.bg_suspend_us2[k] > 0.0 or a.bg_behind[k]:
+            busy = (x_per_us * a.visits[k] * a.service_us[k]
+                    + x_per_us * x_per_us * a.visits[k] * a.bg_suspend_us2[k]) / servers
+            demand = demand / max(1.0 - busy, 1e-6)
+        scaled.append((demand, servers, copies))
+    return _closed_throughput(tuple(scaled), pool.jobs) / pool.per_tx
+
+
 FFT_MIN_POPULATION = 1024  # write-buffer pools above this use the FFT convolution (log-space: 0.2 s at 2,080)
 
 
@@ -566,6 +610,9 @@ class RouteArrays:
     bg_demand_us: np.ndarray = None  # per station copy: background demand per request
     bg_residual_us: np.ndarray = None  # per station: background residual E[S^2] / (2 E[S])
     bg_behind: np.ndarray = None  # per station: the background queues behind the foreground (reads-first dies)
+    # per station: the background work a read suspends (nand.suspend), its demand x suspension time per request, us^2
+    bg_suspend_us2: np.ndarray = None
+    suspended_pool: SuspendedPool | None = None  # the write buffer's runs where reads suspend them (5.)
     bg_capacity_per_us: float = math.inf  # requests/us the write buffer's background runs can sustain (5.)
     run_scv: np.ndarray = None  # per station: scv of an arrival's work, immediate feedback merged (3.)
     sibling_work: np.ndarray = None  # per station: work of a transaction queued behind its own siblings, in S (1.)
@@ -626,16 +673,25 @@ def _route_steps(network: Network, index: dict[str, int]) -> list:
             and network.op_weight(s) > 0]
 
 
-def _background_arrays(network: Network, index: dict[str, int], n: int) -> tuple[np.ndarray, np.ndarray]:
+def _background_arrays(network: Network, index: dict[str, int], n: int
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per station of ``index`` (``n`` of them), the background work's demand per request and its residual
-    E[S^2] / (2 E[S]), both in us (4.)."""
+    E[S^2] / (2 E[S]), both in us (4.), and the suspension cost of the work a read suspends there (us^2 per request,
+    :meth:`Network.suspension_terms`). Where reads suspend part of the work, the residual is that of the rest
+    over the whole background demand: a read waits for the rest's residual and pays the suspension time of the
+    suspended part."""
     bg_demand = np.zeros(n)
     bg_res = np.zeros(n)
+    bg_suspend = np.zeros(n)
     for b in network.background_loads():
         if b.name in index and b.service_us > 0:
-            bg_demand[index[b.name]] = b.demand_us
-            bg_res[index[b.name]] = b.service_us * (1.0 + b.scv) / 2.0
-    return bg_demand, bg_res
+            k = index[b.name]
+            bg_demand[k] = b.demand_us
+            bg_res[k] = b.service_us * (1.0 + b.scv) / 2.0
+            if network.station(b.name).suspends and network.station(b.name).reads_first:
+                waited, bg_suspend[k] = network.suspension_terms(b.name)
+                bg_res[k] = waited / b.demand_us
+    return bg_demand, bg_res, bg_suspend
 
 
 def _pure_delay_us(network: Network) -> float:
@@ -726,7 +782,7 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
     """Flatten ``network`` (with its per-station ``loads``) for :func:`solve_route`."""
     index = {ld.name: i for i, ld in enumerate(loads)}
     steps = _route_steps(network, index)
-    bg_demand, bg_res = _background_arrays(network, index, len(loads))
+    bg_demand, bg_res, bg_suspend = _background_arrays(network, index, len(loads))
     pure = _pure_delay_us(network)
     sizes = np.array(network.transactions, dtype=np.int64)
     profile, slack = _profile_and_slack(network, steps, loads, index, sizes)
@@ -745,7 +801,9 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         bg_demand_us=bg_demand,
         bg_residual_us=bg_res,
         bg_behind=np.array([network.station(ld.name).reads_first for ld in loads], dtype=np.bool_),
+        bg_suspend_us2=bg_suspend,
         bg_capacity_per_us=write_buffer_capacity(network),
+        suspended_pool=suspended_pool(network, index),
         run_scv=merged_run_scv(network, steps, loads),
         stage_wait_correlation=stage_wait_correlation(network, loads),
         buffer_pool=buffer_pool(network, loads),
@@ -1029,12 +1087,16 @@ def _set_others_share(out, n, stripe_copies, sizes, probs):
 
 
 @nb.njit(cache=True, inline='always')
-def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, bg_behind, x, wait, p_wait):
+def _with_background(wait0, p_wait0, servers, util, visits, bg_demand, bg_res, bg_behind, bg_suspend, x, wait,
+                     p_wait):
     """Per-visit waits of the closed class when background work arrives at rate x * bg_demand (4.). Where the
     background queues behind the foreground (``bg_behind``: a reads-first die), a foreground visit waits for the
     foreground ahead and for the residual of background work in service only: non-preemptive priority,
     W_high = W_0 + rho_low R_low / (1 - rho_high) at one server (Cobham, Oper. Res. 2(1), 1954), the Erlang C
-    share P(wait) rho_low / rho over c servers, as in the FCFS term."""
+    share P(wait) rho_low / rho over c servers, as in the FCFS term. Work a read suspends (``bg_suspend``, its
+    demand x suspension time) costs the read the suspension time where it finds that work in service (PASTA:
+    with probability its utilisation) instead of its residual: preemptive-resume priority at the suspension's
+    price."""
     for k in range(wait0.shape[0]):
         wait[k] = wait0[k]
         p_wait[k] = p_wait0[k]
@@ -1043,7 +1105,14 @@ def _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, bg_behind
             ub = min(x * bg_demand[k] / c, 0.98)
             rho = min(ub + min(util[k], 1.0), 0.98)
             pc = erlang_c(c, c * rho)
-            if bg_behind[k]:
+            if bg_behind[k] and bg_suspend[k] > 0.0:
+                # each visit finds suspended work in service with probability x bg_demand / c and pays its
+                # suspension time: p_tau per visit on average, die time that the visits queue behind too
+                p_tau = x * bg_suspend[k] / c
+                u = min(util[k], 0.98)
+                u_s = min(x * visits[k] * p_tau / c, 0.98 - u)
+                wait[k] = ((wait0[k] * (1.0 - u) + pc * ub * bg_res[k] / (rho * c)) / (1.0 - u - u_s) + p_tau)
+            elif bg_behind[k]:
                 wait[k] = wait0[k] + pc * ub * bg_res[k] / (rho * c * (1.0 - min(util[k], 0.98)))
             else:
                 wait[k] = wait0[k] / (1.0 - ub) + pc * ub * bg_res[k] / (rho * c * (1.0 - rho))
@@ -1386,8 +1455,8 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above, bg_demand, bg_res,
-              bg_behind, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale,
-              stage_corr):
+              bg_behind, bg_suspend, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work,
+              fork_scale, stage_corr):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
     :func:`_flow_scv`). The helpers it calls are inlined: with this many array arguments, numba's call
     overhead would be about a quarter of the solve."""
@@ -1395,7 +1464,8 @@ def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, 
     _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_residual, siblings,
               sibling_queue, above, features, wait0, p_wait0, work, bg_demand)
     if has_bg:
-        _with_background(wait0, p_wait0, servers, util, bg_demand, bg_res, bg_behind, x, wait, p_wait)
+        _with_background(wait0, p_wait0, servers, util, visits, bg_demand, bg_res, bg_behind, bg_suspend, x, wait,
+                         p_wait)
     else:
         wait[:] = wait0
         p_wait[:] = p_wait0
@@ -1451,6 +1521,7 @@ def _residual_factors(svc, scv, servers, copies, st, t, dl, sv, routed, cycle0, 
 @nb.njit(cache=True)
 def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed, striped, own_serial, own_serial_routed,
                   profile, slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_behind,
+                  bg_suspend,
                   bg_capacity,
                   run_scv, sibling_work, fork_scale, stage_corr, cap_background=True, x_at=-1.0):
     k_count = svc.shape[0]
@@ -1459,7 +1530,12 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     capacity = bg_capacity
     for k in range(k_count):
         total = demand[k] + (bg_demand[k] if cap_background else 0.0)
-        if total > 0.0:
+        if total > 0.0 and cap_background and bg_suspend[k] > 0.0:
+            # the suspensions' die time, visits x (x bg_suspend) per request, grows with x: the root of
+            # x (total + x visits bg_suspend / c) = c
+            a = visits[k] * bg_suspend[k] / servers[k]
+            capacity = min(capacity, (math.sqrt(total * total + 4.0 * a * servers[k]) - total) / (2.0 * a))
+        elif total > 0.0:
             capacity = min(capacity, servers[k] / total)
     x_by_n = np.zeros(n_max + 1)
     wait = np.zeros(k_count)
@@ -1524,7 +1600,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         lo = x_by_n[n - 1]
         f_lo = lo * _cycle_at(lo, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                              sibling_queue, above, bg_demand, bg_res, bg_behind, has_bg, profile, slack, powers,
+                              sibling_queue, above, bg_demand, bg_res, bg_behind, bg_suspend, has_bg, profile, slack,
+                              powers,
                               wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
@@ -1536,7 +1613,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         while True:
             f_hi = hi * _cycle_at(hi, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
-                                  sibling_queue, above, bg_demand, bg_res, bg_behind, has_bg, profile, slack, powers,
+                                  sibling_queue, above, bg_demand, bg_res, bg_behind, bg_suspend, has_bg, profile,
+                                  slack, powers,
                                   wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
             if f_hi > 0.0 or hi >= top:
                 break
@@ -1552,7 +1630,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                 mid = 0.5 * (lo + hi)
             f_mid = mid * _cycle_at(mid, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk,
                                     own_serial, sizes, probs, pure_delay, features, weight, demand, f_residual,
-                                    siblings, sibling_queue, above, bg_demand, bg_res, bg_behind, has_bg, profile,
+                                    siblings, sibling_queue, above, bg_demand, bg_res, bg_behind, bg_suspend, has_bg,
+                                    profile,
                                     slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale,
                                     stage_corr) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
@@ -1575,7 +1654,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     _set_others_share(work[6 + k_count], n_max, stripe_copies, sizes, probs)
     cycle = _cycle_at(x, n_max, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes,
                       probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above,
-                      bg_demand, bg_res, bg_behind, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait,
+                      bg_demand, bg_res, bg_behind, bg_suspend, has_bg, profile, slack, powers, wait_cv2, wait0,
+                      p_wait0, wait,
                       p_wait, work, fork_scale, stage_corr)
     residence = visits * (svc + sibling_wait + wait)
     queue = x * residence
@@ -1719,7 +1799,8 @@ def _solver(arrays: RouteArrays, population: int, features: int):
                              a.own_serial_us,
                              a.own_serial_routed_us, a.profile, a.slack, a.size_transactions, a.size_probs,
                              a.pure_delay_us, int(population), int(features), weight, bg_d, bg_r,
-                             a.bg_behind if a.bg_behind is not None else np.zeros(k, dtype=np.bool_), cap_per_us,
+                             a.bg_behind if a.bg_behind is not None else np.zeros(k, dtype=np.bool_),
+                             a.bg_suspend_us2 if a.bg_suspend_us2 is not None else np.zeros(k), cap_per_us,
                              a.run_scv if a.run_scv is not None else a.scv, sibling_work, fork_scale, stage_corr,
                              cap_background, float(x_at))
 
@@ -1748,6 +1829,11 @@ def solve_route(arrays: RouteArrays, population: int, features: int = ALL_FEATUR
     if a.buffer_pool is None or a.buffer_pool.queue_depth != population:
         xs, res, q, pw, cycle = solve(cap)
         x = float(xs[population])
+        if a.suspended_pool is not None and suspended_drain_per_us(a, x) < x * (1.0 - POOL_REL_TOL):
+            # reads suspend the runs: what the buffer drains falls as X rises; X = drain(X) lies below x
+            cap = brentq(lambda y: y - suspended_drain_per_us(a, y), 0.0, x, rtol=POOL_REL_TOL)
+            xs, res, q, pw, cycle = solve(cap)
+            x = float(xs[population])
         held = x >= cap * (1.0 - 1e-9)
     else:
         pool = a.buffer_pool

@@ -106,11 +106,15 @@ class OpenMgc:
         visits = np.array([ld.visits for ld in loads])
         scv = np.array([ld.scv for ld in loads])
         demand, (bg_demand, bg_m2) = np.array([ld.demand_us for ld in loads]), ctx.background
+        # where reads suspend part of the background work, they wait for the rest's residual only (route_mva 4.)
+        suspends = np.array([network.station(name).suspends and network.station(name).reads_first for name in names])
+        bg_m2 = np.where(suspends, 2.0 * arrays.bg_demand_us * arrays.bg_residual_us, bg_m2)
         batch = np.array([network.batch_excess.get(ld.name, 0.0) for ld in loads])
         sol = solve_open(demand, visits, ctx.servers, ctx.copies, scv, network.delay_us, x_per_us, bg_demand, bg_m2,
                          batch, residual_factors(arrays, closed_loop=False),
                          [network.copy_batches.get(name) for name in names],
-                         routed_arrival_gamma(arrays, x_per_us, demand + bg_demand), arrays.bg_behind)
+                         routed_arrival_gamma(arrays, x_per_us, demand + bg_demand), arrays.bg_behind,
+                         arrays.bg_suspend_us2)
         residence = sol.residence_us
         zero = np.zeros(len(loads))
         mean_latency = float("inf")
