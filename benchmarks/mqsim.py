@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         rows.append({
             "run_id": ref["run_id"], "read_pct": int(ref["read_pct"]), "request_kib": float(ref["request_size_KiB"]),
             "pattern": ref["address_pattern"], "queue_depth": int(ref["queue_depth"]),
+            "write_cache": ref["device_cache_mode"] != "TURNED_OFF",
             "geometry": f"{ref['channels']} ch x {ref['chips_per_channel']} chips",
             "mqsim_iops": float(ref["iops_total"]), "mqsim_latency_us": float(ref["mean_resp_us_mqsim"]),
             "model_iops": model.iops, "model_latency_us": model.latency_mean_us, "model_method": model.method,
@@ -103,6 +104,8 @@ def render(doc: dict) -> str:
         kind = ("read" if r["read_pct"] == READ_PERCENT
                 else "write" if r["read_pct"] == 0 else f"{r['read_pct']} % read")
         pattern = "sequential" if r["pattern"] == "STREAMING" else "random"
+        if r["read_pct"] != READ_PERCENT and not r.get("write_cache", True):
+            kind += ", write cache off"
         ok = "yes" if r in within else "no"
         lines.append(
             f"| `{r['run_id']}` | {r['request_kib']:g} KiB {pattern} {kind} | {r['geometry']} | {r['queue_depth']} "
@@ -131,7 +134,10 @@ def render(doc: dict) -> str:
         "MQSim on the sequential read and the analytic model does not (it takes where the stream's requests sit on",
         "the dies, not when they get there; its answer carries a caveat). Writes are imported as MQSim runs them: a",
         "fresh drive (its runs end before garbage collection starts), pages mapped whole (a 4 KiB write reads and",
-        "rewrites its 16 KiB page) and random writes' planes programmed one at a time.",
+        "rewrites its 16 KiB page) and random writes' planes programmed one at a time, while a read moves only its",
+        "own sectors on the channel. With MQSim's write cache off (`Device_Level_Data_Caching_Mode`) the import has",
+        "no write buffer: each write waits for its read-modify-write. MQSim's program and erase suspend settings",
+        "change nothing at its commit (its scheduler never suspends), so the import leaves `nand.suspend` off.",
         "`import-mqsim` lists, for each file, the parameters ssdco leaves out.",
         "",
     ]

@@ -14,6 +14,13 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+CI_PROFILE = os.environ.get("HYPOTHESIS_PROFILE") == "ci"
+
+
+def examples(full: int, reduced: int) -> int:
+    """A slow property test's example count (``@pytest.mark.slow``): ``full`` in the dev profile (``make fuzz``),
+    ``reduced`` in CI's, which runs the same check on fewer drawn designs to keep the suite within its time."""
+    return reduced if CI_PROFILE else full
 # The CLI's first-run compile note (ssdco/first_run.py) goes to stderr; tests that read stderr, here and in the
 # subprocesses they start, see only what the command itself says (tests/test_setup.py checks the note).
 os.environ["SSDCO_COMPILE_NOTE"] = "0"
@@ -38,7 +45,7 @@ except Exception:  # pragma: no cover - another Hypothesis version: keep its def
 # (without it, test_search's property test draws other designs after test_cli and test_sweep have run than
 # alone; with it, the same ones).
 STABLE_DRAW_MODULES = ("test_model_vs_des.py",)
-STABLE_DRAWS_EVERYWHERE = os.environ.get("HYPOTHESIS_PROFILE") == "ci"
+STABLE_DRAWS_EVERYWHERE = CI_PROFILE
 
 
 @pytest.fixture(autouse=True)

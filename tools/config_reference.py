@@ -225,7 +225,9 @@ MEANINGS = {
     "workload.queue_depth": "requests in flight (closed workload)",
     "workload.arrival_iops": "Poisson arrival rate (open workload)",
     "workload.address_pattern": "how addresses are drawn",
-    "workload.mapping_unit_kib": "mapping unit; a request is split into transactions of this size",
+    "workload.mapping_unit_kib": "mapping unit; a request is split into transactions of this size; where every "
+                                 "request fits one unit, a read moves its own sectors on the channel (the mean "
+                                 "request size), else a whole unit; a write moves the whole unit",
     "workload.hot_access_fraction": "hot_cold: share of accesses to the hot region",
     "workload.hot_space_fraction": "hot_cold: share of the address space that is hot",
     "workload.request_size_kib.sizes": "request sizes",

@@ -649,7 +649,8 @@ def build_network(config: Config) -> Network:
         _module_step(config, "translate", 0.0 if fx is None else fx.mapping_sram_share),
         *mapping_steps,
         _module_step(config, "dispatch"),
-        *_nand_steps(nand, transfer, nscv, data_ops, _data_routing(config),
+        *_nand_steps(nand, (nand.transfer_us(w.read_bytes_per_transaction), transfer), nscv, data_ops,
+                     _data_routing(config),
                      probability=1.0 if fx is None else fx.read_nand_fraction),
         *background,
         *to_host,
@@ -696,10 +697,11 @@ def _data_routing(config: Config) -> str:
     return "stripe" if striped else "uniform"
 
 
-def _nand_steps(nand, transfer_us: float, nscv: float, ops: str, routing: str = "uniform",
+def _nand_steps(nand, transfer_us: tuple[float, float], nscv: float, ops: str, routing: str = "uniform",
                 probability: float = 1.0) -> list[Step]:
     """A transaction's NAND steps: the array operation at its die (picked by ``routing``), then the transfer on the
-    die's channel; held through that transfer with ``nand.die_held_through_transfer``. With ``nand.command_us``
+    die's channel (``transfer_us``: a read's, its own sectors, and a write's, the mapping unit); held through that
+    transfer with ``nand.die_held_through_transfer``. With ``nand.command_us``
     (which needs the hold) the die is picked and held first, its command and address cycles go over its channel,
     then the array operation runs (a delay: the die is already held), then the transfer. With
     ``nand.channel_scheduling = "data_out_first"`` the commands and the programs' data queue behind the reads' data
@@ -710,8 +712,8 @@ def _nand_steps(nand, transfer_us: float, nscv: float, ops: str, routing: str = 
     out_first = nand.channel_scheduling == "data_out_first"
     drawn = {} if probability == 1.0 else {"probability": probability}  # the first step draws
     follow = {} if probability == 1.0 else {"probability": probability, "follow": True}  # the rest reuse its draw
-    xfer = Step("nand_transfer", "channel", False, transfer_us, transfer_us, scv=nscv, routing="die_channel", ops=ops,
-                behind="write" if out_first else "", **follow)
+    xfer = Step("nand_transfer", "channel", False, transfer_us[0], transfer_us[1], scv=nscv, routing="die_channel",
+                ops=ops, behind="write" if out_first else "", **follow)
     if nand.command_us <= 0.0:
         return [Step("nand_array", "die", False, nand.t_read_us, nand.t_prog_us, scv=nscv, routing=routing,
                      ops=ops, hold_through=hold, array="data", **drawn), xfer]

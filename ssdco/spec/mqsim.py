@@ -448,7 +448,12 @@ def _ftl(ssd: _Xml, work: _Xml, nand: dict, workload: dict, notes: list) -> dict
         notes.append(("ftl.cache_fraction", f"MQSim's CMT of {cmt_bytes:g} B over the {table:.6g} B mapping table"))
     caching = work.text("Device_Level_Data_Caching_Mode", ("WRITE_CACHE", "READ_CACHE", "WRITE_READ_CACHE",
                                                            "TURNED_OFF"))
-    buffer_kib = ssd.number("Data_Cache_Capacity") / 1024 if "WRITE" in caching else 0.0
+    capacity_kib = ssd.number("Data_Cache_Capacity") / 1024
+    buffer_kib = capacity_kib if "WRITE" in caching else 0.0
+    if "WRITE" not in caching:
+        notes.append(("ftl.write_buffer_kib", f"0: MQSim's device cache does not hold writes "
+                                              f"(Device_Level_Data_Caching_Mode {caching}), so each write waits for "
+                                              f"its flash work; its {capacity_kib:g} KiB are not used for writes"))
     if buffer_kib > MAX_WRITE_BUFFER_KIB:
         notes.append(("ftl.write_buffer_kib", f"{MAX_WRITE_BUFFER_KIB} KiB, ssdco's largest, in place of MQSim's "
                                               f"{buffer_kib:g} KiB write cache"))

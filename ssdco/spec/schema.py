@@ -243,6 +243,15 @@ class Workload:
         return max(1, math.ceil(size_kib / self.mapping_unit_kib - 1e-9))
 
     @property
+    def read_bytes_per_transaction(self) -> float:
+        """Bytes a read transaction moves on its channel: where every request fits one mapping unit, its own
+        sectors (the mean request size: a 4 KiB read of a 16 KiB unit moves 4 KiB, as MQSim's reads do); where
+        requests split into several units, the whole unit (a partial last unit is not told apart)."""
+        if max(self.request_sizes_kib) <= self.mapping_unit_kib:
+            return self.mean_request_bytes
+        return self.mapping_unit_kib * KIB
+
+    @property
     def mean_transactions(self) -> float:
         """Mean transactions per request."""
         return sum(self.transactions_for(s) * p for s, p in zip(self.request_sizes_kib, self.request_size_probs))

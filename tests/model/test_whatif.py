@@ -14,6 +14,7 @@ from ssdco.model.solvers import all_but
 from ssdco.model.whatif import evaluate
 from ssdco.spec import config_from_dict
 from ssdco.validation.random_designs import one_more_server, random_config
+from tests.conftest import examples
 from tests.strategies import broad_config_dicts, config_dicts
 
 
@@ -76,8 +77,9 @@ def test_former_route_mva_counterexamples(seed, label):
             evaluate(config_from_dict(d), effort="exact" if exact else "full").iops * (1 - 1e-9), exact
 
 
+@pytest.mark.slow
 @given(config_dicts(max_qd=32))
-@settings(max_examples=40)
+@settings(max_examples=examples(40, 20))
 def test_iops_and_power_never_fall_as_load_rises_whatever_the_solver(d):
     # whatif's own answers at queue depths 1-64: the solver changes with the queue depth (the chain at 1-8, the
     # platoon stage at 6-24, the route MVA beyond); IOPS and power never fall, but by a seeded run's resolution or

@@ -15,7 +15,7 @@ from ssdco.model.whatif import evaluate
 from ssdco.optimizer import Design, LinearModel, make_targets, optimize
 from ssdco.optimizer.space import DesignSpace
 from ssdco.spec import MODULES, config_from_dict, load_config
-from tests.conftest import PM9A3
+from tests.conftest import PM9A3, examples
 from tests.strategies import config_dicts
 
 NO_DES = {"verify_des": False}
@@ -52,8 +52,9 @@ def _brute_force_cost(cfg, min_iops):
     return None
 
 
+@pytest.mark.slow
 @given(small_problems())
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12, 6), deadline=None)
 def test_verified_pick_is_the_cheapest_design_that_passes(problem):
     cfg, min_iops = problem
     res = optimize(cfg, min_iops=min_iops, options=NO_DES)

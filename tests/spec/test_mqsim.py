@@ -168,6 +168,7 @@ def test_a_large_drive_with_a_small_mapping_cache_loads(tmp_path):
 def test_writes_with_the_cache_off_have_no_write_buffer(tmp_path):
     imported = import_mqsim(*_edited(tmp_path, "S_rw4k_qd32", "work", {"Device_Level_Data_Caching_Mode": "TURNED_OFF"}))
     assert imported.design["ftl"]["write_buffer_kib"] == 0.0
+    assert any(field == "ftl.write_buffer_kib" and "TURNED_OFF" in what for field, what in imported.notes)
 
 
 def test_mqsims_suspend_setting_imports_as_no_suspend_and_says_why(tmp_path):
