@@ -512,6 +512,18 @@ def _job_op(j, R, Tp, BG0, r_op, c_op):
     return r_op[j if j < R else (j - R) // Tp]
 
 
+@njit(cache=True, inline="always")
+def _head_service(h, u, fam, mean, mu, sigma, j_rem, u_susp):
+    """The service (us) of job ``h`` starting at copy ``u``: the rest of its suspended operation, which resumes
+    (``u`` has none suspended then), else a fresh draw."""
+    if j_rem[h] >= 0.0:
+        d = j_rem[h]
+        j_rem[h] = -1.0
+        u_susp[u] = -1
+        return d
+    return _sample(fam, mean, mu, sigma)
+
+
 @njit(cache=True, error_model="numpy")
 def _run(target, ist, fst,
          step_st, step_route, step_perreq, step_fam, step_delay, step_mean, step_mu, step_sigma,
@@ -845,11 +857,8 @@ def _run(target, ist, fst,
                         rh = h if h < R else (h - R) // Tp
                         oph = r_op[rh]
                         szh = r_size[rh]
-                    d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
-                    if j_rem[h] >= 0.0:  # a suspended operation resumes where it stopped
-                        d = j_rem[h]
-                        j_rem[h] = -1.0
-                        u_susp[u] = -1
+                    d = _head_service(h, u, step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh],
+                                      step_sigma[sh], j_rem, u_susp)
                     j_tend[h] = t + d
                     u_svc[u] = h
                     hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
@@ -899,11 +908,8 @@ def _run(target, ist, fst,
                     rh = h if h < R else (h - R) // Tp
                     oph = r_op[rh]
                     szh = r_size[rh]
-                d = _sample(step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh])
-                if j_rem[h] >= 0.0:  # a suspended operation resumes where it stopped
-                    d = j_rem[h]
-                    j_rem[h] = -1.0
-                    u_susp[u] = -1
+                d = _head_service(h, u, step_fam[sh], step_mean[sh, oph, szh], step_mu[sh, oph, szh], step_sigma[sh],
+                                  j_rem, u_susp)
                 j_tend[h] = t + d
                 u_svc[u] = h
                 hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | h)
