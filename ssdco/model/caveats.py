@@ -171,7 +171,7 @@ def _reads_first_caveats(network: Network) -> tuple[str, ...]:
     out = ("dies serve reads ahead of programs: the model puts the write buffer's programs behind the reads but "
            "keeps foreground writes in the reads' queue; at busy dies it can be off the DES by more than its "
            "tolerances, either way (benchmarks/semantics.py reads-first measures it)",)
-    if any(st.suspends for st in network.stations if st.reads_first):
+    if any(st.suspends for st in network.stations):
         out += ("reads suspend programs and erases: the model charges a read the suspension time where it finds "
                 "suspended work in service and slows the write buffer's flushes by the reads' share of the dies, "
                 "in mean values; at busy dies it can be off the DES by up to 10 %, and a write-through drive's "

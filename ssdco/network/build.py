@@ -75,8 +75,17 @@ class Station:
 
     @property
     def suspends(self) -> bool:
-        """Whether a read suspends some operation in service here (preemptive form of ``reads_first``)."""
-        return self.suspend_program_us is not None or self.suspend_erase_us is not None
+        """Whether a read suspends some operation in service here: the preemptive form of ``reads_first``, at a
+        station serving one operation at a time."""
+        return (self.reads_first and self.servers == 1
+                and (self.suspend_program_us is not None or self.suspend_erase_us is not None))
+
+    def suspension_us(self, array: str) -> float | None:
+        """The time (us) a read spends suspending an operation of ``Step.array`` kind ``array`` ("program",
+        "erase") in service here; None where it does not suspend it."""
+        if not self.suspends:
+            return None
+        return {"program": self.suspend_program_us, "erase": self.suspend_erase_us}.get(array)
 
 
 @dataclass(frozen=True)
@@ -284,8 +293,8 @@ class Network:
                 continue
             v = self.visits(step) / st.copies
             s1, s2 = self.step_moments(step)
-            t = {"program": st.suspend_program_us, "erase": st.suspend_erase_us}.get(step.array)
-            if t is None or st.servers != 1:
+            t = st.suspension_us(step.array)
+            if t is None:
                 waited += v * s2 / 2.0
             else:
                 suspended += v * s1 * t

@@ -396,11 +396,10 @@ def _suspend_times(network: Network, behind: np.ndarray) -> np.ndarray:
     stations = {st.name: st for st in network.stations}
     for i, step in enumerate(network.steps):
         st = stations.get(step.station) if step.station is not None else None
-        if st is None or not st.suspends or st.servers != 1:
+        if st is None or not st.suspends:
             continue
         for op in (0, 1):
-            kind = ("read", "program")[op] if step.array == "data" else step.array
-            t = {"program": st.suspend_program_us, "erase": st.suspend_erase_us}.get(kind)
+            t = st.suspension_us(("read", "program")[op] if step.array == "data" else step.array)
             if t is not None and behind[i] & (op + 1):
                 out[i, op] = t
     return out
@@ -510,6 +509,17 @@ def _job_op(j, R, Tp, BG0, r_op, c_op):
     if j >= BG0:
         return c_op[j - BG0]
     return r_op[j if j < R else (j - R) // Tp]
+
+
+@njit(cache=True, inline="always")
+def _suspension_us(u, t, u_svc, u_susp, j_unit, j_phase, j_tend, j_step, step_susp, R, Tp, BG0, r_op, c_op):
+    """The time (us) a read arriving at busy copy ``u`` at ``t`` spends suspending the operation in service there,
+    -1 where it waits instead: one operation already suspended, none in service (a held server), or one that is not
+    suspended (``step_susp``)."""
+    p = u_svc[u]
+    if u_susp[u] >= 0 or p < 0 or j_unit[p] != u or j_phase[p] != 0 or j_tend[p] <= t:
+        return -1.0
+    return step_susp[j_step[p], _job_op(p, R, Tp, BG0, r_op, c_op)]
 
 
 @njit(cache=True, inline="always")
@@ -715,34 +725,34 @@ def _run(target, ist, fst,
                 else:
                     j_next[u_tail2[u]] = j
                 u_tail2[u] = j
-            elif (u_susp[u] < 0 and u_svc[u] >= 0 and j_unit[u_svc[u]] == u and j_phase[u_svc[u]] == 0
-                  and j_tend[u_svc[u]] > t
-                  and step_susp[j_step[u_svc[u]], _job_op(u_svc[u], R, Tp, BG0, r_op, c_op)] >= 0.0):
-                # program/erase suspend: the operation in service stops with its remaining time and waits at the
-                # head of the second queue; the read takes the server after the suspension time
-                p = u_svc[u]
-                j_rem[p] = j_tend[p] - t
-                j_stale[p] += 1  # its completion event, still in the heap, is skipped when it pops
-                u_susp[u] = p
-                j_next[p] = u_head2[u]
-                u_head2[u] = p
-                if u_tail2[u] < 0:
-                    u_tail2[u] = p
-                suspensions += 1
-                j_tsvc[j] = t
-                d = step_susp[j_step[p], _job_op(p, R, Tp, BG0, r_op, c_op)] + _sample(
-                    step_fam[s], step_mean[s, op, sz], step_mu[s, op, sz], step_sigma[s])
-                j_tend[j] = t + d
-                u_svc[u] = j
-                hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | j)
-                seq += 1
             else:
-                j_next[j] = -1
-                if u_tail[u] < 0:
-                    u_head[u] = j
+                d = _suspension_us(u, t, u_svc, u_susp, j_unit, j_phase, j_tend, j_step, step_susp, R, Tp, BG0, r_op,
+                                   c_op)
+                if d < 0.0:  # the first queue's tail
+                    j_next[j] = -1
+                    if u_tail[u] < 0:
+                        u_head[u] = j
+                    else:
+                        j_next[u_tail[u]] = j
+                    u_tail[u] = j
                 else:
-                    j_next[u_tail[u]] = j
-                u_tail[u] = j
+                    # program/erase suspend: the operation in service stops with its remaining time and waits at
+                    # the head of the second queue; the read takes the server after the suspension time d
+                    p = u_svc[u]
+                    j_rem[p] = j_tend[p] - t
+                    j_stale[p] += 1  # its completion event, still in the heap, is skipped when it pops
+                    u_susp[u] = p
+                    j_next[p] = u_head2[u]
+                    u_head2[u] = p
+                    if u_tail2[u] < 0:
+                        u_tail2[u] = p
+                    suspensions += 1
+                    j_tsvc[j] = t
+                    d += _sample(step_fam[s], step_mean[s, op, sz], step_mu[s, op, sz], step_sigma[s])
+                    j_tend[j] = t + d
+                    u_svc[u] = j
+                    hn = _push(hk, hv, hn, t + d, (seq << JOB_BITS) | j)
+                    seq += 1
 
         if completed >= target:
             break

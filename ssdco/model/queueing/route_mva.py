@@ -542,7 +542,7 @@ class SuspendedPool:
 def suspended_pool(network: Network, index: dict[str, int]) -> SuspendedPool | None:
     """The :class:`SuspendedPool` of ``network`` (``index``: station name -> solver order), None where no read
     suspends background work or :func:`write_buffer_capacity` is unbounded."""
-    if not any(st.suspends and st.reads_first for st in network.stations):
+    if not any(st.suspends for st in network.stations):
         return None
     if not math.isfinite(write_buffer_capacity(network)):
         return None
@@ -563,7 +563,7 @@ def suspended_drain_per_us(arrays: RouteArrays, x_per_us: float) -> float:
     a, pool = arrays, arrays.suspended_pool
     scaled = []
     for k, (demand, servers, copies) in zip(pool.indices, pool.stations):
-        if a.bg_suspend_us2[k] > 0.0 or a.bg_behind[k]:
+        if a.bg_behind[k]:  # the reads go first here (where any read suspends, only a reads-first die does)
             busy = (x_per_us * a.visits[k] * a.service_us[k]
                     + x_per_us * x_per_us * a.visits[k] * a.bg_suspend_us2[k]) / servers
             demand = demand / max(1.0 - busy, 1e-6)
@@ -688,7 +688,7 @@ def _background_arrays(network: Network, index: dict[str, int], n: int
             k = index[b.name]
             bg_demand[k] = b.demand_us
             bg_res[k] = b.service_us * (1.0 + b.scv) / 2.0
-            if network.station(b.name).suspends and network.station(b.name).reads_first:
+            if network.station(b.name).suspends:
                 waited, bg_suspend[k] = network.suspension_terms(b.name)
                 bg_res[k] = waited / b.demand_us
     return bg_demand, bg_res, bg_suspend

@@ -107,7 +107,7 @@ class OpenMgc:
         scv = np.array([ld.scv for ld in loads])
         demand, (bg_demand, bg_m2) = np.array([ld.demand_us for ld in loads]), ctx.background
         # where reads suspend part of the background work, they wait for the rest's residual only (route_mva 4.)
-        suspends = np.array([network.station(name).suspends and network.station(name).reads_first for name in names])
+        suspends = np.array([network.station(name).suspends for name in names])
         bg_m2 = np.where(suspends, 2.0 * arrays.bg_demand_us * arrays.bg_residual_us, bg_m2)
         batch = np.array([network.batch_excess.get(ld.name, 0.0) for ld in loads])
         sol = solve_open(demand, visits, ctx.servers, ctx.copies, scv, network.delay_us, x_per_us, bg_demand, bg_m2,
