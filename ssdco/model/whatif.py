@@ -53,6 +53,7 @@ def evaluate_network(config: Config, network: Network, *, effort: str = "full", 
     found = _held_to(found, bounds, network.queue_depth)
     x_per_us = found.throughput_per_us
     demand = ctx.busy_demand_us if network.holds else ctx.total_demand_us  # a held server's wait in it
+    demand = demand + ctx.suspension_demand_us(x_per_us)  # and the suspensions' time (nand.suspend)
     util = x_per_us * demand / ctx.servers
     busy = {n: float(x_per_us * d * m) for n, d, m in zip(ctx.names, demand, ctx.copies)}
     iops = x_per_us * US_PER_S

@@ -188,6 +188,15 @@ class Context:
         server's hold included."""
         return self.arrays.visits * self.arrays.service_us + self.background[0]
 
+    def suspension_demand_us(self, x_per_us: float) -> np.ndarray:
+        """Per station: the time (us per request at one copy) its servers spend suspending programs and erases for
+        the reads at throughput ``x_per_us`` (per us): each visit finds work it suspends in service with
+        probability x x bg_suspend / c and spends the suspension time (route_mva 4., the solvers' own term)."""
+        a = self.arrays
+        if a.bg_suspend_us2 is None or not np.any(a.bg_suspend_us2 > 0.0):
+            return np.zeros(len(self.loads))
+        return np.where(a.bg_behind, a.visits * x_per_us * a.bg_suspend_us2 / a.servers, 0.0)
+
     @cached_property
     def baseline(self):
         """The route MVA's solution without the corrections that run parts of the network event by event."""

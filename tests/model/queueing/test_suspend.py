@@ -142,3 +142,14 @@ def test_where_the_write_buffer_bounds_the_drive_its_flushes_slow_down_by_the_re
     assert arrays.bg_capacity_per_us > 1.5 * x_per_us  # the buffer's runs alone would drain far more
     des = simulate(network, requests=200_000, seed=1)
     assert answer.iops == pytest.approx(des.iops.value, rel=0.03)
+
+
+def test_the_reported_die_utilisation_counts_the_suspensions():
+    """The model's die utilisation is the reads', the programs' and the suspensions' time, as the DES measures it."""
+    tau = 0.3
+    network = one_die(tau, background=True)
+    des = simulate(network, requests=400_000, seed=5)
+    model = evaluate_network(load_config(PM9A3, controller="c01"), network)
+    work = ARRIVAL_PER_US * (READ_FRACTION * READ_US + (1 - READ_FRACTION) * WRITE_US)
+    assert model.utilization["die"] > work + 0.03  # the suspensions' share is there
+    assert model.utilization["die"] == pytest.approx(des.utilization["die"], rel=0.02)
