@@ -163,14 +163,14 @@ def _striped_caveats(network: Network) -> tuple[str, ...]:
 def _reads_first_caveats(network: Network) -> tuple[str, ...]:
     """The sentence for dies serving reads first (``nand.die_scheduling``) where the order matters
     (``Network.reads_first_in_effect``): the route MVA puts the write buffer's background work behind the reads
-    (non-preemptive priority) but keeps the foreground writes of a write-through drive in the reads' queue;
+    and splits the foreground's wait as non-preemptive priority does, in mean values;
     ``benchmarks/semantics.py reads-first`` measures it on random designs (misses both ways: high where programs
     from the write buffer meet many reads, low where foreground writes queue at busy dies)."""
     if not network.reads_first_in_effect:
         return ()
-    out = ("dies serve reads ahead of programs: the model puts the write buffer's programs behind the reads but "
-           "keeps foreground writes in the reads' queue; at busy dies it can be off the DES by more than its "
-           "tolerances, either way (benchmarks/semantics.py reads-first measures it)",)
+    out = ("dies serve reads ahead of programs: the model puts the programs behind the reads in mean values; at "
+           "busy dies it can be off the DES by more than its tolerances, either way (benchmarks/semantics.py "
+           "reads-first measures it)",)
     if any(st.suspends for st in network.stations):
         out += ("reads suspend programs and erases: the model charges a read the suspension time where it finds "
                 "suspended work in service and slows the write buffer's flushes by the reads' share of the dies, "

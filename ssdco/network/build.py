@@ -268,14 +268,17 @@ class Network:
     @cached_property
     def reads_first_in_effect(self) -> bool:
         """Whether a ``reads_first`` station serves both read requests' visits and visits of write requests or of
-        the background work (only then does its order differ from first come first served)."""
+        the background work at the same time (only then does its order differ from first come first served). A
+        closed workload at queue depth 1 has one request in flight, all reads or all writes: there a write
+        request's visits never meet a read's, and only background work can."""
+        requests_meet = self.queue_depth is None or self.queue_depth > 1
         for st in self.stations:
             if not st.reads_first:
                 continue
             ops = {s.ops if s.ops != "both" else "any" for s in self.steps if s.station == st.name
                    and not s.background and self.op_weight(s) > 0}
             reads = self.read_fraction > 0 and bool(ops & {"read", "any"})
-            others = (self.read_fraction < 1 and bool(ops & {"write", "any"})) or any(
+            others = (requests_meet and self.read_fraction < 1 and bool(ops & {"write", "any"})) or any(
                 b.name == st.name and b.demand_us > 0 for b in self.background_loads())
             if reads and others:
                 return True

@@ -103,7 +103,8 @@ def batch_first_wait(servers: int, batch_rate: float, service: float, batch_pmf,
 
 def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float,
                bg_demand_us=None, bg_m2_us2=None, batch_excess=None, residual_factor=None,
-               batches=None, arrival_gamma=None, bg_behind=None, bg_suspend_us2=None) -> OpenSolution:
+               batches=None, arrival_gamma=None, bg_behind=None, bg_suspend_us2=None,
+               fg_reads_first=None) -> OpenSolution:
     """Solve the open network.
 
     A request's transactions arrive at a station together (a batch: the fork of a multi-transaction
@@ -140,7 +141,11 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     Cobham, Oper. Res. 2(1), 1954, at one server). Background work that a request's visit suspends instead
     (``bg_suspend_us2``: its demand x the suspension time per request; ``bg_m2_us2`` then holds the rest's) costs the
     visit the suspension time where it finds that work in service (with probability its utilisation, PASTA):
-    preemptive-resume priority at the suspension's price.
+    preemptive-resume priority at the suspension's price. Where a reads-first station's own visits are reads and
+    write requests' operations (``fg_reads_first`` per station: the reads' share of the visits f_r and of the demand,
+    ``route_mva.RouteArrays.fg_reads_first``), the first-come-first-served wait W is split as non-preemptive
+    priority splits it, W_r = W (1 - rho) / (1 - rho_r) and W_w = W / (1 - rho_r), and mixed over the visits:
+    Cobham's waits at one server with Poisson arrivals.
 
     Parameters
     ----------
@@ -193,6 +198,9 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
             else:
                 wait = pw[k] * s / (c[k] - a) * fr[k]
             wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead
+            if fg_reads_first is not None and fg_reads_first[k][0] > 0.0:
+                f_r, rho = fg_reads_first[k][0], util[k]
+                wait *= (f_r * (1.0 - rho) + (1.0 - f_r)) / (1.0 - rho * fg_reads_first[k][1])
         res[k] = v[k] * (s + gamma[k] * wait)
     response = float(delay_us + np.dot(m, res)) if stable else float("inf")
     return OpenSolution(arrival_per_us=arrival_per_us, stable=stable, utilization=util, residence_us=res,

@@ -68,7 +68,10 @@ docs/model.md; ``tests/validation/test_model_vs_des.py`` checks the whole.
    later than the deterministic level: four transactions on separate dies with exponential reads finish
    after H_4 = 2.08 reads, not one. At such stages the spread is E[last own departure] - one service,
    with each copy's own work taken as c lanes of gamma services and the expectation over the
-   multinomial occupancy by generating functions (:func:`own_last_departure`); that part of the spread
+   multinomial occupancy by generating functions (:func:`own_last_departure`). A step a transaction takes
+   with a probability p < 1 (a write-through write's program, once per page of four 4 KiB transactions;
+   a garbage-collection read) varies the same way: a lane of n jobs serves a binomial(n, p) number of them,
+   and the spread is E[last own departure] - p services. That part of the spread
    and the max-of-T waits below are independent parts of each transaction's time, so their excesses add
    as standard deviations do (exact for normal parts; adding them outright overshoots the DES's mean latency
    on open designs with NAND scv 1).
@@ -300,31 +303,44 @@ MAX_GRID_POINTS = 20_001  # for nearly deterministic service (scv < 1e-4)
 
 
 @lru_cache(maxsize=1024)
-def own_last_departure(transactions: int, copies: int, servers: int, scv: float, striped: bool = False) -> float:
+def own_last_departure(transactions: int, copies: int, servers: int, scv: float, striped: bool = False,
+                       probability: float = 1.0) -> float:
     """E[time the last of ``transactions`` jobs leaves] / S when each picks one of ``copies`` copies
     uniformly, nothing else is there, and the services are independent gammas of mean S and ``scv``
-    (1., "Fork-join", variable service). A copy of c = ``servers`` servers that gets k jobs is taken as c
-    lanes of ceil or floor(k / c) jobs one after another (exact for deterministic service, where this is
-    the top level ceil(max load / c)); a lane of n jobs finishes at a gamma of shape n / scv. Then
-    P(all done by x) = E[prod_copies g_x(k)] with g_x(k) = prod over the copy's lanes of their gamma CDFs,
+    (1., "Fork-join", variable service), each job served with chance ``probability`` (a step that a transaction
+    takes with probability p < 1, an FTL event) and else passing through at once. A copy of c = ``servers``
+    servers that gets k jobs is taken as c lanes of ceil or floor(k / c) jobs one after another (exact for
+    deterministic service, where this is the top level ceil(max load / c)); a lane of n jobs of which j are
+    served finishes at a gamma of shape j / scv (at j S for deterministic service), j binomial(n, p). Then
+    P(all done by x) = E[prod_copies g_x(k)] with g_x(k) = prod over the copy's lanes of their CDFs,
     and E[prod_d g(k_d)] = T! / m^T [z^T] (sum_k g(k) z^k / k!)^m over the multinomial occupancy
     (:func:`_occupancy_mean`); E[last] is the integral of 1 - that over x (trapezoid on a grid that
-    reaches the longest lane's far tail). For exponential service on separate copies this is H_T. ``striped``:
-    the jobs go to consecutive copies, so the loads are fixed (:func:`striped_loads`) and the product is taken
-    over them."""
-    t, m, c = int(transactions), int(copies), int(servers)
-    if t <= 1 or scv <= 0.0:
-        return float(expected_serial_count(t, m, c, striped)) if t >= 1 else 0.0
+    reaches the longest lane's far tail; for deterministic service the sum over the whole services below the
+    top lane). For exponential service on separate copies this is H_T. ``striped``: the jobs go to consecutive
+    copies, so the loads are fixed (:func:`striped_loads`) and the product is taken over them."""
+    t, m, c, p = int(transactions), int(copies), int(servers), float(probability)
+    if t < 1:
+        return 0.0
+    if p >= 1.0 and (t <= 1 or scv <= 0.0):
+        return float(expected_serial_count(t, m, c, striped))
     from scipy.special import gammainc, gammaincinv
+    from scipy.stats import binom
 
-    shape = 1.0 / scv  # one service: gamma(shape, scale scv), mean 1
     top = -(-t // c)  # the most jobs one lane can hold
-    x_max = float(gammaincinv(top * shape, 1.0 - 1e-12)) * scv
-    # the CDFs step over about one service's standard deviation, sqrt(scv): at least 8 points across it
-    x = np.linspace(0.0, x_max, min(max(GRID_POINTS, math.ceil(8.0 * x_max / math.sqrt(scv))), MAX_GRID_POINTS))
+    if scv <= 0.0:
+        x = np.arange(top, dtype=float)  # the time is a whole number of services: E[last] = sum P(last > q)
+        served_cdf = np.array([[1.0 if j <= q else 0.0 for q in x] for j in range(top + 1)])
+    else:
+        shape = 1.0 / scv  # one service: gamma(shape, scale scv), mean 1
+        x_max = float(gammaincinv(top * shape, 1.0 - 1e-12)) * scv
+        # the CDFs step over about one service's standard deviation, sqrt(scv): at least 8 points across it
+        x = np.linspace(0.0, x_max, min(max(GRID_POINTS, math.ceil(8.0 * x_max / math.sqrt(scv))), MAX_GRID_POINTS))
+        served_cdf = np.ones((top + 1, x.size))  # [j, x]: P(j services are done by x)
+        for j in range(1, top + 1):
+            served_cdf[j] = gammainc(j * shape, x / scv)
     lane_cdf = np.ones((top + 1, x.size))  # [n, x]: P(a lane of n jobs is done by x)
     for n in range(1, top + 1):
-        lane_cdf[n] = gammainc(n * shape, x / scv)
+        lane_cdf[n] = binom.pmf(np.arange(n + 1), n, p) @ served_cdf[:n + 1] if p < 1.0 else served_cdf[n]
     copy_cdf = np.ones((t + 1, x.size))  # [k, x]: P(a copy with k jobs is done by x)
     for k in range(1, t + 1):
         for lane in range(c):
@@ -333,6 +349,8 @@ def own_last_departure(transactions: int, copies: int, servers: int, scv: float,
         done = np.prod([copy_cdf[k] for k in striped_loads(t, m)], axis=0)
     else:
         done = _occupancy_mean(t, m, copy_cdf)
+    if scv <= 0.0:
+        return float(np.sum(1.0 - done))
     return float(np.trapezoid(1.0 - done, x))
 
 
@@ -613,6 +631,9 @@ class RouteArrays:
     # per station: the background work a read suspends (nand.suspend), its demand x suspension time per request, us^2
     bg_suspend_us2: np.ndarray = None
     suspended_pool: SuspendedPool | None = None  # the write buffer's runs where reads suspend them (5.)
+    # per station (read share of the foreground visits, of the foreground demand) where a reads-first die serves
+    # reads and write requests' operations together (write-through; zeros elsewhere): _reads_first_waits (4.)
+    fg_reads_first: np.ndarray = None
     bg_capacity_per_us: float = math.inf  # requests/us the write buffer's background runs can sustain (5.)
     run_scv: np.ndarray = None  # per station: scv of an arrival's work, immediate feedback merged (3.)
     sibling_work: np.ndarray = None  # per station: work of a transaction queued behind its own siblings, in S (1.)
@@ -692,6 +713,33 @@ def _background_arrays(network: Network, index: dict[str, int], n: int
                 waited, bg_suspend[k] = network.suspension_terms(b.name)
                 bg_res[k] = waited / b.demand_us
     return bg_demand, bg_res, bg_suspend
+
+
+def _foreground_reads_first(network: Network, steps, index: dict[str, int], n: int) -> np.ndarray:
+    """Per station of ``index`` (``n`` of them): (the reads' share of its foreground visits, their share of its
+    foreground demand) where it serves reads first and both read and write requests visit it at once
+    (``Network.reads_first_in_effect``: a write-through drive above queue depth 1); zeros elsewhere, and at a
+    station where reads suspend the writes' programs (``Station.suspends``: there the model keeps the writes in the
+    reads' queue, a caveat says so)."""
+    out = np.zeros((n, 2))
+    if not network.reads_first_in_effect or not 0.0 < network.read_fraction < 1.0:
+        return out
+    visits = np.zeros((n, 2))
+    demand = np.zeros((n, 2))
+    for step in steps:
+        station = network.station(step.station)
+        if step.background or not station.reads_first or station.suspends:
+            continue
+        k = index[step.station]
+        base = (1.0 if step.per_request else network.mean_transactions) * step.probability
+        for o, (op, share) in enumerate((("read", network.read_fraction), ("write", 1.0 - network.read_fraction))):
+            if step.ops in ("both", op):
+                visits[k, o] += base * share
+                demand[k, o] += base * share * network.step_moments(step, op)[0]
+    for k in range(n):
+        if visits[k].min() > 0.0 and demand[k].sum() > 0.0:
+            out[k] = visits[k, 0] / visits[k].sum(), demand[k, 0] / demand[k].sum()
+    return out
 
 
 def _pure_delay_us(network: Network) -> float:
@@ -802,6 +850,7 @@ def route_arrays(network: Network, loads: tuple[StationLoad, ...]) -> RouteArray
         bg_residual_us=bg_res,
         bg_behind=np.array([network.station(ld.name).reads_first for ld in loads], dtype=np.bool_),
         bg_suspend_us2=bg_suspend,
+        fg_reads_first=_foreground_reads_first(network, steps, index, len(loads)),
         bg_capacity_per_us=write_buffer_capacity(network),
         suspended_pool=suspended_pool(network, index),
         run_scv=merged_run_scv(network, steps, loads),
@@ -818,14 +867,16 @@ def _routed_spread(network: Network, step, ld: StationLoad, transactions: int,
     ``transactions`` transactions, as (values in us, their probabilities): (level - 1) x the step's weighted
     service over the level distribution, or with ``variable_service`` and scv > 0 the expected last own
     departure beyond one service, per operation."""
-    if variable_service and step.scv > 0.0:
+    if variable_service and (step.scv > 0.0 or step.probability < 1.0):
         # variable service: the last own transaction there leaves after the longest of the copies'
         # own work, a request-level quantity per operation (a request is all reads or all writes;
-        # an operation that skips the step spreads nothing there)
+        # an operation that skips the step spreads nothing there); beyond one transaction's way, whose
+        # mean there is p S
         ops = [(op, p) for op, p in (("read", network.read_fraction), ("write", 1.0 - network.read_fraction))
                if p > 0.0]
-        last = own_last_departure(transactions, int(ld.copies), ld.servers, step.scv, network.is_striped(step))
-        return (tuple(step.probability * network.step_moments(step, op)[0] * (last - 1.0)
+        last = own_last_departure(transactions, int(ld.copies), ld.servers, step.scv, network.is_striped(step),
+                                  step.probability)
+        return (tuple(network.step_moments(step, op)[0] * (last - step.probability)
                       if step.ops in ("both", op) else 0.0 for op, _ in ops),
                 tuple(p for _, p in ops))
     service = network.op_weight(step) * network.step_moments(step)[0]
@@ -899,7 +950,7 @@ def own_serial_parts(network: Network, steps, loads: tuple[StationLoad, ...], tr
     """(the own serialisation with deterministic levels, what variable service adds to it), us: the
     solver adds the first to the block and combines the second with the max-of-T waits (1.)."""
     fixed = own_serialisation_us(network, steps, loads, transactions, routed_only)
-    if not any(s.scv > 0.0 and s.routing != "single" for s in steps):
+    if not any((s.scv > 0.0 or s.probability < 1.0) and s.routing != "single" for s in steps):
         return fixed, 0.0
     varied = own_serialisation_us(network, steps, loads, transactions, routed_only, variable_service=True)
     return fixed, max(varied - fixed, 0.0)
@@ -1452,11 +1503,26 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
         wait0[k] = max(num, 0.0) / (1.0 - slope) if slope < 1.0 else 1e30
 
 
+@nb.njit(cache=True, inline='always')
+def _reads_first_waits(wait, util, fg_first):
+    """The mean per-visit wait at a reads-first station whose foreground visits are reads and write requests'
+    operations (``fg_first``: the reads' share of the visits f_r and of the demand): the first-come-first-served
+    wait W scaled as non-preemptive priority divides it, W_r = W (1 - rho) / (1 - rho_r) and
+    W_w = W / (1 - rho_r) (Cobham, Oper. Res. 2(1), 1954, at one server), mixed over the visits."""
+    for k in range(wait.shape[0]):
+        f_r = fg_first[k, 0]
+        if f_r <= 0.0 or wait[k] <= 0.0:
+            continue
+        rho = min(util[k], 0.98)
+        rho_r = rho * fg_first[k, 1]
+        wait[k] *= (f_r * (1.0 - rho) + (1.0 - f_r)) / (1.0 - rho_r)
+
+
 @nb.njit(cache=True)
 def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial, sizes, probs,
               pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above, bg_demand, bg_res,
               bg_behind, bg_suspend, has_bg, profile, slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work,
-              fork_scale, stage_corr):
+              fork_scale, stage_corr, fg_first, has_fg_first):
     """Cycle time (us) of a request at throughput x with n requests in the system (``work``: scratch, see
     :func:`_flow_scv`). The helpers it calls are inlined: with this many array arguments, numba's call
     overhead would be about a quarter of the solve."""
@@ -1469,6 +1535,8 @@ def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, 
     else:
         wait[:] = wait0
         p_wait[:] = p_wait0
+    if has_fg_first:
+        _reads_first_waits(wait, util, fg_first)
     return _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs,
                        weight, pure_delay, features, fork_scale, stage_corr)
 
@@ -1523,8 +1591,9 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                   profile, slack, sizes, probs, pure_delay, n_max, features, weight, bg_demand, bg_res, bg_behind,
                   bg_suspend,
                   bg_capacity,
-                  run_scv, sibling_work, fork_scale, stage_corr, cap_background=True, x_at=-1.0):
+                  run_scv, sibling_work, fork_scale, stage_corr, fg_first, cap_background=True, x_at=-1.0):
     k_count = svc.shape[0]
+    has_fg_first = fg_first.max() > 0.0
     n_steps = st.shape[0]
     demand = visits * svc
     capacity = bg_capacity
@@ -1601,8 +1670,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
         f_lo = lo * _cycle_at(lo, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                               sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                               sibling_queue, above, bg_demand, bg_res, bg_behind, bg_suspend, has_bg, profile, slack,
-                              powers,
-                              wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
+                              powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr, fg_first,
+                              has_fg_first) - n
         if f_lo > 0.0:
             x_by_n[n] = lo
             continue
@@ -1614,8 +1683,8 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
             f_hi = hi * _cycle_at(hi, n, svc, run_scv, servers, copies, visits, st, t, dl, traffic, blk, own_serial,
                                   sizes, probs, pure_delay, features, weight, demand, f_residual, siblings,
                                   sibling_queue, above, bg_demand, bg_res, bg_behind, bg_suspend, has_bg, profile,
-                                  slack, powers,
-                                  wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr) - n
+                                  slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale, stage_corr,
+                                  fg_first, has_fg_first) - n
             if f_hi > 0.0 or hi >= top:
                 break
             lo, f_lo = hi, f_hi
@@ -1633,7 +1702,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                                     siblings, sibling_queue, above, bg_demand, bg_res, bg_behind, bg_suspend, has_bg,
                                     profile,
                                     slack, powers, wait_cv2, wait0, p_wait0, wait, p_wait, work, fork_scale,
-                                    stage_corr) - n
+                                    stage_corr, fg_first, has_fg_first) - n
             if abs(f_mid) <= ROOT_REL_TOL * n:  # X is then within about ROOT_REL_TOL of the root
                 lo = mid
                 break
@@ -1656,7 +1725,7 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
                       probs, pure_delay, features, weight, demand, f_residual, siblings, sibling_queue, above,
                       bg_demand, bg_res, bg_behind, bg_suspend, has_bg, profile, slack, powers, wait_cv2, wait0,
                       p_wait0, wait,
-                      p_wait, work, fork_scale, stage_corr)
+                      p_wait, work, fork_scale, stage_corr, fg_first, has_fg_first)
     residence = visits * (svc + sibling_wait + wait)
     queue = x * residence
     return x_by_n, residence, queue, p_wait, cycle
@@ -1792,6 +1861,7 @@ def _solver(arrays: RouteArrays, population: int, features: int):
     sibling_work = a.sibling_work if a.sibling_work is not None else np.ones(k)
     fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(k)
     stage_corr = float(a.stage_wait_correlation)
+    fg_first = a.fg_reads_first if a.fg_reads_first is not None else np.zeros((k, 2))
 
     def solve(cap_per_us: float, cap_background: bool = True, x_at: float = -1.0):
         return _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station, a.step_service_us,
@@ -1802,7 +1872,7 @@ def _solver(arrays: RouteArrays, population: int, features: int):
                              a.bg_behind if a.bg_behind is not None else np.zeros(k, dtype=np.bool_),
                              a.bg_suspend_us2 if a.bg_suspend_us2 is not None else np.zeros(k), cap_per_us,
                              a.run_scv if a.run_scv is not None else a.scv, sibling_work, fork_scale, stage_corr,
-                             cap_background, float(x_at))
+                             fg_first, cap_background, float(x_at))
 
     return solve
 

@@ -114,7 +114,7 @@ class OpenMgc:
                          batch, residual_factors(arrays, closed_loop=False),
                          [network.copy_batches.get(name) for name in names],
                          routed_arrival_gamma(arrays, x_per_us, demand + bg_demand), arrays.bg_behind,
-                         arrays.bg_suspend_us2)
+                         arrays.bg_suspend_us2, arrays.fg_reads_first)
         residence = sol.residence_us
         zero = np.zeros(len(loads))
         mean_latency = float("inf")

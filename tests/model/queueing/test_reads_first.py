@@ -54,6 +54,32 @@ def test_the_des_serves_queued_reads_ahead_of_queued_writes():
     assert simulate(one_die(False), requests=400_000, seed=1).mean_latency_us.value == pytest.approx(fcfs, rel=0.05)
 
 
+def test_the_open_solver_splits_the_foreground_wait_as_priority_does():
+    """Reads and writes both queue at the reads-first die: the open solver's answer is Cobham's."""
+    read_wait, write_wait = cobham_waits_us()
+    truth = READ_FRACTION * (READ_US + read_wait) + (1 - READ_FRACTION) * (WRITE_US + write_wait)
+    model = evaluate_network(load_config(PM9A3, controller="c01"), one_die(True))
+    assert model.latency_mean_us == pytest.approx(truth, rel=1e-9)
+    fcfs = evaluate_network(load_config(PM9A3, controller="c01"), one_die(False))
+    assert fcfs.latency_mean_us > 1.3 * model.latency_mean_us
+
+
+def test_the_route_mva_follows_the_des_at_a_busy_write_through_drive():
+    """16 KiB requests, 70 % reads, no write buffer, queue depth 32: the reads pass the writes' programs at the
+    dies; the route MVA's priority split follows the DES, where the first-come-first-served wait stays low."""
+    mix = ["workload.read_fraction=0.7", "ftl.write_buffer_kib=0", "workload.request_size_kib=16",
+           "workload.queue_depth=32"]
+    config = load_config(PM9A3, controller="c09", overrides=mix + ["nand.die_scheduling='reads_first'"])
+    network = build_network(config)
+    assert network.reads_first_in_effect and not network.background_loads()
+    des = sum(simulate(network, requests=100_000, seed=seed).iops.value for seed in (1, 2)) / 2
+    model = evaluate(config)
+    assert model.method == "route-mva"
+    assert model.iops == pytest.approx(des, rel=0.03)
+    fcfs = evaluate(load_config(PM9A3, controller="c09", overrides=mix)).iops
+    assert fcfs < 0.96 * des  # taking the dies first come first served misses the DES
+
+
 def test_background_programs_wait_behind_the_reads_in_the_des_and_the_open_solver():
     """Reads meet the other reads and the residual of a program in service (the high class of Cobham's two);
     writes take no time in the foreground."""
@@ -76,6 +102,30 @@ def test_the_order_is_in_effect_only_where_a_die_serves_reads_and_other_work():
     writes = load_config(PM9A3, controller="c01", overrides=["nand.die_scheduling='reads_first'",
                                                                "workload.read_fraction=0.0"])
     assert not build_network(writes).station("channel").reads_first
+
+
+@pytest.mark.parametrize("suspend", ["none", "program_erase"])
+def test_one_request_in_flight_without_a_write_buffer_is_served_in_arrival_order(suspend):
+    """At queue depth 1 a write-through drive has one request in flight, all reads or all writes: its die queues
+    never hold a read and a program together, so reads first (with or without suspend) is first come first served,
+    in the DES event for event and in the model, whose first-come-first-served solvers answer."""
+    base = ["workload.read_fraction=0.7", "ftl.write_buffer_kib=0", "workload.request_size_kib=16",
+            "workload.queue_depth=1", "nand.independent_plane_reads=false"]
+    first = load_config(PM9A3, controller="c01", overrides=base + [
+        "nand.die_scheduling='reads_first'", f"nand.suspend='{suspend}'"])
+    fcfs = load_config(PM9A3, controller="c01", overrides=base)
+    network = build_network(first)
+    assert network.station("die").reads_first and not network.reads_first_in_effect
+    des_first, des_fcfs = (simulate(build_network(c), requests=4_000, seed=3) for c in (first, fcfs))
+    assert des_first.mean_latency_us.value == des_fcfs.mean_latency_us.value
+    assert des_first.suspensions == 0
+    model_first, model_fcfs = evaluate(first), evaluate(fcfs)
+    assert model_first.method == model_fcfs.method != "route-mva"
+    assert model_first.iops == model_fcfs.iops
+    assert not any("reads ahead" in c for c in model_first.caveats)
+    deeper = load_config(PM9A3, controller="c01", overrides=base[:-2] + [
+        "workload.queue_depth=2", "nand.die_scheduling='reads_first'"])
+    assert build_network(deeper).reads_first_in_effect  # two requests: a read can meet a write's program
 
 
 MIX = ["nand.die_scheduling='reads_first'", "workload.read_fraction=0.7", "ftl.write_buffer_kib=65536"]

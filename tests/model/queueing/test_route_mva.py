@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdco import load_config
+from ssdco import evaluate, load_config
 from ssdco.model.queueing.route_mva import (
     ALL_FEATURES,
     FLOW,
@@ -186,6 +186,39 @@ def test_last_own_departure_with_variable_service():
             assert -1e-4 <= excess <= 3.0 * math.sqrt(scv), (t, m, c, scv, excess)
     # more variable service, a later last departure
     assert own_last_departure(4, 8, 1, 2.0) > own_last_departure(4, 8, 1, 1.0) > own_last_departure(4, 8, 1, 0.1)
+
+
+def test_last_own_departure_of_steps_taken_with_a_probability():
+    """A step a transaction takes with chance p (an FTL event): the jobs served are binomial."""
+    from scipy.stats import binom
+
+    from ssdco.model.queueing.route_mva import own_last_departure
+
+    p = 0.26
+    # deterministic service on separate copies: the last leaves after one service unless none is served
+    assert own_last_departure(4, 10**6, 1, 0.0, probability=p) == pytest.approx(1 - (1 - p) ** 4, rel=1e-5)
+    # one copy, one server: the served jobs one after another, 4 p on average, whatever the scv
+    assert own_last_departure(4, 1, 1, 0.0, probability=p) == pytest.approx(4 * p, rel=1e-9)
+    assert own_last_departure(4, 1, 1, 0.5, probability=p) == pytest.approx(4 * p, rel=1e-6)
+    # exponential service on separate copies: E[H_J], J binomial(4, p), to the trapezoid grid's 3e-4 (as H_4 above)
+    want = sum(binom.pmf(j, 4, p) * sum(1.0 / k for k in range(1, j + 1)) for j in range(5))
+    assert own_last_departure(4, 10**6, 1, 1.0, probability=p) == pytest.approx(want, abs=5e-4)
+    assert own_last_departure(4, 8, 1, 0.0, probability=1.0) == expected_serial_count(4, 8, 1)
+
+
+def test_a_write_through_write_of_several_transactions_waits_for_its_last_program():
+    """At queue depth 1, a 16 KiB write of four 4 KiB transactions programs its page on one transaction of about
+    four (a probability per transaction): the request waits for the transaction that programs, and the route MVA
+    (answering where the die is held through its transfer and the Markov chain declines) follows the DES."""
+    config = load_config(PM9A3, controller="c07", overrides=[
+        "workload.request_size_kib=16", "ftl.write_buffer_kib=0", "workload.queue_depth=1",
+        "workload.read_fraction=0.0", "nand.independent_plane_reads=false", "nand.die_held_through_transfer=true"])
+    network = build_network(config)
+    model = evaluate(config)
+    assert model.method == "route-mva"
+    assert any(s.probability < 1.0 and s.station == "die" for s in network.steps)
+    des = simulate(network, requests=20_000, seed=1).mean_latency_us.value
+    assert model.latency_mean_us == pytest.approx(des, rel=0.05)
 
 
 @given(st.integers(1, 12), st.integers(1, 9), st.integers(0, 12))
