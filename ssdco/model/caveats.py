@@ -174,8 +174,8 @@ def _reads_first_caveats(network: Network) -> tuple[str, ...]:
     if any(st.suspends for st in network.stations):
         out += ("reads suspend programs and erases: the model charges a read the suspension time where it finds "
                 "suspended work in service and slows the write buffer's flushes by the reads' share of the dies, "
-                "in mean values; at busy dies it can be off the DES by up to 10 %, and a write-through drive's "
-                "writes are not suspended in the model (benchmarks/semantics.py suspend measures it)",)
+                "in mean values; at busy dies it can be off the DES by up to 10 % (benchmarks/semantics.py suspend "
+                "measures it)",)
     return out
 
 

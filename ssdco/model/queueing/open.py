@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ssdco.model.queueing.erlang import erlang_c
+from ssdco.model.queueing.priority import reads_first_wait
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,15 @@ def batch_first_wait(servers: int, batch_rate: float, service: float, batch_pmf,
     return (queued + p_wait) * service / c * (2.0 * residual_factor + batch_excess) / (1.0 + ratio), p_wait
 
 
+def _with_reads_first(res, waits, d, v, c, gamma, arrival_per_us: float, fg) -> None:
+    """Replace in ``res`` the residence at each reads-first station whose own visits are reads and writes (``fg``:
+    ``route_mva.RouteArrays.fg_reads_first``) by the one of the priority split of its wait (``reads_first_wait``)."""
+    for k in np.flatnonzero(fg[:, 0] > 0.0):
+        if d[k] > 0.0 and np.isfinite(res[k]):
+            wait = reads_first_wait(waits[k], arrival_per_us * d[k] / c[k], arrival_per_us, v[k], fg[k])
+            res[k] = v[k] * (d[k] / v[k] + gamma[k] * wait)
+
+
 def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival_per_us: float,
                bg_demand_us=None, bg_m2_us2=None, batch_excess=None, residual_factor=None,
                batches=None, arrival_gamma=None, bg_behind=None, bg_suspend_us2=None,
@@ -143,9 +153,9 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     visit the suspension time where it finds that work in service (with probability its utilisation, PASTA):
     preemptive-resume priority at the suspension's price. Where a reads-first station's own visits are reads and
     write requests' operations (``fg_reads_first`` per station: the reads' share of the visits f_r and of the demand,
-    ``route_mva.RouteArrays.fg_reads_first``), the first-come-first-served wait W is split as non-preemptive
-    priority splits it, W_r = W (1 - rho) / (1 - rho_r) and W_w = W / (1 - rho_r), and mixed over the visits:
-    Cobham's waits at one server with Poisson arrivals.
+    ``route_mva.RouteArrays.fg_reads_first``), the first-come-first-served wait is split as priority splits it
+    (``route_mva.reads_first_wait``: Cobham's waits at one server with Poisson arrivals, and where reads suspend
+    the writes' programs, preemptive-resume priority at the suspension's price).
 
     Parameters
     ----------
@@ -171,9 +181,12 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     util = arrival_per_us * (d + bd) / c
     suspend = np.zeros(d.shape) if bg_suspend_us2 is None else np.asarray(bg_suspend_us2, dtype=float)
     util = util + np.where(behind, arrival_per_us * v * arrival_per_us * suspend / c ** 2, 0.0)  # suspending
+    fg = np.zeros((d.size, 9)) if fg_reads_first is None else np.asarray(fg_reads_first, dtype=float)
+    util = util + fg[:, 0] * v * arrival_per_us * arrival_per_us * fg[:, 5] / c ** 2  # the foreground's suspensions
     stable = bool(np.all(util < 1.0))
     res = np.full(d.shape, np.inf)
     pw = np.ones(d.shape)
+    waits = np.zeros(d.shape)
     for k in range(d.size):
         if d[k] == 0:
             res[k], pw[k] = 0.0, 0.0
@@ -198,10 +211,9 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
             else:
                 wait = pw[k] * s / (c[k] - a) * fr[k]
             wait += pw[k] * bx[k] * s / (2.0 * (c[k] - a))  # the batches' extra work ahead
-            if fg_reads_first is not None and fg_reads_first[k][0] > 0.0:
-                f_r, rho = fg_reads_first[k][0], util[k]
-                wait *= (f_r * (1.0 - rho) + (1.0 - f_r)) / (1.0 - rho * fg_reads_first[k][1])
+        waits[k] = wait
         res[k] = v[k] * (s + gamma[k] * wait)
+    _with_reads_first(res, waits, d, v, c, gamma, arrival_per_us, fg)
     response = float(delay_us + np.dot(m, res)) if stable else float("inf")
     return OpenSolution(arrival_per_us=arrival_per_us, stable=stable, utilization=util, residence_us=res,
                         p_wait=pw, response_us=response)

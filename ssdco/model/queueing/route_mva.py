@@ -244,6 +244,7 @@ from scipy.optimize import brentq
 from ssdco.model.queueing.closed import ClosedSolution
 from ssdco.model.queueing.convolution import closed_throughput, closed_throughput_fft
 from ssdco.model.queueing.erlang import erlang_c
+from ssdco.model.queueing.priority import reads_first_wait
 from ssdco.model.queueing.routed_stage import ROUTED_KINDS, RoutedStage, routed_stage_per_us, routed_stages
 from ssdco.model.queueing.write_buffer import BufferPool, buffer_pool, pool_throughput
 from ssdco.network.build import Network, StationLoad, striped_loads
@@ -631,8 +632,8 @@ class RouteArrays:
     # per station: the background work a read suspends (nand.suspend), its demand x suspension time per request, us^2
     bg_suspend_us2: np.ndarray = None
     suspended_pool: SuspendedPool | None = None  # the write buffer's runs where reads suspend them (5.)
-    # per station (read share of the foreground visits, of the foreground demand) where a reads-first die serves
-    # reads and write requests' operations together (write-through; zeros elsewhere): _reads_first_waits (4.)
+    # per station where a reads-first die serves reads and write requests' operations together (write-through;
+    # zeros elsewhere): the shares and suspensions of _foreground_reads_first, for reads_first_wait (4.)
     fg_reads_first: np.ndarray = None
     bg_capacity_per_us: float = math.inf  # requests/us the write buffer's background runs can sustain (5.)
     run_scv: np.ndarray = None  # per station: scv of an arrival's work, immediate feedback merged (3.)
@@ -715,30 +716,45 @@ def _background_arrays(network: Network, index: dict[str, int], n: int
     return bg_demand, bg_res, bg_suspend
 
 
+FG_COLUMNS = 9  # RouteArrays.fg_reads_first: see _foreground_reads_first and priority.reads_first_wait
+
+
 def _foreground_reads_first(network: Network, steps, index: dict[str, int], n: int) -> np.ndarray:
-    """Per station of ``index`` (``n`` of them): (the reads' share of its foreground visits, their share of its
-    foreground demand) where it serves reads first and both read and write requests visit it at once
-    (``Network.reads_first_in_effect``: a write-through drive above queue depth 1); zeros elsewhere, and at a
-    station where reads suspend the writes' programs (``Station.suspends``: there the model keeps the writes in the
-    reads' queue, a caveat says so)."""
-    out = np.zeros((n, 2))
+    """Per station of ``index`` (``n`` of them) where it serves reads first and both read and write requests visit it
+    at once (``Network.reads_first_in_effect``: a write-through drive above queue depth 1), the shares and sums of
+    its foreground visits per request at one copy that :func:`~ssdco.model.queueing.priority.reads_first_wait`
+    takes (f_r, g_r, h, m2, d_s, a, b, c, e; the suspended operations are the writes' programs and erases where
+    ``Station.suspends``); zeros elsewhere."""
+    out = np.zeros((n, FG_COLUMNS))
     if not network.reads_first_in_effect or not 0.0 < network.read_fraction < 1.0:
         return out
     visits = np.zeros((n, 2))
     demand = np.zeros((n, 2))
+    waited = np.zeros(n)  # sum v E[S^2] that a read waits for
     for step in steps:
         station = network.station(step.station)
-        if step.background or not station.reads_first or station.suspends:
+        if step.background or not station.reads_first:
             continue
         k = index[step.station]
-        base = (1.0 if step.per_request else network.mean_transactions) * step.probability
+        base = (1.0 if step.per_request else network.mean_transactions) * step.probability / station.copies
         for o, (op, share) in enumerate((("read", network.read_fraction), ("write", 1.0 - network.read_fraction))):
-            if step.ops in ("both", op):
-                visits[k, o] += base * share
-                demand[k, o] += base * share * network.step_moments(step, op)[0]
+            if step.ops not in ("both", op):
+                continue
+            s1, s2 = network.step_moments(step, op)
+            v = base * share
+            visits[k, o] += v
+            demand[k, o] += v * s1
+            out[k, 3] += v * s2
+            tau = station.suspension_us("program" if step.array == "data" else step.array) if o == 1 else None
+            if tau is None:
+                waited[k] += v * s2
+            else:
+                out[k, 4:] += (v * s1, v * s1 * tau, v * s2 * tau, v * s1 * tau * tau, v * s2 * tau * tau)
     for k in range(n):
         if visits[k].min() > 0.0 and demand[k].sum() > 0.0:
-            out[k] = visits[k, 0] / visits[k].sum(), demand[k, 0] / demand[k].sum()
+            out[k, :3] = visits[k, 0] / visits[k].sum(), demand[k, 0] / demand[k].sum(), waited[k] / out[k, 3]
+        else:
+            out[k] = 0.0
     return out
 
 
@@ -1504,18 +1520,12 @@ def _waits_at(x, n, svc, flow_scv, servers, copies, visits, traffic, demand, f_r
 
 
 @nb.njit(cache=True, inline='always')
-def _reads_first_waits(wait, util, fg_first):
-    """The mean per-visit wait at a reads-first station whose foreground visits are reads and write requests'
-    operations (``fg_first``: the reads' share of the visits f_r and of the demand): the first-come-first-served
-    wait W scaled as non-preemptive priority divides it, W_r = W (1 - rho) / (1 - rho_r) and
-    W_w = W / (1 - rho_r) (Cobham, Oper. Res. 2(1), 1954, at one server), mixed over the visits."""
+def _reads_first_waits(wait, util, fg_first, x, visits):
+    """:func:`reads_first_wait` at every station that ``fg_first`` marks (f_r > 0) and where visits wait."""
     for k in range(wait.shape[0]):
-        f_r = fg_first[k, 0]
-        if f_r <= 0.0 or wait[k] <= 0.0:
-            continue
-        rho = min(util[k], 0.98)
-        rho_r = rho * fg_first[k, 1]
-        wait[k] *= (f_r * (1.0 - rho) + (1.0 - f_r)) / (1.0 - rho_r)
+        f = fg_first[k]
+        if f[0] > 0.0 and wait[k] > 0.0:
+            wait[k] = reads_first_wait(wait[k], util[k], x, visits[k], f)
 
 
 @nb.njit(cache=True)
@@ -1536,7 +1546,7 @@ def _cycle_at(x, n, svc, flow_scv, servers, copies, visits, st, t, dl, traffic, 
         wait[:] = wait0
         p_wait[:] = p_wait0
     if has_fg_first:
-        _reads_first_waits(wait, util, fg_first)
+        _reads_first_waits(wait, util, fg_first, x, visits)
     return _cycle_time(wait, p_wait, t, dl, st, blk, own_serial, profile, slack, powers, wait_cv2, sizes, probs,
                        weight, pure_delay, features, fork_scale, stage_corr)
 
@@ -1599,10 +1609,12 @@ def _route_kernel(svc, scv, servers, copies, visits, st, t, dl, sv, blk, routed,
     capacity = bg_capacity
     for k in range(k_count):
         total = demand[k] + (bg_demand[k] if cap_background else 0.0)
-        if total > 0.0 and cap_background and bg_suspend[k] > 0.0:
-            # the suspensions' die time, visits x (x bg_suspend) per request, grows with x: the root of
-            # x (total + x visits bg_suspend / c) = c
-            a = visits[k] * bg_suspend[k] / servers[k]
+        # the suspensions' die time, visits x (x bg_suspend) per request, grows with x (and so does the
+        # foreground's, read visits x (x s), reads_first_wait): the root of x (total + x a) = c
+        a = fg_first[k, 0] * visits[k] * fg_first[k, 5] / servers[k]
+        if cap_background:
+            a += visits[k] * bg_suspend[k] / servers[k]
+        if total > 0.0 and a > 0.0:
             capacity = min(capacity, (math.sqrt(total * total + 4.0 * a * servers[k]) - total) / (2.0 * a))
         elif total > 0.0:
             capacity = min(capacity, servers[k] / total)
@@ -1861,7 +1873,7 @@ def _solver(arrays: RouteArrays, population: int, features: int):
     sibling_work = a.sibling_work if a.sibling_work is not None else np.ones(k)
     fork_scale = a.fork_scale if a.fork_scale is not None else np.ones(k)
     stage_corr = float(a.stage_wait_correlation)
-    fg_first = a.fg_reads_first if a.fg_reads_first is not None else np.zeros((k, 2))
+    fg_first = a.fg_reads_first if a.fg_reads_first is not None else np.zeros((k, FG_COLUMNS))
 
     def solve(cap_per_us: float, cap_background: bool = True, x_at: float = -1.0):
         return _route_kernel(a.service_us, a.scv, a.servers, a.copies, a.visits, a.step_station, a.step_service_us,

@@ -191,11 +191,15 @@ class Context:
     def suspension_demand_us(self, x_per_us: float) -> np.ndarray:
         """Per station: the time (us per request at one copy) its servers spend suspending programs and erases for
         the reads at throughput ``x_per_us`` (per us): each visit finds work it suspends in service with
-        probability x x bg_suspend / c and spends the suspension time (route_mva 4., the solvers' own term)."""
+        probability x x bg_suspend / c and spends the suspension time (route_mva 4., the solvers' own term); a
+        write-through drive's reads suspend the writes' operations alike (``route_mva.reads_first_wait``)."""
         a = self.arrays
-        if a.bg_suspend_us2 is None or not np.any(a.bg_suspend_us2 > 0.0):
-            return np.zeros(len(self.loads))
-        return np.where(a.bg_behind, a.visits * x_per_us * a.bg_suspend_us2 / a.servers, 0.0)
+        out = np.zeros(len(self.loads))
+        if a.bg_suspend_us2 is not None and np.any(a.bg_suspend_us2 > 0.0):
+            out += np.where(a.bg_behind, a.visits * x_per_us * a.bg_suspend_us2 / a.servers, 0.0)
+        if a.fg_reads_first is not None and np.any(a.fg_reads_first[:, 5] > 0.0):
+            out += a.fg_reads_first[:, 0] * a.visits * x_per_us * a.fg_reads_first[:, 5] / a.servers
+        return out
 
     @cached_property
     def baseline(self):

@@ -88,6 +88,38 @@ def test_the_open_solver_charges_the_suspension_time():
                                     ).latency_mean_us
 
 
+def test_the_open_solver_suspends_foreground_programs_as_preemptive_resume():
+    """Reads and writes both queue at the die: at a zero suspension time the open solver's answer is the closed
+    form of preemptive-resume priority; at 0.3 and 1 us (a read's 30 % and 100 %) it follows the DES, where the
+    first-come-first-served split without suspensions would not."""
+    read, write = preemptive_resume_us()
+    config = load_config(PM9A3, controller="c01")
+    exact = evaluate_network(config, one_die(0.0))
+    assert exact.latency_mean_us == pytest.approx(READ_FRACTION * read + (1 - READ_FRACTION) * write, rel=1e-9)
+    for tau in (0.3, 1.0):
+        des = [simulate(one_die(tau), requests=400_000, seed=seed) for seed in (1, 2, 3)]
+        des_us = sum(r.mean_latency_us.value for r in des) / 3
+        model = evaluate_network(config, one_die(tau))
+        assert model.latency_mean_us == pytest.approx(des_us, rel=0.04)
+        assert model.utilization["die"] == pytest.approx(des[0].utilization["die"], rel=0.01)
+    assert evaluate_network(config, one_die(None)).latency_mean_us < 0.9 * des_us  # the suspensions count
+
+
+def test_the_route_mva_suspends_a_write_through_drive_s_programs():
+    """8 KiB requests, half of them writes, no write buffer, queue depth 128 at c06: the reads suspend the writes'
+    programs, whose suspensions take the dies' time; the route MVA follows the DES, and without the suspensions
+    (reads first alone) it would be far above it."""
+    base = ["nand.independent_plane_reads=false", "nand.die_scheduling='reads_first'", "workload.read_fraction=0.5",
+            "ftl.write_buffer_kib=0", "workload.request_size_kib=8", "workload.queue_depth=128"]
+    suspend = ["nand.suspend='program_erase'", "nand.t_suspend_program_us=100", "nand.t_suspend_erase_us=500"]
+    config = load_config(PM9A3, controller="c06", overrides=base + suspend)
+    des = simulate(build_network(config), requests=60_000, seed=1)
+    assert des.suspensions > 0
+    model = evaluate(config)
+    assert model.iops == pytest.approx(des.iops.value, rel=0.03)
+    assert evaluate(load_config(PM9A3, controller="c06", overrides=base)).iops > 1.1 * des.iops.value
+
+
 MIX = ["nand.independent_plane_reads=false", "nand.die_scheduling='reads_first'", "workload.read_fraction=0.7",
        "ftl.write_buffer_kib=65536", "workload.queue_depth=4"]
 
