@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ssdco.model.queueing.erlang import erlang_c
-from ssdco.model.queueing.priority import reads_first_wait
+from ssdco.model.queueing.priority import FG_COLUMNS, reads_first_wait
 
 
 @dataclass(frozen=True)
@@ -152,9 +152,9 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     (``bg_suspend_us2``: its demand x the suspension time per request; ``bg_m2_us2`` then holds the rest's) costs the
     visit the suspension time where it finds that work in service (with probability its utilisation, PASTA):
     preemptive-resume priority at the suspension's price. Where a reads-first station's own visits are reads and
-    write requests' operations (``fg_reads_first`` per station: the reads' share of the visits f_r and of the demand,
+    write requests' operations (``fg_reads_first`` per station: the shares and sums of
     ``route_mva.RouteArrays.fg_reads_first``), the first-come-first-served wait is split as priority splits it
-    (``route_mva.reads_first_wait``: Cobham's waits at one server with Poisson arrivals, and where reads suspend
+    (``priority.reads_first_wait``: Cobham's waits at one server with Poisson arrivals, and where reads suspend
     the writes' programs, preemptive-resume priority at the suspension's price).
 
     Parameters
@@ -181,7 +181,7 @@ def solve_open(demand_us, visits, servers, copies, scv, delay_us: float, arrival
     util = arrival_per_us * (d + bd) / c
     suspend = np.zeros(d.shape) if bg_suspend_us2 is None else np.asarray(bg_suspend_us2, dtype=float)
     util = util + np.where(behind, arrival_per_us * v * arrival_per_us * suspend / c ** 2, 0.0)  # suspending
-    fg = np.zeros((d.size, 9)) if fg_reads_first is None else np.asarray(fg_reads_first, dtype=float)
+    fg = np.zeros((d.size, FG_COLUMNS)) if fg_reads_first is None else np.asarray(fg_reads_first, dtype=float)
     util = util + fg[:, 0] * v * arrival_per_us * arrival_per_us * fg[:, 5] / c ** 2  # the foreground's suspensions
     stable = bool(np.all(util < 1.0))
     res = np.full(d.shape, np.inf)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numba as nb
 
+FG_COLUMNS = 9  # the shares and sums reads_first_wait takes per station (f_r, g_r, h, m2, d_s, a, b, c, e)
+
 
 @nb.njit(cache=True)
 def reads_first_wait(wait, rho, x, visits, shares):

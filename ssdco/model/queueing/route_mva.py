@@ -244,7 +244,7 @@ from scipy.optimize import brentq
 from ssdco.model.queueing.closed import ClosedSolution
 from ssdco.model.queueing.convolution import closed_throughput, closed_throughput_fft
 from ssdco.model.queueing.erlang import erlang_c
-from ssdco.model.queueing.priority import reads_first_wait
+from ssdco.model.queueing.priority import FG_COLUMNS, reads_first_wait
 from ssdco.model.queueing.routed_stage import ROUTED_KINDS, RoutedStage, routed_stage_per_us, routed_stages
 from ssdco.model.queueing.write_buffer import BufferPool, buffer_pool, pool_throughput
 from ssdco.network.build import Network, StationLoad, striped_loads
@@ -714,9 +714,6 @@ def _background_arrays(network: Network, index: dict[str, int], n: int
                 waited, bg_suspend[k] = network.suspension_terms(b.name)
                 bg_res[k] = waited / b.demand_us
     return bg_demand, bg_res, bg_suspend
-
-
-FG_COLUMNS = 9  # RouteArrays.fg_reads_first: see _foreground_reads_first and priority.reads_first_wait
 
 
 def _foreground_reads_first(network: Network, steps, index: dict[str, int], n: int) -> np.ndarray:

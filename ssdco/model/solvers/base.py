@@ -192,7 +192,7 @@ class Context:
         """Per station: the time (us per request at one copy) its servers spend suspending programs and erases for
         the reads at throughput ``x_per_us`` (per us): each visit finds work it suspends in service with
         probability x x bg_suspend / c and spends the suspension time (route_mva 4., the solvers' own term); a
-        write-through drive's reads suspend the writes' operations alike (``route_mva.reads_first_wait``)."""
+        write-through drive's reads suspend the writes' operations alike (``priority.reads_first_wait``)."""
         a = self.arrays
         out = np.zeros(len(self.loads))
         if a.bg_suspend_us2 is not None and np.any(a.bg_suspend_us2 > 0.0):
