@@ -98,12 +98,28 @@ def evaluate(config: Config, *, effort: str = "full", solvers: Iterable[str] | N
     return evaluate_network(config, build_network(config), effort=effort, solvers=solvers)
 
 
+def _demand_at_capacity_us(ctx: Context) -> np.ndarray:
+    """Per station: the demand (us per request at one copy) that its capacity bound c / D divides into c: its work,
+    and where reads suspend programs and erases there, the suspensions' die time at that capacity, D + s x_c with
+    x_c the root of x (D + s x) = c (the suspensions' time grows with X, :meth:`Context.suspension_demand_us`)."""
+    demand = ctx.total_demand_us
+    s = ctx.suspension_demand_us(1.0)
+    if not np.any(s > 0.0):
+        return demand
+    safe = np.where(s > 0.0, s, 1.0)
+    x_cap = (np.sqrt(demand * demand + 4.0 * safe * ctx.servers) - demand) / (2.0 * safe)
+    return np.where(s > 0.0, demand + s * x_cap, demand)
+
+
 def _bounds(ctx: Context, found: Answer) -> Bounds:
     """The asymptotic bounds with the answer's zero-load latency and, for the route solvers of closed workloads, the
     write buffer's bound; the idle bound where the route MVA answers and is held by it."""
     network = ctx.network
-    bounds = asymptotic_bounds(ctx.names, ctx.total_demand_us, ctx.servers, ctx.copies, network.delay_us,
-                               network.queue_depth, found.zero_load_us)
+    zero_load_us = found.zero_load_us
+    if zero_load_us is None:  # Z + sum m_k D_k: at zero load nothing is suspended
+        zero_load_us = float(network.delay_us + np.dot(ctx.copies, ctx.total_demand_us))
+    bounds = asymptotic_bounds(ctx.names, _demand_at_capacity_us(ctx), ctx.servers, ctx.copies, network.delay_us,
+                               network.queue_depth, zero_load_us)
     if network.queue_depth is None or ctx.effort == "exact":
         return bounds
     bounds = replace(bounds, write_buffer_per_us=ctx.arrays.bg_capacity_per_us)

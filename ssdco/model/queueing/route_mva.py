@@ -1827,11 +1827,21 @@ def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: in
 
 
 def station_capacity_per_us(arrays: RouteArrays) -> np.ndarray:
-    """Per station, the throughput (requests/us) its servers sustain: c / (D + D_background) per copy; inf
-    without work. Their minimum is the route solver's capacity bound (without the write buffer's)."""
+    """Per station, the throughput (requests/us) its servers sustain: c / (D + D_background) per copy, and where
+    reads suspend programs and erases there the root of x (D + D_background + s x) = c, the suspensions' die time
+    growing with x as in the kernel (4.); inf without work. Their minimum is the route solver's capacity bound
+    (without the write buffer's)."""
     a = arrays
     total = a.visits * a.service_us + (a.bg_demand_us if a.bg_demand_us is not None else 0.0)
-    return np.where(total > 0.0, a.servers / np.where(total > 0.0, total, 1.0), np.inf)
+    s = np.zeros(total.shape)
+    if a.bg_suspend_us2 is not None:
+        s = s + a.visits * a.bg_suspend_us2 / a.servers
+    if a.fg_reads_first is not None:
+        s = s + a.fg_reads_first[:, 0] * a.visits * a.fg_reads_first[:, 5] / a.servers
+    safe_total = np.where(total > 0.0, total, 1.0)
+    safe_s = np.where(s > 0.0, s, 1.0)
+    root = (np.sqrt(total * total + 4.0 * safe_s * a.servers) - total) / (2.0 * safe_s)
+    return np.where(total > 0.0, np.where(s > 0.0, root, a.servers / safe_total), np.inf)
 
 
 def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:

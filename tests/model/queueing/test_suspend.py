@@ -8,6 +8,7 @@ import pytest
 from ssdco import evaluate
 from ssdco.errors import ConfigError
 from ssdco.model.queueing.route_mva import route_arrays, suspended_drain_per_us
+from ssdco.model.solvers import context
 from ssdco.model.whatif import evaluate_network
 from ssdco.network.build import Network, Station, Step, build_network
 from ssdco.sim.des import simulate
@@ -185,3 +186,22 @@ def test_the_reported_die_utilisation_counts_the_suspensions():
     work = ARRIVAL_PER_US * (READ_FRACTION * READ_US + (1 - READ_FRACTION) * WRITE_US)
     assert model.utilization["die"] > work + 0.03  # the suspensions' share is there
     assert model.utilization["die"] == pytest.approx(des.utilization["die"], rel=0.02)
+
+
+def test_the_capacity_bound_counts_the_suspensions():
+    """At queue depth 1024 the dies of the write-through drive above are saturated: the DES stays below the model's
+    capacity bound, which counts the suspensions' die time (the root of x (D + s x) = c) and lies close to it; c / D
+    alone would be far above."""
+    overrides = ["nand.independent_plane_reads=false", "nand.die_scheduling='reads_first'",
+                 "workload.read_fraction=0.5", "ftl.write_buffer_kib=0", "workload.request_size_kib=8",
+                 "workload.queue_depth=1024", "nand.suspend='program_erase'", "nand.t_suspend_program_us=100",
+                 "nand.t_suspend_erase_us=500"]
+    config = load_config(PM9A3, controller="c06", overrides=overrides)
+    des = simulate(build_network(config), requests=60_000, seed=1).iops.value
+    model = evaluate(config)
+    capacity = model.bounds.capacity_per_us * 1e6
+    assert model.bounds.bottleneck == "die"
+    assert des <= capacity < 1.05 * des
+    ctx = context(build_network(config))
+    die = ctx.names.index("die")
+    assert ctx.servers[die] / ctx.total_demand_us[die] * 1e6 > 1.15 * des  # without the suspensions' time
