@@ -11,6 +11,8 @@ SEMANTIC is one of:
 * ``suspend``: reads suspending programs and erases at reads-first dies (``nand.suspend = "program_erase"``, one
   operation per die: ``independent_plane_reads = false``); a program suspension time of 20, 50 or 100 us (an erase's
   five times that), 4-16 KiB uniform random requests, 50-90 % reads, a write buffer of 0, 2 or 16 MiB.
+* ``write-through``: no write buffer and requests of 32-128 KiB, more transactions than the accuracy campaign's
+  4-16 KiB (docs/accuracy.md), 0-90 % reads, the dies first come first served; no ``--baseline``.
 
 Each design also draws a controller preset (c01-c10), a queue depth (1-128) and whether a die is held through its
 transfer; the model (``ssdco.evaluate``) answers it and one DES run (seed 1) measures it: ``--requests`` requests, or
@@ -71,7 +73,12 @@ def _suspend(rng: np.random.Generator) -> list[str]:
             f"ftl.write_buffer_kib={int(rng.choice((0, 2048, 16384)))}"]
 
 
-SEMANTICS = {"striped": _striped, "reads-first": _reads_first, "suspend": _suspend}
+def _write_through(rng: np.random.Generator) -> list[str]:
+    return [f"workload.request_size_kib={int(rng.choice((32, 64, 128)))}",
+            f"workload.read_fraction={float(rng.choice((0.0, 0.5, 0.7, 0.9)))}", "ftl.write_buffer_kib=0"]
+
+
+SEMANTICS = {"striped": _striped, "reads-first": _reads_first, "suspend": _suspend, "write-through": _write_through}
 #: The override that switches a semantic off (``--baseline``).
 BASELINES = {"striped": "nand.sequential_allocation='random'", "reads-first": "nand.die_scheduling='fcfs'",
              "suspend": "nand.suspend='none'"}
@@ -96,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", action="store_true",
                         help="also answer each design by the model with the semantic off (the DES keeps it)")
     args = parser.parse_args(argv)
+    if args.baseline and args.semantic not in BASELINES:
+        parser.error(f"--baseline: {args.semantic} has no override that switches it off "
+                     f"(allowed with {', '.join(sorted(BASELINES))})")
 
     from ssdco import evaluate
     from ssdco.network.build import build_network

@@ -19,6 +19,7 @@ from ssdco.model.caveats import (
     MIXED_KNEE_UTILIZATION,
     PATTERN_SPREAD,
     START_PATTERN_MIN_REQUESTS,
+    WRITE_THROUGH_OFF_PERCENT,
     flow_correction_share,
     route_mva_at_risk,
     start_pattern,
@@ -567,3 +568,31 @@ def test_each_des_run_settles_in_one_of_the_two_patterns_and_both_occur():
         assert abs(des.value / patterns[nearest] - 1.0) < max(2e-3, 2.0 * des.relative_half_width)
         seen.add(nearest)
     assert seen == {0, 1}
+
+
+@pytest.mark.parametrize("size_kib, read_fraction, buffer_kib, expected", [
+    (64, 0.7, 0, True), (128, 0.0, 0, True),
+    (16, 0.7, 0, False),  # four transactions: the campaign's sizes
+    (64, 1.0, 0, False),  # no writes
+    (64, 0.7, 65536, False),  # a write buffer
+])
+def test_write_through_requests_beyond_the_campaign_sizes_are_flagged(size_kib, read_fraction, buffer_kib, expected):
+    config = load_config(PM9A3, controller="c05", overrides=[
+        f"workload.request_size_kib={size_kib}", f"workload.read_fraction={read_fraction}",
+        f"ftl.write_buffer_kib={buffer_kib}", "workload.queue_depth=12"])
+    result = evaluate(config)
+    flagged = any("write-through drive with requests of more than" in c for c in result.caveats)
+    assert flagged == (expected and result.method == "route-mva")
+    if expected:
+        assert result.method == "route-mva"
+
+
+def test_a_flagged_write_through_design_is_off_the_des_as_the_caveat_says():
+    """c05, 64 KiB, 70 % reads, no write buffer, queue depth 12: the route MVA misses the DES's IOPS by more than
+    3 % and less than the caveat's bound."""
+    config = load_config(PM9A3, controller="c05", overrides=[
+        "workload.request_size_kib=64", "workload.read_fraction=0.7", "ftl.write_buffer_kib=0",
+        "workload.queue_depth=12"])
+    des = simulate(build_network(config), requests=40_000, seed=1).iops.value
+    error = evaluate(config).iops / des - 1.0
+    assert 0.03 < abs(error) < WRITE_THROUGH_OFF_PERCENT / 100
