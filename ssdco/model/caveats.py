@@ -177,6 +177,13 @@ def _reads_first_caveats(network: Network) -> tuple[str, ...]:
     out = ("dies serve reads ahead of programs: the model puts the programs behind the reads in mean values; at "
            "busy dies it can be off the DES by more than its tolerances, either way (benchmarks/semantics.py "
            "reads-first measures it)",)
+    flushes = any(b.demand_us > 0.0 for b in network.background_loads())
+    if flushes and not any(s.behind for s in network.steps if s.station == "channel"):
+        out += ("the dies serve reads first but the channel takes data first come first served: with a large write "
+                "buffer at a high queue depth the DES can cycle between bursts and stalls (the reads' data wait on "
+                "the channel behind the flushes' transfers while the dies, free of reads, flush at full rate), far "
+                "below the model (+25 % on a 64 MiB buffer at queue depth 128); nand.channel_scheduling = "
+                "\"data_out_first\", as MQSim's channel, avoids it",)
     if any(st.suspends for st in network.stations):
         out += ("reads suspend programs and erases: the model charges a read the suspension time where it finds "
                 "suspended work in service and slows the write buffer's flushes by the reads' share of the dies, "
