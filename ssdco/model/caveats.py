@@ -171,7 +171,9 @@ def _reads_first_caveats(network: Network) -> tuple[str, ...]:
     (``Network.reads_first_in_effect``): the route MVA puts the write buffer's background work behind the reads
     and splits the foreground's wait as non-preemptive priority does, in mean values;
     ``benchmarks/semantics.py reads-first`` measures it on random designs (misses both ways: high where programs
-    from the write buffer meet many reads, low where foreground writes queue at busy dies)."""
+    from the write buffer meet many reads, low where foreground writes queue at busy dies). Where the write buffer's
+    flushes meet a first-come-first-served channel (no step queues behind there), a second sentence names the
+    DES's cycle of bursts and stalls (docs/model.md, "Reads first") and the channel order that avoids it."""
     if not network.reads_first_in_effect:
         return ()
     out = ("dies serve reads ahead of programs: the model puts the programs behind the reads in mean values; at "
