@@ -25,7 +25,7 @@ from ssdco.model.caveats import (
 )
 from ssdco.model.p99 import p99_estimate_us
 from ssdco.model.power import compute_power
-from ssdco.model.queueing.route_mva import ALL_FEATURES, queue_at_capacity
+from ssdco.model.queueing.route_mva import ALL_FEATURES, capacity_per_us, queue_at_capacity
 from ssdco.model.queueing.schedule_chain import attempt_chain
 from ssdco.model.result import Result, StartPattern, check_budgets, ftl_summary
 from ssdco.model.solvers import Answer, Context, answer, context
@@ -102,13 +102,10 @@ def _demand_at_capacity_us(ctx: Context) -> np.ndarray:
     """Per station: the demand (us per request at one copy) that its capacity bound c / D divides into c: its work,
     and where reads suspend programs and erases there, the suspensions' die time at that capacity, D + s x_c with
     x_c the root of x (D + s x) = c (the suspensions' time grows with X, :meth:`Context.suspension_demand_us`)."""
-    demand = ctx.total_demand_us
-    s = ctx.suspension_demand_us(1.0)
+    demand, s = ctx.total_demand_us, ctx.suspension_us2
     if not np.any(s > 0.0):
         return demand
-    safe = np.where(s > 0.0, s, 1.0)
-    x_cap = (np.sqrt(demand * demand + 4.0 * safe * ctx.servers) - demand) / (2.0 * safe)
-    return np.where(s > 0.0, demand + s * x_cap, demand)
+    return demand + s * np.where(s > 0.0, capacity_per_us(demand, s, ctx.servers), 0.0)
 
 
 def _bounds(ctx: Context, found: Answer) -> Bounds:

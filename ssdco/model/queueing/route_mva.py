@@ -1826,22 +1826,39 @@ def residual_factors(arrays: RouteArrays, closed_loop: bool = True, features: in
                              a.step_delay_us, a.step_visits, a.step_routed, cycle0, int(features), closed_loop)
 
 
-def station_capacity_per_us(arrays: RouteArrays) -> np.ndarray:
-    """Per station, the throughput (requests/us) its servers sustain: c / (D + D_background) per copy, and where
-    reads suspend programs and erases there the root of x (D + D_background + s x) = c, the suspensions' die time
-    growing with x as in the kernel (4.); inf without work. Their minimum is the route solver's capacity bound
-    (without the write buffer's)."""
+def suspension_us2(arrays: RouteArrays) -> np.ndarray:
+    """Per station, s: the die time (us per request at one copy) the reads spend suspending programs and erases is
+    s x at throughput x (requests/us), in us^2 per request: each visit finds work it suspends in service with
+    probability x x (its demand x suspension time) / c (4., the kernel's own term; a write-through drive's reads
+    suspend the writes' operations alike, ``priority.reads_first_wait``)."""
     a = arrays
-    total = a.visits * a.service_us + (a.bg_demand_us if a.bg_demand_us is not None else 0.0)
-    s = np.zeros(total.shape)
+    s = np.zeros(a.service_us.shape)
     if a.bg_suspend_us2 is not None:
-        s = s + a.visits * a.bg_suspend_us2 / a.servers
+        s = s + np.where(a.bg_behind, a.visits * a.bg_suspend_us2 / a.servers, 0.0)
     if a.fg_reads_first is not None:
         s = s + a.fg_reads_first[:, 0] * a.visits * a.fg_reads_first[:, 5] / a.servers
-    safe_total = np.where(total > 0.0, total, 1.0)
+    return s
+
+
+def capacity_per_us(demand_us, suspension_us2, servers) -> np.ndarray:
+    """Per station, the throughput (requests/us) its ``servers`` sustain with ``demand_us`` per request at one copy:
+    c / D, and where reads suspend programs there (``suspension_us2`` s > 0, :func:`suspension_us2`) the root of
+    x (D + s x) = c; inf without work."""
+    d = np.asarray(demand_us, dtype=float)
+    s = np.asarray(suspension_us2, dtype=float)
+    safe_d = np.where(d > 0.0, d, 1.0)
     safe_s = np.where(s > 0.0, s, 1.0)
-    root = (np.sqrt(total * total + 4.0 * safe_s * a.servers) - total) / (2.0 * safe_s)
-    return np.where(total > 0.0, np.where(s > 0.0, root, a.servers / safe_total), np.inf)
+    root = (np.sqrt(d * d + 4.0 * safe_s * servers) - d) / (2.0 * safe_s)
+    return np.where(d > 0.0, np.where(s > 0.0, root, servers / safe_d), np.inf)
+
+
+def station_capacity_per_us(arrays: RouteArrays) -> np.ndarray:
+    """Per station, the throughput (requests/us) its servers sustain: :func:`capacity_per_us` of D + D_background
+    per copy, the suspensions' die time growing with x as in the kernel (4.). Their minimum is the route solver's
+    capacity bound (without the write buffer's)."""
+    a = arrays
+    total = a.visits * a.service_us + (a.bg_demand_us if a.bg_demand_us is not None else 0.0)
+    return capacity_per_us(total, suspension_us2(a), a.servers)
 
 
 def queue_at_capacity(arrays: RouteArrays, sol: ClosedSolution) -> np.ndarray:

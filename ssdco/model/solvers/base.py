@@ -19,7 +19,7 @@ import numpy as np
 from ssdco.model.bounds import asymptotic_bounds
 from ssdco.model.queueing.held import held_loads, held_route_arrays
 from ssdco.model.queueing.open_runs import eligible_stations
-from ssdco.model.queueing.route_mva import ALL_FEATURES, RouteArrays, route_arrays, solve_route
+from ssdco.model.queueing.route_mva import ALL_FEATURES, RouteArrays, route_arrays, solve_route, suspension_us2
 from ssdco.network.build import Network, StationLoad
 
 EFFORTS = ("screen", "fast", "full", "exact")
@@ -193,13 +193,12 @@ class Context:
         the reads at throughput ``x_per_us`` (per us): each visit finds work it suspends in service with
         probability x x bg_suspend / c and spends the suspension time (route_mva 4., the solvers' own term); a
         write-through drive's reads suspend the writes' operations alike (``priority.reads_first_wait``)."""
-        a = self.arrays
-        out = np.zeros(len(self.loads))
-        if a.bg_suspend_us2 is not None and np.any(a.bg_suspend_us2 > 0.0):
-            out += np.where(a.bg_behind, a.visits * x_per_us * a.bg_suspend_us2 / a.servers, 0.0)
-        if a.fg_reads_first is not None and np.any(a.fg_reads_first[:, 5] > 0.0):
-            out += a.fg_reads_first[:, 0] * a.visits * x_per_us * a.fg_reads_first[:, 5] / a.servers
-        return out
+        return x_per_us * self.suspension_us2
+
+    @cached_property
+    def suspension_us2(self) -> np.ndarray:
+        """Per station: ``route_mva.suspension_us2`` of the route arrays (us^2 per request at one copy)."""
+        return suspension_us2(self.arrays)
 
     @cached_property
     def baseline(self):
